@@ -1,0 +1,95 @@
+/**
+ * The model's parameters: the page pool of the decode side (D), the longest prompt the
+ * prefill side (P) really computes, the requests in flight, the variant under test and
+ * the bug classes switched on. PROTOCOL.md section 3, "Parameters".
+ */
+
+/** The three behaviours of the serving stack that pagecheck compares. */
+export const VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const;
+
+/** One of {@link VARIANTS}. */
+export type Variant = (typeof VARIANTS)[number];
+
+/** The fault catalogue of PROTOCOL.md section 5: bug classes that can be switched on. */
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'] as const;
+
+/** One of {@link FAULTS}. */
+export type Fault = (typeof FAULTS)[number];
+
+/** What each variant does, in one sentence; the documentation's source. */
+export const VARIANT_DOCS: Readonly<Record<Variant, string>> = {
+  buggy:
+    'The pre-fix behaviour (SGLang before 0.5.22): prefill replaces an over-long prompt by a one-token stub and tells nobody; decode attends over every page it reserved.',
+  'length-fix':
+    'The 0.5.22 fix: both sides refuse an over-long request before the handoff, so decode never waits for pages that prefill will not write. It closes the incident\'s exact path and nothing else.',
+  'owner-check':
+    'The stub bug is still there, but every page carries a small owner tag, stamped with the content written into it and cleared when the page is handed out; decode checks the tag of every page it reads and fails the request loudly on a foreign one.',
+};
+
+/** What each fault is, in one sentence; the documentation's source. */
+export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
+  'silent-stub':
+    'The incident: prefill replaces an over-long prompt by a one-page dummy and reports success; decode reads every page it reserved.',
+  'early-free':
+    'Decode times a request out before the handoff and frees its pages at once, while prefill\'s write is still in flight; the write lands later, by page id, in pages that may now belong to another request (SGLang #24527).',
+  'stale-free':
+    'A late second release (the abort path and the normal path both run) frees a request\'s old page table, whose pages may since have been handed to another request.',
+  'prefix-poison':
+    'Decode inserts a request\'s first page into the prefix cache although it was not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
+};
+
+/** The faults a variant has when the user names none (PROTOCOL.md section 5, item 1). */
+export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
+  buggy: ['silent-stub'],
+  'length-fix': [],
+  'owner-check': ['silent-stub'],
+};
+
+/** One request: its name, its prompt length in pages, and the prompt prefix it shares, if any. */
+export interface RequestSpec {
+  /** Printed in traces: `allocate(A)`. */
+  readonly name: string;
+  /** `ceil(tokens / pageSize)`; the number of pages decode reserves and reads. */
+  readonly length: number;
+  /**
+   * Requests with the same prefix share their first page through the prefix cache; the
+   * prefix is one page long, a simplification that keeps the state small and loses no bug.
+   */
+  readonly prefix?: string;
+}
+
+/** A complete, validated model configuration. */
+export interface Config {
+  /** D's KV pages, ids `0 .. pages-1`. */
+  readonly pages: number;
+  /** The longest prompt, in pages, that P really computes; longer ones hit `stub`. */
+  readonly prefillLimit: number;
+  /** The requests, in the order of their names; every request is a different user. */
+  readonly requests: readonly RequestSpec[];
+  /** Which defence the serving stack has. */
+  readonly variant: Variant;
+  /** The bug classes switched on. */
+  readonly faults: readonly Fault[];
+}
+
+/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits. */
+export const LIMITS = { maxPages: 254, maxRequests: 16 } as const;
+
+/** Names A, B, C, ... for the requests given by length only. */
+export function requestName(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : `R${index}`;
+}
+
+/** The minimal incident: 3 pages, prefill limit 2, A (2 pages) then B (3 pages). */
+export function incidentConfig(variant: Variant, faults: readonly Fault[] = DEFAULT_FAULTS[variant]): Config {
+  return {
+    pages: 3,
+    prefillLimit: 2,
+    requests: [
+      { name: 'A', length: 2 },
+      { name: 'B', length: 3 },
+    ],
+    variant,
+    faults,
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Decoding of model configurations, from JSON files and command-line flags alike, with
+ * Schema from `effect`. Every problem is reported as the field's path and the value
+ * found, so that the user can fix the input without reading code.
+ */
+import { Either, ParseResult, Schema } from 'effect';
+import { DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
+
+const show = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text;
+};
+
+/** A whole number in `[min, max]`, with a message that names the value found. */
+export const WholeNumber = (min: number, max: number, what: string) => {
+  const message = (issue: ParseResult.ParseIssue) => ({
+    message: `expected ${what}: a whole number from ${min} to ${max}, got ${show(issue.actual)}`,
+    override: true,
+  });
+  return Schema.Number.annotations({ message })
+    .pipe(Schema.filter((x) => Number.isInteger(x) && x >= min && x <= max))
+    .annotations({ message });
+};
+
+const literalMessage = (allowed: readonly string[]) => (issue: ParseResult.ParseIssue) => ({
+  message: `expected one of ${allowed.join(', ')}, got ${show(issue.actual)}`,
+  override: true,
+});
+
+/** A variant name. */
+export const VariantSchema = Schema.Literal(...VARIANTS).annotations({ message: literalMessage(VARIANTS) });
+
+/** A fault name. */
+export const FaultSchema = Schema.Literal(...FAULTS).annotations({ message: literalMessage(FAULTS) });
+
+const NameSchema = Schema.String.pipe(
+  Schema.filter((x) => /^[A-Za-z][A-Za-z0-9_]{0,15}$/.test(x), {
+    message: (issue) => `expected a name of letters, digits and _ starting with a letter, got ${show(issue.actual)}`,
+  }),
+);
+
+const RequestSchema = Schema.Struct({
+  name: Schema.optionalWith(NameSchema, { exact: true }),
+  length: WholeNumber(1, LIMITS.maxPages, 'a length in pages'),
+  prefix: Schema.optionalWith(NameSchema, { exact: true }),
+}).annotations({ message: (issue) => ({ message: `expected a request such as {"length": 2}, got ${show(issue.actual)}`, override: false }) });
+
+/** The configuration as a user writes it: names, variant and faults may be left out. */
+export const ConfigSchema = Schema.Struct({
+  pages: WholeNumber(1, LIMITS.maxPages, 'a number of pages'),
+  prefillLimit: WholeNumber(0, LIMITS.maxPages, 'a prefill limit in pages'),
+  requests: Schema.Array(RequestSchema).annotations({
+    message: (issue) => `expected a list of requests, got ${show(issue.actual)}`,
+  }),
+  variant: Schema.optionalWith(VariantSchema, { exact: true }),
+  faults: Schema.optionalWith(
+    Schema.Array(FaultSchema).annotations({ message: (issue) => ({ message: `expected a list of faults, got ${show(issue.actual)}`, override: false }) }),
+    { exact: true },
+  ),
+}).annotations({
+  message: (issue) => ({
+    message: `expected a configuration object such as {"pages": 3, "prefillLimit": 2, "requests": [{"length": 2}]}, got ${show(issue.actual)}`,
+    override: false,
+  }),
+});
+
+/** One problem with an input: where, and what is wrong. */
+export interface InputIssue {
+  /** The field, as a path such as `requests[1].length`. */
+  readonly path: string;
+  /** What is wrong, naming the value found. */
+  readonly message: string;
+}
+
+/** A configuration that could not be decoded. */
+export class ConfigError extends Error {
+  /** Every problem found. */
+  readonly issues: readonly InputIssue[];
+  constructor(issues: readonly InputIssue[]) {
+    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('\n'));
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+/** Formats a path such as `["requests", 1, "length"]` as `requests[1].length`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)), '');
+}
+
+/** The issues of a failed Schema decode, one per field. */
+export function schemaIssues(error: ParseResult.ParseError): InputIssue[] {
+  return ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({ path: formatPath(i.path), message: i.message }));
+}
+
+/** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
+function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const n = input.requests.length;
+  if (n === 0) issues.push({ path: 'requests', message: 'expected at least one request, got []' });
+  if (n > LIMITS.maxRequests) {
+    issues.push({ path: 'requests', message: `the state encoding supports at most ${LIMITS.maxRequests} requests, got ${n}` });
+  }
+  const names = new Set<string>();
+  input.requests.forEach((q, i) => {
+    const name = q.name ?? requestName(i);
+    if (names.has(name)) issues.push({ path: `requests[${i}].name`, message: `duplicate request name ${show(name)}` });
+    names.add(name);
+    if (q.length > input.pages) {
+      issues.push({
+        path: `requests[${i}].length`,
+        message: `${q.length} pages is more than the pool's ${input.pages}; such a request can never be allocated`,
+      });
+    }
+    if (q.prefix !== undefined && q.length < 2) {
+      issues.push({ path: `requests[${i}].length`, message: `a request with a prefix needs at least 2 pages (the prefix and its own), got ${q.length}` });
+    }
+  });
+  const faults = input.faults ?? [];
+  faults.forEach((f, i) => {
+    if (faults.indexOf(f) !== i) issues.push({ path: `faults[${i}]`, message: `fault ${show(f)} is named twice` });
+  });
+  return issues;
+}
+
+/** Decodes a configuration; variant defaults to `buggy` and faults to the variant's own. */
+export function decodeConfig(input: unknown): Either.Either<Config, ConfigError> {
+  const decoded = Schema.decodeUnknownEither(ConfigSchema, { errors: 'all', onExcessProperty: 'error' })(input);
+  if (Either.isLeft(decoded)) return Either.left(new ConfigError(schemaIssues(decoded.left)));
+  const c = decoded.right;
+  const issues = crossCheck(c);
+  if (issues.length > 0) return Either.left(new ConfigError(issues));
+  const variant = c.variant ?? 'buggy';
+  const faults: readonly Fault[] = c.faults ?? DEFAULT_FAULTS[variant];
+  return Either.right({
+    pages: c.pages,
+    prefillLimit: c.prefillLimit,
+    requests: c.requests.map((q, i) => ({
+      name: q.name ?? requestName(i),
+      length: q.length,
+      ...(q.prefix === undefined ? {} : { prefix: q.prefix }),
+    })),
+    variant,
+    faults: FAULTS.filter((f) => faults.includes(f)),
+  });
+}
+
+/** Decodes a configuration or throws a {@link ConfigError}. */
+export function configFrom(input: unknown): Config {
+  const result = decodeConfig(input);
+  if (Either.isLeft(result)) throw result.left;
+  return result.right;
+}

@@ -1,0 +1,137 @@
+/**
+ * A configuration compiled into the layout of its states. A state is a flat byte string
+ * (see `state.ts`); the model says where each variable lives in it and how the small
+ * integers stored there are to be read.
+ *
+ * Content labels. A page's data, its owner tag and its holder are all one byte from the
+ * same alphabet: `0` is nobody / no data, `1..n` is request `r = label - 1` (its own
+ * data, or the request that holds the page), and `n+1 .. n+groups` is prefix group
+ * `g = label - n - 1` (data written for that shared prefix, or the prefix cache entry
+ * that holds the page). One alphabet keeps the tag check a single comparison.
+ */
+import type { Config, Fault, RequestSpec, Variant } from './config.ts';
+
+/** A configuration with the offsets of every state variable precomputed. */
+export interface Model {
+  /** The configuration this model was compiled from. */
+  readonly config: Config;
+  /** Number of pages. */
+  readonly pages: number;
+  /** Number of requests. */
+  readonly n: number;
+  /** Number of distinct prompt prefixes. */
+  readonly groups: number;
+  /** The prefix names, indexed by group. */
+  readonly groupNames: readonly string[];
+  /** Per request: its prefix group, or -1. */
+  readonly group: Int8Array;
+  /** Per request: its length in pages. */
+  readonly len: Uint8Array;
+  /** Per request: the offset of its page table in the state. */
+  readonly tableAt: Uint16Array;
+  /** Offset of the per-page holder bytes. */
+  readonly holderAt: number;
+  /** Offset of the per-page data bytes (the content last written; never cleared). */
+  readonly dataAt: number;
+  /** Offset of the per-page owner tags (only ever non-zero under `owner-check`). */
+  readonly tagAt: number;
+  /** Offset of the per-request phase bytes. */
+  readonly phaseAt: number;
+  /** Offset of the per-request flag bytes. */
+  readonly flagsAt: number;
+  /** Offset of the per-request read sets, 4 bytes each, little-endian. */
+  readonly observedAt: number;
+  /** Length of a state in bytes. */
+  readonly size: number;
+  /** Whether `stub` writes a dummy and reports success (rather than refusing). */
+  readonly silentStub: boolean;
+  /** Whether decode checks owner tags. */
+  readonly ownerCheck: boolean;
+  /** Whether the fault is switched on, by name. */
+  readonly fault: Readonly<Record<Fault, boolean>>;
+}
+
+/** Marks a page-table slot that holds no page yet. */
+export const NO_PAGE = 0xff;
+
+/** Compiles a validated configuration. */
+export function compile(config: Config): Model {
+  const n = config.requests.length;
+  const groupNames: string[] = [];
+  const group = new Int8Array(n);
+  const len = new Uint8Array(n);
+  config.requests.forEach((req: RequestSpec, r) => {
+    len[r] = req.length;
+    if (req.prefix === undefined) {
+      group[r] = -1;
+      return;
+    }
+    let g = groupNames.indexOf(req.prefix);
+    if (g < 0) g = groupNames.push(req.prefix) - 1;
+    group[r] = g;
+  });
+  const pages = config.pages;
+  const holderAt = 0;
+  const dataAt = pages;
+  const tagAt = 2 * pages;
+  const phaseAt = 3 * pages;
+  const flagsAt = phaseAt + n;
+  const observedAt = flagsAt + n;
+  const tableAt = new Uint16Array(n);
+  let at = observedAt + 4 * n;
+  for (let r = 0; r < n; r++) {
+    tableAt[r] = at;
+    at += len[r] ?? 0;
+  }
+  const has = (f: Fault): boolean => config.faults.includes(f);
+  const variant: Variant = config.variant;
+  return {
+    config,
+    pages,
+    n,
+    groups: groupNames.length,
+    groupNames,
+    group,
+    len,
+    tableAt,
+    holderAt,
+    dataAt,
+    tagAt,
+    phaseAt,
+    flagsAt,
+    observedAt,
+    size: at,
+    silentStub: variant !== 'length-fix' && has('silent-stub'),
+    ownerCheck: variant === 'owner-check',
+    fault: {
+      'silent-stub': has('silent-stub'),
+      'early-free': has('early-free'),
+      'stale-free': has('stale-free'),
+      'prefix-poison': has('prefix-poison'),
+    },
+  };
+}
+
+/** The label of request `r`'s own data (and of `r` as a holder). */
+export function bodyLabel(r: number): number {
+  return r + 1;
+}
+
+/** The label of prefix group `g`'s data (and of its prefix-cache entry as a holder). */
+export function prefixLabel(m: Model, g: number): number {
+  return m.n + 1 + g;
+}
+
+/** The labels request `r` may legitimately read: its own data and its prefix's. */
+export function mayRead(m: Model, r: number, label: number): boolean {
+  if (label === bodyLabel(r)) return true;
+  const g = m.group[r] ?? -1;
+  return g >= 0 && label === prefixLabel(m, g);
+}
+
+/** A label in words: `A`, `prefix sys`, or `nobody`. */
+export function labelName(m: Model, label: number): string {
+  if (label === 0) return 'nobody';
+  if (label <= m.n) return m.config.requests[label - 1]?.name ?? `?${label}`;
+  return `prefix ${m.groupNames[label - m.n - 1] ?? '?'}`;
+}

@@ -1,0 +1,221 @@
+/**
+ * The properties of the model, Stateright style: named predicates with a kind. An
+ * `always` property is an invariant, checked in every reachable state; a `sometimes`
+ * property is a non-vacuity witness, a state that must be reachable, or the invariants
+ * could hold only because nothing happens. A witness that does not apply to a
+ * configuration (no over-long request, say) is not expected there.
+ */
+import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import {
+  dataOf,
+  flagsOf,
+  HIT,
+  holderOf,
+  isLive,
+  observedOf,
+  phaseOf,
+  Ph,
+  READ_UNHELD,
+  sharesFirstPage,
+  tablePage,
+  type State,
+} from './state.ts';
+
+/** A named state predicate: an invariant (`always`) or a witness (`sometimes`). */
+export interface Property {
+  /** The name printed in counterexamples and reports. */
+  readonly name: string;
+  /** `always`: must hold in every reachable state; `sometimes`: must hold in some. */
+  readonly kind: 'always' | 'sometimes';
+  /** Whether the property is expected to matter for this configuration. */
+  readonly appliesTo: (m: Model) => boolean;
+  /** The predicate itself. */
+  readonly holds: (m: Model, s: State) => boolean;
+}
+
+const always = (name: string, holds: Property['holds']): Property => ({
+  name,
+  kind: 'always',
+  appliesTo: () => true,
+  holds,
+});
+
+const sometimes = (name: string, appliesTo: Property['appliesTo'], holds: Property['holds']): Property => ({
+  name,
+  kind: 'sometimes',
+  appliesTo,
+  holds,
+});
+
+const anyRequest = (m: Model, test: (r: number) => boolean): boolean => {
+  for (let r = 0; r < m.n; r++) if (test(r)) return true;
+  return false;
+};
+
+const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.length > m.config.prefillLimit);
+
+/**
+ * No request has ever read data written by another request. The one exception is a
+ * shared prefix: a request may read a page that holds its own prefix's data, whoever
+ * computed it, because that content is the same for every request with that prefix.
+ * This is the property the incident broke.
+ */
+export const Isolation = always('Isolation', (m, s) => {
+  for (let r = 0; r < m.n; r++) {
+    let bits = observedOf(m, s, r);
+    while (bits !== 0) {
+      const bit = 31 - Math.clz32(bits);
+      if (!mayRead(m, r, bit + 1)) return false;
+      bits = (bits & ~(1 << bit)) >>> 0;
+    }
+  }
+  return true;
+});
+
+/**
+ * No page is held by two requests; every page in a live page table is held by its
+ * request (a shared prefix page, by its prefix's cache entry); every page held by a
+ * request is in that request's live table, so the free pages are exactly the pages
+ * nobody holds.
+ */
+export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
+  const seen = new Uint8Array(m.pages);
+  for (let r = 0; r < m.n; r++) {
+    if (!isLive(phaseOf(m, s, r))) continue;
+    const len = m.len[r] ?? 0;
+    for (let i = 0; i < len; i++) {
+      const p = tablePage(m, s, r, i);
+      if (p === NO_PAGE) return false;
+      const shared = i === 0 && sharesFirstPage(m, s, r);
+      const g = m.group[r] ?? -1;
+      const owner = shared ? prefixLabel(m, g) : bodyLabel(r);
+      if (holderOf(m, s, p) !== owner) return false;
+      if (!shared) {
+        if (seen[p] === 1) return false;
+        seen[p] = 1;
+      }
+    }
+  }
+  for (let p = 0; p < m.pages; p++) {
+    const h = holderOf(m, s, p);
+    if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
+  }
+  return true;
+});
+
+/**
+ * Free pages plus held pages equal `pages`, counting held pages from the requests' own
+ * page tables (each live table entry once, shared prefix pages once, as the cache's): a
+ * page freed while still in a table, or in two tables, is counted twice.
+ */
+export const Conservation = always('Conservation', (m, s) => {
+  let count = 0;
+  for (let p = 0; p < m.pages; p++) {
+    const h = holderOf(m, s, p);
+    if (h === 0 || h > m.n) count++;
+  }
+  for (let r = 0; r < m.n; r++) {
+    if (!isLive(phaseOf(m, s, r))) continue;
+    count += (m.len[r] ?? 0) - (sharesFirstPage(m, s, r) ? 1 : 0);
+  }
+  return count === m.pages;
+});
+
+/** Decode reads only pages its request holds at the moment of reading (or its prefix's cached page). */
+export const ReadsOwnPages = always('ReadsOwnPages', (m, s) => !anyRequest(m, (r) => (flagsOf(m, s, r) & READ_UNHELD) !== 0));
+
+/** Some request decodes successfully: the model serves requests at all. */
+export const DecodeSucceeds = sometimes('DecodeSucceeds', () => true, (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.decoded));
+
+/** A page freed by one request is reused by another while it still holds the first one's data: the precondition of every leak. */
+export const PageReused = sometimes(
+  'PageReused',
+  (m) => m.n > 1,
+  (m, s) => {
+    for (let p = 0; p < m.pages; p++) {
+      const h = holderOf(m, s, p);
+      const d = dataOf(m, s, p);
+      if (h >= 1 && h <= m.n && d >= 1 && d <= m.n && d !== h) return true;
+    }
+    return false;
+  },
+);
+
+/** An over-long request is silently stubbed and P reports success (where the silent stub is on). */
+export const OverLongStubbed = sometimes(
+  'OverLongStubbed',
+  (m) => m.silentStub && hasOverLong(m),
+  (m, s) => anyRequest(m, (r) => (m.len[r] ?? 0) > m.config.prefillLimit && phaseOf(m, s, r) === Ph.written),
+);
+
+/** An over-long request is refused before the handoff (where the silent stub is off, as under `length-fix`). */
+export const OverLongRefused = sometimes(
+  'OverLongRefused',
+  (m) => !m.silentStub && hasOverLong(m),
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.refused),
+);
+
+/** Under `owner-check`, a read that would have leaked fails the request loudly instead. */
+export const FailsLoudly = sometimes(
+  'FailsLoudly',
+  (m) => m.ownerCheck && (m.silentStub || m.fault['early-free'] || m.fault['stale-free'] || m.fault['prefix-poison']),
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
+);
+
+/** Fault `early-free` fires: a timed-out request's late write lands. */
+export const LateWriteLands = sometimes(
+  'LateWriteLands',
+  (m) => m.fault['early-free'],
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.landed),
+);
+
+/** Fault `stale-free` fires: a request's old page table is released a second time. */
+export const DoubleRelease = sometimes(
+  'DoubleRelease',
+  (m) => m.fault['stale-free'],
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.released),
+);
+
+/** The prefix cache is used: a request is allocated on its prefix's cached page. */
+export const PrefixHit = sometimes(
+  'PrefixHit',
+  (m) => {
+    for (let g = 0; g < m.groups; g++) if (m.group.filter((x) => x === g).length > 1) return true;
+    return false;
+  },
+  (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & HIT) !== 0),
+);
+
+/** Fault `prefix-poison` fires: the cache holds a page for a prefix whose data it does not hold. */
+export const PoisonedInsert = sometimes(
+  'PoisonedInsert',
+  (m) => m.fault['prefix-poison'] && m.groups > 0,
+  (m, s) => {
+    for (let p = 0; p < m.pages; p++) {
+      const h = holderOf(m, s, p);
+      if (h > m.n && dataOf(m, s, p) !== h) return true;
+    }
+    return false;
+  },
+);
+
+/** The invariants, in the order they are checked and reported. */
+export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages];
+
+/** The non-vacuity witnesses. */
+export const WITNESSES: readonly Property[] = [
+  DecodeSucceeds,
+  PageReused,
+  OverLongStubbed,
+  OverLongRefused,
+  FailsLoudly,
+  LateWriteLands,
+  DoubleRelease,
+  PrefixHit,
+  PoisonedInsert,
+];
+
+/** The property of that name, if there is one. */
+export function propertyNamed(name: string): Property | undefined {
+  return [...INVARIANTS, ...WITNESSES].find((p) => p.name === name);
+}

@@ -1,0 +1,160 @@
+/**
+ * The state of the model: plain data, one flat byte string per state so that the checker
+ * can hash and store it as it is. Read it through the accessors below or through
+ * {@link view}; never write into a state you did not just copy.
+ *
+ * Per page (PROTOCOL.md section 3, "State"):
+ * - holder: who holds the page: nobody (it is on the free list), a request, or the prefix
+ *   cache entry of a prompt prefix;
+ * - data: whose content the page holds: the request (or prefix) whose write last landed
+ *   in it. Never cleared: neither `free` nor `allocate` zeroes KV pages, as in SGLang;
+ * - tag (`owner-check` only): the owner tag, stamped with the label of every write and
+ *   cleared when `allocate` hands the page out. Zero in the other variants.
+ *
+ * Per request:
+ * - phase: where it is in its lifecycle (see {@link PHASES});
+ * - flags: whether its first page is a shared prefix page ({@link HIT}, {@link INSERTED})
+ *   and whether its decode read a page it did not hold ({@link READ_UNHELD});
+ * - observed: the set of content labels its decode read (bit `label - 1`);
+ * - table: its page table, the ordered page ids decode reads; kept after `free`, because a
+ *   stale second release frees exactly that list.
+ */
+import { NO_PAGE, type Model } from './model.ts';
+
+/** A state: `Model.size` bytes laid out as `model.ts` describes. */
+export type State = Uint8Array;
+
+/** The lifecycle of a request, in the order it normally goes through it. */
+export const PHASES = [
+  'new',
+  'allocated',
+  'written',
+  'handedOff',
+  'decoded',
+  'refused',
+  'failed',
+  'freed',
+  'timedOut',
+  'landed',
+  'released',
+] as const;
+
+/** One of {@link PHASES}. */
+export type Phase = (typeof PHASES)[number];
+
+/** Phase codes, as stored in the state. */
+export const Ph = {
+  new: 0,
+  allocated: 1,
+  written: 2,
+  handedOff: 3,
+  decoded: 4,
+  refused: 5,
+  failed: 6,
+  freed: 7,
+  timedOut: 8,
+  landed: 9,
+  released: 10,
+} as const satisfies Record<Phase, number>;
+
+/** What each phase means; the documentation's source. */
+export const PHASE_DOCS: Readonly<Record<Phase, string>> = {
+  new: 'Sent by the router; nothing reserved yet.',
+  allocated: 'D reserved a page table for the whole prompt and sent the page ids to P.',
+  written: 'P reported Success: it wrote the prompt, or (a silent stub) one dummy page.',
+  handedOff: 'D committed the transfer and will decode.',
+  decoded: 'D read every page of the table; what it read is recorded.',
+  refused: 'P refused the over-long request and told D; nothing was written.',
+  failed: 'The owner check found a page the request did not write; the request failed loudly and read nothing.',
+  freed: "D released the request's pages; their contents stay as they were.",
+  timedOut: "D timed the request out and freed its pages; P's write is still in flight.",
+  landed: "P's late write for a timed-out request landed, by page id.",
+  released: 'A second, stale release freed the old page table again.',
+};
+
+/** Flag: the request was allocated on its prefix's cached page (a prefix-cache hit). */
+export const HIT = 1;
+/** Flag: the request's first page was inserted into the prefix cache. */
+export const INSERTED = 2;
+/** Flag: the request's decode read a page that it did not hold at the time. */
+export const READ_UNHELD = 4;
+
+/** Phases in which a request holds its page table. */
+export function isLive(phase: number): boolean {
+  return phase >= Ph.allocated && phase <= Ph.failed;
+}
+
+/** Who holds page `p` (a label; 0 = free). */
+export function holderOf(m: Model, s: State, p: number): number {
+  return s[m.holderAt + p] ?? 0;
+}
+
+/** Whose content page `p` holds (a label; 0 = never written). */
+export function dataOf(m: Model, s: State, p: number): number {
+  return s[m.dataAt + p] ?? 0;
+}
+
+/** Page `p`'s owner tag (a label; 0 = cleared). */
+export function tagOf(m: Model, s: State, p: number): number {
+  return s[m.tagAt + p] ?? 0;
+}
+
+/** Request `r`'s phase code. */
+export function phaseOf(m: Model, s: State, r: number): number {
+  return s[m.phaseAt + r] ?? 0;
+}
+
+/** Request `r`'s flags. */
+export function flagsOf(m: Model, s: State, r: number): number {
+  return s[m.flagsAt + r] ?? 0;
+}
+
+/** Request `r`'s read set, bit `label - 1` per label read. */
+export function observedOf(m: Model, s: State, r: number): number {
+  const o = m.observedAt + 4 * r;
+  return ((s[o] ?? 0) | ((s[o + 1] ?? 0) << 8) | ((s[o + 2] ?? 0) << 16) | ((s[o + 3] ?? 0) << 24)) >>> 0;
+}
+
+/** Writes request `r`'s read set into a state being built. */
+export function setObserved(m: Model, t: State, r: number, bits: number): void {
+  const o = m.observedAt + 4 * r;
+  t[o] = bits & 0xff;
+  t[o + 1] = (bits >>> 8) & 0xff;
+  t[o + 2] = (bits >>> 16) & 0xff;
+  t[o + 3] = (bits >>> 24) & 0xff;
+}
+
+/** The `i`-th page of request `r`'s table, or {@link NO_PAGE}. */
+export function tablePage(m: Model, s: State, r: number, i: number): number {
+  return s[(m.tableAt[r] ?? 0) + i] ?? NO_PAGE;
+}
+
+/** Request `r`'s page table (empty before `allocate`). */
+export function tableOf(m: Model, s: State, r: number): number[] {
+  const out: number[] = [];
+  const len = m.len[r] ?? 0;
+  for (let i = 0; i < len; i++) {
+    const p = tablePage(m, s, r, i);
+    if (p !== NO_PAGE) out.push(p);
+  }
+  return out;
+}
+
+/** The page cached for prefix group `g`, or -1 when the cache has no entry for it. */
+export function cachedPage(m: Model, s: State, g: number): number {
+  const label = m.n + 1 + g;
+  for (let p = 0; p < m.pages; p++) if (s[m.holderAt + p] === label) return p;
+  return -1;
+}
+
+/** Whether request `r`'s first page is the shared prefix page rather than its own. */
+export function sharesFirstPage(m: Model, s: State, r: number): boolean {
+  return (flagsOf(m, s, r) & (HIT | INSERTED)) !== 0;
+}
+
+/** The initial state: every page free and never written, every request new. */
+export function initial(m: Model): State {
+  const s = new Uint8Array(m.size);
+  for (let r = 0; r < m.n; r++) s.fill(NO_PAGE, m.tableAt[r], (m.tableAt[r] ?? 0) + (m.len[r] ?? 0));
+  return s;
+}

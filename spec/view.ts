@@ -1,0 +1,97 @@
+/**
+ * A state in words, for printers, tests and the implementation's refinement check: the
+ * same facts as the byte string, with names instead of labels.
+ */
+import { labelName, NO_PAGE, type Model } from './model.ts';
+import {
+  dataOf,
+  flagsOf,
+  HIT,
+  holderOf,
+  INSERTED,
+  observedOf,
+  PHASES,
+  phaseOf,
+  READ_UNHELD,
+  tableOf,
+  tagOf,
+  type Phase,
+  type State,
+} from './state.ts';
+
+/** One page in words. */
+export interface PageView {
+  /** Page id. */
+  readonly id: number;
+  /** `null` when free; a request's name; or `cache:<prefix>`. */
+  readonly holder: string | null;
+  /** `null` when never written; a request's name; or `prefix:<prefix>`. */
+  readonly data: string | null;
+  /** The owner tag, in the same words as `data`; `null` when cleared. */
+  readonly tag: string | null;
+}
+
+/** One request in words. */
+export interface RequestView {
+  /** Its name. */
+  readonly name: string;
+  /** Its phase. */
+  readonly phase: Phase;
+  /** Its page table. */
+  readonly table: readonly number[];
+  /** Whose data its decode read, sorted. */
+  readonly read: readonly string[];
+  /** Whether it was allocated on a cached prefix page. */
+  readonly hit: boolean;
+  /** Whether it inserted its first page into the prefix cache. */
+  readonly inserted: boolean;
+  /** Whether its decode read a page it did not hold. */
+  readonly readUnheld: boolean;
+}
+
+/** A whole state in words. */
+export interface StateView {
+  /** Every page, by id. */
+  readonly pages: readonly PageView[];
+  /** Every request, in configuration order. */
+  readonly requests: readonly RequestView[];
+}
+
+/** Names a label as a holder (`cache:` for a prefix) or as content (`prefix:`). */
+function word(m: Model, label: number, prefixWord: string): string | null {
+  if (label === 0) return null;
+  if (label <= m.n) return labelName(m, label);
+  return `${prefixWord}:${m.groupNames[label - m.n - 1] ?? '?'}`;
+}
+
+/** The state in words. */
+export function view(m: Model, s: State): StateView {
+  const pages: PageView[] = [];
+  for (let p = 0; p < m.pages; p++) {
+    pages.push({
+      id: p,
+      holder: word(m, holderOf(m, s, p), 'cache'),
+      data: word(m, dataOf(m, s, p), 'prefix'),
+      tag: word(m, tagOf(m, s, p), 'prefix'),
+    });
+  }
+  const requests: RequestView[] = [];
+  for (let r = 0; r < m.n; r++) {
+    const bits = observedOf(m, s, r);
+    const read: string[] = [];
+    for (let label = 1; label <= m.n + m.groups; label++) {
+      if ((bits >>> (label - 1)) & 1) read.push(word(m, label, 'prefix') ?? '');
+    }
+    const flags = flagsOf(m, s, r);
+    requests.push({
+      name: m.config.requests[r]?.name ?? `#${r}`,
+      phase: PHASES[phaseOf(m, s, r)] ?? 'new',
+      table: tableOf(m, s, r).filter((p) => p !== NO_PAGE),
+      read,
+      hit: (flags & HIT) !== 0,
+      inserted: (flags & INSERTED) !== 0,
+      readUnheld: (flags & READ_UNHELD) !== 0,
+    });
+  }
+  return { pages, requests };
+}
