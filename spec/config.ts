@@ -93,3 +93,22 @@ export function incidentConfig(variant: Variant, faults: readonly Fault[] = DEFA
     faults,
   };
 }
+
+/**
+ * The fault matrix's configuration: the minimal incident plus a shared prompt prefix, so
+ * that every fault of the catalogue has a path to a leak. 3 pages, prefill limit 2,
+ * A (2 pages), B (3 pages, prefix `sys`), C (2 pages, prefix `sys`).
+ */
+export function matrixConfig(variant: Variant, faults: readonly Fault[] = DEFAULT_FAULTS[variant]): Config {
+  return {
+    pages: 3,
+    prefillLimit: 2,
+    requests: [
+      { name: 'A', length: 2 },
+      { name: 'B', length: 3, prefix: 'sys' },
+      { name: 'C', length: 2, prefix: 'sys' },
+    ],
+    variant,
+    faults,
+  };
+}
