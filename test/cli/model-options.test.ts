@@ -1,0 +1,61 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configFromFlags } from '../../cli/model-options.ts';
+import { UsageError } from '../../cli/errors.ts';
+
+const errorOf = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof UsageError) return e.message;
+    throw e;
+  }
+  throw new Error('expected a UsageError');
+};
+
+describe('model flags and configuration files', () => {
+  it('builds a configuration from flags, with LEN:PREFIX requests', () => {
+    const config = configFromFlags({ pages: '4', prefillLimit: '2', requests: '2,3:sys', variant: 'owner-check', faults: 'early-free,stale-free' });
+    expect(config).toEqual({
+      pages: 4,
+      prefillLimit: 2,
+      requests: [
+        { name: 'A', length: 2 },
+        { name: 'B', length: 3, prefix: 'sys' },
+      ],
+      variant: 'owner-check',
+      faults: ['early-free', 'stale-free'],
+    });
+    expect(configFromFlags({ pages: '3', prefillLimit: '2', requests: '2', faults: 'none' }).faults).toEqual([]);
+  });
+
+  it('names the flag and the value in its errors', () => {
+    expect(errorOf(() => configFromFlags({ pages: '0', prefillLimit: 'two', requests: '2,x' }))).toBe(
+      [
+        'invalid model configuration:',
+        '  --pages: expected a number of pages: a whole number from 1 to 254, got 0',
+        '  --prefill-limit: expected a prefill limit in pages: a whole number from 0 to 254, got "two"',
+        '  --requests[1].length: expected a length in pages: a whole number from 1 to 254, got "x"',
+      ].join('\n'),
+    );
+    expect(errorOf(() => configFromFlags({ pages: '3', prefillLimit: '2', requests: '2', variant: 'fast' }))).toContain(
+      '--variant: expected one of buggy, length-fix, owner-check, got "fast"',
+    );
+  });
+
+  it('reads a configuration file, lets flags override it, and names the file in its errors', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pagecheck-'));
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }] }));
+    expect(configFromFlags({ config: good, variant: 'length-fix' }).variant).toBe('length-fix');
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ pages: -3, prefillLimit: 2, requests: [{ length: 2 }] }));
+    expect(errorOf(() => configFromFlags({ config: bad }))).toContain(`${bad}: pages: expected a number of pages`);
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{ "pages": 3,');
+    expect(errorOf(() => configFromFlags({ config: broken }))).toMatch(/is not valid JSON/);
+    expect(errorOf(() => configFromFlags({ config: join(dir, 'missing.json') }))).toMatch(/cannot read configuration file .*ENOENT/);
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import {
+  allActions,
+  actionLabel,
+  compile,
+  configFrom,
+  enabled,
+  FAULTS,
+  initial,
+  matrixConfig,
+  step,
+  VARIANTS,
+  view,
+  type State,
+} from '../../spec/index.ts';
+import { runLabels } from './helpers.ts';
+
+/** Every state reachable in the matrix configuration with all faults on, in BFS order (small: a few thousand). */
+function reachable(variant: (typeof VARIANTS)[number]): { m: ReturnType<typeof compile>; states: State[] } {
+  const m = compile(matrixConfig(variant, FAULTS));
+  const seen = new Set<string>();
+  const states: State[] = [initial(m)];
+  seen.add(Buffer.from(states[0]!).toString('latin1'));
+  for (let i = 0; i < states.length; i++) {
+    for (const a of allActions(m)) {
+      const t = step(m, states[i]!, a);
+      if (t === undefined) continue;
+      const key = Buffer.from(t).toString('latin1');
+      if (!seen.has(key)) {
+        seen.add(key);
+        states.push(t);
+      }
+    }
+  }
+  return { m, states };
+}
+
+describe('transitions', () => {
+  it('step never mutates the state it is given, in any reachable state of any variant', () => {
+    let checked = 0;
+    let mutated = 0;
+    for (const variant of VARIANTS) {
+      const { m, states } = reachable(variant);
+      for (const s of states) {
+        const before = s.slice();
+        for (const a of allActions(m)) step(m, s, a);
+        if (Buffer.compare(before, s) !== 0) mutated++;
+        checked++;
+      }
+    }
+    expect(mutated).toBe(0);
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('allocate takes the lowest free page ids, in order', () => {
+    const config = configFrom({ pages: 5, prefillLimit: 3, requests: [{ length: 1 }, { length: 2 }, { length: 3 }], variant: 'buggy' });
+    const { m, last } = runLabels(config, ['allocate(A)', 'allocate(B)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(C)']);
+    expect(view(m, last).requests.map((r) => r.table)).toEqual([[0], [1, 2], [0, 3, 4]]);
+  });
+
+  it('free returns pages without clearing them; stub writes only the first page', () => {
+    const { m, last } = runLabels(matrixConfig('buggy', ['silent-stub']), [
+      'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'stub(B)',
+    ]);
+    expect(view(m, last).pages.map((p) => p.data)).toEqual(['B', 'A', null]);
+  });
+
+  it('prefill writes a prefix request’s first page as the prefix’s data', () => {
+    const { m, last } = runLabels(matrixConfig('owner-check', []), ['allocate(C)', 'prefill(C)']);
+    expect(view(m, last).pages.map((p) => [p.data, p.tag])).toEqual([
+      ['prefix:sys', 'prefix:sys'],
+      ['C', 'C'],
+      [null, null],
+    ]);
+  });
+
+  it('a prefix hit shares the cached page and takes only the rest from the free list', () => {
+    const { m, last } = runLabels(matrixConfig('owner-check', []), [
+      'allocate(C)', 'prefill(C)', 'handoff(C)', 'decode(C)', 'insert(C)', 'free(C)', 'allocate(B)',
+    ]);
+    const v = view(m, last);
+    expect(v.pages.map((p) => p.holder)).toEqual(['cache:sys', 'B', 'B']);
+    expect(v.requests[1]).toMatchObject({ table: [0, 1, 2], hit: true });
+  });
+
+  it('fault actions exist only when their fault is on', () => {
+    const plain = compile(matrixConfig('buggy', ['silent-stub']));
+    expect(allActions(plain).some((a) => a.kind === 'timeout')).toBe(false);
+    const early = compile(matrixConfig('buggy', ['early-free']));
+    expect(allActions(early).filter((a) => a.kind === 'timeout').map((a) => actionLabel(early, a))).toEqual([
+      'timeout(A)', 'timeout(B)', 'timeout(C)',
+    ]);
+    const { m, last } = runLabels(matrixConfig('buggy', ['silent-stub']), ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)']);
+    expect(enabled(m, last).map((a) => actionLabel(m, a))).not.toContain('free(A)');
+    const stale = runLabels(matrixConfig('buggy', ['stale-free']), ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)']);
+    expect(enabled(stale.m, stale.last).map((a) => actionLabel(stale.m, a))).toContain('free(A)');
+  });
+
+  it('a poisoned insert needs the prefix-poison fault', () => {
+    const labels = ['allocate(B)', 'stub(B)'];
+    const clean = runLabels(matrixConfig('length-fix', []), labels);
+    expect(enabled(clean.m, clean.last).map((a) => actionLabel(clean.m, a))).not.toContain('insert(B)');
+    const poisoned = runLabels(matrixConfig('length-fix', ['prefix-poison']), labels);
+    expect(enabled(poisoned.m, poisoned.last).map((a) => actionLabel(poisoned.m, a))).toContain('insert(B)');
+  });
+
+  it('the enabled actions of the initial state come in the fixed order', () => {
+    const m = compile(matrixConfig('buggy', ['early-free']));
+    expect(enabled(m, initial(m)).map((a) => actionLabel(m, a))).toEqual(['allocate(A)', 'allocate(B)', 'allocate(C)']);
+  });
+});
