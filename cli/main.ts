@@ -28,6 +28,8 @@ export function buildProgram(): Command {
 
 /** Runs the command line and returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  // Commands report their outcome through process.exitCode; start clean so that in-process callers (tests) can run many.
+  process.exitCode = undefined;
   try {
     await buildProgram().parseAsync([...argv], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;

@@ -1,0 +1,209 @@
+/**
+ * What went wrong, in words: for each invariant of the spec, the sentences that tell the
+ * reader of a counterexample which request read whose data, or which page is held or freed
+ * twice and by whom, and the page cells to highlight. Every printer shows these words.
+ */
+import {
+  bodyLabel,
+  dataOf,
+  flagsOf,
+  holderOf,
+  isLive,
+  mayRead,
+  observedOf,
+  phaseOf,
+  prefixLabel,
+  READ_UNHELD,
+  sharesFirstPage,
+  tableOf,
+  type Model,
+  type State,
+  type Trace,
+} from '../spec/index.ts';
+import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, stateAt, stepRef } from './facts.ts';
+
+/** A violation in words. */
+export interface Explanation {
+  /** The invariant violated. */
+  readonly invariant: string;
+  /** The step where it went wrong (the one to highlight); the last step when no single read is to blame. */
+  readonly step: number;
+  /** The pages to highlight at that step. */
+  readonly pages: readonly number[];
+  /** One sentence per thing that went wrong, e.g. "B read page 1, which holds A's data written at step 2." */
+  readonly headline: readonly string[];
+  /** The history of each page involved, for the reader who wants the why. */
+  readonly details: readonly string[];
+}
+
+/** The first step at which `test` holds of the state after it, or the last step. */
+function firstStepWhere(trace: Trace, test: (s: State) => boolean): number {
+  for (let k = 1; k <= trace.steps.length; k++) if (test(stateAt(trace, k))) return k;
+  return trace.steps.length;
+}
+
+const name = (m: Model, r: number): string => holderWords(m, bodyLabel(r));
+
+/** Isolation: which request read which page holding whose data, and when that data was written. */
+function isolation(m: Model, trace: Trace): Explanation {
+  const last = stateAt(trace, trace.steps.length);
+  const headline: string[] = [];
+  const details: string[] = [];
+  const pages: number[] = [];
+  let at = trace.steps.length;
+  for (let r = 0; r < m.n; r++) {
+    const foreign = (s: State): boolean => {
+      const bits = observedOf(m, s, r);
+      for (let label = 1; label <= m.n + m.groups; label++) if ((bits >>> (label - 1)) & 1 && !mayRead(m, r, label)) return true;
+      return false;
+    };
+    if (!foreign(last)) continue;
+    const k = firstStepWhere(trace, foreign);
+    at = Math.min(at, k);
+    const before = stateAt(trace, k - 1);
+    for (const p of tableOf(m, before, r)) {
+      const label = dataOf(m, before, p);
+      if (label === 0 || mayRead(m, r, label)) continue;
+      const w = lastWrite(m, trace, p, k - 1);
+      headline.push(`${name(m, r)} read page ${p}, which holds ${dataWords(m, label)}${w > 0 ? ` written at step ${w}` : ''}.`);
+      details.push(`page ${p}: ${pageHistory(m, trace, p, k)}.`);
+      if (k === at) pages.push(p);
+    }
+  }
+  if (headline.length === 0) headline.push('a request has read data written by another request.');
+  return { invariant: 'Isolation', step: at, pages, headline, details };
+}
+
+/** ` (given to C at step 6)`: when request `r` last took page `p`, or nothing when it never did. */
+function given(m: Model, trace: Trace, p: number, r: number, upTo: number): string {
+  for (let k = upTo; k >= 1; k--) {
+    if (holderOf(m, stateAt(trace, k), p) === bodyLabel(r) && holderOf(m, stateAt(trace, k - 1), p) !== bodyLabel(r)) {
+      return ` (given to ${name(m, r)} at step ${k})`;
+    }
+  }
+  return '';
+}
+
+/**
+ * Who put page `p` back on the free list at step `k`, and whether the same request had
+ * freed it before: `A freed it twice (steps 5, 7)` names the double release.
+ */
+function freedBy(m: Model, trace: Trace, p: number, k: number): string {
+  const taken = trace.steps[k - 1];
+  if (taken === undefined) return 'a release put it back on the free list';
+  const frees: number[] = [];
+  for (let j = 1; j <= k; j++) {
+    const step = trace.steps[j - 1];
+    if (step?.action.r !== taken.action.r) continue;
+    if (holderOf(m, stateAt(trace, j - 1), p) !== 0 && holderOf(m, stateAt(trace, j), p) === 0) frees.push(j);
+  }
+  const who = name(m, taken.action.r);
+  if (frees.length < 2) return `${stepRef(m, trace, k)} put it back on the free list`;
+  return `${who} freed it ${frees.length === 2 ? 'twice' : `${frees.length} times`} (steps ${frees.join(', ')})`;
+}
+
+/** ExclusiveHold and Conservation: the pages that are held twice, or held and free at once, and by whom. */
+function holdTroubles(m: Model, trace: Trace): { headline: string[]; details: string[]; pages: number[] } {
+  const n = trace.steps.length;
+  const s = stateAt(trace, n);
+  const inTables = new Map<number, number[]>();
+  const headline: string[] = [];
+  for (let r = 0; r < m.n; r++) {
+    if (!isLive(phaseOf(m, s, r))) continue;
+    tableOf(m, s, r).forEach((p, i) => {
+      if (i === 0 && sharesFirstPage(m, s, r)) {
+        const cache = prefixLabel(m, m.group[r] ?? 0);
+        if (holderOf(m, s, p) !== cache) {
+          headline.push(`page ${p} is ${name(m, r)}'s shared prefix page, but ${holderWords(m, cache)} does not hold it: ${holderWords(m, holderOf(m, s, p))} does.`);
+        }
+        return;
+      }
+      inTables.set(p, [...(inTables.get(p) ?? []), r]);
+    });
+  }
+  const pages: number[] = [];
+  for (let p = 0; p < m.pages; p++) {
+    const owners = inTables.get(p) ?? [];
+    const h = holderOf(m, s, p);
+    const since = lastHolderChange(m, trace, p, n);
+    const sinceWords = since > 0 ? ` since ${stepRef(m, trace, since)}` : '';
+    let sentence: string | undefined;
+    const [first] = owners;
+    if (owners.length >= 2) {
+      sentence = `page ${p} is in the page tables of ${owners.map((r) => name(m, r)).join(' and ')} at once; ${holderWords(m, h)} holds it${sinceWords}.`;
+    } else if (first !== undefined && h !== bodyLabel(first)) {
+      sentence =
+        h === 0
+          ? `page ${p} is in ${name(m, first)}'s page table${given(m, trace, p, first, n)}, but ${freedBy(m, trace, p, since)}: it is held and free at once.`
+          : `page ${p} is in ${name(m, first)}'s page table, but ${holderWords(m, h)} holds it${sinceWords}.`;
+    } else if (first === undefined && h >= 1 && h <= m.n) {
+      sentence = `${holderWords(m, h)} holds page ${p}, but page ${p} is in no live page table of ${holderWords(m, h)}.`;
+    }
+    if (sentence === undefined) continue;
+    headline.push(sentence);
+    pages.push(p);
+  }
+  const details = pages.map((p) => `page ${p}: ${pageHistory(m, trace, p, n)}.`);
+  return { headline, details, pages };
+}
+
+/** ExclusiveHold: the troubled pages, or a plain sentence when none can be pinned down. */
+function exclusiveHold(m: Model, trace: Trace): Explanation {
+  const t = holdTroubles(m, trace);
+  if (t.headline.length === 0) t.headline.push('a page is held by two requests, or held and free at once.');
+  return { invariant: 'ExclusiveHold', step: trace.steps.length, ...t };
+}
+
+/** Conservation: the count that does not add up, then the pages counted twice or never. */
+function conservation(m: Model, trace: Trace): Explanation {
+  const s = stateAt(trace, trace.steps.length);
+  let free = 0;
+  let held = 0;
+  for (let p = 0; p < m.pages; p++) if (holderOf(m, s, p) === 0 || holderOf(m, s, p) > m.n) free++;
+  for (let r = 0; r < m.n; r++) {
+    if (isLive(phaseOf(m, s, r))) held += tableOf(m, s, r).length - (sharesFirstPage(m, s, r) ? 1 : 0);
+  }
+  const t = holdTroubles(m, trace);
+  const count = `free and cached pages (${free}) plus pages in live page tables (${held}) make ${free + held}, not ${m.pages}.`;
+  return { invariant: 'Conservation', step: trace.steps.length, ...t, headline: [count, ...t.headline] };
+}
+
+/** ReadsOwnPages: which request read a page it did not hold, and who held it then. */
+function readsOwnPages(m: Model, trace: Trace): Explanation {
+  const headline: string[] = [];
+  const details: string[] = [];
+  const pages: number[] = [];
+  let at = trace.steps.length;
+  for (let r = 0; r < m.n; r++) {
+    const unheld = (s: State): boolean => (flagsOf(m, s, r) & READ_UNHELD) !== 0;
+    if (!unheld(stateAt(trace, trace.steps.length))) continue;
+    const k = firstStepWhere(trace, unheld);
+    at = Math.min(at, k);
+    const before = stateAt(trace, k - 1);
+    tableOf(m, before, r).forEach((p, i) => {
+      const h = holderOf(m, before, p);
+      if (h === bodyLabel(r) || (i === 0 && sharesFirstPage(m, before, r) && mayRead(m, r, h))) return;
+      const since = lastHolderChange(m, trace, p, k - 1);
+      const who = h === 0 ? 'it is free' : `${holderWords(m, h)} holds it`;
+      headline.push(`${name(m, r)} read page ${p}, which it does not hold: ${who}${since > 0 ? ` since ${stepRef(m, trace, since)}` : ''}.`);
+      details.push(`page ${p}: ${pageHistory(m, trace, p, k)}.`);
+      if (k === at) pages.push(p);
+    });
+  }
+  if (headline.length === 0) headline.push('a request read a page it did not hold.');
+  return { invariant: 'ReadsOwnPages', step: at, pages, headline, details };
+}
+
+const EXPLAINERS: Readonly<Record<string, (m: Model, trace: Trace) => Explanation>> = {
+  Isolation: isolation,
+  ExclusiveHold: exclusiveHold,
+  Conservation: conservation,
+  ReadsOwnPages: readsOwnPages,
+};
+
+/** Explains why the last state of `trace` violates `invariant`; an invariant without an explainer gets a plain sentence. */
+export function explain(m: Model, trace: Trace, invariant: string): Explanation {
+  const explainer = EXPLAINERS[invariant];
+  if (explainer !== undefined) return explainer(m, trace);
+  return { invariant, step: trace.steps.length, pages: [], headline: [`the last state violates ${invariant}.`], details: [] };
+}

@@ -1,0 +1,133 @@
+/**
+ * Facts that a printer derives from a trace rather than reads from one state: which pages
+ * an action wrote, which step last wrote a page, what happened to a page over time, and
+ * the words for holders and contents. Every printer (text, Mermaid, HTML) and the
+ * violation explanations share them, so that they all tell the same story.
+ */
+import {
+  actionLabel,
+  dataOf,
+  holderOf,
+  step,
+  tableOf,
+  type Action,
+  type Model,
+  type State,
+  type Trace,
+} from '../spec/index.ts';
+
+/** State `k` of a trace: 0 is the initial state, `k` the state after step `k`. */
+export function stateAt(trace: Trace, k: number): State {
+  return k === 0 ? trace.initial : (trace.steps[k - 1]?.state ?? trace.initial);
+}
+
+/**
+ * The pages that action `a` writes in state `s`, in ascending order. Found by taking the
+ * step again on a copy whose page contents are blank: no guard reads page contents, so the
+ * same step is taken, and every page that holds content afterwards was written by it. This
+ * sees a write that leaves a page's content as it was (the same label written again), which
+ * comparing the states before and after would miss.
+ */
+export function writesOf(m: Model, s: State, a: Action): number[] {
+  const blank = s.slice();
+  blank.fill(0, m.dataAt, m.dataAt + m.pages);
+  const after = step(m, blank, a);
+  const out: number[] = [];
+  if (after === undefined) return out;
+  for (let p = 0; p < m.pages; p++) if (dataOf(m, after, p) !== 0) out.push(p);
+  return out;
+}
+
+/** The step (1-based, at most `upTo`) that last wrote page `p`, or 0 when none did. */
+export function lastWrite(m: Model, trace: Trace, p: number, upTo: number): number {
+  for (let k = Math.min(upTo, trace.steps.length); k >= 1; k--) {
+    const taken = trace.steps[k - 1];
+    if (taken !== undefined && writesOf(m, stateAt(trace, k - 1), taken.action).includes(p)) return k;
+  }
+  return 0;
+}
+
+/** How many pages P wrote for request `r` at its latest `prefill` or `stub` before step `k`. */
+export function writtenBefore(m: Model, trace: Trace, r: number, k: number): number {
+  for (let j = k - 1; j >= 1; j--) {
+    const taken = trace.steps[j - 1];
+    if (taken === undefined || taken.action.r !== r) continue;
+    if (taken.action.kind === 'prefill' || taken.action.kind === 'stub') return writesOf(m, stateAt(trace, j - 1), taken.action).length;
+  }
+  return 0;
+}
+
+/** The last step (1-based, at most `upTo`) that changed page `p`'s holder, or 0 when none did. */
+export function lastHolderChange(m: Model, trace: Trace, p: number, upTo: number): number {
+  for (let k = Math.min(upTo, trace.steps.length); k >= 1; k--) {
+    if (holderOf(m, stateAt(trace, k - 1), p) !== holderOf(m, stateAt(trace, k), p)) return k;
+  }
+  return 0;
+}
+
+/** A label as a holder in a sentence: `A`, `the sys prefix cache`, or `nobody`. */
+export function holderWords(m: Model, label: number): string {
+  if (label === 0) return 'nobody';
+  if (label <= m.n) return m.config.requests[label - 1]?.name ?? `#${label - 1}`;
+  return `the ${m.groupNames[label - m.n - 1] ?? '?'} prefix cache`;
+}
+
+/** A label as content in a sentence: `A's data`, `the sys prefix's data`, or `no data`. */
+export function dataWords(m: Model, label: number): string {
+  if (label === 0) return 'no data';
+  if (label <= m.n) return `${m.config.requests[label - 1]?.name ?? `#${label - 1}`}'s data`;
+  return `the ${m.groupNames[label - m.n - 1] ?? '?'} prefix's data`;
+}
+
+/** A label as a short content name for lists: `A`, `prefix sys`, or `none`. */
+export function dataName(m: Model, label: number): string {
+  if (label === 0) return 'none';
+  if (label <= m.n) return m.config.requests[label - 1]?.name ?? `#${label - 1}`;
+  return `prefix ${m.groupNames[label - m.n - 1] ?? '?'}`;
+}
+
+/** A list of page ids in words: `page 0`, `pages 0, 1`. */
+export function pagesWords(pages: readonly number[]): string {
+  return pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(', ')}`;
+}
+
+/** A step in words, for references back in time: `step 5 (free(A))`. */
+export function stepRef(m: Model, trace: Trace, k: number): string {
+  const taken = trace.steps[k - 1];
+  return taken === undefined ? `step ${k}` : `step ${k} (${actionLabel(m, taken.action)})`;
+}
+
+/**
+ * What happened to page `p` up to step `upTo`, one phrase per event: who wrote it, who
+ * took it, who freed it, who cached it. The last `limit` events are kept, the older ones
+ * summarised, so that a long trace still gives a short history.
+ */
+export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, limit = 6): string {
+  const events: string[] = [];
+  for (let k = 1; k <= Math.min(upTo, trace.steps.length); k++) {
+    const taken = trace.steps[k - 1];
+    if (taken === undefined) continue;
+    const before = stateAt(trace, k - 1);
+    const after = taken.state;
+    const label = actionLabel(m, taken.action);
+    const was = holderOf(m, before, p);
+    const now = holderOf(m, after, p);
+    if (writesOf(m, before, taken.action).includes(p)) {
+      events.push(`step ${k} ${label} wrote ${dataWords(m, dataOf(m, after, p))} into it`);
+    }
+    if (was !== now) {
+      const what =
+        now === 0
+          ? `freed it${dataOf(m, after, p) === 0 ? '' : `, ${dataWords(m, dataOf(m, after, p))} left in it`}`
+          : now > m.n
+            ? `put it in ${holderWords(m, now)}`
+            : `gave it to ${holderWords(m, now)}`;
+      events.push(`step ${k} ${label} ${what}`);
+    } else if (taken.action.kind === 'allocate' && now > m.n && tableOf(m, after, taken.action.r)[0] === p) {
+      events.push(`step ${k} ${label} shared it with ${holderWords(m, taken.action.r + 1)} from ${holderWords(m, now)}`);
+    }
+  }
+  const dropped = events.length - limit;
+  const kept = dropped > 0 ? [`${dropped} earlier event${dropped === 1 ? '' : 's'}`, ...events.slice(dropped)] : events;
+  return kept.length === 0 ? 'nothing happened to it' : kept.join('; ');
+}

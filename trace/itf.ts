@@ -1,0 +1,134 @@
+/**
+ * The trace's JSON twin in the Informal Trace Format (ITF) of Apalache and Quint, so that
+ * the tools of that ecosystem read it and `pagecheck replay` can check it again. Two
+ * variables, in the words of {@link view}: `pages` (a list of records, one per page id) and
+ * `requests` (an ITF map from request name to a record; what it read is an ITF set). ITF
+ * has no null: a free page's holder, an unwritten page's data and a cleared tag are `""`.
+ * Each state records the action that led to it (`mbt::actionTaken`, `"init"` for state 0)
+ * and the request it acted for (`mbt::nondetPicks.r`), as Quint's model-based testing does.
+ */
+import { actionLabel, view, type Config, type Model, type State, type Trace } from '../spec/index.ts';
+import { explain } from './explain.ts';
+import { stateAt } from './facts.ts';
+
+/** Where the format is described; written into every trace. */
+export const ITF_DESCRIPTION = 'https://apalache-mc.org/docs/adr/015adr-trace.html';
+
+/** The variables of a pagecheck ITF trace, in order. */
+export const ITF_VARS = ['pages', 'requests'] as const;
+
+/** One page in ITF. */
+export interface ItfPage {
+  /** Page id. */
+  readonly id: number;
+  /** Who holds it: a request's name, `cache:<prefix>`, or `""` when free. */
+  readonly holder: string;
+  /** Whose data it holds: a request's name, `prefix:<prefix>`, or `""` when never written. */
+  readonly data: string;
+  /** Its owner tag (`owner-check`), in the words of `data`; `""` when cleared. */
+  readonly tag: string;
+}
+
+/** One request in ITF. */
+export interface ItfRequest {
+  /** Its phase. */
+  readonly phase: string;
+  /** Its page table. */
+  readonly table: readonly number[];
+  /** Whose data its decode read. */
+  readonly read: { readonly '#set': readonly string[] };
+  /** Allocated on its prefix's cached page. */
+  readonly hit: boolean;
+  /** Its first page went into the prefix cache. */
+  readonly inserted: boolean;
+  /** Its decode read a page it did not hold. */
+  readonly readUnheld: boolean;
+}
+
+/** The variables of one state in ITF. */
+export interface ItfVars {
+  /** Every page, by id. */
+  readonly pages: readonly ItfPage[];
+  /** Every request, by name. */
+  readonly requests: { readonly '#map': ReadonlyArray<readonly [string, ItfRequest]> };
+}
+
+/** One state of an ITF trace. */
+export interface ItfState extends ItfVars {
+  /** Its position in the trace. */
+  readonly '#meta': { readonly index: number };
+  /** The kind of the action that led here; `init` for state 0. */
+  readonly 'mbt::actionTaken': string;
+  /** The action's parameter: `{ r: "B" }`; empty for state 0. */
+  readonly 'mbt::nondetPicks': Readonly<Record<string, string>>;
+}
+
+/** A whole ITF trace as pagecheck writes it. */
+export interface ItfTrace {
+  /** What the trace is and how to rebuild its model. */
+  readonly '#meta': {
+    readonly format: 'ITF';
+    readonly 'format-description': string;
+    readonly source: 'pagecheck';
+    readonly description: string;
+    /** The invariant the last state violates, or `null`. */
+    readonly invariant: string | null;
+    /** The violation in words; empty when there is none. */
+    readonly explanation: readonly string[];
+    /** The full configuration: replay rebuilds the model from it. */
+    readonly config: Config;
+  };
+  /** The variable names. */
+  readonly vars: readonly string[];
+  /** States 0..n. */
+  readonly states: readonly ItfState[];
+}
+
+/** A state's variables in ITF. */
+export function itfVars(m: Model, s: State): ItfVars {
+  const v = view(m, s);
+  return {
+    pages: v.pages.map((p) => ({ id: p.id, holder: p.holder ?? '', data: p.data ?? '', tag: p.tag ?? '' })),
+    requests: {
+      '#map': v.requests.map((q) => [
+        q.name,
+        { phase: q.phase, table: [...q.table], read: { '#set': [...q.read] }, hit: q.hit, inserted: q.inserted, readUnheld: q.readUnheld },
+      ]),
+    },
+  };
+}
+
+/** The trace in ITF; `invariant` names the violation, if any. */
+export function toItf(m: Model, trace: Trace, invariant?: string): ItfTrace {
+  const explanation = invariant === undefined ? [] : [...explain(m, trace, invariant).headline];
+  const actions = trace.steps.map((s) => actionLabel(m, s.action));
+  const states: ItfState[] = [];
+  for (let k = 0; k <= trace.steps.length; k++) {
+    const taken = trace.steps[k - 1];
+    const name = taken === undefined ? undefined : m.config.requests[taken.action.r]?.name;
+    states.push({
+      '#meta': { index: k },
+      'mbt::actionTaken': taken === undefined ? 'init' : taken.action.kind,
+      'mbt::nondetPicks': name === undefined ? {} : { r: name },
+      ...itfVars(m, stateAt(trace, k)),
+    });
+  }
+  return {
+    '#meta': {
+      format: 'ITF',
+      'format-description': ITF_DESCRIPTION,
+      source: 'pagecheck',
+      description: `${invariant === undefined ? 'a trace' : `a counterexample to ${invariant}`} of ${actions.length} steps: ${actions.join(' ') || '(none)'}; check it again with: pagecheck replay FILE`,
+      invariant: invariant ?? null,
+      explanation,
+      config: m.config,
+    },
+    vars: [...ITF_VARS],
+    states,
+  };
+}
+
+/** The trace as ITF JSON text, as `--itf` writes it. */
+export function formatItf(m: Model, trace: Trace, invariant?: string): string {
+  return `${JSON.stringify(toItf(m, trace, invariant), null, 2)}\n`;
+}

@@ -1,0 +1,115 @@
+/**
+ * The trace as a Mermaid sequence diagram, with lanes for the client, prefill (P), decode
+ * (D) and D's page pool: each action becomes the messages the real stack would exchange,
+ * and the step that breaks an invariant is boxed in red with the explanation beside it.
+ */
+import { match } from 'ts-pattern';
+import { dataOf, holderOf, mayRead, tableOf, tagOf, view, type Model, type Trace } from '../spec/index.ts';
+import { dataName, holderWords, stateAt, writesOf, writtenBefore } from './facts.ts';
+import { describeModel } from './story.ts';
+import { explain } from './explain.ts';
+
+/** The first line of every diagram pagecheck writes; `writeTraceFiles` recognises its own files by it. */
+export const MERMAID_SIGNATURE = '%% pagecheck trace';
+
+/** Mermaid's message text ends at `;`, `#` and newlines: keep them out. */
+function text(s: string): string {
+  return s.replace(/;/g, ',').replace(/[#\n\r]/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no pages' : `${pages.length === 1 ? 'page' : 'pages'} ${pages.join(',')}`);
+
+/** The messages of step `k`, without the red box. */
+function messages(m: Model, trace: Trace, k: number): string[] {
+  const taken = trace.steps[k - 1];
+  if (taken === undefined) return [];
+  const { action } = taken;
+  const r = action.r;
+  const before = stateAt(trace, k - 1);
+  const after = taken.state;
+  const req = view(m, after).requests[r];
+  const who = req?.name ?? `#${r}`;
+  const shared = (req?.hit ?? false) || (req?.inserted ?? false);
+  const table = tableOf(m, after, r);
+  const own = shared ? table.slice(1) : table;
+  const label = `${k}. ${action.kind}(${who})`;
+  const contents = (pages: readonly number[]): string => pages.map((p) => dataName(m, dataOf(m, before, p))).join(', ');
+  return match(action.kind)
+    .with('allocate', () => [
+      `C->>D: ${label}: request ${who}, ${m.len[r] ?? 0} pages`,
+      `D->>Pool: take ${ids(table)}${req?.hit === true ? ` (page ${table[0]} from the prefix cache)` : ''}`,
+      `Pool-->>D: ${ids(table)} hold: ${contents(table)}`,
+      `D->>P: page ids ${table.join(',')}`,
+    ])
+    .with('prefill', () => {
+      const writes = writesOf(m, before, action);
+      const out = [`P->>Pool: ${label}: write ${who}'s prompt into ${ids(writes)}`];
+      if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
+      return out;
+    })
+    .with('stub', () => {
+      const writes = writesOf(m, before, action);
+      if (writes.length === 0) {
+        return [`P->>D: ${label}: refuse ${who}, ${m.len[r] ?? 0} pages is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
+      }
+      return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${own.length} pages), then report success`];
+    })
+    .with('handoff', () => {
+      const written = writtenBefore(m, trace, r, k);
+      return [`P->>D: ${label}: Success (${written} of ${own.length} pages written)`, `Note over D: commits ${who}`];
+    })
+    .with('decode', () => {
+      if (req?.phase === 'failed') {
+        const bad = table.find((p) => !mayRead(m, r, tagOf(m, before, p))) ?? 0;
+        const tag = tagOf(m, before, bad);
+        return [
+          `D->>Pool: ${label}: check the tags of ${ids(table)}`,
+          `Note over D,Pool: owner check: page ${bad} ${tag === 0 ? 'has no tag' : `is tagged ${dataName(m, tag)}`}, ${who} fails loudly`,
+          `D-->>C: ${who} fails with an error`,
+        ];
+      }
+      return [
+        `D->>Pool: ${label}: read ${ids(table)}`,
+        `Pool-->>D: ${ids(table)}: ${contents(table)}`,
+        `D-->>C: answer for ${who}, from the data of ${req?.read.join(', ') || 'nobody'}`,
+      ];
+    })
+    .with('free', () =>
+      req?.phase === 'released'
+        ? [`D->>Pool: ${label}: return ${ids(own)} again (a stale release), held by ${own.map((p) => holderWords(m, holderOf(m, before, p))).join(', ')}`]
+        : [`D->>Pool: ${label}: return ${ids(own)}, contents kept`],
+    )
+    .with('timeout', () => [`D->>Pool: ${label}: time out, return ${ids(own)} while P still writes`, `D-->>C: ${who} timed out`])
+    .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
+    .exhaustive()
+    .map(text);
+}
+
+/** The trace as a Mermaid sequence diagram; with `violation`, its step is boxed and explained. */
+export function formatMermaid(m: Model, trace: Trace, violation?: string): string {
+  const x = violation === undefined ? undefined : explain(m, trace, violation);
+  const lines = [
+    `${MERMAID_SIGNATURE}: ${text(x === undefined ? 'no violation' : `${x.invariant} violated, ${x.headline.join(' ')}`)}`,
+    'sequenceDiagram',
+    '  participant C as Client',
+    '  participant P as Prefill (P)',
+    '  participant D as Decode (D)',
+    "  participant Pool as Pool (D's KV pages)",
+    `  Note over C,Pool: ${text(describeModel(m))}`,
+  ];
+  for (let k = 1; k <= trace.steps.length; k++) {
+    const body = messages(m, trace, k);
+    if (x !== undefined && k === x.step) {
+      lines.push('  rect rgb(255, 205, 205)');
+      for (const line of body) lines.push(`    ${line}`);
+      for (const h of x.headline) lines.push(`    Note over C,Pool: ${text(`${x.invariant} violated: ${h}`)}`);
+      lines.push('  end');
+    } else {
+      for (const line of body) lines.push(`  ${line}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** {@link formatMermaid} under the name the documentation generator uses. */
+export const toMermaid = formatMermaid;

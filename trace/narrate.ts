@@ -1,0 +1,113 @@
+/**
+ * Each step of a trace in words: what the action did, told as the serving stack would
+ * (D gives pages, P writes, D reads), and which request variables changed. The page
+ * cells themselves are shown by the printers; these words say what the cells mean.
+ */
+import { match } from 'ts-pattern';
+import {
+  dataOf,
+  holderOf,
+  mayRead,
+  tableOf,
+  tagOf,
+  view,
+  type Model,
+  type RequestView,
+  type Trace,
+} from '../spec/index.ts';
+import { dataName, dataWords, holderWords, pagesWords, stateAt, writesOf, writtenBefore } from './facts.ts';
+
+const list = (items: readonly string[]): string => items.join(', ');
+
+/** The pages of `r`'s table that are its own (not the shared prefix page), in table order. */
+function ownPages(table: readonly number[], shared: boolean): number[] {
+  return shared ? table.slice(1) : [...table];
+}
+
+/** What step `k` (1-based) did, in one sentence. */
+export function narrate(m: Model, trace: Trace, k: number): string {
+  const taken = trace.steps[k - 1];
+  if (taken === undefined) return 'every page is free and has never been written; every request is new.';
+  const { action } = taken;
+  const r = action.r;
+  const before = stateAt(trace, k - 1);
+  const after = taken.state;
+  const req = view(m, after).requests[r];
+  const who = req?.name ?? `#${r}`;
+  const shared = (req?.hit ?? false) || (req?.inserted ?? false);
+  const table = tableOf(m, after, r);
+  const datas = (pages: readonly number[]): string => list(pages.map((p) => dataName(m, dataOf(m, before, p))));
+  return match(action.kind)
+    .with('allocate', () => {
+      const hit = req?.hit === true ? ` (page ${table[0]} shared from ${holderWords(m, holderOf(m, after, table[0] ?? 0))})` : '';
+      return `D gives ${who} ${pagesWords(table)}${hit}, which hold: ${datas(table)}.`;
+    })
+    .with('prefill', () => {
+      const writes = writesOf(m, before, action);
+      const contents = list(writes.map((p) => dataName(m, dataOf(m, after, p))));
+      const late = req?.phase === 'landed';
+      const into = late ? `, held now by ${list(writes.map((p) => holderWords(m, holderOf(m, after, p))))}` : '';
+      return late
+        ? `P's late write of ${who}'s prompt lands in ${pagesWords(writes)} (data: ${contents})${into}.`
+        : `P writes ${who}'s prompt into ${pagesWords(writes)} (data: ${contents}).`;
+    })
+    .with('stub', () => {
+      const writes = writesOf(m, before, action);
+      const limit = `${m.len[r] ?? 0} pages is over the prefill limit of ${m.config.prefillLimit}`;
+      if (writes.length === 0) return `P refuses ${who}: ${limit}; nothing is written, and D is told.`;
+      const total = ownPages(table, shared).length;
+      return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} pages, and reports success.`;
+    })
+    .with('handoff', () => {
+      const total = ownPages(table, shared).length;
+      return `P reports Success for ${who} (${writtenBefore(m, trace, r, k)} of ${total} pages written); D commits it.`;
+    })
+    .with('decode', () => {
+      if (req?.phase === 'failed') {
+        const bad = table.find((p) => !mayRead(m, r, tagOf(m, before, p)));
+        const tag = bad === undefined ? 0 : tagOf(m, before, bad);
+        const found = tag === 0 ? 'has no tag' : `is tagged ${dataName(m, tag)}`;
+        return `owner check: page ${bad ?? '?'} ${found}, which ${who} may not read: ${who} fails loudly and reads nothing.`;
+      }
+      return `${who} reads ${pagesWords(table)}, which hold: ${datas(table)}.`;
+    })
+    .with('free', () => {
+      const own = ownPages(table, shared);
+      if (req?.phase === 'released') {
+        const holders = list(own.map((p) => holderWords(m, holderOf(m, before, p))));
+        return `a stale second release frees ${who}'s old ${pagesWords(own)} again; they were held by: ${holders}.`;
+      }
+      return `D frees ${who}'s ${pagesWords(own)}; their contents stay (${datas(own)}).`;
+    })
+    .with('timeout', () => `D times ${who} out and frees ${pagesWords(ownPages(table, shared))} while P's write is still in flight.`)
+    .with('insert', () => {
+      const p = table[0] ?? 0;
+      return `D puts ${who}'s page ${p} into ${holderWords(m, holderOf(m, after, p))}; it holds ${dataWords(m, dataOf(m, after, p))}.`;
+    })
+    .exhaustive();
+}
+
+/** How one request changed, in words: `allocated → written, table [0 1 2]`; undefined when it did not. */
+function requestChange(was: RequestView, now: RequestView): string | undefined {
+  const parts: string[] = [];
+  if (was.phase !== now.phase) parts.push(`${was.phase} → ${now.phase}`);
+  if (was.table.join() !== now.table.join()) parts.push(`table [${now.table.join(' ')}]`);
+  if (was.read.join() !== now.read.join()) parts.push(`read ${now.read.length === 0 ? 'nothing' : list(now.read)}`);
+  if (was.hit !== now.hit) parts.push('allocated on the cached prefix page');
+  if (was.inserted !== now.inserted) parts.push('first page now in the prefix cache');
+  if (was.readUnheld !== now.readUnheld) parts.push('read a page it did not hold');
+  return parts.length === 0 ? undefined : parts.join(', ');
+}
+
+/** The request variables that step `k` changed, one entry per request: its name and the change. */
+export function requestChanges(m: Model, trace: Trace, k: number): Array<{ readonly name: string; readonly change: string }> {
+  const was = view(m, stateAt(trace, k - 1)).requests;
+  const now = view(m, stateAt(trace, k)).requests;
+  const out: Array<{ name: string; change: string }> = [];
+  now.forEach((q, i) => {
+    const before = was[i];
+    const change = before === undefined ? undefined : requestChange(before, q);
+    if (change !== undefined) out.push({ name: q.name, change });
+  });
+  return out;
+}

@@ -1,0 +1,173 @@
+/**
+ * Replay of a saved ITF trace against the spec: rebuild the model from the trace's own
+ * configuration, take every recorded action, check that it is enabled and yields exactly
+ * the recorded state, then check the invariants on every state. A trace that no longer
+ * fits, because it was edited by hand or the spec changed, is refused with the step and
+ * the difference named. Exported for users' test suites: a counterexample saved with
+ * `--itf` becomes a regression test with `expect(replayItf(json)).toMatchObject(...)`.
+ */
+import { Either, Schema } from 'effect';
+import {
+  ACTION_KINDS,
+  ConfigError,
+  INVARIANTS,
+  actionLabel,
+  compile,
+  configFrom,
+  initial,
+  schemaIssues,
+  step,
+  view,
+  type Action,
+  type Model,
+  type State,
+  type Trace,
+  type TraceStep,
+} from '../spec/index.ts';
+import { UsageError } from '../cli/errors.ts';
+import { itfVars, ITF_VARS } from './itf.ts';
+import { itfDiff, showValue } from './itf-diff.ts';
+
+/** What a replay found: the first invariant violated and where, or none. */
+export type ReplayResult =
+  | {
+      readonly outcome: 'violation';
+      /** The model rebuilt from the trace's configuration. */
+      readonly model: Model;
+      /** The replayed trace, up to the first state that violates an invariant. */
+      readonly trace: Trace;
+      /** The invariant violated. */
+      readonly invariant: string;
+      /** The first state (0..n) that violates it. */
+      readonly step: number;
+    }
+  | {
+      readonly outcome: 'ok';
+      /** The model rebuilt from the trace's configuration. */
+      readonly model: Model;
+      /** The replayed trace. */
+      readonly trace: Trace;
+    };
+
+/** A trace that cannot be replayed: malformed, or no longer what the spec does. Exits 2 from the command line. */
+export class ReplayError extends UsageError {
+  /** The step at fault (0 for the initial state), or `null` when the trace as a whole is malformed. */
+  readonly step: number | null;
+  constructor(message: string, step: number | null) {
+    super(message);
+    this.name = 'ReplayError';
+    this.step = step;
+  }
+}
+
+const expected = (what: string) => ({ message: (issue: { readonly actual: unknown }) => `expected ${what}, got ${showValue(issue.actual)}` });
+
+const StateSchema = Schema.Struct({
+  '#meta': Schema.Struct({ index: Schema.Number.annotations(expected('a step index')) }).annotations(expected('an object {"index": k}')),
+  'mbt::actionTaken': Schema.String.annotations(expected('an action kind such as "decode"')),
+  'mbt::nondetPicks': Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations(expected('an object such as {"r": "B"}')),
+}, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations(expected('a state object'));
+
+const ItfSchema = Schema.Struct({
+  '#meta': Schema.Struct({
+    format: Schema.Literal('ITF').annotations(expected('"ITF"')),
+    config: Schema.Unknown,
+    invariant: Schema.optionalWith(Schema.NullOr(Schema.String).annotations(expected('an invariant name or null')), { exact: true }),
+  }).annotations(expected('an object with "format" and "config"')),
+  vars: Schema.Array(Schema.String.annotations(expected('a variable name'))).annotations(expected('a list of variable names')),
+  states: Schema.Array(StateSchema)
+    .annotations(expected('a list of states'))
+    .pipe(Schema.minItems(1, { message: () => 'expected at least the initial state, got []' })),
+}).annotations(expected('an ITF trace object with "#meta", "vars" and "states"'));
+
+/** The model of the trace's `#meta.config`. */
+function modelOf(config: unknown): Model {
+  if (config === undefined) {
+    throw new ReplayError('#meta.config is missing: pagecheck replays the traces it wrote, which carry their model configuration', null);
+  }
+  try {
+    return compile(configFrom(config));
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    const lines = e.issues.map((i) => `#meta.config${i.path === '' ? '' : `.${i.path}`}: ${i.message}`);
+    throw new ReplayError(lines.join('\n'), null);
+  }
+}
+
+/** The recorded variables of a state: every field but `#meta` and the `mbt::` metadata. */
+function recordedVars(raw: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof raw === 'object' && raw !== null) {
+    for (const [k, v] of Object.entries(raw)) if (k !== '#meta' && !k.startsWith('mbt::')) out[k] = v;
+  }
+  return out;
+}
+
+/** The action a state records, checked against the model. */
+function actionOf(m: Model, k: number, kind: string, picks: Readonly<Record<string, unknown>>): Action {
+  const known = ACTION_KINDS.find((a) => a === kind);
+  if (known === undefined) {
+    throw new ReplayError(`step ${k}: mbt::actionTaken is ${showValue(kind)}; expected one of ${ACTION_KINDS.join(', ')}`, k);
+  }
+  const name = picks['r'];
+  const r = m.config.requests.findIndex((q) => q.name === name);
+  if (r < 0) {
+    const names = m.config.requests.map((q) => q.name).join(', ');
+    throw new ReplayError(`step ${k}: mbt::nondetPicks.r is ${showValue(name)}, which names no request of the configuration (${names})`, k);
+  }
+  return { kind: known, r };
+}
+
+/** Checks one recorded state against the spec's. */
+function compare(m: Model, k: number, raw: unknown, s: State): void {
+  const diff = itfDiff(recordedVars(raw), itfVars(m, s));
+  if (diff !== undefined) throw new ReplayError(`${k === 0 ? 'state 0 (init)' : `step ${k}`}: ${diff}`, k);
+}
+
+/** Replays a parsed ITF trace; throws {@link ReplayError} when it is malformed or no longer fits the spec. */
+export function replayItf(json: unknown): ReplayResult {
+  const decoded = Schema.decodeUnknownEither(ItfSchema, { errors: 'all' })(json);
+  if (Either.isLeft(decoded)) {
+    throw new ReplayError(schemaIssues(decoded.left).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('\n'), null);
+  }
+  const itf = decoded.right;
+  const m = modelOf(itf['#meta'].config);
+  if ([...itf.vars].sort().join() !== [...ITF_VARS].sort().join()) {
+    throw new ReplayError(`vars is ${showValue(itf.vars)}; a pagecheck trace has ${showValue(ITF_VARS)}`, null);
+  }
+  const [first, ...rest] = itf.states;
+  if (first === undefined) throw new ReplayError('states: expected at least the initial state, got []', null);
+  if (first['mbt::actionTaken'] !== 'init') {
+    throw new ReplayError(`state 0: mbt::actionTaken is ${showValue(first['mbt::actionTaken'])}; the first state of a trace is "init"`, 0);
+  }
+  const init = initial(m);
+  compare(m, 0, first, init);
+  const steps: TraceStep[] = [];
+  let s = init;
+  rest.forEach((recorded, i) => {
+    const k = i + 1;
+    const action = actionOf(m, k, recorded['mbt::actionTaken'], recorded['mbt::nondetPicks']);
+    const next = step(m, s, action);
+    if (next === undefined) {
+      const req = view(m, s).requests[action.r];
+      throw new ReplayError(`step ${k}: ${actionLabel(m, action)} is not enabled (${req?.name ?? '?'} is ${req?.phase ?? '?'})`, k);
+    }
+    compare(m, k, recorded, next);
+    steps.push({ action, state: next });
+    s = next;
+  });
+  const trace: Trace = { initial: init, steps };
+  const claimed = itf['#meta'].invariant ?? null;
+  for (let k = 0; k <= steps.length; k++) {
+    const state = k === 0 ? init : (steps[k - 1]?.state ?? init);
+    const broken = INVARIANTS.filter((p) => !p.holds(m, state));
+    // Several invariants can break in one state; the one the trace was saved for comes first.
+    const chosen = broken.find((p) => p.name === claimed) ?? broken[0];
+    if (chosen === undefined) continue;
+    return { outcome: 'violation', model: m, trace: { initial: init, steps: steps.slice(0, k) }, invariant: chosen.name, step: k };
+  }
+  if (claimed !== null) {
+    throw new ReplayError(`#meta.invariant says ${claimed} is violated, but no state of the replayed trace violates an invariant`, null);
+  }
+  return { outcome: 'ok', model: m, trace };
+}

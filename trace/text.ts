@@ -1,0 +1,84 @@
+/**
+ * The counterexample as text, the default output of `check`: state 0..n with the action
+ * between, what each action did, only what changed, a row with every page per state, and
+ * at the end what went wrong in words. ANSI colour only when the caller asks for it; the
+ * markers (`*` changed, `!` the violation) carry the same meaning without colour.
+ */
+import type { Model, Trace } from '../spec/index.ts';
+import { tell, type PageCell, type Story } from './story.ts';
+
+/** How to print a trace. */
+export interface TraceFormat {
+  /** ANSI colour: the caller decides, usually with {@link shouldColor}. */
+  readonly color: boolean;
+  /** The invariant the trace violates, if any. */
+  readonly violation?: string | undefined;
+}
+
+/** Whether to colour output for `stream`: a terminal, and `NO_COLOR` unset or empty (no-color.org). */
+export function shouldColor(stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  const noColor = env['NO_COLOR'];
+  return stream.isTTY === true && (noColor === undefined || noColor === '');
+}
+
+/** ANSI styles, or none. */
+interface Paint {
+  readonly bold: (s: string) => string;
+  readonly dim: (s: string) => string;
+  readonly changed: (s: string) => string;
+  readonly leak: (s: string) => string;
+  readonly bad: (s: string) => string;
+}
+
+const sgr = (open: string) => (s: string) => `\u001b[${open}m${s}\u001b[0m`;
+const plain = (s: string): string => s;
+const COLOR: Paint = { bold: sgr('1'), dim: sgr('2'), changed: sgr('1;33'), leak: sgr('1;97;41'), bad: sgr('1;31') };
+const NONE: Paint = { bold: plain, dim: plain, changed: plain, leak: plain, bad: plain };
+
+/** A page cell's words: `holder/data`, with `/tag` when tags matter; `-` for nobody. */
+export function cellText(cell: PageCell, tags: boolean): string {
+  const parts = [cell.holder, cell.data, ...(tags ? [cell.tag] : [])];
+  return parts.map((x) => x ?? '-').join('/');
+}
+
+/** The row of every page at one state, aligned across the whole trace. */
+function pageRow(story: Story, cells: readonly PageCell[], width: number, paint: Paint): string {
+  const body = cells.map((c) => {
+    const mark = c.leak ? '!' : c.changed ? '*' : ' ';
+    const text = `${c.id} ${cellText(c, story.tags)}${mark}`.padEnd(width + String(c.id).length + 2);
+    return c.leak ? paint.leak(text.trimEnd()) + text.slice(text.trimEnd().length) : c.changed ? paint.changed(text) : text;
+  });
+  return `  ${paint.dim('pages')}  ${body.join('  ').trimEnd()}`;
+}
+
+/** The trace as text, state 0..n; the last step explains the violation in words. */
+export function formatTrace(m: Model, trace: Trace, format: TraceFormat): string {
+  const paint = format.color ? COLOR : NONE;
+  const story = tell(m, trace, format.violation);
+  const width = Math.max(...story.steps.flatMap((s) => s.pages.map((c) => cellText(c, story.tags).length)));
+  const names = Math.max(5, ...m.config.requests.map((q) => q.name.length));
+  const x = story.explanation;
+  const lines: string[] = [];
+  const n = trace.steps.length;
+  const digits = String(n).length;
+  if (x !== undefined) lines.push(paint.bad(`${x.invariant} violated after ${n} steps: ${x.headline.join(' ')}`));
+  else lines.push(paint.bold(`trace of ${n} steps`));
+  lines.push(`model: ${story.model}`);
+  const legend = story.tags ? 'holder/data/tag' : 'holder/data';
+  lines.push(paint.dim(`page cells: ${legend}, "-" = free or never written; * = changed at this step${x === undefined ? '' : ', ! = the violation'}`));
+  for (const s of story.steps) {
+    lines.push('');
+    if (s.action === null) lines.push(`${paint.bold(`state ${'0'.padEnd(digits)}`)}  ${s.narration}`);
+    else lines.push(`${paint.bold(`step ${String(s.index).padEnd(digits)}`)}  ${paint.bold(s.action)}  ${s.narration}`);
+    for (const c of s.changes) lines.push(`  ${c.name.padEnd(names)}  ${c.change}`);
+    lines.push(pageRow(story, s.pages, width, paint));
+    if (x !== undefined && s.index === x.step) {
+      for (const h of x.headline) lines.push(paint.bad(`  ✗ ${x.invariant}: ${h}`));
+      for (const d of x.details) lines.push(`    ${d}`);
+    }
+  }
+  lines.push('');
+  const actions = story.steps.flatMap((s) => (s.action === null ? [] : [s.action]));
+  lines.push(paint.dim(`actions: ${actions.length === 0 ? '(none)' : actions.join(' ')}`));
+  return lines.join('\n');
+}
