@@ -45,7 +45,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** A closed pipe (`pagecheck ... | head`) ends the run quietly, as it does for other command-line tools. */
+function exitOnBrokenPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (invokedDirectly || process.env['PAGECHECK_MAIN'] === '1') {
+  exitOnBrokenPipe(process.stdout);
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -1,14 +1,130 @@
-/** `pagecheck incident`: being built (see the open issues); registered so that the command line is whole. */
+/**
+ * `pagecheck incident`: the incident replayed at real scale on the TypedArray page pool
+ * (PROTOCOL.md section 6). 64-token pages, P's memory of 681,280 tokens, D's pool of the
+ * advertised 1,048,576, a realistic mix of prompt lengths, many requests in flight.
+ */
+import { Either } from 'effect';
 import type { Command } from 'commander';
-import { UsageError } from '../errors.ts';
+import { VARIANTS, type Variant } from '../../spec/index.ts';
+import { PagePool } from '../../impl/pool.ts';
+import { replay, type PoolFactory } from '../../incident/replay.ts';
+import { summarize } from '../../incident/report.ts';
+import { describeSource, formatReport } from '../../incident/format.ts';
+import { decodeWorkload, WORKLOAD_DEFAULTS, WORKLOAD_LIMITS, type Workload } from '../../incident/workload.ts';
+import { readJsonFile } from '../model-options.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { createProgress } from '../progress.ts';
+
+/** The flags as commander hands them over. */
+interface IncidentFlags {
+  readonly variant: string;
+  readonly requests?: string;
+  readonly seed: string;
+  readonly workload?: string;
+  readonly inFlight?: string;
+  readonly json?: boolean;
+}
+
+const HELP = `
+Requests arrive in order, each from a different user, and are admitted as soon as a slot
+and enough pages are free; prefill (or, for a prompt longer than P's memory, stub),
+handoff, decode and free then interleave at times drawn from the seed, and a freed page
+goes to the next allocation with its old contents. A response leaks when its decode reads
+data written by another request.
+
+Default mix (--workload replaces it):
+  80% chat 200–8,000 tokens, 16.25% document 8,001–681,279 (both log-uniform),
+  0.5% exactly 681,280 (the boundary), 0.25% exactly 681,281 (one token over),
+  3% over-long 681,282–1,048,576 (uniform).
+
+Workload file (JSON; every field optional; see examples/workload.json):
+  {"requests": 100000, "inFlight": 64,
+   "pageTokens": 64, "prefillTokens": 681280, "poolTokens": 1048576,
+   "mix": [{"name": "chat", "weight": 80, "minTokens": 200, "maxTokens": 8000,
+            "spread": "log-uniform"}, ...]}
+  or "lengths": [681281, 2000, ...] instead of "mix": prompt lengths in tokens, replayed
+  in order and cycled up to "requests" (default: the list's length).
+  --requests and --in-flight override the file.
+
+Exit codes: 0 no response leaked, 1 some response leaked (Isolation violated),
+2 bad flag or workload file.`;
 
 /** Registers the command. */
 export function register(program: Command): void {
   program
     .command('incident')
-    .description('not built yet')
-    .allowUnknownOption()
-    .action(() => {
-      throw new UsageError('pagecheck incident is not built yet');
+    .description('replay the incident at real scale: a realistic workload through the TypedArray page pool')
+    .option('--variant <name>', `${VARIANTS.join(' | ')}`, 'buggy')
+    .option('--requests <n>', `requests to replay (default ${WORKLOAD_DEFAULTS.requests.toLocaleString('en-US')})`)
+    .option('--seed <s>', 'seed of the lengths and the schedule, 0 to 4294967295', '1')
+    .option('--workload <file>', 'workload file (JSON): your own mix or list of prompt lengths')
+    .option('--in-flight <k>', `most requests in flight at once (default ${WORKLOAD_DEFAULTS.inFlight})`)
+    .option('--json', 'print the report as JSON')
+    .addHelpText('after', HELP)
+    .action((flags: IncidentFlags) => {
+      process.exitCode = run(flags);
     });
+}
+
+/** Runs the replay and prints the report; returns the exit code. */
+function run(flags: IncidentFlags): number {
+  const variant = parseVariant(flags.variant);
+  const seed = parseWhole('--seed', flags.seed, 0, 0xffffffff);
+  const requests = flags.requests === undefined ? undefined : parseWhole('--requests', flags.requests, 1, WORKLOAD_LIMITS.maxRequests);
+  const inFlight = flags.inFlight === undefined ? undefined : parseWhole('--in-flight', flags.inFlight, 1, WORKLOAD_LIMITS.maxInFlight);
+  const workload = loadWorkload(flags.workload, {
+    ...(requests === undefined ? {} : { requests }),
+    ...(inFlight === undefined ? {} : { inFlight }),
+  });
+  const json = flags.json === true;
+
+  const progress = createProgress('incident | {done}/{requests} requests | {inFlight} in flight | {rate} req/s', json);
+  const pool: PoolFactory = (options) => new PagePool(options);
+  const started = performance.now();
+  const result = replay({
+    workload,
+    variant,
+    seed,
+    pool,
+    onProgress: (done, inFlightNow) => {
+      const seconds = (performance.now() - started) / 1000;
+      progress.update({ done, requests: workload.requests, inFlight: inFlightNow, rate: seconds > 0 ? Math.round(done / seconds) : 0 });
+    },
+  });
+  progress.stop();
+  const report = summarize(result);
+  if (json) process.stdout.write(`${JSON.stringify({ ...report, mix: describeSource(workload) }, null, 2)}\n`);
+  else process.stdout.write(`${formatReport(report, workload, replayCommand(flags, report.variant, seed, workload))}\n`);
+  return report.leaked > 0 ? EXIT.violation : EXIT.ok;
+}
+
+/** The command line that replays this run exactly. */
+function replayCommand(flags: IncidentFlags, variant: string, seed: number, workload: Workload): string {
+  const file = flags.workload === undefined ? '' : ` --workload ${flags.workload}`;
+  return `pagecheck incident --variant ${variant} --seed ${seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`;
+}
+
+/** `--variant`, or a usage error naming the value. */
+function parseVariant(text: string): Variant {
+  const found = VARIANTS.find((v) => v === text);
+  if (found === undefined) throw new UsageError(`--variant: expected one of ${VARIANTS.join(', ')}, got ${JSON.stringify(text)}`);
+  return found;
+}
+
+/** A whole-number flag in `[min, max]`, or a usage error naming the flag and the value. */
+function parseWhole(flag: string, text: string, min: number, max: number): number {
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** The workload: the file's (decoded with Schema) or the default, with the flags applied. */
+function loadWorkload(path: string | undefined, overrides: { readonly requests?: number; readonly inFlight?: number }): Workload {
+  const input = path === undefined ? {} : readJsonFile(path, 'workload file');
+  const decoded = decodeWorkload(input, overrides);
+  if (Either.isRight(decoded)) return decoded.right;
+  const lines = decoded.left.map((i) => `${path ?? '(default workload)'}${i.path === '' ? '' : `: ${i.path}`}: ${i.message}`);
+  throw new UsageError(`invalid workload file:\n  ${lines.join('\n  ')}`);
 }

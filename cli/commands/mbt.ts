@@ -1,14 +1,177 @@
-/** `pagecheck mbt`: being built (see the open issues); registered so that the command line is whole. */
+/**
+ * `pagecheck mbt`: the model-based test of the page pool (impl/) against the spec, from the
+ * command line. fast-check drives both with the same random interleavings; after every
+ * step the pool must accept exactly what the spec enables, its abstracted state must equal
+ * the spec's, and `Isolation` must hold. A failure is shrunk and printed as a trace, with
+ * the same printer as the checker, and with the command line that replays it exactly.
+ * Exit 1 on a failure, 0 on a pass, 2 on bad input.
+ */
 import type { Command } from 'commander';
-import { UsageError } from '../errors.ts';
+import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { EVENTS, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { formatTrace, shouldColor } from '../../trace/index.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+
+/** The seed when none is given: fixed, so that two runs without `--seed` agree, and printed. */
+export const DEFAULT_SEED = 20260827;
+
+/** The flags of `mbt`. */
+interface MbtFlags extends ModelFlags {
+  /** `--runs`. */
+  readonly runs: string;
+  /** `--seed`. */
+  readonly seed?: string;
+  /** `--path`. */
+  readonly path?: string;
+  /** `--max-commands`. */
+  readonly maxCommands: string;
+  /** `--random`. */
+  readonly random?: boolean;
+  /** `--json`. */
+  readonly json?: boolean;
+}
+
+/** A whole number flag in `[min, max]`, or a {@link UsageError} naming the flag and the value. */
+function whole(flag: string, text: string, min: number, max: number): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults). */
+type Target = { readonly config: Config } | { readonly variant: Variant; readonly faults?: readonly Fault[] };
+
+/** What to test, from the flags: random configurations with `--random` (faults random unless given), else the model flags over the minimal incident. */
+function targetFrom(flags: MbtFlags): Target {
+  if (flags.random !== true) {
+    // The minimal incident by default; the faults are left to the variant's own.
+    const { pages, prefillLimit, requests } = incidentConfig('buggy');
+    return { config: configFromFlags(flags, { pages, prefillLimit, requests }) };
+  }
+  for (const [flag, value] of [['--config', flags.config], ['--pages', flags.pages], ['--prefill-limit', flags.prefillLimit], ['--requests', flags.requests]] as const) {
+    if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
+  }
+  // Decode the variant and faults through the same schema as every other command.
+  const decoded = configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' });
+  return { variant: decoded.variant, ...(flags.faults === undefined ? {} : { faults: decoded.faults }) };
+}
+
+/** A value as the shell reads it back. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_.,:=/-]+$/.test(text) ? text : `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
+}
+
+/** The command line that replays a failure exactly: the user's own model flags, the seed and the path. */
+function replayLine(flags: MbtFlags, seed: number, path: string): string {
+  const words = ['pagecheck', 'mbt'];
+  const add = (flag: string, value: string | undefined): void => {
+    if (value !== undefined) words.push(flag, shellWord(value));
+  };
+  add('--config', flags.config);
+  add('--variant', flags.variant);
+  add('--pages', flags.pages);
+  add('--prefill-limit', flags.prefillLimit);
+  add('--requests', flags.requests);
+  add('--faults', flags.faults);
+  if (flags.random === true) words.push('--random');
+  if (flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
+  add('--seed', String(seed));
+  add('--path', path);
+  return words.join(' ');
+}
+
+/** A configuration in one line. */
+function describeConfig(config: Config): string {
+  const requests = config.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
+  const faults = config.faults.length === 0 ? 'none' : config.faults.join(',');
+  return `variant ${config.variant}, faults ${faults}; ${config.pages} pages, prefill limit ${config.prefillLimit}, requests ${requests}`;
+}
+
+/** The result as the JSON that `--json` prints. */
+function resultJson(result: MbtResult, replay: string | undefined): unknown {
+  const f = result.failure;
+  const trace = f === undefined ? [] : f.actions.map((a) => actionLabel(f.model, a));
+  return {
+    verdict: result.verdict,
+    runs: result.runs,
+    seed: result.seed,
+    path: f?.path ?? null,
+    property: f?.property ?? null,
+    trace,
+    traceLength: trace.length,
+    ...(f === undefined ? { events: result.events } : { message: f.message, commands: f.commands, config: f.config, replay }),
+  };
+}
+
+/** Runs the test and prints the outcome; returns the exit code. */
+export function mbtCommand(flags: MbtFlags): number {
+  const runs = whole('--runs', flags.runs, 1, 10_000_000);
+  const seed = flags.seed === undefined ? DEFAULT_SEED : whole('--seed', flags.seed, 0, 0x7fffffff);
+  const maxCommands = whole('--max-commands', flags.maxCommands, 1, 1000);
+  try {
+    splitPath(flags.path);
+  } catch (e) {
+    throw new UsageError(`--path: ${(e as Error).message}`);
+  }
+  const target = targetFrom(flags);
+  let result: MbtResult;
+  try {
+    result = runMbt({ ...target, runs, seed, maxCommands, ...(flags.path === undefined ? {} : { path: flags.path }) });
+  } catch (e) {
+    if (e instanceof RangeError && flags.path !== undefined) {
+      throw new UsageError(`--path: ${e.message} (a path replays with the --seed and flags printed beside it)`);
+    }
+    throw e;
+  }
+  const f = result.failure;
+  const replay = f === undefined ? undefined : replayLine(flags, result.seed, f.path);
+  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  if (flags.json === true) {
+    out(JSON.stringify(resultJson(result, replay), null, 2));
+    return f === undefined ? EXIT.ok : EXIT.violation;
+  }
+  const what = 'config' in target ? describeConfig(target.config) : `random configurations, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}`;
+  out(`pagecheck mbt: ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
+  if (f === undefined && flags.path !== undefined) {
+    out(`pass: the case at --path ${flags.path} passes now`);
+    return EXIT.ok;
+  }
+  if (f === undefined) {
+    out(`pass: ${result.runs} runs; the pool accepted exactly what the spec enables, refined it at every step, and Isolation held`);
+    out(`exercised: ${EVENTS.map((e) => `${e} ${result.events[e]}`).join(', ')}`);
+    return EXIT.ok;
+  }
+  out(`FAIL at run ${result.runs}: ${f.property}; shrunk in ${f.shrinks} steps to ${f.commands.length} commands (${f.actions.length} enabled)`);
+  if (!('config' in target)) out(`configuration: ${describeConfig(f.config)}`);
+  const built = run(f.model, f.actions);
+  if ('trace' in built) {
+    const violation = f.property === 'Isolation' ? { violation: 'Isolation' } : {};
+    out('');
+    out(formatTrace(f.model, built.trace, { color: shouldColor(process.stdout), ...violation }));
+    out('');
+  }
+  out(f.message);
+  out(`replay: ${replay ?? ''}`);
+  return EXIT.violation;
+}
 
 /** Registers the command. */
 export function register(program: Command): void {
-  program
-    .command('mbt')
-    .description('not built yet')
-    .allowUnknownOption()
-    .action(() => {
-      throw new UsageError('pagecheck mbt is not built yet');
+  addModelOptions(
+    program
+      .command('mbt')
+      .description('model-based test of the page pool against the spec (fast-check); a failure prints as a shrunk trace with its replay line'),
+  )
+    .option('--random', `random configurations (up to 6 pages, 1 to 4 requests, prefixes) instead of one; faults random unless --faults (${FAULTS.join(', ')})`)
+    .option('--runs <n>', 'number of runs', '1000')
+    .option('--seed <s>', `fast-check seed, 0 to 2147483647 (default ${DEFAULT_SEED})`)
+    .option('--path <path>', 'replay exactly the counterexample at this path (printed on failure; use with the same --seed)')
+    .option('--max-commands <n>', 'longest command sequence of a run', '40')
+    .option('--json', 'print the result as JSON')
+    .action((flags: MbtFlags) => {
+      process.exitCode = mbtCommand(flags);
     });
 }

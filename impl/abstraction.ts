@@ -1,0 +1,96 @@
+/**
+ * The abstraction function: what a pool driven with a small configuration means in the
+ * spec's terms. Slot `r` is request `r` of the configuration; serials map back to request
+ * labels, prefix groups to prefix labels, and the result is a state in the spec's own
+ * byte layout (spec/model.ts, spec/state.ts). Refinement is then "the bytes are equal"
+ * after every step, and {@link refinementDiff} says in words where they are not.
+ */
+import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
+import { initial, Ph, setObserved, type State } from '../spec/state.ts';
+import { view } from '../spec/view.ts';
+import { groupOfLabel } from './options.ts';
+import type { PagePool } from './pool.ts';
+
+/** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
+function specLabel(m: Model, pool: PagePool, label: number): number {
+  if (label === 0) return 0;
+  if (label < 0) {
+    const g = groupOfLabel(label);
+    if (g < m.groups) return prefixLabel(m, g);
+  } else {
+    for (let r = 0; r < m.n; r++) if (pool.phase(r) !== Ph.new && pool.serial(r) === label) return bodyLabel(r);
+  }
+  throw new Error(`abstraction: the pool holds label ${label}, which no request or prefix of the model has`);
+}
+
+/** The spec state that the pool's state stands for; throws when the pool is too small for the model, or holds what the spec cannot express. */
+export function abstractState(m: Model, pool: PagePool): State {
+  if (pool.options.pages !== m.pages || pool.options.slots < m.n) {
+    throw new Error(`abstraction: a pool of ${pool.options.pages} pages and ${pool.options.slots} slots cannot stand for ${m.pages} pages and ${m.n} requests`);
+  }
+  const s = initial(m);
+  for (let p = 0; p < m.pages; p++) {
+    s[m.holderAt + p] = specLabel(m, pool, pool.holder[p] ?? 0);
+    s[m.dataAt + p] = specLabel(m, pool, pool.data[p] ?? 0);
+    s[m.tagAt + p] = specLabel(m, pool, pool.tag[p] ?? 0);
+  }
+  const width = pool.options.maxLength;
+  for (let r = 0; r < m.n; r++) {
+    s[m.phaseAt + r] = pool.phase(r);
+    s[m.flagsAt + r] = pool.flags[r] ?? 0;
+    const length = pool.lengths[r] ?? 0;
+    const specLength = m.len[r] ?? 0;
+    if (length !== 0 && length !== specLength) {
+      throw new Error(`abstraction: slot ${r} holds a request of ${length} pages, the model's has ${specLength}`);
+    }
+    const table = m.tableAt[r] ?? 0;
+    for (let i = 0; i < length; i++) {
+      const page = pool.tables[r * width + i] ?? -1;
+      s[table + i] = page >= 0 && page < m.pages ? page : SPEC_NO_PAGE;
+    }
+    let observed = 0;
+    const reads = pool.readCounts[r] ?? 0;
+    for (let i = 0; i < reads; i++) {
+      const label = specLabel(m, pool, pool.reads[r * width + i] ?? 0);
+      if (label !== 0) observed |= 1 << (label - 1);
+    }
+    setObserved(m, s, r, observed >>> 0);
+  }
+  return s;
+}
+
+/** Whether two states are the same bytes. */
+export function sameState(a: State, b: State): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Where the implementation's abstracted state differs from the spec's, one line per field, in words. */
+export function refinementDiff(m: Model, spec: State, impl: State): string[] {
+  const a = view(m, spec);
+  const b = view(m, impl);
+  const lines: string[] = [];
+  const show = (x: unknown): string => (x === null ? 'none' : Array.isArray(x) ? `[${x.join(',')}]` : String(x));
+  const field = (where: string, name: string, x: unknown, y: unknown): void => {
+    if (show(x) !== show(y)) lines.push(`${where} ${name}: spec ${show(x)}, impl ${show(y)}`);
+  };
+  a.pages.forEach((p, i) => {
+    const q = b.pages[i];
+    if (q === undefined) return;
+    field(`page ${p.id}`, 'holder', p.holder, q.holder);
+    field(`page ${p.id}`, 'data', p.data, q.data);
+    field(`page ${p.id}`, 'tag', p.tag, q.tag);
+  });
+  a.requests.forEach((r, i) => {
+    const q = b.requests[i];
+    if (q === undefined) return;
+    field(r.name, 'phase', r.phase, q.phase);
+    field(r.name, 'table', r.table, q.table);
+    field(r.name, 'read', r.read, q.read);
+    field(r.name, 'hit', r.hit, q.hit);
+    field(r.name, 'inserted', r.inserted, q.inserted);
+    field(r.name, 'readUnheld', r.readUnheld, q.readUnheld);
+  });
+  return lines;
+}

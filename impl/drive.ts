@@ -1,0 +1,92 @@
+/**
+ * Driving a pool with the spec's actions: the pool a model stands for, one action applied
+ * to it, and what an accepted action did, in the words of the fault catalogue. Shared by
+ * the model-based tests, `pagecheck mbt` and anything else that runs spec traces on the
+ * implementation.
+ */
+import { match } from 'ts-pattern';
+import type { Action } from '../spec/actions.ts';
+import type { Model } from '../spec/model.ts';
+import { flagsOf, HIT, phaseOf, Ph, type State } from '../spec/state.ts';
+import type { PoolOptions } from './options.ts';
+import { PagePool } from './pool.ts';
+
+/** Builds a pool from options; tests substitute mutants here. */
+export type PoolFactory = (options: PoolOptions) => PagePool;
+
+/** The real pool. */
+export const realPool: PoolFactory = (options) => new PagePool(options);
+
+/** The pool that stands for model `m`: slot `r` is request `r`, and a slot is admitted once, as a spec request is. */
+export function poolOptionsFor(m: Model): PoolOptions {
+  let maxLength = 1;
+  for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
+  return {
+    pages: m.pages,
+    prefillLimit: m.config.prefillLimit,
+    variant: m.config.variant,
+    faults: m.config.faults,
+    slots: m.n,
+    maxLength,
+    prefixes: m.groups,
+    reuseSlots: false,
+  };
+}
+
+/** Applies spec action `a` to the pool; whether the pool accepted it. */
+export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
+  return match(a.kind)
+    .with('allocate', () => {
+      const g = m.group[a.r] ?? -1;
+      const length = m.len[a.r] ?? 0;
+      return g >= 0 ? pool.allocate(a.r, length, g) : pool.allocate(a.r, length);
+    })
+    .with('prefill', () => pool.prefill(a.r))
+    .with('stub', () => pool.stub(a.r))
+    .with('handoff', () => pool.handoff(a.r))
+    .with('decode', () => pool.decode(a.r))
+    .with('free', () => pool.free(a.r))
+    .with('timeout', () => pool.timeout(a.r))
+    .with('insert', () => pool.insert(a.r))
+    .exhaustive();
+}
+
+/** What an accepted action did that a run's coverage counts: the faults firing, the defences acting. */
+export const EVENTS = [
+  'decoded',
+  'silent-stub',
+  'refusal',
+  'timeout',
+  'late-write',
+  'stale-release',
+  'prefix-hit',
+  'poisoned-insert',
+  'failed-loudly',
+] as const;
+
+/** One of {@link EVENTS}. */
+export type Event = (typeof EVENTS)[number];
+
+/** Counts of each event over a test run. */
+export type EventCounts = Record<Event, number>;
+
+/** All counts zero. */
+export function noEvents(): EventCounts {
+  return Object.fromEntries(EVENTS.map((e) => [e, 0])) as EventCounts;
+}
+
+/** The event of spec step `before --a--> after`, if it is one that coverage counts. */
+export function eventOf(m: Model, before: State, after: State, a: Action): Event | undefined {
+  const was = phaseOf(m, before, a.r);
+  const now = phaseOf(m, after, a.r);
+  return match(a.kind)
+    .with('allocate', () => ((flagsOf(m, after, a.r) & HIT) !== 0 ? ('prefix-hit' as const) : undefined))
+    .with('prefill', () => (now === Ph.landed ? ('late-write' as const) : undefined))
+    .with('stub', () => (now === Ph.landed ? ('late-write' as const) : now === Ph.written ? ('silent-stub' as const) : ('refusal' as const)))
+    .with('handoff', () => undefined)
+    .with('decode', () => (now === Ph.failed ? ('failed-loudly' as const) : ('decoded' as const)))
+    .with('free', () => (now === Ph.released ? ('stale-release' as const) : undefined))
+    .with('timeout', () => 'timeout' as const)
+    .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
+    .exhaustive();
+}

@@ -1,0 +1,8 @@
+/** The optimized page pool that refines the spec, and the harness that checks it: the public surface. */
+export * from './options.ts';
+export * from './free-set.ts';
+export * from './pool.ts';
+export * from './abstraction.ts';
+export * from './drive.ts';
+export * from './mbt-commands.ts';
+export * from './mbt.ts';

@@ -1,0 +1,92 @@
+/**
+ * How a {@link PagePool} is built: its sizes, the variant and the faults, with the same
+ * names and meaning as the spec's configuration (spec/config.ts), and the label encoding
+ * that the pool's per-page arrays share.
+ *
+ * Labels. At real scale requests are unbounded, so a request is named by the serial of its
+ * admission (a positive 32-bit integer, unique among the last 2^31 - 1 admissions), and a
+ * prefix group `g` by the negative label `-(g + 1)`; `0` is nobody / never written. One
+ * signed alphabet keeps every label a small integer (no boxing in V8) and the owner check
+ * a single comparison for a page the reader wrote itself.
+ */
+import { DEFAULT_FAULTS, type Fault, type Variant } from '../spec/config.ts';
+
+/** The pool's sizes, variant and faults. */
+export interface PoolOptions {
+  /** D's KV pages, ids `0 .. pages-1`. */
+  readonly pages: number;
+  /** The longest prompt, in pages, that P really computes; longer ones hit `stub`. */
+  readonly prefillLimit: number;
+  /** Which defence the serving stack has. */
+  readonly variant: Variant;
+  /** The bug classes switched on; the variant's own (`DEFAULT_FAULTS`) when left out, as in the spec's decoder. */
+  readonly faults?: readonly Fault[];
+  /** Request slots: the most requests in flight at once. */
+  readonly slots: number;
+  /** The longest request, in pages: the width of a slot's page table. */
+  readonly maxLength: number;
+  /** Number of prompt-prefix groups the prefix cache knows (`allocate`'s `prefix` is below it); 0 when left out. */
+  readonly prefixes?: number;
+  /**
+   * Whether `allocate` may admit a new request into a slot whose request is finished
+   * (freed, released, or timed out with its late write landed). On by default, as a server
+   * reuses its request rows; the refinement harness turns it off, because a spec request
+   * is admitted once.
+   */
+  readonly reuseSlots?: boolean;
+}
+
+/** What the options switch on, resolved once so that the actions test plain booleans. */
+export interface Behaviour {
+  /** `stub` writes a one-page dummy and reports success (rather than refusing). */
+  readonly silentStub: boolean;
+  /** `decode` checks every page's owner tag; writes stamp tags and `allocate` clears them. */
+  readonly ownerCheck: boolean;
+  /** `timeout` is enabled, and a timed-out request's write still lands. */
+  readonly earlyFree: boolean;
+  /** `free` releases a freed (or landed) request's old page table a second time. */
+  readonly staleFree: boolean;
+  /** `insert` also takes the first page of a refused or failed request. */
+  readonly prefixPoison: boolean;
+  /** See {@link PoolOptions.reuseSlots}. */
+  readonly reuseSlots: boolean;
+}
+
+/** Marks a page-table entry that holds no page. */
+export const NO_PAGE = -1;
+
+/** The largest serial; the next admission after it gets serial 1 again. */
+export const MAX_SERIAL = 0x7fffffff;
+
+/** The label of prefix group `g`'s data, and of its prefix-cache entry as a holder. */
+export function prefixLabelOf(g: number): number {
+  return -(g + 1);
+}
+
+/** The prefix group of a negative label. */
+export function groupOfLabel(label: number): number {
+  return -label - 1;
+}
+
+const whole = (name: string, value: number, min: number): void => {
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`PoolOptions.${name}: expected a whole number >= ${min}, got ${value}`);
+};
+
+/** Checks the sizes (a programming error, not user input: throws `RangeError`) and resolves the switches. */
+export function resolveOptions(options: PoolOptions): Behaviour {
+  whole('pages', options.pages, 1);
+  whole('prefillLimit', options.prefillLimit, 0);
+  whole('slots', options.slots, 1);
+  whole('maxLength', options.maxLength, 1);
+  whole('prefixes', options.prefixes ?? 0, 0);
+  const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
+  const has = (f: Fault): boolean => faults.includes(f);
+  return {
+    silentStub: options.variant !== 'length-fix' && has('silent-stub'),
+    ownerCheck: options.variant === 'owner-check',
+    earlyFree: has('early-free'),
+    staleFree: has('stale-free'),
+    prefixPoison: has('prefix-poison'),
+    reuseSlots: options.reuseSlots ?? true,
+  };
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { register } from '../../cli/commands/incident.ts';
+import { EXIT, UsageError } from '../../cli/errors.ts';
+
+/** Runs `pagecheck incident ...args`; its stdout and exit code, or the usage error it threw. */
+async function incident(...args: string[]): Promise<{ out: string; code: number } | { error: string }> {
+  const program = new Command('pagecheck').exitOverride();
+  register(program);
+  for (const sub of program.commands) sub.exitOverride();
+  const chunks: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  const before = process.exitCode;
+  try {
+    await program.parseAsync(['incident', ...args], { from: 'user' });
+    return { out: chunks.join(''), code: Number(process.exitCode ?? 0) };
+  } catch (e) {
+    if (e instanceof UsageError) return { error: e.message };
+    throw e;
+  } finally {
+    write.mockRestore();
+    process.exitCode = before;
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('pagecheck incident (command line)', () => {
+  it('prints the JSON report and exits 1 when a response leaked', async () => {
+    const run = await incident('--requests', '2000', '--seed', '3', '--json');
+    if (!('out' in run)) throw new Error(run.error);
+    expect(run.code).toBe(EXIT.violation);
+    const report = JSON.parse(run.out) as Record<string, unknown>;
+    for (const key of ['leaked', 'overLong', 'refused', 'failedLoudly', 'minLeakTokens', 'requestsPerSecond', 'served', 'requests', 'seed', 'variant', 'buckets']) {
+      expect(Object.keys(report)).toContain(key);
+    }
+    expect(report).toMatchObject({ variant: 'buggy', seed: 3, requests: 2_000, leakedWithinLimit: 0 });
+    expect(report['leaked']).toBeGreaterThan(0);
+    expect(report['minLeakTokens']).toBeGreaterThan(681_280);
+  });
+
+  it('prints the human report and exits 0 under a fix', async () => {
+    const run = await incident('--variant', 'length-fix', '--requests', '500', '--in-flight', '8');
+    if (!('out' in run)) throw new Error(run.error);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.out).toContain('pagecheck incident: variant length-fix, seed 1, 500 requests, up to 8 in flight');
+    expect(run.out).toContain('replay: pagecheck incident --variant length-fix --seed 1 --requests 500 --in-flight 8');
+    expect(run.out).toMatch(/Isolation holds/);
+  });
+
+  it('names the flag and the value of a bad flag', async () => {
+    expect(await incident('--variant', 'fixed')).toEqual({ error: '--variant: expected one of buggy, length-fix, owner-check, got "fixed"' });
+    expect(await incident('--seed', '-1')).toEqual({ error: '--seed: expected a whole number from 0 to 4294967295, got "-1"' });
+    expect(await incident('--requests', '1e5')).toEqual({ error: '--requests: expected a whole number from 1 to 10000000, got "1e5"' });
+    expect(await incident('--in-flight', '0')).toEqual({ error: '--in-flight: expected a whole number from 1 to 4096, got "0"' });
+  });
+
+  it('names the path and the value of a bad workload file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pagecheck-incident-'));
+    const file = join(dir, 'w.json');
+    writeFileSync(file, JSON.stringify({ mix: [{ weight: 1, minTokens: 10, maxTokens: 2_000_000 }] }));
+    expect(await incident('--workload', file)).toEqual({
+      error: `invalid workload file:\n  ${file}: mix[0].maxTokens: 2000000 tokens is more than the pool's 1048576; such a request can never be allocated`,
+    });
+    writeFileSync(file, '{ nope');
+    const bad = await incident('--workload', file);
+    expect('error' in bad && bad.error).toMatch(new RegExp(`^workload file ${file} is not valid JSON`));
+    expect(await incident('--workload', join(dir, 'missing.json'))).toEqual({ error: `cannot read workload file ${join(dir, 'missing.json')}: ENOENT` });
+  });
+
+  it('replays an explicit list from a workload file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pagecheck-incident-'));
+    const file = join(dir, 'list.json');
+    writeFileSync(file, JSON.stringify({ lengths: [681_281, 6_400, 1_048_576, 681_280], inFlight: 4 }));
+    const run = await incident('--workload', file, '--json');
+    if (!('out' in run)) throw new Error(run.error);
+    expect(JSON.parse(run.out)).toMatchObject({ requests: 4, overLong: 2, leaked: 1, minLeakTokens: 1_048_576, overLongClean: 1 });
+  });
+});
