@@ -1,5 +1,5 @@
 /**
- * The actions of the model, named as in the protocol (PROTOCOL.md section 3, "Actions"):
+ * The actions of the model, named as in SGLang's prefill/decode handoff:
  * the six of the real handoff, plus `timeout` (fault `early-free`) and `insert` (the
  * prefix cache). Every action is taken by, or on behalf of, one request.
  */

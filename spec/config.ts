@@ -1,7 +1,7 @@
 /**
  * The model's parameters: the page pool of the decode side (D), the longest prompt the
  * prefill side (P) really computes, the requests in flight, the variant under test and
- * the bug classes switched on. PROTOCOL.md section 3, "Parameters".
+ * the bug classes switched on.
  */
 
 /** The three behaviours of the serving stack that pagecheck compares. */
@@ -10,7 +10,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const;
 /** One of {@link VARIANTS}. */
 export type Variant = (typeof VARIANTS)[number];
 
-/** The fault catalogue of PROTOCOL.md section 5: bug classes that can be switched on. */
+/** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
 export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'] as const;
 
 /** One of {@link FAULTS}. */
@@ -38,7 +38,7 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'Decode inserts a request\'s first page into the prefix cache although it was not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
 };
 
-/** The faults a variant has when the user names none (PROTOCOL.md section 5, item 1). */
+/** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
 export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
   buggy: ['silent-stub'],
   'length-fix': [],

@@ -1,4 +1,30 @@
-/** The executable specification of KV-cache page ownership: its public surface. */
+/**
+ * KV-cache page ownership across a prefill/decode handoff, as an executable state machine.
+ *
+ * In 2026 an LLM provider serving with SGLang in prefill/decode disaggregation leaked
+ * fragments of other users' prompts in 155 responses. Its prefill machines (P) replaced
+ * prompts longer than their memory by a one-token stub and reported success; the decode
+ * machines (D) had reserved pages for the whole prompt and attended over all of them.
+ * Only the first page had been rewritten: the others still held KV data of earlier
+ * requests, because a freed page is handed out again without being cleared.
+ *
+ * This specification models D's page pool and the handoff of a handful of requests: who
+ * holds each page, whose data each page holds, and whose data each request read when it
+ * decoded. Its actions are the protocol's (`allocate`, `prefill`, `stub`, `handoff`,
+ * `decode`, `free`), plus `timeout` and `insert` for the fault catalogue and the prefix
+ * cache; any interleaving of them is allowed, so a page freed by one request is reused
+ * by the next. Three variants are compared: the pre-fix behaviour (`buggy`), the fix
+ * that shipped (`length-fix`: refuse over-long requests before the handoff), and an owner
+ * check that tags every page with whose data it holds and fails a read of a foreign page
+ * (`owner-check`).
+ *
+ * The specification describes only safety: which states can be reached, never whether
+ * anything must happen. It abstracts token counts to pages, a page's KV contents to the
+ * label of the request (or shared prefix) that wrote it, and prompt prefixes to a single
+ * shared first page; the pages of the prefix cache are never evicted. These
+ * simplifications keep what every leak of this family needs: one page, in a request's
+ * table, whose label is not the reader's.
+ */
 export * from './config.ts';
 export * from './decode.ts';
 export * from './model.ts';

@@ -3,7 +3,7 @@
  * can hash and store it as it is. Read it through the accessors below or through
  * {@link view}; never write into a state you did not just copy.
  *
- * Per page (PROTOCOL.md section 3, "State"):
+ * Per page:
  * - holder: who holds the page: nobody (it is on the free list), a request, or the prefix
  *   cache entry of a prompt prefix;
  * - data: whose content the page holds: the request (or prefix) whose write last landed
@@ -72,11 +72,11 @@ export const PHASE_DOCS: Readonly<Record<Phase, string>> = {
   released: 'A second, stale release freed the old page table again.',
 };
 
-/** Flag: the request was allocated on its prefix's cached page (a prefix-cache hit). */
+/** The request was allocated on its prefix's cached page (a prefix-cache hit). */
 export const HIT = 1;
-/** Flag: the request's first page was inserted into the prefix cache. */
+/** The request's first page was inserted into the prefix cache. */
 export const INSERTED = 2;
-/** Flag: the request's decode read a page that it did not hold at the time. */
+/** The request's decode read a page that it did not hold at the time. */
 export const READ_UNHELD = 4;
 
 /** Phases in which a request holds its page table. */
