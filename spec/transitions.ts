@@ -3,7 +3,9 @@
  * state, or `undefined` when the action is not enabled: guards first, then effects on a
  * copy; whatever an action does not mention stays as it was. Enabledness is defined here
  * and nowhere else: the checker, the tests and the implementation's harness all ask
- * {@link isEnabled} or {@link step}.
+ * {@link isEnabled} or {@link step}. Every transition copies its input once, with
+ * `slice()`, before it writes: the checker relies on that to reuse one buffer for the
+ * copies (checker/scratch.ts).
  */
 import { match } from 'ts-pattern';
 import type { Action } from './actions.ts';

@@ -1,14 +1,235 @@
-/** `pagecheck check`: being built (see the open issues); registered so that the command line is whole. */
+/**
+ * `pagecheck check`: explores every interleaving of a configuration breadth-first and
+ * prints the verdict, the figures of the search and the shortest counterexample. With no
+ * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 3 incomplete.
+ */
 import type { Command } from 'commander';
-import { UsageError } from '../errors.ts';
+import { check, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
+import { actionLabel, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { createProgress } from '../progress.ts';
+
+/** The configuration `check` uses when no flag says otherwise: the minimal incident. */
+export const CHECK_DEFAULTS = { pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }] } as const;
+
+/** The flags of `check`, as commander hands them over. */
+interface CheckFlags extends ModelFlags {
+  /** False with `--no-symmetry`. */
+  readonly symmetry: boolean;
+  /** `--max-states N`. */
+  readonly maxStates?: string;
+  /** `--continue`. */
+  readonly continue?: boolean;
+  /** `--invariant A,B`. */
+  readonly invariant?: string;
+  /** `--json`. */
+  readonly json?: boolean;
+  /** `--itf FILE`. */
+  readonly itf?: string;
+  /** `--mermaid FILE`. */
+  readonly mermaid?: string;
+  /** `--html FILE`. */
+  readonly html?: string;
+}
+
+/** `--max-states` as a number: a positive whole number, or a {@link UsageError} naming the flag and value. */
+export function parseMaxStates(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || value < 1 || !Number.isSafeInteger(value)) {
+    throw new UsageError(`--max-states: expected a positive whole number, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** `--invariant` as the invariants it names, or a {@link UsageError} naming the unknown one. */
+export function parseInvariants(text: string | undefined): readonly Property[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const known = INVARIANTS.map((p) => p.name).join(', ');
+  if (names.length === 0) throw new UsageError(`--invariant: expected one or more of ${known}, got ${JSON.stringify(text)}`);
+  return names.map((name) => {
+    const p = INVARIANTS.find((q) => q.name.toLowerCase() === name.toLowerCase());
+    if (p === undefined) throw new UsageError(`--invariant: unknown invariant ${JSON.stringify(name)}; expected one or more of ${known}`);
+    return p;
+  });
+}
+
+/** The command line that reproduces a check of `config`, for the hints the commands print; `--faults` only when not the variant's own, unless forced. */
+export function replayCommand(config: Config, extra: readonly string[] = [], forceFaults = false): string {
+  const requests = config.requests.map((q) => (q.prefix === undefined ? `${q.length}` : `${q.length}:${q.prefix}`)).join(',');
+  const args = ['--variant', config.variant, '--pages', `${config.pages}`, '--prefill-limit', `${config.prefillLimit}`, '--requests', requests];
+  const defaults = DEFAULT_FAULTS[config.variant];
+  const sameFaults = defaults.length === config.faults.length && defaults.every((f) => config.faults.includes(f));
+  if (!sameFaults || forceFaults) args.push('--faults', config.faults.length === 0 ? 'none' : config.faults.join(','));
+  const renamed = config.requests.some((q, i) => q.name !== requestName(i));
+  const note = renamed ? '   # requests renamed A, B, ...: use --config for custom names' : '';
+  return `npm run -s pagecheck -- check ${[...args, ...extra].join(' ')}${note}`;
+}
+
+/** The configuration in one line: `buggy · 3 pages · prefill limit 2 · A:2 B:3 · faults silent-stub`. */
+export function describeConfig(config: Config): string {
+  const requests = config.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
+  const faults = config.faults.length === 0 ? 'no faults' : `faults ${config.faults.join(',')}`;
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}`;
+}
+
+/** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */
+export function unreachedWitnesses(witnesses: readonly WitnessResult[]): string[] {
+  return witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name);
+}
+
+/** A count with thousands separators. */
+export function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** A search timed by the caller: the checker itself reads no clock. */
+export interface TimedResult {
+  /** What the checker found. */
+  readonly result: CheckResult;
+  /** Wall time of the search. */
+  readonly elapsedMs: number;
+  /** Distinct states per second of wall time. */
+  readonly statesPerSecond: number;
+}
+
+/** Runs the checker on `m` with a progress line (on a TTY, unless `quiet`), timing it. */
+export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet: boolean): TimedResult {
+  const progress = createProgress('checking: {states} states, queue {queue}, depth {depth}, {rate} states/s', quiet);
+  const started = performance.now();
+  const result = check(m, {
+    ...options,
+    onProgress: (p) => {
+      const seconds = (performance.now() - started) / 1000;
+      progress.update({ states: count(p.states), queue: count(p.queue), depth: p.depth, rate: count(p.states / Math.max(seconds, 1e-3)) });
+    },
+  });
+  progress.stop();
+  const elapsedMs = performance.now() - started;
+  return { result, elapsedMs, statesPerSecond: result.distinctStates / Math.max(elapsedMs / 1000, 1e-6) };
+}
+
+/** The result as the object `--json` prints. */
+function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined): unknown {
+  const { result } = timed;
+  const first = result.violations[0];
+  const labels = (v: Violation): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
+  const unreached = unreachedWitnesses(result.witnesses);
+  return {
+    verdict: result.verdict,
+    invariant: first?.invariant ?? null,
+    distinctStates: result.distinctStates,
+    depth: result.depth,
+    traceLength: first === undefined ? null : first.trace.steps.length,
+    trace: first === undefined ? [] : labels(first),
+    elapsedMs: Math.round(timed.elapsedMs * 10) / 10,
+    statesPerSecond: Math.round(timed.statesPerSecond),
+    symmetry: result.symmetry,
+    witnesses: result.witnesses,
+    bytesPerState: Math.round(result.bytesPerState * 10) / 10,
+    maxStates: maxStates ?? null,
+    config,
+    violations: result.violations.map((v) => ({ invariant: v.invariant, traceLength: v.trace.steps.length, trace: labels(v) })),
+    warnings: unreached.map((w) => `witness ${w} applies but was not reached`),
+  };
+}
+
+/** The result in words, with the counterexample(s). */
+function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxStates: number | undefined; keepGoing: boolean; color: boolean }): string {
+  const { maxStates, color } = flags;
+  const { result } = timed;
+  const paint = (code: string, s: string): string => (color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const first = result.violations[0];
+  const verdict =
+    result.verdict === 'violation'
+      ? paint('1;31', `VIOLATION of ${result.violations.map((v) => v.invariant).join(', ')}`)
+      : result.verdict === 'holds'
+        ? paint('1;32', 'HOLDS')
+        : paint('1;33', `INCOMPLETE: stopped at --max-states ${count(maxStates ?? 0)}; no violation among the states explored`);
+  const complete = result.verdict === 'holds' || (result.verdict === 'violation' && flags.keepGoing && maxStates === undefined);
+  const lines = [
+    `pagecheck check  ${describeConfig(config)}`,
+    `verdict          ${verdict}`,
+    `invariant        ${first?.invariant ?? 'none violated'}${first === undefined ? '' : ` (shortest counterexample: ${first.trace.steps.length} actions)`}`,
+    `distinct states  ${count(result.distinctStates)} (symmetry ${result.symmetry ? 'on' : 'off'})`,
+    `depth            ${result.depth}`,
+    `time             ${timed.elapsedMs.toFixed(1)} ms, ${count(timed.statesPerSecond)} states/s, ${result.bytesPerState.toFixed(1)} bytes/state`,
+    `witnesses        ${witnessLine(result.witnesses, paint)}`,
+  ];
+  for (const w of unreachedWitnesses(result.witnesses)) {
+    const why = complete ? 'the invariants may hold vacuously' : 'the search stopped before the whole space was explored';
+    lines.push(paint('1;33', `warning: witness ${w} applies here but was not reached (${why})`));
+  }
+  for (const v of result.violations) {
+    lines.push('', `counterexample: ${v.invariant} (${v.trace.steps.length} actions)`, formatTrace(m, v.trace, { color, violation: v.invariant }));
+  }
+  if (first !== undefined) lines.push('', `replay: ${replayCommand(config, ['--invariant', first.invariant])}`);
+  return lines.join('\n');
+}
+
+/** `DecodeSucceeds ✓  FailsLoudly ✗`; witnesses that do not apply are left out. */
+function witnessLine(witnesses: readonly WitnessResult[], paint: (code: string, s: string) => string): string {
+  const applicable = witnesses.filter((w) => w.applies);
+  if (applicable.length === 0) return 'none apply';
+  return applicable.map((w) => (w.reached ? `${w.name} ${paint('32', 'reached')}` : `${w.name} ${paint('1;33', 'NOT reached')}`)).join(', ');
+}
+
+/** Runs `check` with parsed flags; returns the exit code. */
+export function runCheck(flags: CheckFlags): number {
+  const maxStates = parseMaxStates(flags.maxStates);
+  const invariants = parseInvariants(flags.invariant);
+  const config = configFromFlags(flags, CHECK_DEFAULTS);
+  const m = compile(config);
+  const json = flags.json === true;
+  const timed = timedCheck(
+    m,
+    {
+      symmetry: flags.symmetry,
+      continueAfterViolation: flags.continue === true,
+      ...(maxStates === undefined ? {} : { maxStates }),
+      ...(invariants === undefined ? {} : { invariants }),
+    },
+    json,
+  );
+  const { result } = timed;
+  if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates), null, 2)}\n`);
+  else {
+    const text = resultText(m, config, timed, { maxStates, keepGoing: flags.continue === true, color: shouldColor(process.stdout) });
+    process.stdout.write(`${text}\n`);
+  }
+
+  const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
+  const first = result.violations[0];
+  if (Object.keys(files).length > 0) {
+    if (first === undefined) process.stderr.write('pagecheck: no counterexample, so no trace file was written\n');
+    else {
+      const written = writeTraceFiles(m, first.trace, first.invariant, files);
+      if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
+    }
+  }
+  return result.verdict === 'violation' ? EXIT.violation : result.verdict === 'incomplete' ? EXIT.incomplete : EXIT.ok;
+}
 
 /** Registers the command. */
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('check')
-    .description('not built yet')
-    .allowUnknownOption()
-    .action(() => {
-      throw new UsageError('pagecheck check is not built yet');
+    .description(
+      'explore every interleaving breadth-first; print the verdict and the shortest counterexample (exit 0 holds, 1 violation, 3 incomplete). Without model flags: the minimal incident, 3 pages, prefill limit 2, requests 2,3',
+    );
+  addModelOptions(cmd)
+    .option('--no-symmetry', 'explore the raw state space: do not merge states that differ only by renaming interchangeable requests')
+    .option('--max-states <n>', 'stop with verdict incomplete (exit 3) after this many distinct states')
+    .option('--continue', 'record violations and keep exploring, so that the count is the whole reachable space')
+    .option('--invariant <names>', `check only these invariants, comma-separated (${INVARIANTS.map((p) => p.name).join(', ')})`)
+    .option('--json', 'print one JSON object instead of text')
+    .option('--itf <file>', 'write the counterexample as an ITF trace (JSON; pagecheck replay reads it)')
+    .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
+    .option('--html <file>', 'write the counterexample as a self-contained HTML report')
+    .action((flags: CheckFlags) => {
+      process.exitCode = runCheck(flags);
     });
 }

@@ -1,14 +1,74 @@
-/** `pagecheck export`: being built (see the open issues); registered so that the command line is whole. */
+/**
+ * `pagecheck export promela [model flags] [--out FILE]`: the model of a configuration in
+ * SPIN's language, for an independent cross-check (see spin/promela.ts for how its state
+ * count and trail length correspond to pagecheck's). Printed to stdout, or written to a
+ * file; a file that exists and was not written by this command is never overwritten,
+ * since it is most likely someone's hand-written model.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { PROMELA_MARKER, PROMELA_MAX_PAGES, toPromela } from '../../spin/promela.ts';
 import { UsageError } from '../errors.ts';
+import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { CHECK_DEFAULTS } from './check.ts';
+
+/** The formats `export` can write. */
+export const EXPORT_FORMATS = ['promela'] as const;
+
+/** The flags of `export`, as commander hands them over. */
+interface ExportFlags extends ModelFlags {
+  /** `--out FILE`. */
+  readonly out?: string;
+}
+
+/** Whether `path` may be written: it does not exist, or it is a model this command wrote earlier. */
+function mayOverwrite(path: string): boolean {
+  if (!existsSync(path)) return true;
+  let head: string;
+  try {
+    head = readFileSync(path, 'utf8').slice(0, 1000);
+  } catch (e) {
+    throw new UsageError(`--out ${path}: cannot read the existing file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  return head.includes(PROMELA_MARKER);
+}
+
+/** Runs `export` with parsed arguments; returns the exit code. */
+export function runExport(format: string, flags: ExportFlags): number {
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`export: unknown format ${JSON.stringify(format)}; expected one of ${EXPORT_FORMATS.join(', ')}`);
+  }
+  const config = configFromFlags(flags, CHECK_DEFAULTS);
+  if (config.pages > PROMELA_MAX_PAGES) {
+    throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
+  }
+  const text = toPromela(config);
+  if (flags.out === undefined) {
+    process.stdout.write(text);
+    return 0;
+  }
+  if (!mayOverwrite(flags.out)) {
+    throw new UsageError(`--out ${flags.out}: the file exists and was not written by pagecheck export; refusing to overwrite it`);
+  }
+  try {
+    writeFileSync(flags.out, text);
+  } catch (e) {
+    throw new UsageError(`--out ${flags.out}: cannot write: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  process.stderr.write(`pagecheck: wrote ${flags.out}\n`);
+  return 0;
+}
 
 /** Registers the command. */
 export function register(program: Command): void {
-  program
-    .command('export')
-    .description('not built yet')
-    .allowUnknownOption()
-    .action(() => {
-      throw new UsageError('pagecheck export is not built yet');
+  addModelOptions(
+    program
+      .command('export')
+      .description('write the model of a configuration for another tool: promela (SPIN)')
+      .argument('<format>', `the output format: ${EXPORT_FORMATS.join(', ')}`),
+  )
+    .option('--out <file>', 'write to this file instead of stdout (never overwrites a file pagecheck did not write)')
+    .action((format: string, flags: ExportFlags) => {
+      process.exitCode = runExport(format, flags);
     });
 }

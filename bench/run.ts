@@ -1,0 +1,46 @@
+/**
+ * `npm run bench`: runs every benchmark in one process, one after the other, and writes
+ * the figures to `bench/results.json` (machine-readable) as well as to stdout. Each
+ * benchmark reports ratios measured within its own run, because the machines are shared
+ * and absolute figures drift from run to run.
+ */
+import { writeFileSync } from 'node:fs';
+import { arch, cpus, platform } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** A benchmark module: `run()` returns its figures. */
+interface Bench {
+  /** Runs the benchmark. */
+  run(): Promise<Record<string, unknown>>;
+}
+
+const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
+  checkerVsSpin: () => import('./spin.ts'),
+  pool: () => import('./pool.ts'),
+};
+
+const only = process.argv.slice(2);
+const unknown = only.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  process.stderr.write(`pagecheck bench: unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}\n`);
+  process.exit(2);
+}
+
+const results: Record<string, unknown> = {
+  machine: { node: process.version, platform: platform(), arch: arch(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length },
+};
+let failed = false;
+for (const [name, load] of Object.entries(BENCHES)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`bench ${name} ...\n`);
+  try {
+    results[name] = await (await load()).run();
+  } catch (e) {
+    failed = true;
+    results[name] = { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+const out = fileURLToPath(new URL('./results.json', import.meta.url));
+writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify(results, null, 2)}\nwritten to bench/results.json\n`);
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,218 @@
+/**
+ * Symmetry reduction. Requests of equal length and equal prefix behave alike: renaming
+ * them maps every execution to an execution and every property to itself, because no
+ * action, guard or predicate looks at a request's index, only at labels it compares for
+ * equality. Pages are not symmetric (`allocate` takes the lowest free ids), so only
+ * requests are permuted.
+ *
+ * The canonical form of a state is the lexicographically least encoding among its
+ * renamings that order each class by a key. The key is invariant under renaming (phase,
+ * flags, page table, prefix reads, the number of pages holding its own data), so two
+ * states of one orbit have the same set of key-ordered renamings and the same least one:
+ * the form is exact, not a heuristic. Requests with equal keys are tried in every order;
+ * requests still `new` are identical and never tried twice.
+ */
+import { Ph, type Model, type State } from '../spec/index.ts';
+import { wordState } from './words.ts';
+
+/** Maps a state to the canonical member of its orbit. */
+export interface Canonicalizer {
+  /** The canonical form of `s`: `s` itself, or {@link Canonicalizer.output}, which the next call overwrites. */
+  canonical(s: State): State;
+  /** The buffer `canonical` returns when the form is not its argument. */
+  readonly output: Uint8Array;
+  /** The same buffer as zero-padded words (see `words.ts`). */
+  readonly outputWords: Int32Array;
+}
+
+/** The classes of interchangeable requests (indices ascending), only those of two or more. */
+export function symmetryClasses(m: Model): number[][] {
+  const classes = new Map<string, number[]>();
+  for (let r = 0; r < m.n; r++) {
+    const key = `${m.len[r]}:${m.group[r]}`;
+    const members = classes.get(key);
+    if (members === undefined) classes.set(key, [r]);
+    else members.push(r);
+  }
+  return [...classes.values()].filter((c) => c.length > 1);
+}
+
+/** A canonicalizer for `m`, or `undefined` when no two requests are interchangeable. */
+export function createCanonicalizer(m: Model): Canonicalizer | undefined {
+  const classes = symmetryClasses(m);
+  return classes.length === 0 ? undefined : new ClassCanonicalizer(m, classes);
+}
+
+/** Canonicalization by sorting each class on a renaming-invariant key, then breaking ties by trying every order. */
+class ClassCanonicalizer implements Canonicalizer {
+  private readonly m: Model;
+  private readonly classes: readonly Int32Array[];
+  /** The current renaming: request `r` becomes request `perm[r]`. */
+  private readonly perm: Int32Array;
+  /** Per request: how many pages hold its own data (a renaming-invariant part of the key). */
+  private readonly own: Int32Array;
+  /** Per class: its members in key order. */
+  private readonly order: Int32Array[];
+  private readonly labelMap = new Uint8Array(256);
+  readonly output: Uint8Array;
+  readonly outputWords: Int32Array;
+  private readonly candidate: Uint8Array;
+  /** Tie runs found in the current state: class, start and end (exclusive) in `order`. */
+  private readonly runs: number[] = [];
+
+  constructor(m: Model, classes: readonly number[][]) {
+    this.m = m;
+    this.classes = classes.map((c) => Int32Array.from(c));
+    this.perm = new Int32Array(m.n);
+    this.own = new Int32Array(m.n);
+    this.order = classes.map((c) => new Int32Array(c.length));
+    const out = wordState(m.size);
+    this.output = out.bytes;
+    this.outputWords = out.words;
+    this.candidate = new Uint8Array(m.size);
+    for (let l = 0; l < 256; l++) this.labelMap[l] = l;
+  }
+
+  canonical(s: State): State {
+    const m = this.m;
+    for (let r = 0; r < m.n; r++) this.perm[r] = r;
+    for (let p = 0; p < m.pages; p++) {
+      const d = s[m.dataAt + p]!;
+      if (d >= 1 && d <= m.n) this.own[d - 1] = this.own[d - 1]! + 1;
+    }
+    this.runs.length = 0;
+    let identity = true;
+    for (let c = 0; c < this.classes.length; c++) {
+      const members = this.classes[c]!;
+      const order = this.order[c]!;
+      // Insertion sort: classes are a handful of requests.
+      for (let i = 0; i < members.length; i++) {
+        const r = members[i]!;
+        let j = i;
+        while (j > 0 && this.compare(s, order[j - 1]!, r) > 0) {
+          order[j] = order[j - 1]!;
+          j--;
+        }
+        order[j] = r;
+      }
+      for (let i = 0; i < members.length; i++) {
+        this.perm[order[i]!] = members[i]!;
+        if (order[i] !== members[i]) identity = false;
+      }
+      for (let i = 0; i < members.length; ) {
+        let j = i + 1;
+        while (j < members.length && s[m.phaseAt + order[i]!] !== Ph.new && this.compare(s, order[i]!, order[j]!) === 0) j++;
+        if (j - i > 1) this.runs.push(c, i, j);
+        i = j;
+      }
+    }
+    for (let r = 0; r < m.n; r++) this.own[r] = 0;
+    if (this.runs.length === 0) {
+      if (identity) return s;
+      this.apply(s, this.output);
+      return this.output;
+    }
+    this.apply(s, this.output);
+    this.tryOrders(s, 0);
+    return this.output;
+  }
+
+  /** Orders requests `a` and `b` of one class by the renaming-invariant key. */
+  private compare(s: State, a: number, b: number): number {
+    const m = this.m;
+    let d = s[m.phaseAt + a]! - s[m.phaseAt + b]!;
+    if (d !== 0) return d;
+    d = s[m.flagsAt + a]! - s[m.flagsAt + b]!;
+    if (d !== 0) return d;
+    const ta = m.tableAt[a]!;
+    const tb = m.tableAt[b]!;
+    const len = m.len[a]!;
+    for (let i = 0; i < len; i++) {
+      d = s[ta + i]! - s[tb + i]!;
+      if (d !== 0) return d;
+    }
+    d = this.own[a]! - this.own[b]!;
+    if (d !== 0) return d;
+    // Read bits of prefix labels (above the n request labels) do not change under renaming.
+    return (read32(s, m.observedAt + 4 * a) >>> m.n) - (read32(s, m.observedAt + 4 * b) >>> m.n);
+  }
+
+  /** Tries every order of the tie runs from `k` on, keeping the least encoding in `output`. */
+  private tryOrders(s: State, k: number): void {
+    if (k === this.runs.length) {
+      this.apply(s, this.candidate);
+      if (lessThan(this.candidate, this.output)) this.output.set(this.candidate);
+      return;
+    }
+    const c = this.runs[k]!;
+    const start = this.runs[k + 1]!;
+    const end = this.runs[k + 2]!;
+    const members = this.classes[c]!;
+    const order = this.order[c]!;
+    // Swap recursion over the run's positions: every order of its requests exactly once.
+    const permute = (i: number): void => {
+      if (i === end) {
+        for (let x = start; x < end; x++) this.perm[order[x]!] = members[x]!;
+        this.tryOrders(s, k + 3);
+        return;
+      }
+      for (let x = i; x < end; x++) {
+        swap(order, i, x);
+        permute(i + 1);
+        swap(order, i, x);
+      }
+    };
+    permute(start);
+  }
+
+  /** Writes `s` with every request `r` renamed to `perm[r]` into `out`. */
+  private apply(s: State, out: Uint8Array): void {
+    const m = this.m;
+    const perm = this.perm;
+    const map = this.labelMap;
+    for (let r = 0; r < m.n; r++) map[r + 1] = perm[r]! + 1;
+    // Holder, data and tag bytes are contiguous per page and hold labels.
+    for (let i = 0; i < m.phaseAt; i++) out[i] = map[s[i]!]!;
+    const low = (1 << m.n) - 1;
+    for (let r = 0; r < m.n; r++) {
+      const q = perm[r]!;
+      out[m.phaseAt + q] = s[m.phaseAt + r]!;
+      out[m.flagsAt + q] = s[m.flagsAt + r]!;
+      const bits = read32(s, m.observedAt + 4 * r);
+      let moved = bits & ~low;
+      for (let rest = bits & low; rest !== 0; rest &= rest - 1) {
+        const b = 31 - Math.clz32(rest & -rest);
+        moved |= 1 << perm[b]!;
+      }
+      const oq = m.observedAt + 4 * q;
+      out[oq] = moved & 0xff;
+      out[oq + 1] = (moved >>> 8) & 0xff;
+      out[oq + 2] = (moved >>> 16) & 0xff;
+      out[oq + 3] = (moved >>> 24) & 0xff;
+      const from = m.tableAt[r]!;
+      const to = m.tableAt[q]!;
+      const len = m.len[r]!;
+      for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
+    }
+    for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
+  }
+}
+
+/** The little-endian 32-bit word at `o`, unsigned. */
+function read32(s: Uint8Array, o: number): number {
+  return (s[o]! | (s[o + 1]! << 8) | (s[o + 2]! << 16) | (s[o + 3]! << 24)) >>> 0;
+}
+
+function swap(a: Int32Array, i: number, j: number): void {
+  const t = a[i]!;
+  a[i] = a[j]!;
+  a[j] = t;
+}
+
+/** Whether byte string `a` sorts strictly before `b` (same length). */
+function lessThan(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]!;
+  }
+  return false;
+}

@@ -1,0 +1,126 @@
+/**
+ * When does something happen? Given the set of configurations (variant and faults) in
+ * which a transition was seen, finds a short description of exactly that set in the
+ * words of the spec: "with early-free without silent-stub, or length-fix". The
+ * description is exact, never a guess: a greedy cover by terms that each lie wholly
+ * inside the set (give or take points the caller does not care about), every term tried
+ * over the whole variant × fault-subset space.
+ */
+import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
+
+/** A point of the space: a variant and the faults switched on. */
+export interface Point {
+  /** The variant. */
+  readonly variant: Variant;
+  /** The faults on, in catalogue order. */
+  readonly faults: readonly Fault[];
+}
+
+/** Every point: each variant with each subset of the fault catalogue, in a fixed order. */
+export function allPoints(): readonly Point[] {
+  const out: Point[] = [];
+  for (const variant of VARIANTS) {
+    for (let mask = 0; mask < 1 << FAULTS.length; mask++) {
+      out.push({ variant, faults: FAULTS.filter((_, i) => (mask >> i) & 1) });
+    }
+  }
+  return out;
+}
+
+/** A stable key for a point. */
+export function pointKey(p: Point): string {
+  return `${p.variant}+${p.faults.join('+')}`;
+}
+
+/**
+ * A conjunction: an optional constraint on the variant, one per fault, and optionally
+ * "some other fault is on" (without it, "owner-check with any fault" needs four terms).
+ */
+export interface Term {
+  readonly variant: { readonly is: boolean; readonly name: Variant } | undefined;
+  readonly faults: ReadonlyMap<Fault, boolean>;
+  readonly other: boolean;
+}
+
+/** Whether a point satisfies a term. */
+export function matches(t: Term, p: Point): boolean {
+  if (t.variant !== undefined && (p.variant === t.variant.name) !== t.variant.is) return false;
+  for (const [f, on] of t.faults) if (p.faults.includes(f) !== on) return false;
+  return !t.other || p.faults.some((f) => !t.faults.has(f));
+}
+
+function size(t: Term): number {
+  return (t.variant === undefined ? 0 : 1) + t.faults.size + (t.other ? 1 : 0);
+}
+
+/** Every term, the most general first. */
+function allTerms(): Term[] {
+  const variants: Term['variant'][] = [undefined, ...VARIANTS.map((name) => ({ is: true, name })), ...VARIANTS.map((name) => ({ is: false, name }))];
+  const out: Term[] = [];
+  for (const variant of variants) {
+    for (let code = 0; code < 3 ** FAULTS.length; code++) {
+      const faults = new Map<Fault, boolean>();
+      FAULTS.forEach((f, i) => {
+        const digit = Math.floor(code / 3 ** i) % 3;
+        if (digit > 0) faults.set(f, digit === 1);
+      });
+      out.push({ variant, faults, other: false }, { variant, faults, other: true });
+    }
+  }
+  return out.sort((a, b) => size(a) - size(b));
+}
+
+/** A term in words, commas kept for between terms: `not length-fix with silent-stub and any other fault without stale-free`. */
+export function words(t: Term): string {
+  const on = FAULTS.filter((f) => t.faults.get(f) === true);
+  const off = FAULTS.filter((f) => t.faults.get(f) === false);
+  const withs = [...on, ...(t.other ? [on.length > 0 || off.length > 0 ? 'any other fault' : 'any fault'] : [])];
+  const parts = [
+    t.variant === undefined ? '' : `${t.variant.is ? '' : 'not '}${t.variant.name}`,
+    withs.length === 0 ? '' : `with ${withs.join(' and ')}`,
+    off.length === 0 ? '' : `without ${off.join(' and ')}`,
+  ];
+  return parts.filter((w) => w !== '').join(' ');
+}
+
+/**
+ * Describes the points of `inside` (keys from {@link pointKey}) within `universe`, where
+ * the points of `dontCare` may be counted in or out, whichever is shorter (a transition
+ * out of a phase that a configuration never reaches says nothing either way):
+ * `undefined` when no condition is needed, the terms joined by ", or " otherwise.
+ */
+export function describe(inside: ReadonlySet<string>, universe: readonly Point[], dontCare: ReadonlySet<string> = new Set()): string | undefined {
+  const terms = cover(inside, universe, dontCare);
+  // Only the empty term covers every point, and the greedy cover takes it first when it can.
+  return terms.some((t) => size(t) === 0) ? undefined : terms.map(words).join(', or ');
+}
+
+/**
+ * Terms that cover every point of `inside` and no point outside it but in `dontCare`:
+ * each term lies wholly inside `inside` plus `dontCare`.
+ */
+export function cover(inside: ReadonlySet<string>, universe: readonly Point[], dontCare: ReadonlySet<string> = new Set()): Term[] {
+  const points = universe.filter((p) => inside.has(pointKey(p)));
+  if (points.length === 0) throw new Error('describe: no point of the universe is inside the set');
+  const allowed = (p: Point): boolean => inside.has(pointKey(p)) || dontCare.has(pointKey(p));
+  const candidates = allTerms().filter((t) => {
+    const covered = universe.filter((p) => matches(t, p));
+    return covered.some((p) => inside.has(pointKey(p))) && covered.every(allowed);
+  });
+  const chosen: Term[] = [];
+  let left = points;
+  while (left.length > 0) {
+    // The term that covers most of what is left; on a tie, the shorter (candidates are sorted by size).
+    let best: Term | undefined;
+    let bestCount = 0;
+    for (const t of candidates) {
+      const count = left.filter((p) => matches(t, p)).length;
+      if (count > bestCount) [best, bestCount] = [t, count];
+    }
+    if (best === undefined) throw new Error('describe: a point is not covered by any term');
+    chosen.push(best);
+    const term = best;
+    left = left.filter((p) => !matches(term, p));
+  }
+  return chosen;
+}

@@ -1,0 +1,59 @@
+/**
+ * "Properties": the invariants and the non-vacuity witnesses with their prose (the doc
+ * comments of the exported constants of the same name in `properties.ts`), and which
+ * witnesses the checker reached in each run of the document.
+ */
+import { INVARIANTS, WITNESSES, type Property } from '../../spec/index.ts';
+import type { CheckResult } from '../../checker/index.ts';
+import { requireDoc, type FileDocs } from './jsdoc.ts';
+import { cell, code, prose, table, type Section } from './markdown.ts';
+import { moduleProse } from './model-sections.ts';
+import type { SpecDocs } from './sources.ts';
+
+/** One checker run shown as a column of the witness table. */
+export interface WitnessRun {
+  /** The column's heading. */
+  readonly label: string;
+  /** The command that reproduces it. */
+  readonly command: string;
+  /** What the checker found. */
+  readonly result: CheckResult;
+}
+
+/** `- **Name**: prose` for each property, its prose from the constant of the same name. */
+function propertyList(file: FileDocs, properties: readonly Property[]): string {
+  return properties.map((p) => `- **${code(p.name)}**: ${prose(requireDoc(file, p.name).text)}`).join('\n');
+}
+
+/** A witness's cell in one run: reached, not reached (a vacuity alarm), or not expected there. */
+function witnessCell(run: WitnessRun, name: string): string {
+  const w = run.result.witnesses.find((x) => x.name === name);
+  if (w === undefined) return 'not reported';
+  if (!w.applies) return w.reached ? 'reached (n/a)' : 'n/a';
+  return w.reached ? 'reached' : '**NOT REACHED**';
+}
+
+/** The whole "Properties" section. */
+export function propertiesSection(docs: SpecDocs, runs: readonly WitnessRun[]): Section {
+  const file = docs.file('spec/properties.ts');
+  const rows = WITNESSES.map((w) => [code(w.name), ...runs.map((r) => witnessCell(r, w.name))]);
+  return {
+    heading: 'Properties',
+    body: [
+      moduleProse(file),
+      '### Invariants',
+      `${prose(requireDoc(file, 'INVARIANTS').text)}`,
+      propertyList(file, INVARIANTS),
+      '### Witnesses',
+      prose(requireDoc(file, 'WITNESSES').text),
+      propertyList(file, WITNESSES),
+      '### Witnesses reached',
+      [
+        'Each column is one run of the checker, searching the whole reachable state space (it goes on past violations).',
+        '*n/a*: the witness does not apply to that configuration (say, no over-long request), so it is not expected.',
+      ].join(' '),
+      table(['Witness', ...runs.map((r) => cell(r.label))], rows),
+      `Reproduce:\n\n${runs.map((r) => `- ${cell(r.label)}: ${code(r.command)}`).join('\n')}`,
+    ].join('\n\n'),
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The spec's source text, the document's input. The generator never imports doc comments
+ * at run time (they do not exist at run time); it reads `spec/*.ts` as text, or takes a
+ * copy a test has edited.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { extractDocs, type FileDocs } from './jsdoc.ts';
+
+/** The repository's root directory (this file is `docs/generate/sources.ts`). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Spec files by path relative to the repository (`spec/state.ts`), as text. */
+export type SpecSources = Readonly<Record<string, string>>;
+
+/** Reads every `spec/*.ts` under `root`, in name order. */
+export function readSpecSources(root: string = REPO_ROOT): SpecSources {
+  const dir = join(root, 'spec');
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+    out[`spec/${name}`] = readFileSync(join(dir, name), 'utf8');
+  }
+  return out;
+}
+
+/** The doc comments of every spec file, by path. */
+export interface SpecDocs {
+  /** The files, in name order. */
+  readonly files: readonly FileDocs[];
+  /** One file's docs; throws when the spec has no such file, since the generator depends on it. */
+  readonly file: (path: string) => FileDocs;
+}
+
+/** Extracts the doc comments of every file in `sources`. */
+export function specDocs(sources: SpecSources): SpecDocs {
+  const files = Object.keys(sources)
+    .sort()
+    .map((path) => extractDocs(path, sources[path] ?? ''));
+  return {
+    files,
+    file: (path) => {
+      const found = files.find((f) => f.file === path);
+      if (found === undefined) throw new Error(`the document needs ${path}, which the spec sources do not contain`);
+      return found;
+    },
+  };
+}

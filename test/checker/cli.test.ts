@@ -1,0 +1,174 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main.ts';
+import { MINIMAL_LEAK } from '../spec/helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'pagecheck-check-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  process.exitCode = undefined;
+  vi.restoreAllMocks();
+});
+
+/** Runs the command line in-process; the exit code and what it printed. */
+async function pagecheck(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  process.exitCode = undefined;
+  const code = await main(args);
+  vi.restoreAllMocks();
+  return { code, out, err };
+}
+
+describe('pagecheck check', () => {
+  it('the acceptance line: buggy on 3 pages, limit 2, requests 2,3 is a 9-action Isolation violation, exit 1', async () => {
+    const { code, out, err } = await pagecheck('check', '--variant', 'buggy', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3', '--json');
+    expect(code).toBe(1);
+    expect(err).toBe('');
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ verdict: 'violation', invariant: 'Isolation', traceLength: 9, distinctStates: 18, depth: 9, symmetry: true, trace: [...MINIMAL_LEAK] });
+    expect(typeof r.elapsedMs).toBe('number');
+    expect(typeof r.statesPerSecond).toBe('number');
+    expect(typeof r.bytesPerState).toBe('number');
+    expect(r.witnesses.filter((w: { applies: boolean; reached: boolean }) => w.applies && !w.reached)).toEqual([]);
+  });
+
+  it('length-fix and owner-check hold on the same configuration with every witness reached, exit 0', async () => {
+    for (const [variant, states] of [['length-fix', 16], ['owner-check', 21]] as const) {
+      const { code, out } = await pagecheck('check', '--variant', variant, '--json');
+      expect(code, variant).toBe(0);
+      const r = JSON.parse(out);
+      expect([r.verdict, r.invariant, r.traceLength, r.distinctStates, r.warnings]).toEqual(['holds', null, null, states, []]);
+      expect(r.witnesses.filter((w: { applies: boolean; reached: boolean }) => w.applies && !w.reached)).toEqual([]);
+    }
+  });
+
+  it('--continue explores the whole space and lists every violation; --no-symmetry the raw one', async () => {
+    const { code, out } = await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--json');
+    expect(code).toBe(1);
+    const r = JSON.parse(out);
+    expect([r.distinctStates, r.depth, r.symmetry]).toEqual([96, 15, true]);
+    expect(r.violations).toEqual([{ invariant: 'Isolation', traceLength: 9, trace: expect.any(Array) }]);
+    const raw = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-symmetry', '--json')).out);
+    expect([raw.distinctStates, raw.depth, raw.symmetry]).toEqual([186, 15, false]);
+  });
+
+  it('--max-states cuts the search: verdict incomplete, exit 3', async () => {
+    const { code, out } = await pagecheck('check', '--variant', 'owner-check', '--max-states', '5', '--json');
+    expect(code).toBe(3);
+    expect(JSON.parse(out)).toMatchObject({ verdict: 'incomplete', distinctStates: 5, invariant: null, maxStates: 5 });
+  });
+
+  it('--invariant restricts the invariants checked', async () => {
+    const { code, out } = await pagecheck('check', '--invariant', 'ExclusiveHold,Conservation', '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ verdict: 'holds', distinctStates: 21 });
+  });
+
+  it('prints the verdict, the figures and the counterexample in words, with a replay line and no colour when piped', async () => {
+    const { code, out } = await pagecheck('check');
+    expect(code).toBe(1);
+    expect(out).toContain('verdict          VIOLATION of Isolation');
+    expect(out).toContain('distinct states  18 (symmetry on)');
+    expect(out).toMatch(/time {13}[\d.]+ ms, [\d,]+ states\/s/);
+    expect(out).toContain('counterexample: Isolation (9 actions)');
+    expect(out).toContain('replay: npm run -s pagecheck -- check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3 --invariant Isolation');
+    expect(out).not.toMatch(/\u001b\[/);
+  });
+
+  it('--itf, --mermaid and --html write the counterexample, and the ITF trace replays to the same violation', async () => {
+    const [itf, mmd, html] = ['leak.itf.json', 'leak.mmd', 'leak.html'].map((f) => join(dir, f));
+    const { code, out } = await pagecheck('check', '--itf', itf!, '--mermaid', mmd!, '--html', html!);
+    expect(code).toBe(1);
+    expect(out).toContain(`wrote ${itf}, ${mmd}, ${html}`);
+    expect(readFileSync(mmd!, 'utf8')).toContain('sequenceDiagram');
+    expect(existsSync(html!)).toBe(true);
+    const replayed = await pagecheck('replay', itf!, '--json');
+    expect(replayed.code).toBe(1);
+    expect(JSON.parse(replayed.out)).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 9 });
+  });
+
+  it('writes no trace file when there is no counterexample, and says so', async () => {
+    const file = join(dir, 'none.itf.json');
+    const { code, err } = await pagecheck('check', '--variant', 'owner-check', '--itf', file);
+    expect(code).toBe(0);
+    expect(err).toContain('no counterexample, so no trace file was written');
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('warns about a witness that applies but is never reached', async () => {
+    // With no request over the limit nothing is ever stubbed; with one request no page is ever reused.
+    const { code, out } = await pagecheck('check', '--requests', '2', '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out).warnings).toEqual([]);
+    const text = (await pagecheck('check', '--pages', '1', '--prefill-limit', '1', '--requests', '1,1', '--variant', 'owner-check')).out;
+    expect(text).toContain('witness FailsLoudly applies here but was not reached');
+  });
+
+  it('rejects bad flags with exit 2 and a message naming the flag and the value', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--max-states', '0'], /--max-states: expected a positive whole number, got "0"/],
+      [['--max-states', 'lots'], /--max-states: expected a positive whole number, got "lots"/],
+      [['--max-states', '2.5'], /--max-states: expected a positive whole number, got "2.5"/],
+      [['--invariant', 'Isolaton'], /--invariant: unknown invariant "Isolaton"; expected one or more of Isolation, ExclusiveHold, Conservation, ReadsOwnPages/],
+      [['--pages', 'x'], /--pages.*"x"/],
+      [['--variant', 'fixed'], /--variant.*"fixed"/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, out, err } = await pagecheck('check', ...args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(err, args.join(' ')).toMatch(message);
+      expect(out).toBe('');
+    }
+  });
+});
+
+describe('pagecheck matrix and demo', () => {
+  it('matrix --json: one cell per variant and fault, exit 0', async () => {
+    const { code, out } = await pagecheck('matrix', '--json');
+    expect(code).toBe(0);
+    const cells = JSON.parse(out);
+    expect(cells).toHaveLength(12);
+    expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, distinctStates: 156, brokenInvariants: [] });
+    expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
+      'buggy silent-stub',
+      'buggy early-free',
+      'buggy stale-free',
+      'buggy prefix-poison',
+      'length-fix early-free',
+      'length-fix stale-free',
+      'length-fix prefix-poison',
+    ]);
+  });
+
+  it('matrix prints the table and a reproducing command per leak, which check confirms', async () => {
+    const { code, out } = await pagecheck('matrix', '--variant', 'length-fix', '--faults', 'early-free,silent-stub');
+    expect(code).toBe(0);
+    expect(out).toMatch(/length-fix +holds \(83 states\) +leak \(7 actions\)/);
+    const hint = /length-fix × early-free: +npm run -s pagecheck -- check (.*)$/m.exec(out);
+    expect(hint?.[1]).toBe('--variant length-fix --pages 3 --prefill-limit 2 --requests 2,3:sys,2:sys --faults early-free --invariant Isolation');
+    const confirmed = await pagecheck('check', ...hint![1]!.split(' '), '--json');
+    expect(JSON.parse(confirmed.out)).toMatchObject({ verdict: 'violation', invariant: 'Isolation', traceLength: 7 });
+  });
+
+  it('matrix rejects an empty set of columns', async () => {
+    const { code, err } = await pagecheck('matrix', '--faults', 'none');
+    expect(code).toBe(2);
+    expect(err).toContain('--faults: the matrix needs at least one fault');
+  });
+
+  it('demo: buggy leaks with its 9-action trace, the fixes hold; exit 0', async () => {
+    const { code, out } = await pagecheck('demo');
+    expect(code).toBe(0);
+    expect(out).toContain('buggy: Isolation VIOLATED — shortest counterexample, 9 actions');
+    expect(out).toContain(`actions: ${MINIMAL_LEAK.join(' ')}`);
+    expect(out).toMatch(/length-fix: HOLDS — every invariant, 16 states, depth 8; witnesses reached: DecodeSucceeds, PageReused, OverLongRefused\n/);
+    expect(out).toMatch(/owner-check: HOLDS — every invariant, 21 states, depth 10; witnesses reached: DecodeSucceeds, PageReused, OverLongStubbed, FailsLoudly\n/);
+    expect(out).toContain('replay: npm run -s pagecheck -- check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3');
+    expect(out).toContain('as expected');
+  });
+});

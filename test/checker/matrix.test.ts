@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { check, runMatrix } from '../../checker/index.ts';
+import { compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
+
+/**
+ * The fault matrix on `matrixConfig`, full exploration, as measured independently by a
+ * throwaway breadth-first search (no symmetry: no two requests of that configuration are
+ * interchangeable): states, depth, and the depth of each invariant's first violation.
+ */
+const EXPECTED = `
+buggy        silent-stub    156 16 Isolation@9
+buggy        early-free     331 14 Isolation@7
+buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8 Isolation@10
+buggy        prefix-poison  123 14 Isolation@13
+length-fix   silent-stub     83 14
+length-fix   early-free     331 14 Isolation@7
+length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8 Isolation@10
+length-fix   prefix-poison  123 14 Isolation@13
+owner-check  silent-stub    106 16
+owner-check  early-free     393 14
+owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8
+owner-check  prefix-poison  128 14
+`;
+
+describe('the fault matrix', () => {
+  const { cells } = runMatrix();
+
+  it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check never', () => {
+    const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
+    expect(grid).toEqual([
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13'],
+      ['holds', 'holds', 'holds', 'holds'],
+    ]);
+  });
+
+  it('pins every cell: whole space, depth, and the other invariants broken', () => {
+    const lines = cells.map((c) => {
+      const broken = c.isolation === 'leak' ? [...c.brokenInvariants, 'Isolation'] : c.brokenInvariants;
+      return { c, broken };
+    });
+    const rows = EXPECTED.trim().split('\n').map((l) => l.trim().split(/\s+/));
+    expect(cells.map((c) => [c.variant, c.fault, c.distinctStates, c.depth])).toEqual(rows.map((r) => [r[0], r[1], Number(r[2]), Number(r[3])]));
+    expect(lines.map(({ broken }) => [...broken].sort())).toEqual(rows.map((r) => r.slice(4).map((x) => x.split('@')[0]).sort()));
+    // Under the owner check a stale free still breaks the bookkeeping: the bug is there, the leak is not.
+    expect(cells.find((c) => c.variant === 'owner-check' && c.fault === 'stale-free')?.brokenInvariants).toEqual(['ExclusiveHold', 'Conservation', 'ReadsOwnPages']);
+  });
+
+  it('has no vacuous cell: every applicable witness is reached, and each fault has a witness that applies', () => {
+    for (const c of cells) {
+      expect(c.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name), `${c.variant} × ${c.fault}`).toEqual([]);
+    }
+    const own = { 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert' } as const;
+    for (const [fault, witness] of Object.entries(own)) {
+      for (const c of cells.filter((x) => x.fault === fault)) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true });
+    }
+    for (const c of cells.filter((x) => x.variant === 'owner-check')) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached).toBe(true);
+  });
+
+  it('narrows to the rows and columns asked for', () => {
+    const one = runMatrix(undefined, { variants: ['owner-check'], faults: ['early-free'] });
+    expect(one.cells.map((c) => [c.variant, c.fault, c.isolation, c.distinctStates])).toEqual([['owner-check', 'early-free', 'holds', 393]]);
+  });
+
+  it('the minimal incident under full exploration: buggy 21 states, length-fix 16, owner-check 21', () => {
+    const figures = VARIANTS.map((v) => {
+      const r = check(compile(incidentConfig(v)), { continueAfterViolation: true });
+      return [v, r.distinctStates, r.depth, r.violations.map((x) => `${x.invariant}@${x.depth}`).join(' ')];
+    });
+    expect(figures).toEqual([
+      ['buggy', 21, 10, 'Isolation@9'],
+      ['length-fix', 16, 8, ''],
+      ['owner-check', 21, 10, ''],
+    ]);
+  });
+});
