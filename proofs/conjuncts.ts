@@ -1,0 +1,149 @@
+/**
+ * The invariants of `invariant.ts` as z3 formulas, conjunct by conjunct and by the same
+ * names. A conjunct is a body over a few variables; it is asserted universally quantified
+ * for the pre-state and denied with named witnesses for the post-state, so that a
+ * counterexample to induction says which page or request breaks it.
+ */
+import type { Sort } from 'z3-solver';
+import type { Invariant } from './invariant.ts';
+import { at, forAll, holds, live, mayRead, ownSlot, shares, slotLabel, type F, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+
+/** The sort of a conjunct's variable. */
+export type VarSort = 'Page' | 'Req' | 'Label' | 'Slot';
+
+/** A conjunct for z3: `∀ vars. body(s, vars)`. */
+export interface ZConjunct {
+  /** The name, as in `invariant.ts` (or `Isolation`). */
+  readonly name: string;
+  /** Its variables' sorts, and the names its witnesses print under. */
+  readonly vars: readonly (readonly [VarSort, string])[];
+  /** The body, over a state and one term per variable. */
+  readonly body: (v: Vocabulary, s: ZState, xs: readonly Z[]) => F;
+}
+
+const x = (xs: readonly Z[], k: number): Z => {
+  const t = xs[k];
+  if (t === undefined) throw new Error(`conjunct variable ${k} missing`);
+  return t;
+};
+
+/** Isolation (spec/properties.ts): every label in a read set is the reader's own data or its prefix's. */
+export const ISOLATION: ZConjunct = {
+  name: 'Isolation',
+  vars: [
+    ['Req', 'reader'],
+    ['Label', 'label'],
+  ],
+  body: (v, s, xs) => v.ctx.Implies(holds(s.read, x(xs, 0), x(xs, 1)), mayRead(v, x(xs, 0), x(xs, 1))),
+};
+
+const written = (v: Vocabulary, s: ZState, q: Z): F =>
+  v.ctx.Or(...(['written', 'handedOff', 'decoded'] as const).map((p) => at(s.phase, q).eq(v.ph(p))));
+
+/** Every strengthening conjunct, by name. */
+const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
+  TagNamesContent: {
+    name: 'TagNamesContent',
+    vars: [['Page', 'page']],
+    body: (v, s, xs) => {
+      const p = x(xs, 0);
+      return v.ctx.Implies(v.ctx.Not(at(s.tag, p).eq(v.none)), at(s.data, p).eq(at(s.tag, p)));
+    },
+  },
+  NewIsBlank: {
+    name: 'NewIsBlank',
+    vars: [['Req', 'request']],
+    body: (v, s, xs) => v.ctx.Implies(at(s.phase, x(xs, 0)).eq(v.ph('new')), v.ctx.Not(shares(v, s, x(xs, 0)))),
+  },
+  NoLateWrite: {
+    name: 'NoLateWrite',
+    vars: [['Req', 'request']],
+    body: (v, s, xs) => v.ctx.Not(at(s.phase, x(xs, 0)).eq(v.ph('timedOut'))),
+  },
+  OwnPagesHeld: {
+    name: 'OwnPagesHeld',
+    vars: [
+      ['Req', 'request'],
+      ['Slot', 'slot'],
+    ],
+    body: (v, s, xs) => {
+      const [q, i] = [x(xs, 0), x(xs, 1)];
+      return v.ctx.Implies(v.ctx.And(live(v, at(s.phase, q)), ownSlot(v, s, q, i)), at(s.holder, at(s.table, q, i)).eq(v.body(q)));
+    },
+  },
+  SharedPageCached: {
+    name: 'SharedPageCached',
+    vars: [['Req', 'request']],
+    body: (v, s, xs) => {
+      const q = x(xs, 0);
+      return v.ctx.Implies(
+        v.ctx.And(live(v, at(s.phase, q)), shares(v, s, q)),
+        v.ctx.And(v.hasPrefix(q), at(s.holder, at(s.table, q, v.slot0)).eq(v.prefix(v.group(q)))),
+      );
+    },
+  },
+  CacheHoldsPrefix: {
+    name: 'CacheHoldsPrefix',
+    vars: [['Page', 'page']],
+    body: (v, s, xs) => {
+      const p = x(xs, 0);
+      return v.ctx.Implies(v.isPrefix(at(s.holder, p)), at(s.data, p).eq(at(s.holder, p)));
+    },
+  },
+  WrittenHoldsOwn: {
+    name: 'WrittenHoldsOwn',
+    vars: [
+      ['Req', 'request'],
+      ['Slot', 'slot'],
+    ],
+    body: (v, s, xs) => {
+      const [q, i] = [x(xs, 0), x(xs, 1)];
+      return v.ctx.Implies(v.ctx.And(written(v, s, q), ownSlot(v, s, q, i)), at(s.data, at(s.table, q, i)).eq(slotLabel(v, q, i)));
+    },
+  },
+  DistinctSlots: {
+    name: 'DistinctSlots',
+    vars: [
+      ['Req', 'request'],
+      ['Slot', 'slot'],
+      ['Slot', 'other slot'],
+    ],
+    body: (v, s, xs) => {
+      const [q, i, j] = [x(xs, 0), x(xs, 1), x(xs, 2)];
+      const { And, Implies, Not } = v.ctx;
+      return Implies(
+        And(live(v, at(s.phase, q)), ownSlot(v, s, q, i), ownSlot(v, s, q, j), Not(i.eq(j))),
+        Not(at(s.table, q, i).eq(at(s.table, q, j))),
+      );
+    },
+  },
+};
+
+/** The z3 conjuncts of an invariant: Isolation first, then the strengthening, less the conjunct numbered `drop`. */
+export function zConjuncts(inv: Invariant, drop?: number): ZConjunct[] {
+  const out = [ISOLATION];
+  for (const c of inv.conjuncts) {
+    if (c.id === drop) continue;
+    const z = CONJUNCTS[c.name];
+    if (z === undefined) throw new Error(`conjunct ${c.name} has no z3 encoding`);
+    out.push(z);
+  }
+  return out;
+}
+
+/** The sort of a variable kind. */
+export function sortOf(v: Vocabulary, kind: VarSort): Sort<'main'> {
+  return v[kind];
+}
+
+/** `∀ vars. body(s)`. */
+export function assertHolds(v: Vocabulary, c: ZConjunct, s: ZState): F {
+  const vars = c.vars.map(([kind], k) => v.ctx.Const(`${c.name}.${k}`, sortOf(v, kind)) as Z);
+  return forAll(v, vars, c.body(v, s, vars));
+}
+
+/** The witnesses of a denial, and the denial `¬body(s, witnesses)`. */
+export function deny(v: Vocabulary, c: ZConjunct, s: ZState): { witnesses: Z[]; formula: F } {
+  const witnesses = c.vars.map(([kind], k) => v.ctx.Const(`cti.${c.name}.${k}`, sortOf(v, kind)) as Z);
+  return { witnesses, formula: v.ctx.Not(c.body(v, s, witnesses)) };
+}

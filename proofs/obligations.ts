@@ -1,0 +1,186 @@
+/**
+ * The proof obligations and their discharge by z3. For an invariant Inv (Isolation and
+ * its strengthening) and each action A:
+ *
+ *     init:  Init(s) ⇒ Inv(s)
+ *     A:     Inv(s) ∧ A(s, s') ⇒ Inv(s')        for an arbitrary acting request r
+ *
+ * Each is checked by asking z3 for a model of its negation: `unsat` proves it for every
+ * number of pages, requests and prefixes; `sat` is a counterexample to induction, a state
+ * satisfying Inv from which one step of A breaks it, read back in the spec's words.
+ */
+import type { Solver } from 'z3-solver';
+import { ACTION_KINDS, type Fault, type Variant } from '../spec/index.ts';
+import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
+import { readCounterexample, type Counterexample } from './counterexample.ts';
+import { initial, semanticsOf, transition } from './encoding.ts';
+import { invariantFor, LENGTH_FIX_INVARIANT, type Invariant } from './invariant.ts';
+import { forAll, freshState, type Bounds, type F, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+import type { Z3Session } from './z3.ts';
+
+/** What an obligation came to. */
+export type Verdict = 'proved' | 'counterexample' | 'unknown';
+
+/** The obligations, in order: the base case, then one per action. */
+export const OBLIGATIONS = ['init', ...ACTION_KINDS] as const;
+
+/** One of {@link OBLIGATIONS}. */
+export type ObligationName = (typeof OBLIGATIONS)[number];
+
+/** The outcome of one obligation. */
+export interface ObligationResult {
+  /** `init` or the action's kind. */
+  readonly name: ObligationName;
+  /** proved (unsat), counterexample (sat) or unknown (z3 gave up). */
+  readonly result: Verdict;
+  /** Wall-clock time of z3's checks (the bounded search, then the proof), in milliseconds. */
+  readonly ms: number;
+  /** Set when the action's guard is false for this variant and faults: proved because it never happens. */
+  readonly vacuous?: true;
+  /** The counterexample to induction, when there is one. */
+  readonly counterexample?: Counterexample;
+}
+
+/** What to prove. */
+export interface ProveOptions {
+  /** The variant whose transitions are encoded. */
+  readonly variant: Variant;
+  /** The faults switched on. */
+  readonly faults: readonly Fault[];
+  /** Drop strengthening conjunct N (1-based) from the invariant, to see what then fails. */
+  readonly drop?: number;
+  /** Only these obligations (default: all). */
+  readonly only?: readonly ObligationName[];
+  /** z3's time limit per obligation (default 60 s). */
+  readonly timeoutMs?: number;
+}
+
+/** The outcome of a proof attempt. */
+export interface ProofReport {
+  /** The variant. */
+  readonly variant: Variant;
+  /** The faults switched on. */
+  readonly faults: readonly Fault[];
+  /** The invariant tried. */
+  readonly invariant: Invariant;
+  /** The conjunct dropped, if any. */
+  readonly dropped?: { readonly id: number; readonly name: string };
+  /** Each obligation's outcome. */
+  readonly obligations: readonly ObligationResult[];
+  /** Whether every obligation was proved. */
+  readonly proved: boolean;
+}
+
+/** Checks the obligations of `options.variant`'s invariant one by one. */
+export async function prove(z3: Z3Session, options: ProveOptions): Promise<ProofReport> {
+  const invariant = invariantFor(options.variant);
+  const dropped = invariant.conjuncts.find((c) => c.id === options.drop);
+  if (options.drop !== undefined && dropped === undefined) throw new RangeError(`the ${invariant.name} invariant has no conjunct ${options.drop}`);
+  const obligations: ObligationResult[] = [];
+  for (const name of options.only ?? OBLIGATIONS) obligations.push(await discharge(z3, options, invariant, name));
+  return {
+    variant: options.variant,
+    faults: options.faults,
+    invariant,
+    ...(dropped === undefined ? {} : { dropped: { id: dropped.id, name: dropped.name } }),
+    obligations,
+    proved: obligations.every((o) => o.result === 'proved'),
+  };
+}
+
+/** The bounded universe searched for a counterexample before the unbounded proof is tried. */
+export const SEARCH_BOUNDS: Bounds = { pages: 2, requests: 2, groups: 1, slots: 2 };
+
+/**
+ * Checks one obligation. First in a small bounded universe, where every quantifier
+ * expands and z3 answers at once: a model there is a counterexample to induction (a
+ * finite model of the negation is a model of it). Then over the unbounded sorts, where
+ * `unsat` is the proof. The order only saves time: z3's model finder can spend minutes on
+ * a model that the bounded search finds in milliseconds.
+ */
+async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, name: ObligationName): Promise<ObligationResult> {
+  const start = performance.now();
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const bounded = query(z3.bounded(SEARCH_BOUNDS), options, inv, name, timeoutMs);
+  const base = { name, ...(bounded.vacuous ? { vacuous: true as const } : {}) };
+  if ((await bounded.solver.check()) === 'sat') {
+    // a counterexample exists: ask for the tidiest one
+    for (const assumptions of preferences(bounded.v, bounded.pre)) {
+      if ((await bounded.solver.check(...assumptions)) === 'sat') break;
+    }
+    return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
+  }
+  const unbounded = query(z3.v, options, inv, name, timeoutMs);
+  const sat = await unbounded.solver.check();
+  const ms = Math.round(performance.now() - start);
+  if (sat === 'sat') return { ...base, result: 'counterexample', ms, counterexample: read(unbounded, name) };
+  return { ...base, result: sat === 'unsat' ? 'proved' : 'unknown', ms };
+}
+
+/**
+ * What makes a counterexample easy to read: the pre-state keeps the ownership discipline
+ * (tables held by their requests, distinct, shared pages cached, new requests blank, none
+ * timed out). Only a preference: when no such counterexample exists, any will do.
+ */
+const TIDY: readonly string[] = ['NewIsBlank', 'NoLateWrite', 'OwnPagesHeld', 'SharedPageCached', 'CacheHoldsPrefix', 'DistinctSlots'];
+
+/** The preferences, strongest first: tidy and without prefixes, tidy, none (which is known to be satisfiable). */
+function preferences(v: Vocabulary, pre: ZState): F[][] {
+  const tidy = zConjuncts(LENGTH_FIX_INVARIANT)
+    .filter((c) => TIDY.includes(c.name))
+    .map((c) => assertHolds(v, c, pre));
+  const q = v.ctx.Const('q', v.Req);
+  return [[...tidy, forAll(v, [q], v.ctx.Not(v.hasPrefix(q)))], tidy, []];
+}
+
+/** The negation of one obligation in a solver of its own, with what is needed to read a model back. */
+interface Query {
+  /** The vocabulary it is stated in. */
+  readonly v: Vocabulary;
+  /** The solver holding the negation. */
+  readonly solver: Solver<'main'>;
+  /** One denial per conjunct of the post-state; the negation is their disjunction. */
+  readonly denials: readonly { readonly conjunct: ZConjunct; readonly witnesses: Z[]; readonly formula: F }[];
+  /** The pre-state. */
+  readonly pre: ZState;
+  /** The post-state (the pre-state itself for `init`). */
+  readonly post: ZState;
+  /** The acting request. */
+  readonly r: Z;
+  /** Whether the action can never be taken in this variant. */
+  readonly vacuous: boolean;
+}
+
+/** Asserts the negation of obligation `name` over vocabulary `v`. */
+function query(v: Vocabulary, options: ProveOptions, inv: Invariant, name: ObligationName, timeoutMs: number): Query {
+  const { ctx } = v;
+  const sem = semanticsOf(options.variant, options.faults);
+  const conjuncts = zConjuncts(inv, options.drop);
+  const pre = freshState(v, 's', sem.ownerCheck);
+  const r = ctx.Const('r', v.Req);
+  const solver = new ctx.Solver();
+  solver.set('timeout', timeoutMs);
+  solver.add(...v.axioms);
+  let vacuous = false;
+  let post = pre;
+  if (name === 'init') {
+    solver.add(...initial(v, pre));
+  } else {
+    for (const c of conjuncts) solver.add(assertHolds(v, c, pre));
+    const t = transition(v, sem, name, pre, r);
+    vacuous = t.never === true;
+    solver.add(...t.constraints);
+    post = t.post;
+  }
+  const denials = conjuncts.map((c) => ({ conjunct: c, ...deny(v, c, post) }));
+  solver.add(ctx.Or(...denials.map((d) => d.formula)));
+  return { v, solver, denials, pre, post, r, vacuous };
+}
+
+/** The counterexample in the solver's model: the first conjunct that the model denies. */
+function read(q: Query, name: ObligationName): Counterexample {
+  const model = q.solver.model();
+  const broken = q.denials.find((d) => model.eval(d.formula, true).toString() === 'true');
+  if (broken === undefined) throw new Error('a model of the negation denies no conjunct');
+  return readCounterexample({ v: q.v, model, action: name, r: q.r, pre: q.pre, post: q.post, conjunct: broken.conjunct, witnesses: broken.witnesses });
+}

@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main.ts';
+
+/** Runs `pagecheck …` in-process; its exit code and what it printed. */
+async function pagecheck(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    err += String(chunk);
+    return true;
+  });
+  process.exitCode = undefined;
+  const code = await main(argv);
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+  return { code, out, err };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('pagecheck prove', () => {
+  it('owner-check: prints each obligation proved with its time, exits 0', async () => {
+    const { code, out } = await pagecheck('prove', '--variant', 'owner-check');
+    expect(code).toBe(0);
+    expect(out).toContain('variant owner-check, faults silent-stub, early-free, stale-free, prefix-poison');
+    expect(out).toContain('invariant: Isolation ∧ 1.TagNamesContent');
+    for (const name of ['init', 'allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert']) {
+      expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
+    }
+    expect(out).toContain('all 9 obligations proved');
+  });
+
+  it('buggy --json: the report with decode’s counterexample, exits 1', async () => {
+    const { code, out } = await pagecheck('prove', '--variant', 'buggy', '--json');
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as {
+      variant: string;
+      proved: boolean;
+      obligations: { name: string; result: string; ms: number; counterexample?: { violated: string; story: string[] } }[];
+    };
+    expect(report.variant).toBe('buggy');
+    expect(report.proved).toBe(false);
+    expect(report.obligations.map((o) => `${o.name}:${o.result}`)).toEqual([
+      'init:proved',
+      'allocate:proved',
+      'prefill:proved',
+      'stub:proved',
+      'handoff:proved',
+      'decode:counterexample',
+      'free:proved',
+      'timeout:proved',
+      'insert:proved',
+    ]);
+    expect(report.obligations.every((o) => Number.isInteger(o.ms) && o.ms >= 0)).toBe(true);
+    const decode = report.obligations[5]?.counterexample;
+    expect(decode?.violated).toBe('Isolation');
+    expect(decode?.story.at(-1)).toMatch(/^Isolation fails \(reader (r\d), label (r\d)'s data\): request \1 has read \2's data, which is not its own\.$/);
+  });
+
+  it('--drop 1 leaves TagNamesContent out and decode fails; length-fix proves without faults', async () => {
+    const dropped = await pagecheck('prove', '--variant', 'owner-check', '--drop', '1');
+    expect(dropped.code).toBe(1);
+    expect(dropped.out).toContain('(dropped 1.TagNamesContent)');
+    expect(dropped.out).toMatch(/^ {2}decode +counterexample/m);
+    const lengthFix = await pagecheck('prove', '--variant', 'length-fix');
+    expect(lengthFix.code).toBe(0);
+    expect(lengthFix.out).toContain('variant length-fix, faults none');
+    expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
+  });
+
+  it('names the flag and the value in its errors, exit 2', async () => {
+    expect(await pagecheck('prove', '--variant', 'fast')).toMatchObject({
+      code: 2,
+      err: 'pagecheck: --variant: expected one of buggy, length-fix, owner-check, got "fast"\n',
+    });
+    expect(await pagecheck('prove', '--drop', '2')).toMatchObject({ code: 2, err: 'pagecheck: --drop: expected a whole number from 1 to 1, got "2"\n' });
+    expect(await pagecheck('prove', '--variant', 'length-fix', '--drop', 'x')).toMatchObject({
+      code: 2,
+      err: 'pagecheck: --drop: expected a whole number from 1 to 7, got "x"\n',
+    });
+    expect((await pagecheck('prove', '--faults', 'early-free,late')).err).toBe(
+      'pagecheck: --faults: expected a comma-separated list of silent-stub, early-free, stale-free, prefix-poison (or all, none), got "late"\n',
+    );
+  });
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAULTS, type Fault } from '../../spec/index.ts';
+import { OBLIGATIONS, prove, type ProofReport } from '../../proofs/obligations.ts';
+import { openZ3, type Z3Session } from '../../proofs/z3.ts';
+import { LENGTH_FIX_FAULTS } from './expected.ts';
+
+let z3: Z3Session;
+beforeAll(async () => {
+  z3 = await openZ3();
+});
+afterAll(async () => {
+  await z3.close();
+});
+
+const failing = (report: ProofReport): string[] => report.obligations.filter((o) => o.result !== 'proved').map((o) => o.name);
+
+describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size', () => {
+  it('proves the base case and every action, with every fault switched on', async () => {
+    const report = await prove(z3, { variant: 'owner-check', faults: [...FAULTS] });
+    expect(report.obligations.map((o) => [o.name, o.result])).toEqual(OBLIGATIONS.map((name) => [name, 'proved']));
+    // with early-free on, timeout is a real obligation, not one proved because it never happens
+    expect(report.obligations.some((o) => o.vacuous)).toBe(false);
+    expect(report.proved).toBe(true);
+  });
+
+  it('proves it with each fault alone and with none', async () => {
+    for (const faults of [[], ...FAULTS.map((f): Fault[] => [f])]) {
+      const report = await prove(z3, { variant: 'owner-check', faults });
+      expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
+    }
+  });
+});
+
+describe('buggy: the same proof fails at decode', () => {
+  it('finds a counterexample to induction for decode and proves everything else', async () => {
+    const report = await prove(z3, { variant: 'buggy', faults: [...FAULTS] });
+    expect(failing(report)).toEqual(['decode']);
+    expect(report.proved).toBe(false);
+  });
+
+  it('tells the counterexample in the spec’s words: the reader decodes a page holding another request’s data', async () => {
+    const report = await prove(z3, { variant: 'buggy', faults: ['silent-stub'], only: ['decode'] });
+    const cti = report.obligations[0]?.counterexample;
+    expect(cti?.violated).toBe('Isolation');
+    const reader = cti?.witnesses['reader'] ?? '';
+    const other = /^(r\d)'s data$/.exec(cti?.witnesses['label'] ?? '')?.[1];
+    expect(reader).toMatch(/^r\d$/);
+    expect(other).toMatch(/^r\d$/);
+    expect(other).not.toBe(reader);
+    expect(cti?.step).toBe(`decode(${reader})`);
+    const story = cti?.story.join('\n') ?? '';
+    expect(story).toContain(`request ${reader}: handedOff`);
+    expect(story).toMatch(new RegExp(`page p\\d in its slot \\d holds ${other}'s data`));
+    expect(story).toContain(`request ${reader}: decoded`);
+    expect(cti?.story.at(-1)).toBe(
+      `Isolation fails (reader ${reader}, label ${other}'s data): request ${reader} has read ${other}'s data, which is not its own.`,
+    );
+  });
+});
+
+describe('length-fix: Isolation rests on seven ownership conjuncts, and only without faults', () => {
+  it('proves every obligation without faults; timeout never happens', async () => {
+    const report = await prove(z3, { variant: 'length-fix', faults: [] });
+    expect(failing(report)).toEqual([]);
+    expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['timeout']);
+  });
+
+  it('each fault but the silent stub breaks exactly one obligation', async () => {
+    for (const fault of FAULTS) {
+      const report = await prove(z3, { variant: 'length-fix', faults: [fault] });
+      expect({ fault, failing: failing(report) }).toEqual({ fault, failing: LENGTH_FIX_FAULTS[fault] });
+    }
+  });
+
+  it('names the broken conjunct: a late write is possible, a stale release frees a held page, a poisoned cache page', async () => {
+    const report = await prove(z3, { variant: 'length-fix', faults: ['early-free', 'stale-free', 'prefix-poison'], only: ['free', 'timeout', 'insert'] });
+    expect(report.obligations.map((o) => [o.name, o.counterexample?.violated])).toEqual([
+      ['free', 'OwnPagesHeld'],
+      ['timeout', 'NoLateWrite'],
+      ['insert', 'CacheHoldsPrefix'],
+    ]);
+  });
+});
+
+describe('the prover is consulted', () => {
+  it('rejects a conjunct number the invariant does not have', async () => {
+    await expect(prove(z3, { variant: 'owner-check', faults: [], drop: 2 })).rejects.toThrow('the tag invariant has no conjunct 2');
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { compile, FAULTS, matrixConfig } from '../../spec/index.ts';
+import { checkReachable, dispatchAgrees, reachableStates } from './enumerate.ts';
+import { checkUniverses } from './universe-run.ts';
+
+// The universe: 2 pages, A (1 page) and B (2 pages, prefix `sys`). With prefill limit 1,
+// A is prefilled and B hits the stub; with limit 2 both are prefilled, B's first page
+// with its prefix's data.
+
+describe('the invariant is inductive over every state of a small universe, reachable or not', () => {
+  it('owner-check, every fault on, limit 1: 21,600,768 states, all kept by the invariant, 42,491,232 steps, none breaks it', () => {
+    const [result] = checkUniverses([{ variant: 'owner-check', faults: [...FAULTS], prefillLimit: 1 }]);
+    if (result === undefined) throw new Error('no result');
+    expect(result.breaches).toEqual([]);
+    expect([result.candidates, result.satisfying, result.transitions]).toEqual([21_600_768, 21_600_768, 42_491_232]);
+  });
+
+  // (limit 1 is checked in universe-drops.test.ts: length-fix with the silent stub is length-fix without faults)
+  it('length-fix, no fault, limit 2: 7,053,312 states, 627,368 satisfy the invariant, 199,584 steps, none breaks it', () => {
+    const [result] = checkUniverses([{ variant: 'length-fix', faults: [], prefillLimit: 2 }]);
+    if (result === undefined) throw new Error('no result');
+    expect(result.breaches).toEqual([]);
+    expect([result.candidates, result.satisfying, result.transitions]).toEqual([7_053_312, 627_368, 199_584]);
+  });
+
+  it('buggy: the same enumeration finds steps that break it, every one a decode, as z3 says', () => {
+    const [result] = checkUniverses([{ variant: 'buggy', faults: [...FAULTS], prefillLimit: 1 }]);
+    if (result === undefined) throw new Error('no result');
+    expect(result.brokenBy).toEqual({ decode: 572_416 });
+    expect(result.breaches.every((b) => b.parts.includes('Isolation'))).toBe(true);
+  });
+
+  it('the enumeration calls the spec’s own transitions: they agree with step on every reachable state', () => {
+    const m = compile(matrixConfig('owner-check', [...FAULTS]));
+    expect(dispatchAgrees(m, reachableStates(m))).toBe(true);
+    expect(checkReachable(m).states).toBe(6509);
+  });
+});
