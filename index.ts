@@ -1,0 +1,8 @@
+/**
+ * pagecheck as a library, for a user's own test suite: the spec, the checker, trace
+ * replay and printers, and the TypedArray page pool.
+ */
+export * from './spec/index.ts';
+export { check, runMatrix, type CheckOptions, type CheckResult, type Violation, type WitnessResult } from './checker/index.ts';
+export { formatTrace, formatItf, replayItf, ReplayError, type ReplayResult } from './trace/index.ts';
+export { PagePool, type PoolOptions } from './impl/index.ts';
