@@ -233,7 +233,7 @@ function timeout(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
  * guard that the prefix has no cached page yet is dropped.
  */
 function insert(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
-  const { And, Not, Or, Bool } = v.ctx;
+  const { Not, Or, Bool } = v.ctx;
   const first = at(s.table, r, v.slot0);
   const poison = sem.fault['prefix-poison'] ? phaseIn(v, s, r, 'refused', 'failed') : Bool.val(false);
   return {

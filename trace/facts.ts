@@ -10,11 +10,53 @@ import {
   holderOf,
   step,
   tableOf,
+  view,
   type Action,
   type Model,
+  type RequestView,
   type State,
   type Trace,
 } from '../spec/index.ts';
+
+/** What every printer needs to tell step `k`: the action, the states around it, and the acting request. */
+export interface StepContext {
+  /** The action taken. */
+  readonly action: Action;
+  /** Index of the acting request. */
+  readonly r: number;
+  /** State `k - 1`. */
+  readonly before: State;
+  /** State `k`. */
+  readonly after: State;
+  /** The acting request after the step, in words. */
+  readonly req: RequestView | undefined;
+  /** Its name. */
+  readonly who: string;
+  /** Whether its first page is the shared prefix page. */
+  readonly shared: boolean;
+  /** Its page table after the step. */
+  readonly table: number[];
+}
+
+/** The context of step `k` (1-based), or `undefined` for state 0. */
+export function stepContext(m: Model, trace: Trace, k: number): StepContext | undefined {
+  const taken = trace.steps[k - 1];
+  if (taken === undefined) return undefined;
+  const { action } = taken;
+  const r = action.r;
+  const after = taken.state;
+  const req = view(m, after).requests[r];
+  return {
+    action,
+    r,
+    before: stateAt(trace, k - 1),
+    after,
+    req,
+    who: req?.name ?? `#${r}`,
+    shared: (req?.hit ?? false) || (req?.inserted ?? false),
+    table: tableOf(m, after, r),
+  };
+}
 
 /** State `k` of a trace: 0 is the initial state, `k` the state after step `k`. */
 export function stateAt(trace: Trace, k: number): State {

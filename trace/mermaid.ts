@@ -4,8 +4,8 @@
  * and the step that breaks an invariant is boxed in red with the explanation beside it.
  */
 import { match } from 'ts-pattern';
-import { dataOf, holderOf, mayRead, tableOf, tagOf, view, type Model, type Trace } from '../spec/index.ts';
-import { dataName, holderWords, stateAt, writesOf, writtenBefore } from './facts.ts';
+import { dataOf, holderOf, mayRead, tagOf, type Model, type Trace } from '../spec/index.ts';
+import { dataName, holderWords, stepContext, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -21,16 +21,9 @@ const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no page
 
 /** The messages of step `k`, without the red box. */
 function messages(m: Model, trace: Trace, k: number): string[] {
-  const taken = trace.steps[k - 1];
-  if (taken === undefined) return [];
-  const { action } = taken;
-  const r = action.r;
-  const before = stateAt(trace, k - 1);
-  const after = taken.state;
-  const req = view(m, after).requests[r];
-  const who = req?.name ?? `#${r}`;
-  const shared = (req?.hit ?? false) || (req?.inserted ?? false);
-  const table = tableOf(m, after, r);
+  const context = stepContext(m, trace, k);
+  if (context === undefined) return [];
+  const { action, r, before, after, req, who, shared, table } = context;
   const own = shared ? table.slice(1) : table;
   const label = `${k}. ${action.kind}(${who})`;
   const contents = (pages: readonly number[]): string => pages.map((p) => dataName(m, dataOf(m, before, p))).join(', ');

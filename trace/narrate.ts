@@ -8,14 +8,13 @@ import {
   dataOf,
   holderOf,
   mayRead,
-  tableOf,
   tagOf,
   view,
   type Model,
   type RequestView,
   type Trace,
 } from '../spec/index.ts';
-import { dataName, dataWords, holderWords, pagesWords, stateAt, writesOf, writtenBefore } from './facts.ts';
+import { dataName, dataWords, holderWords, pagesWords, stateAt, stepContext, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
 
@@ -26,16 +25,9 @@ function ownPages(table: readonly number[], shared: boolean): number[] {
 
 /** What step `k` (1-based) did, in one sentence. */
 export function narrate(m: Model, trace: Trace, k: number): string {
-  const taken = trace.steps[k - 1];
-  if (taken === undefined) return 'every page is free and has never been written; every request is new.';
-  const { action } = taken;
-  const r = action.r;
-  const before = stateAt(trace, k - 1);
-  const after = taken.state;
-  const req = view(m, after).requests[r];
-  const who = req?.name ?? `#${r}`;
-  const shared = (req?.hit ?? false) || (req?.inserted ?? false);
-  const table = tableOf(m, after, r);
+  const context = stepContext(m, trace, k);
+  if (context === undefined) return 'every page is free and has never been written; every request is new.';
+  const { action, r, before, after, req, who, shared, table } = context;
   const datas = (pages: readonly number[]): string => list(pages.map((p) => dataName(m, dataOf(m, before, p))));
   return match(action.kind)
     .with('allocate', () => {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { pagecheck } from '../support/cli.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pagecheck-check-'));
@@ -12,17 +12,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Runs the command line in-process; the exit code and what it printed. */
-async function pagecheck(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  process.exitCode = undefined;
-  const code = await main(args);
-  vi.restoreAllMocks();
-  return { code, out, err };
-}
 
 describe('pagecheck check', () => {
   it('the acceptance line: buggy on 3 pages, limit 2, requests 2,3 is a 9-action Isolation violation, exit 1', async () => {

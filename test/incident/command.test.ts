@@ -1,33 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { register } from '../../cli/commands/incident.ts';
-import { EXIT, UsageError } from '../../cli/errors.ts';
+import { EXIT } from '../../cli/errors.ts';
+import { runCommand, type CommandRun } from '../support/cli.ts';
 
 /** Runs `pagecheck incident ...args`; its stdout and exit code, or the usage error it threw. */
-async function incident(...args: string[]): Promise<{ out: string; code: number } | { error: string }> {
-  const program = new Command('pagecheck').exitOverride();
-  register(program);
-  for (const sub of program.commands) sub.exitOverride();
-  const chunks: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  const before = process.exitCode;
-  try {
-    await program.parseAsync(['incident', ...args], { from: 'user' });
-    return { out: chunks.join(''), code: Number(process.exitCode ?? 0) };
-  } catch (e) {
-    if (e instanceof UsageError) return { error: e.message };
-    throw e;
-  } finally {
-    write.mockRestore();
-    process.exitCode = before;
-  }
-}
+const incident = (...args: string[]): Promise<CommandRun> => runCommand(register, 'incident', args);
 
 afterEach(() => vi.restoreAllMocks());
 

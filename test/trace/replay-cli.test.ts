@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { pagecheck } from '../support/cli.ts';
 import { formatItf } from '../../trace/index.ts';
 import { minimalLeak, ownerCheck } from './traces.ts';
 
@@ -15,16 +15,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Runs the command line in-process; the exit code and what it printed. */
-async function pagecheck(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  const code = await main(args);
-  vi.restoreAllMocks();
-  return { code, out, err };
-}
 
 const leakFile = join(dir, 'leak.itf.json');
 {
