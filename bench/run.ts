@@ -4,7 +4,7 @@
  * benchmark reports ratios measured within its own run, because the machines are shared
  * and absolute figures drift from run to run.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, platform } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -26,9 +26,10 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const results: Record<string, unknown> = {
-  machine: { node: process.version, platform: platform(), arch: arch(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length },
-};
+const out = fileURLToPath(new URL('./results.json', import.meta.url));
+// Running some of the benchmarks updates their entries and keeps the others' last figures.
+const results: Record<string, unknown> = { ...previous(out) };
+results['machine'] = { node: process.version, platform: platform(), arch: arch(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length };
 let failed = false;
 for (const [name, load] of Object.entries(BENCHES)) {
   if (only.length > 0 && !only.includes(name)) continue;
@@ -40,7 +41,17 @@ for (const [name, load] of Object.entries(BENCHES)) {
     results[name] = { error: e instanceof Error ? e.message : String(e) };
   }
 }
-const out = fileURLToPath(new URL('./results.json', import.meta.url));
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`${JSON.stringify(results, null, 2)}\nwritten to bench/results.json\n`);
 process.exitCode = failed ? 1 : 0;
+
+/** The figures of the last run, or nothing when there are none (or they are not ours to read). */
+function previous(path: string): Record<string, unknown> {
+  if (!existsSync(path)) return {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

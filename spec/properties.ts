@@ -17,7 +17,6 @@ import {
   Ph,
   READ_UNHELD,
   sharesFirstPage,
-  tablePage,
   type State,
 } from './state.ts';
 
@@ -52,6 +51,9 @@ const anyRequest = (m: Model, test: (r: number) => boolean): boolean => {
   return false;
 };
 
+/** ExclusiveHold's scratch: one byte per page, grown when a model has more pages. */
+let claimed = new Uint8Array(64);
+
 const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.length > m.config.prefillLimit);
 
 /**
@@ -63,6 +65,8 @@ const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.lengt
 export const Isolation = always('Isolation', (m, s) => {
   for (let r = 0; r < m.n; r++) {
     let bits = observedOf(m, s, r);
+    // Most read sets hold only the request's own label: clear its bit before looking at the rest.
+    bits = (bits & ~(1 << (bodyLabel(r) - 1))) >>> 0;
     while (bits !== 0) {
       const bit = 31 - Math.clz32(bits);
       if (!mayRead(m, r, bit + 1)) return false;
@@ -79,17 +83,19 @@ export const Isolation = always('Isolation', (m, s) => {
  * nobody holds.
  */
 export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
-  const seen = new Uint8Array(m.pages);
+  // Which pages a live table has claimed; reused across calls, since this runs on every state.
+  const seen = m.pages <= claimed.length ? claimed : (claimed = new Uint8Array(m.pages));
+  for (let p = 0; p < m.pages; p++) seen[p] = 0;
   for (let r = 0; r < m.n; r++) {
-    if (!isLive(phaseOf(m, s, r))) continue;
-    const len = m.len[r] ?? 0;
+    if (!isLive(s[m.phaseAt + r]!)) continue;
+    const len = m.len[r]!;
+    const table = m.tableAt[r]!;
     for (let i = 0; i < len; i++) {
-      const p = tablePage(m, s, r, i);
+      const p = s[table + i]!;
       if (p === NO_PAGE) return false;
       const shared = i === 0 && sharesFirstPage(m, s, r);
-      const g = m.group[r] ?? -1;
-      const owner = shared ? prefixLabel(m, g) : bodyLabel(r);
-      if (holderOf(m, s, p) !== owner) return false;
+      const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
+      if (s[m.holderAt + p] !== owner) return false;
       if (!shared) {
         if (seen[p] === 1) return false;
         seen[p] = 1;
@@ -97,7 +103,7 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
     }
   }
   for (let p = 0; p < m.pages; p++) {
-    const h = holderOf(m, s, p);
+    const h = s[m.holderAt + p]!;
     if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
   }
   return true;
@@ -111,18 +117,21 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
 export const Conservation = always('Conservation', (m, s) => {
   let count = 0;
   for (let p = 0; p < m.pages; p++) {
-    const h = holderOf(m, s, p);
+    const h = s[m.holderAt + p]!;
     if (h === 0 || h > m.n) count++;
   }
   for (let r = 0; r < m.n; r++) {
-    if (!isLive(phaseOf(m, s, r))) continue;
-    count += (m.len[r] ?? 0) - (sharesFirstPage(m, s, r) ? 1 : 0);
+    if (!isLive(s[m.phaseAt + r]!)) continue;
+    count += m.len[r]! - (sharesFirstPage(m, s, r) ? 1 : 0);
   }
   return count === m.pages;
 });
 
 /** Decode reads only pages its request holds at the moment of reading (or its prefix's cached page). */
-export const ReadsOwnPages = always('ReadsOwnPages', (m, s) => !anyRequest(m, (r) => (flagsOf(m, s, r) & READ_UNHELD) !== 0));
+export const ReadsOwnPages = always('ReadsOwnPages', (m, s) => {
+  for (let r = 0; r < m.n; r++) if ((s[m.flagsAt + r]! & READ_UNHELD) !== 0) return false;
+  return true;
+});
 
 /** Some request decodes successfully: the model serves requests at all. */
 export const DecodeSucceeds = sometimes('DecodeSucceeds', () => true, (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.decoded));

@@ -79,8 +79,8 @@ export function allocate(m: Model, s: State, r: number): State | undefined {
  */
 export function prefill(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
-  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;
   if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
+  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;
 
   const t = s.slice();
   const len = m.len[r] ?? 0;
@@ -107,8 +107,8 @@ export function prefill(m: Model, s: State, r: number): State | undefined {
  */
 export function stub(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
-  if ((m.len[r] ?? 0) <= m.config.prefillLimit) return undefined;
   if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
+  if ((m.len[r] ?? 0) <= m.config.prefillLimit) return undefined;
 
   const t = s.slice();
   if (!m.silentStub) {
@@ -219,13 +219,14 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
  * its content is untouched.
  */
 export function insert(m: Model, s: State, r: number): State | undefined {
+  // The guards are conjuncts: the phase, cheapest and most often false, is tested first.
+  const phase = phaseOf(m, s, r);
+  const poison = m.fault['prefix-poison'] && (phase === Ph.refused || phase === Ph.failed);
+  if (phase !== Ph.decoded && !poison) return undefined;
   const g = m.group[r] ?? -1;
   if (g < 0 || cachedPage(m, s, g) >= 0) return undefined;
   const first = tablePage(m, s, r, 0);
   if (sharesFirstPage(m, s, r) || first === NO_PAGE || holderOf(m, s, first) !== bodyLabel(r)) return undefined;
-  const phase = phaseOf(m, s, r);
-  const poison = m.fault['prefix-poison'] && (phase === Ph.refused || phase === Ph.failed);
-  if (phase !== Ph.decoded && !poison) return undefined;
   const t = s.slice();
   t[m.holderAt + first] = prefixLabel(m, g);
   t[m.flagsAt + r] = flagsOf(m, s, r) | INSERTED;
