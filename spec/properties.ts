@@ -167,7 +167,8 @@ export const OverLongRefused = sometimes(
 /** Under `owner-check`, a read that would have leaked fails the request loudly instead. */
 export const FailsLoudly = sometimes(
   'FailsLoudly',
-  (m) => m.ownerCheck && (m.silentStub || m.fault['early-free'] || m.fault['stale-free'] || m.fault['prefix-poison']),
+  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all.
+  (m) => m.ownerCheck && ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) || m.fault['early-free'] || m.fault['stale-free']),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 

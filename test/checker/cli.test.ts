@@ -94,8 +94,9 @@ describe('pagecheck check', () => {
     const { code, out } = await pagecheck('check', '--requests', '2', '--json');
     expect(code).toBe(0);
     expect(JSON.parse(out).warnings).toEqual([]);
-    const text = (await pagecheck('check', '--pages', '1', '--prefill-limit', '1', '--requests', '1,1', '--variant', 'owner-check')).out;
-    expect(text).toContain('witness FailsLoudly applies here but was not reached');
+    // A lone over-long request under the owner check is stubbed and fails loudly: no decode ever succeeds.
+    const text = (await pagecheck('check', '--pages', '2', '--prefill-limit', '1', '--requests', '2', '--variant', 'owner-check')).out;
+    expect(text).toContain('witness DecodeSucceeds applies here but was not reached');
   });
 
   it('rejects bad flags with exit 2 and a message naming the flag and the value', async () => {
