@@ -300,8 +300,12 @@ export class PagePool {
   /** Puts the slot's table pages back on the free list by id, except a shared prefix page, whoever holds them now. */
   protected release(s: number): void {
     const base = s * this.options.maxLength;
-    const end = base + (this.lengths[s] ?? 0);
-    for (let i = base + (this.sharesFirstPage(s) ? 1 : 0); i < end; i++) {
+    this.releaseEntries(base + (this.sharesFirstPage(s) ? 1 : 0), base + (this.lengths[s] ?? 0));
+  }
+
+  /** Puts the pages of table entries `from .. to-1` back on the free list by id, whoever holds them now. */
+  protected releaseEntries(from: number, to: number): void {
+    for (let i = from; i < to; i++) {
       const p = this.tables[i] ?? 0;
       const h = this.holder[p] ?? 0;
       if (h === 0) continue;

@@ -3,7 +3,7 @@
  * ships with; the model-based test must catch every one of them (mutants.test.ts).
  */
 import { Ph } from '../../spec/state.ts';
-import { groupOfLabel, NO_PAGE, PagePool, type PoolOptions } from '../../impl/index.ts';
+import { PagePool, type PoolOptions } from '../../impl/index.ts';
 
 /** A mutant: its name, what it gets wrong, how to build it, and the variant whose runs expose it (random when left out). */
 export interface Mutant {
@@ -21,15 +21,7 @@ export interface Mutant {
 class FreeForgetsOnePage extends PagePool {
   protected override release(s: number): void {
     const base = s * this.options.maxLength;
-    const end = base + (this.lengths[s] ?? 0) - 1;
-    for (let i = base + (this.sharesFirstPage(s) ? 1 : 0); i < end; i++) {
-      const p = this.tables[i] ?? 0;
-      const h = this.holder[p] ?? 0;
-      if (h === 0) continue;
-      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
-      this.holder[p] = 0;
-      this.freeSet.add(p);
-    }
+    this.releaseEntries(base + (this.sharesFirstPage(s) ? 1 : 0), base + (this.lengths[s] ?? 0) - 1);
   }
 }
 
@@ -106,15 +98,7 @@ class ReleaseKeepsCacheEntry extends PagePool {
 class ReleaseFreesSharedPage extends PagePool {
   protected override release(s: number): void {
     const base = s * this.options.maxLength;
-    const end = base + (this.lengths[s] ?? 0);
-    for (let i = base; i < end; i++) {
-      const p = this.tables[i] ?? 0;
-      const h = this.holder[p] ?? 0;
-      if (h === 0) continue;
-      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
-      this.holder[p] = 0;
-      this.freeSet.add(p);
-    }
+    this.releaseEntries(base, base + (this.lengths[s] ?? 0));
   }
 }
 
