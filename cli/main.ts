@@ -1,29 +1,66 @@
 /**
  * The `pagecheck` command line. Each command lives in `commands/`; this file only wires
- * them up and turns user errors into one clear line and exit code 2.
+ * them up and turns user errors into one clear line and exit code 2. A command's module
+ * (and with it its heavy dependencies: the TypeScript compiler, z3, fast-check) is loaded
+ * only when that command runs, so that `pagecheck check` starts in a fraction of a second.
  */
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../spec/index.ts';
 import { EXIT, UsageError } from './errors.ts';
-import * as check from './commands/check.ts';
-import * as demo from './commands/demo.ts';
-import * as docs from './commands/docs.ts';
-import * as exporter from './commands/export.ts';
-import * as incident from './commands/incident.ts';
-import * as matrix from './commands/matrix.ts';
-import * as mbt from './commands/mbt.ts';
-import * as prove from './commands/prove.ts';
-import * as replay from './commands/replay.ts';
+import { packageVersion } from './package-info.ts';
 
-/** Builds the program with every command registered. */
-export function buildProgram(): Command {
+/** A command module: it registers its flags and action on the program. */
+interface CommandModule {
+  /** Registers the command. */
+  register(program: Command): void;
+}
+
+/** Every command by name, in the order `--help` lists them; each loads its module when called. */
+export const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
+  demo: () => import('./commands/demo.ts'),
+  check: () => import('./commands/check.ts'),
+  replay: () => import('./commands/replay.ts'),
+  matrix: () => import('./commands/matrix.ts'),
+  mbt: () => import('./commands/mbt.ts'),
+  incident: () => import('./commands/incident.ts'),
+  prove: () => import('./commands/prove.ts'),
+  docs: () => import('./commands/docs.ts'),
+  export: () => import('./commands/export.ts'),
+};
+
+/** The command named on the command line (the first word that is not a flag), if there is one. */
+function commandName(argv: readonly string[]): string | undefined {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return first !== undefined && first in COMMANDS ? first : undefined;
+}
+
+/** Builds the program with the commands registered: only `only` when given, else every one (for `--help`). */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('pagecheck')
     .description('Model checker and executable specification for KV-cache page ownership across a prefill/decode handoff')
+    .version(packageVersion(), '-V, --version', 'print the version of pagecheck')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
-  for (const command of [demo, check, replay, matrix, mbt, incident, prove, docs, exporter]) command.register(program);
+  const names = only === undefined ? Object.keys(COMMANDS) : [only];
+  const modules = await Promise.all(names.map((name) => loadCommand(name)));
+  for (const command of modules) command.register(program);
   for (const sub of program.commands) sub.exitOverride();
   return program;
+}
+
+/** Loads one command's module; a dependency that is not installed (the docs generator needs typescript, a development dependency) is named. */
+async function loadCommand(name: string): Promise<CommandModule> {
+  try {
+    return await COMMANDS[name]!();
+  } catch (e) {
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec(e instanceof Error ? e.message : '');
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || missing === null) throw e;
+    throw new UsageError(`${name}: needs the package ${missing[1]}, which is not installed (it is a development dependency: run this command from a clone of the repository after npm install)`);
+  }
+}
+
+/** Whether `e` is an error the user can fix (a flag, a file, a configuration), by name so that the spec need not be loaded to tell. */
+function isUserError(e: unknown): e is Error {
+  return e instanceof UsageError || (e instanceof Error && e.name === 'ConfigError');
 }
 
 /** Runs the command line and returns the exit code. */
@@ -31,13 +68,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Commands report their outcome through process.exitCode; start clean so that in-process callers (tests) can run many.
   process.exitCode = undefined;
   try {
-    await buildProgram().parseAsync([...argv], { from: 'user' });
+    const program = await buildProgram(commandName(argv));
+    await program.parseAsync([...argv], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (e) {
     if (e instanceof CommanderError) {
       return e.exitCode === 0 || e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? EXIT.ok : EXIT.badInput;
     }
-    if (e instanceof UsageError || e instanceof ConfigError) {
+    if (isUserError(e)) {
       process.stderr.write(`pagecheck: ${e.message}\n`);
       return EXIT.badInput;
     }
@@ -46,15 +84,16 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 /** A closed pipe (`pagecheck ... | head`) ends the run quietly, as it does for other command-line tools. */
-function exitOnBrokenPipe(stream: NodeJS.WriteStream): void {
+export function exitOnBrokenPipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw e;
   });
 }
 
+// `tsx cli/main.ts ...` (npm run pagecheck) runs the command line; the installed command goes through bin.ts.
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
-if (invokedDirectly || process.env['PAGECHECK_MAIN'] === '1') {
+if (invokedDirectly) {
   exitOnBrokenPipe(process.stdout);
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -5,11 +5,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../cli/package-info.ts';
 import { extractDocs, type FileDocs } from './jsdoc.ts';
 
-/** The repository's root directory (this file is `docs/generate/sources.ts`). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The repository's root directory, found the same way from the sources and from `dist/`. */
+export const REPO_ROOT = packageRoot();
 
 /** Spec files by path relative to the repository (`spec/state.ts`), as text. */
 export type SpecSources = Readonly<Record<string, string>>;

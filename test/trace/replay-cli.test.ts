@@ -79,7 +79,7 @@ describe('pagecheck replay', () => {
     json.states[4]['mbt::actionTaken'] = 'free';
     const file = join(dir, 'swapped.itf.json');
     writeFileSync(file, JSON.stringify(json));
-    const run = promisify(execFile)(process.execPath, ['cli/bin.js', 'replay', file], { env: { ...process.env, NO_COLOR: '1' } });
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'cli/bin.ts', 'replay', file], { env: { ...process.env, NO_COLOR: '1' } });
     const failure = await run.then(
       () => undefined,
       (e: { code: number; stderr: string }) => e,
