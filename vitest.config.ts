@@ -1,9 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two tiers, chosen here rather than by file names (other branches add and edit tests):
+ * `fast` is everything that finishes in well under a minute (`npm run test:fast`);
+ * `heavy` is the proofs' universe, the browser tests, SPIN and the packed-tarball install
+ * (`npm run test:heavy`). `npm test` runs both, as CI does.
+ */
+const HEAVY = [
+  'test/proofs/**/*.test.ts',
+  'test/**/*.browser.test.ts',
+  'test/spin/cross-check.test.ts',
+  'test/package/**/*.test.ts',
+  'test/bench/**/*.test.ts',
+];
+
 export default defineConfig({
+  // `import 'pagecheck'` in the tests resolves to the sources (the `source` export condition), not to a stale dist/.
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Each file in a child process: a test stuck in a synchronous loop can be killed with its process.
+    pool: 'forks',
+    // The replay hints name how pagecheck was started (cli/invocation.ts); the tests pin the installed command's form.
+    env: { npm_command: '', npm_lifecycle_event: '' },
+    testTimeout: 15_000,
+    hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: HEAVY } },
+      { extends: true, test: { name: 'heavy', include: HEAVY, testTimeout: 120_000, hookTimeout: 180_000 } },
+    ],
   },
 });

@@ -16,7 +16,7 @@ export interface TraceFormat {
 }
 
 /** Whether to colour output for `stream`: a terminal, and `NO_COLOR` unset or empty (no-color.org). */
-export function shouldColor(stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function shouldColor(stream: { readonly isTTY?: boolean }, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   const noColor = env['NO_COLOR'];
   return stream.isTTY === true && (noColor === undefined || noColor === '');
 }

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { check, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
+import { commandLine } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
 import { createProgress } from '../progress.ts';
@@ -66,7 +67,7 @@ export function replayCommand(config: Config, extra: readonly string[] = [], for
   if (!sameFaults || forceFaults) args.push('--faults', config.faults.length === 0 ? 'none' : config.faults.join(','));
   const renamed = config.requests.some((q, i) => q.name !== requestName(i));
   const note = renamed ? '   # requests renamed A, B, ...: use --config for custom names' : '';
-  return `npm run -s pagecheck -- check ${[...args, ...extra].join(' ')}${note}`;
+  return `${commandLine(`check ${[...args, ...extra].join(' ')}`)}${note}`;
 }
 
 /** The configuration in one line: `buggy · 3 pages · prefill limit 2 · A:2 B:3 · faults silent-stub`. */

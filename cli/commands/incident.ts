@@ -12,6 +12,7 @@ import { summarize } from '../../incident/report.ts';
 import { describeSource, formatReport } from '../../incident/format.ts';
 import { decodeWorkload, WORKLOAD_DEFAULTS, WORKLOAD_LIMITS, type Workload } from '../../incident/workload.ts';
 import { readJsonFile } from '../model-options.ts';
+import { commandLine } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { createProgress } from '../progress.ts';
 
@@ -101,7 +102,7 @@ function run(flags: IncidentFlags): number {
 /** The command line that replays this run exactly. */
 function replayCommand(flags: IncidentFlags, variant: string, seed: number, workload: Workload): string {
   const file = flags.workload === undefined ? '' : ` --workload ${flags.workload}`;
-  return `pagecheck incident --variant ${variant} --seed ${seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`;
+  return commandLine(`incident --variant ${variant} --seed ${seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`);
 }
 
 /** `--variant`, or a usage error naming the value. */

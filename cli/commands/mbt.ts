@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { EVENTS, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
+import { invocation } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
 
@@ -66,7 +67,7 @@ function shellWord(text: string): string {
 
 /** The command line that replays a failure exactly: the user's own model flags, the seed and the path. */
 function replayLine(flags: MbtFlags, seed: number, path: string): string {
-  const words = ['pagecheck', 'mbt'];
+  const words = [invocation(), 'mbt'];
   const add = (flag: string, value: string | undefined): void => {
     if (value !== undefined) words.push(flag, shellWord(value));
   };

@@ -65,7 +65,7 @@ describe('pagecheck check', () => {
     expect(out).toContain('distinct states  18 (symmetry on)');
     expect(out).toMatch(/time {13}[\d.]+ ms, [\d,]+ states\/s/);
     expect(out).toContain('counterexample: Isolation (9 actions)');
-    expect(out).toContain('replay: npm run -s pagecheck -- check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3 --invariant Isolation');
+    expect(out).toContain('replay: pagecheck check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3 --invariant Isolation');
     expect(out).not.toMatch(/\u001b\[/);
   });
 
@@ -139,7 +139,7 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--variant', 'length-fix', '--faults', 'early-free,silent-stub');
     expect(code).toBe(0);
     expect(out).toMatch(/length-fix +holds \(83 states\) +leak \(7 actions\)/);
-    const hint = /length-fix × early-free: +npm run -s pagecheck -- check (.*)$/m.exec(out);
+    const hint = /length-fix × early-free: +pagecheck check (.*)$/m.exec(out);
     expect(hint?.[1]).toBe('--variant length-fix --pages 3 --prefill-limit 2 --requests 2,3:sys,2:sys --faults early-free --invariant Isolation');
     const confirmed = await pagecheck('check', ...hint![1]!.split(' '), '--json');
     expect(JSON.parse(confirmed.out)).toMatchObject({ verdict: 'violation', invariant: 'Isolation', traceLength: 7 });
@@ -158,7 +158,7 @@ describe('pagecheck matrix and demo', () => {
     expect(out).toContain(`actions: ${MINIMAL_LEAK.join(' ')}`);
     expect(out).toMatch(/length-fix: HOLDS — every invariant, 16 states, depth 8; witnesses reached: DecodeSucceeds, PageReused, OverLongRefused\n/);
     expect(out).toMatch(/owner-check: HOLDS — every invariant, 21 states, depth 10; witnesses reached: DecodeSucceeds, PageReused, OverLongStubbed, FailsLoudly\n/);
-    expect(out).toContain('replay: npm run -s pagecheck -- check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3');
+    expect(out).toContain('replay: pagecheck check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3');
     expect(out).toContain('as expected');
   });
 });
