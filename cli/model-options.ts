@@ -4,7 +4,7 @@
  * the same Schema decode, so a bad value gets the same message wherever it came from.
  */
 import { readFileSync } from 'node:fs';
-import { Either } from 'effect';
+import * as Either from 'effect/Either';
 import type { Command } from 'commander';
 import { decodeConfig, type Config } from '../spec/index.ts';
 import { UsageError } from './errors.ts';

@@ -4,7 +4,9 @@
  * or listed one by one. Read from a JSON file with Schema, so that a bad file is rejected
  * with the field's path and the value found; `examples/workload.json` shows every field.
  */
-import { Either, ParseResult, Schema } from 'effect';
+import * as Either from 'effect/Either';
+import * as ParseResult from 'effect/ParseResult';
+import * as Schema from 'effect/Schema';
 import { formatPath, WholeNumber } from '../spec/index.ts';
 
 /** The incident's deployment: 64-token pages, P holds 681,280 tokens, D the advertised 1,048,576. */

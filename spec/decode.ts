@@ -3,7 +3,9 @@
  * Schema from `effect`. Every problem is reported as the field's path and the value
  * found, so that the user can fix the input without reading code.
  */
-import { Either, ParseResult, Schema } from 'effect';
+import * as Either from 'effect/Either';
+import * as ParseResult from 'effect/ParseResult';
+import * as Schema from 'effect/Schema';
 import { DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {

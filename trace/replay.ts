@@ -6,7 +6,8 @@
  * the difference named. Exported for users' test suites: a counterexample saved with
  * `--itf` becomes a regression test with `expect(replayItf(json)).toMatchObject(...)`.
  */
-import { Either, Schema } from 'effect';
+import * as Either from 'effect/Either';
+import * as Schema from 'effect/Schema';
 import {
   ACTION_KINDS,
   ConfigError,

@@ -3,7 +3,7 @@
  * (PROTOCOL.md section 6). 64-token pages, P's memory of 681,280 tokens, D's pool of the
  * advertised 1,048,576, a realistic mix of prompt lengths, many requests in flight.
  */
-import { Either } from 'effect';
+import * as Either from 'effect/Either';
 import type { Command } from 'commander';
 import { VARIANTS, type Variant } from '../../spec/index.ts';
 import { PagePool } from '../../impl/pool.ts';
