@@ -5,7 +5,9 @@
  * only when that command runs, so that `pagecheck check` starts in a fraction of a second.
  */
 import { Command, CommanderError } from 'commander';
+import { isMainThread } from 'node:worker_threads';
 import { EXIT, UsageError } from './errors.ts';
+import { INTERRUPTIBLE, runInterruptible } from './interrupt.ts';
 import { packageVersion } from './package-info.ts';
 
 /** A command module: it registers its flags and action on the program. */
@@ -83,6 +85,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** Runs the command line as a process does: a long command on a worker thread, so that Ctrl-C stops it with a summary. */
+export async function run(argv: readonly string[]): Promise<number> {
+  const name = commandName(argv);
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (name !== undefined && INTERRUPTIBLE.has(name) && isMainThread && !wantsHelp) return runInterruptible(argv);
+  return main(argv);
+}
+
 /** A closed pipe (`pagecheck ... | head`) ends the run quietly, as it does for other command-line tools. */
 export function exitOnBrokenPipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (e: NodeJS.ErrnoException) => {
@@ -95,5 +105,5 @@ export function exitOnBrokenPipe(stream: NodeJS.WriteStream): void {
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (invokedDirectly) {
   exitOnBrokenPipe(process.stdout);
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await run(process.argv.slice(2));
 }

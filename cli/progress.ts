@@ -12,23 +12,32 @@ export interface Progress {
   stop(): void;
 }
 
-/** A progress line for `format` (cli-progress tokens such as `{states}`), or a silent one when not on a TTY or when `quiet`. */
+/** The figures every progress line ends with: time since the start and the process's resident memory. */
+export function runFigures(elapsedMs: number, rssBytes: number): { elapsed: string; memory: string } {
+  const seconds = elapsedMs / 1000;
+  const elapsed = seconds < 60 ? `${seconds.toFixed(1)} s` : `${Math.floor(seconds / 60)} min ${String(Math.floor(seconds % 60)).padStart(2, '0')} s`;
+  return { elapsed, memory: `${Math.round(rssBytes / 2 ** 20).toLocaleString('en-US')} MiB` };
+}
+
+/** A progress line for `format` (cli-progress tokens such as `{states}`), or a silent one when not on a TTY or when `quiet`; it always ends with the elapsed time and memory. */
 export function createProgress(format: string, quiet: boolean): Progress {
   if (quiet || !process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const started = Date.now();
   const bar = new cliProgress.SingleBar(
-    { format, stream: process.stderr, fps: 1, clearOnComplete: true, hideCursor: true, noTTYOutput: false },
+    { format: `${format} | {elapsed} | {memory}`, stream: process.stderr, fps: 1, clearOnComplete: true, hideCursor: true, noTTYOutput: false },
     cliProgress.Presets.shades_classic,
   );
-  let started = false;
+  let running = false;
   return {
     update(fields) {
-      if (!started) {
-        bar.start(1, 0, fields);
-        started = true;
-      } else bar.update(0, fields);
+      const all = { ...fields, ...runFigures(Date.now() - started, process.memoryUsage.rss()) };
+      if (!running) {
+        bar.start(1, 0, all);
+        running = true;
+      } else bar.update(0, all);
     },
     stop() {
-      if (started) bar.stop();
+      if (running) bar.stop();
     },
   };
 }

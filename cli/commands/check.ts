@@ -10,6 +10,7 @@ import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts'
 import { commandLine } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { beginWork } from '../interrupt.ts';
 import { createProgress } from '../progress.ts';
 
 /** The configuration `check` uses when no flag says otherwise: the minimal incident. */
@@ -101,9 +102,11 @@ export interface TimedResult {
 export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet: boolean): TimedResult {
   const progress = createProgress('checking: {states} states, queue {queue}, depth {depth}, {rate} states/s', quiet);
   const started = performance.now();
+  const work = beginWork('check', ['states', 'depth']);
   const result = check(m, {
     ...options,
     onProgress: (p) => {
+      work.report(p);
       const seconds = (performance.now() - started) / 1000;
       progress.update({ states: count(p.states), queue: count(p.queue), depth: p.depth, rate: count(p.states / Math.max(seconds, 1e-3)) });
     },

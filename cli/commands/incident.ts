@@ -14,6 +14,7 @@ import { decodeWorkload, WORKLOAD_DEFAULTS, WORKLOAD_LIMITS, type Workload } fro
 import { readJsonFile } from '../model-options.ts';
 import { commandLine } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { beginWork } from '../interrupt.ts';
 import { createProgress } from '../progress.ts';
 
 /** The flags as commander hands them over. */
@@ -82,12 +83,14 @@ function run(flags: IncidentFlags): number {
   const progress = createProgress('incident | {done}/{requests} requests | {inFlight} in flight | {rate} req/s', json);
   const pool: PoolFactory = (options) => new PagePool(options);
   const started = performance.now();
+  const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
     workload,
     variant,
     seed,
     pool,
     onProgress: (done, inFlightNow) => {
+      work.report({ requests: done, inFlight: inFlightNow });
       const seconds = (performance.now() - started) / 1000;
       progress.update({ done, requests: workload.requests, inFlight: inFlightNow, rate: seconds > 0 ? Math.round(done / seconds) : 0 });
     },

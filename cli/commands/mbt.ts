@@ -8,7 +8,8 @@
  */
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { EVENTS, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { EVENTS, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { beginWork } from '../interrupt.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { invocation } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -120,7 +121,10 @@ export function mbtCommand(flags: MbtFlags): number {
   const target = targetFrom(flags);
   let result: MbtResult;
   try {
-    result = runMbt({ ...target, runs, seed, maxCommands, ...(flags.path === undefined ? {} : { path: flags.path }) });
+    const work = beginWork('mbt', ['runs']);
+    let ran = 0;
+    const makePool: typeof realPool = (options) => (work.report({ runs: ++ran }), realPool(options));
+    result = runMbt({ ...target, runs, seed, maxCommands, makePool, ...(flags.path === undefined ? {} : { path: flags.path }) });
   } catch (e) {
     if (e instanceof RangeError && flags.path !== undefined) {
       throw new UsageError(`--path: ${e.message} (a path replays with the --seed and flags printed beside it)`);
