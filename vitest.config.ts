@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -22,7 +24,8 @@ export default defineConfig({
     // Each file in a child process: a test stuck in a synchronous loop can be killed with its process.
     pool: 'forks',
     // The replay hints name how pagecheck was started (cli/invocation.ts); the tests pin the installed command's form.
-    env: { npm_command: '', npm_lifecycle_event: '' },
+    // pagecheck's record of the files it wrote (trace/written.ts) goes to a directory of the run's own, not the user's.
+    env: { npm_command: '', npm_lifecycle_event: '', PAGECHECK_STATE_DIR: join(tmpdir(), `pagecheck-test-state-${process.pid}`) },
     testTimeout: 15_000,
     hookTimeout: 30_000,
     projects: [

@@ -10,3 +10,12 @@ export class UsageError extends Error {
 
 /** Exit codes shared by every command. */
 export const EXIT = { ok: 0, violation: 1, badInput: 2, incomplete: 3 } as const;
+
+/** The exit codes as `--help` lists them. */
+export const EXIT_HELP = `
+Exit codes:
+  0    every invariant holds
+  1    a violation (the counterexample is printed)
+  2    bad input: a flag, a file or a configuration (the message names it)
+  3    incomplete: stopped at --max-states
+  130  interrupted (Ctrl-C): a partial summary is printed`;

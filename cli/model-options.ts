@@ -3,7 +3,7 @@
  * configuration file (`--config`) and flags that override its fields. Both go through
  * the same Schema decode, so a bad value gets the same message wherever it came from.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as Either from 'effect/Either';
 import type { Command } from 'commander';
 import { decodeConfig, type Config } from '../spec/index.ts';
@@ -49,27 +49,62 @@ function numberish(text: string): number | string {
   return /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
 }
 
-/** `2,3:sys` as request objects. */
-function parseRequests(text: string): unknown[] {
-  return text.split(',').map((part) => {
-    const [len = '', prefix] = part.split(':');
-    return prefix === undefined ? { length: numberish(len) } : { length: numberish(len), prefix: prefix.trim() };
-  });
+/** The largest JSON file pagecheck reads: far above any trace, configuration or workload it writes. */
+export const MAX_JSON_BYTES = 256 * 2 ** 20;
+
+/** The deepest nesting of arrays and objects pagecheck accepts: its own files nest a handful of levels. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The depth of the deepest array or object in `value`, counted without recursion, up to `limit + 1`. */
+export function jsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
-/** Reads a JSON configuration file, with a clear error for a missing or malformed one. */
+/** Reads a JSON file (a configuration, a trace, a workload), with a clear error for a missing, huge, malformed or too deeply nested one. */
 export function readJsonFile(path: string, what: string): unknown {
   let text: string;
   try {
+    const size = statSync(path).size;
+    if (size > MAX_JSON_BYTES) {
+      throw new UsageError(`${what} ${path} is ${Math.round(size / 2 ** 20)} MiB; pagecheck reads JSON files of at most ${MAX_JSON_BYTES / 2 ** 20} MiB`);
+    }
     text = readFileSync(path, 'utf8');
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (e) {
-    throw new UsageError(`${what} ${path} is not valid JSON: ${(e as Error).message}`);
+    const why = e instanceof RangeError ? 'it is nested too deeply to parse' : (e as Error).message;
+    throw new UsageError(`${what} ${path} is not valid JSON: ${why}`);
   }
+  if (jsonDepth(parsed) > MAX_JSON_DEPTH) {
+    throw new UsageError(`${what} ${path}: arrays and objects are nested more than ${MAX_JSON_DEPTH} deep; pagecheck's files nest a few levels`);
+  }
+  return parsed;
+}
+
+/** `2,3:sys` as request objects; a part with more than one `:` is an error, not silently cut short. */
+function parseRequests(text: string): unknown[] {
+  return text.split(',').map((part) => {
+    const fields = part.split(':');
+    if (fields.length > 2) {
+      throw new UsageError(`--requests: ${JSON.stringify(part)} has ${fields.length - 1} colons; expected LEN or LEN:PREFIX (e.g. 2,3:sys)`);
+    }
+    const [len = '', prefix] = fields;
+    return prefix === undefined ? { length: numberish(len) } : { length: numberish(len), prefix: prefix.trim() };
+  });
 }
 
 /** Decodes the model flags (and the file they name) into a configuration, or throws a {@link UsageError}. */

@@ -4,7 +4,8 @@
  * self-contained HTML report. This is the contract the commands call.
  */
 export { formatTrace, shouldColor, type TraceFormat } from './text.ts';
-export { writeTraceFiles, writtenByPagecheck, type TraceFiles } from './files.ts';
+export { checkTraceFiles, writeTraceFiles, type TraceFiles } from './files.ts';
+export { checkOutputPath, writeOutput, wroteIt, recordPath } from './written.ts';
 export { formatItf, toItf, itfVars, ITF_VARS, ITF_DESCRIPTION, type ItfTrace, type ItfState, type ItfVars, type ItfPage, type ItfRequest } from './itf.ts';
 export { replayItf, ReplayError, type ReplayResult } from './replay.ts';
 export { formatMermaid, toMermaid, MERMAID_SIGNATURE } from './mermaid.ts';

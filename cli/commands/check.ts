@@ -1,16 +1,17 @@
 /**
  * `pagecheck check`: explores every interleaving of a configuration breadth-first and
  * prints the verdict, the figures of the search and the shortest counterexample. With no
- * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 3 incomplete.
+ * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 2 bad input, 3 incomplete.
  */
 import type { Command } from 'commander';
 import { check, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
-import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
+import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { commandLine } from '../invocation.ts';
-import { EXIT, UsageError } from '../errors.ts';
+import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
 import { beginWork } from '../interrupt.ts';
+import { configWarnings } from '../warnings.ts';
 import { createProgress } from '../progress.ts';
 
 /** The configuration `check` uses when no flag says otherwise: the minimal incident. */
@@ -34,6 +35,8 @@ interface CheckFlags extends ModelFlags {
   readonly mermaid?: string;
   /** `--html FILE`. */
   readonly html?: string;
+  /** `--force`: overwrite trace files pagecheck has no record of writing. */
+  readonly force?: boolean;
 }
 
 /** `--max-states` as a number: a positive whole number, or a {@link UsageError} naming the flag and value. */
@@ -137,7 +140,7 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
     maxStates: maxStates ?? null,
     config,
     violations: result.violations.map((v) => ({ invariant: v.invariant, traceLength: v.trace.steps.length, trace: labels(v) })),
-    warnings: unreached.map((w) => `witness ${w} applies but was not reached`),
+    warnings: [...configWarnings(m), ...unreached.map((w) => `witness ${w} applies but was not reached`)],
   };
 }
 
@@ -163,6 +166,7 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
     `time             ${timed.elapsedMs.toFixed(1)} ms, ${count(timed.statesPerSecond)} states/s, ${result.bytesPerState.toFixed(1)} bytes/state`,
     `witnesses        ${witnessLine(result.witnesses, paint)}`,
   ];
+  for (const w of configWarnings(m)) lines.push(paint('1;33', `warning: ${w}`));
   for (const w of unreachedWitnesses(result.witnesses)) {
     const why = complete ? 'the invariants may hold vacuously' : 'the search stopped before the whole space was explored';
     lines.push(paint('1;33', `warning: witness ${w} applies here but was not reached (${why})`));
@@ -188,6 +192,9 @@ export function runCheck(flags: CheckFlags): number {
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
   const json = flags.json === true;
+  const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
+  // Before the search, so that a bad path costs nothing and never hides the verdict.
+  checkTraceFiles(files, flags.force === true);
   const timed = timedCheck(
     m,
     {
@@ -205,12 +212,11 @@ export function runCheck(flags: CheckFlags): number {
     process.stdout.write(`${text}\n`);
   }
 
-  const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   const first = result.violations[0];
   if (Object.keys(files).length > 0) {
     if (first === undefined) process.stderr.write('pagecheck: no counterexample, so no trace file was written\n');
     else {
-      const written = writeTraceFiles(m, first.trace, first.invariant, files);
+      const written = writeTraceFiles(m, first.trace, first.invariant, files, flags.force === true);
       if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
     }
   }
@@ -222,7 +228,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('check')
     .description(
-      'explore every interleaving breadth-first; print the verdict and the shortest counterexample (exit 0 holds, 1 violation, 3 incomplete). Without model flags: the minimal incident, 3 pages, prefill limit 2, requests 2,3',
+      'explore every interleaving breadth-first; print the verdict and the shortest counterexample (exit 0 holds, 1 violation, 2 bad input, 3 incomplete, 130 interrupted). Without model flags: the minimal incident, 3 pages, prefill limit 2, requests 2,3',
     );
   addModelOptions(cmd)
     .option('--no-symmetry', 'explore the raw state space: do not merge states that differ only by renaming interchangeable requests')
@@ -233,6 +239,8 @@ export function register(program: Command): void {
     .option('--itf <file>', 'write the counterexample as an ITF trace (JSON; pagecheck replay reads it)')
     .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
     .option('--html <file>', 'write the counterexample as a self-contained HTML report')
+    .option('--force', 'overwrite --itf/--mermaid/--html files that pagecheck has no record of writing')
+    .addHelpText('after', EXIT_HELP)
     .action((flags: CheckFlags) => {
       process.exitCode = runCheck(flags);
     });

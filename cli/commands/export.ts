@@ -5,9 +5,9 @@
  * file; a file that exists and was not written by this command is never overwritten,
  * since it is most likely someone's hand-written model.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PROMELA_MARKER, PROMELA_MAX_PAGES, toPromela } from '../../spin/promela.ts';
+import { PROMELA_MAX_PAGES, toPromela } from '../../spin/promela.ts';
+import { checkOutputPath, writeOutput } from '../../trace/written.ts';
 import { UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
 import { CHECK_DEFAULTS } from './check.ts';
@@ -19,18 +19,8 @@ export const EXPORT_FORMATS = ['promela'] as const;
 interface ExportFlags extends ModelFlags {
   /** `--out FILE`. */
   readonly out?: string;
-}
-
-/** Whether `path` may be written: it does not exist, or it is a model this command wrote earlier. */
-function mayOverwrite(path: string): boolean {
-  if (!existsSync(path)) return true;
-  let head: string;
-  try {
-    head = readFileSync(path, 'utf8').slice(0, 1000);
-  } catch (e) {
-    throw new UsageError(`--out ${path}: cannot read the existing file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  return head.includes(PROMELA_MARKER);
+  /** `--force`: overwrite a file pagecheck has no record of writing. */
+  readonly force?: boolean;
 }
 
 /** Runs `export` with parsed arguments; returns the exit code. */
@@ -42,19 +32,13 @@ export function runExport(format: string, flags: ExportFlags): number {
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }
+  if (flags.out !== undefined) checkOutputPath('--out', flags.out, flags.force === true);
   const text = toPromela(config);
   if (flags.out === undefined) {
     process.stdout.write(text);
     return 0;
   }
-  if (!mayOverwrite(flags.out)) {
-    throw new UsageError(`--out ${flags.out}: the file exists and was not written by pagecheck export; refusing to overwrite it`);
-  }
-  try {
-    writeFileSync(flags.out, text);
-  } catch (e) {
-    throw new UsageError(`--out ${flags.out}: cannot write: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  writeOutput('--out', flags.out, text);
   process.stderr.write(`pagecheck: wrote ${flags.out}\n`);
   return 0;
 }
@@ -68,6 +52,7 @@ export function register(program: Command): void {
       .argument('<format>', `the output format: ${EXPORT_FORMATS.join(', ')}`),
   )
     .option('--out <file>', 'write to this file instead of stdout (never overwrites a file pagecheck did not write)')
+    .option('--force', 'overwrite --out even though pagecheck has no record of writing it')
     .action((format: string, flags: ExportFlags) => {
       process.exitCode = runExport(format, flags);
     });

@@ -51,8 +51,14 @@ describe('pagecheck export promela', () => {
     const mine = join(dir, 'mine.pml');
     writeFileSync(mine, 'active proctype p() { skip }\n');
     expect(await main(['export', 'promela', '--out', mine])).toBe(2);
-    expect(err).toMatch(/--out .*mine\.pml: the file exists and was not written by pagecheck export/);
+    expect(err).toMatch(/--out .*mine\.pml: the file exists and pagecheck did not write it/);
     expect(readFileSync(mine, 'utf8')).toBe('active proctype p() { skip }\n');
+    // Looking like pagecheck's output does not make a file pagecheck's.
+    writeFileSync(mine, readFileSync(file, 'utf8'));
+    expect(await main(['export', 'promela', '--out', mine])).toBe(2);
+    expect(await main(['export', 'promela', '--out', mine, '--force'])).toBe(0);
+    expect(await main(['export', 'promela', '--out', join(dir, 'missing', 'x.pml')])).toBe(2);
+    expect(err).toMatch(/--out .*x\.pml: the directory .*missing does not exist/);
   });
 
   it('names the bad format or flag, exit 2', async () => {

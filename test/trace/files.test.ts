@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../cli/errors.ts';
-import { HTML_SIGNATURE, MERMAID_SIGNATURE, writeTraceFiles, writtenByPagecheck } from '../../trace/index.ts';
+import { checkTraceFiles, formatHtml, HTML_SIGNATURE, MERMAID_SIGNATURE, writeTraceFiles, wroteIt } from '../../trace/index.ts';
 import { minimalLeak } from './traces.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pagecheck-files-'));
@@ -34,7 +34,7 @@ describe('writeTraceFiles', () => {
     writeFileSync(mine, 'my notes');
     const fresh = join(dir, 'fresh.itf.json');
     expect(() => writeTraceFiles(m, trace, 'Isolation', { itf: fresh, html: mine })).toThrow(
-      new UsageError(`--html ${mine}: the file exists and was not written by pagecheck; remove it or name another file`),
+      new UsageError(`--html ${mine}: the file exists and pagecheck did not write it (or it changed since); name another file, or add --force to overwrite it`),
     );
     expect(readFileSync(mine, 'utf8')).toBe('my notes');
     expect(existsSync(fresh)).toBe(false);
@@ -43,24 +43,35 @@ describe('writeTraceFiles', () => {
   it('refuses a directory, the same file twice, and a path it cannot write', () => {
     const sub = join(dir, 'sub');
     mkdirSync(sub);
-    expect(() => writeTraceFiles(m, trace, undefined, { itf: sub })).toThrow(new UsageError(`--itf ${sub}: exists and is not a file`));
+    expect(() => writeTraceFiles(m, trace, undefined, { itf: sub })).toThrow(new UsageError(`--itf ${sub}: is a directory; name the file to write`));
     const same = join(dir, 'same');
     expect(() => writeTraceFiles(m, trace, undefined, { itf: same, html: same })).toThrow(
       new UsageError(`--itf and --html name the same file ${same}`),
     );
     const nowhere = join(dir, 'missing', 'x.mmd');
-    expect(() => writeTraceFiles(m, trace, undefined, { mermaid: nowhere })).toThrow(new UsageError(`--mermaid ${nowhere}: cannot write (ENOENT)`));
+    expect(() => writeTraceFiles(m, trace, undefined, { mermaid: nowhere })).toThrow(
+      new UsageError(`--mermaid ${nowhere}: the directory ${join(dir, 'missing')} does not exist`),
+    );
+    expect(() => checkTraceFiles({ itf: nowhere })).toThrow(new UsageError(`--itf ${nowhere}: the directory ${join(dir, 'missing')} does not exist`));
   });
 });
 
-describe('writtenByPagecheck', () => {
-  it('recognises the three signatures and nothing else', () => {
-    expect(writtenByPagecheck(`${HTML_SIGNATURE}: x -->`)).toBe(true);
-    expect(writtenByPagecheck(`${MERMAID_SIGNATURE}: x`)).toBe(true);
-    expect(writtenByPagecheck('{\n  "#meta": {\n    "format": "ITF",\n    "source": "pagecheck",')).toBe(true);
-    expect(writtenByPagecheck('{\n  "#meta": {\n    "format": "ITF",\n    "source": "apalache",')).toBe(false);
-    expect(writtenByPagecheck('{"note": "source": "pagecheck"}')).toBe(false);
-    expect(writtenByPagecheck('<!DOCTYPE html>\n<html>')).toBe(false);
-    expect(writtenByPagecheck('')).toBe(false);
+describe("pagecheck's record of what it wrote", () => {
+  it('a file that merely looks like pagecheck output is the user\'s; --force overwrites it', () => {
+    const lookalike = join(dir, 'lookalike.html');
+    writeFileSync(lookalike, formatHtml(m, trace, 'Isolation'));
+    expect(wroteIt(lookalike)).toBe(false);
+    expect(() => checkTraceFiles({ html: lookalike })).toThrow(/the file exists and pagecheck did not write it/);
+    expect(writeTraceFiles(m, trace, undefined, { html: lookalike }, true)).toEqual([lookalike]);
+    expect(wroteIt(lookalike)).toBe(true);
+  });
+
+  it('a file pagecheck wrote and the user then edited is the user\'s again', () => {
+    const file = join(dir, 'edited.mmd');
+    writeTraceFiles(m, trace, 'Isolation', { mermaid: file });
+    expect(wroteIt(file)).toBe(true);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}%% my note\n`);
+    expect(wroteIt(file)).toBe(false);
+    expect(() => checkTraceFiles({ mermaid: file })).toThrow(/pagecheck did not write it \(or it changed since\)/);
   });
 });

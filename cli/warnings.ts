@@ -1,0 +1,31 @@
+/**
+ * Warnings about a configuration, given before the search: a fault switched on (or the
+ * variant's own bug) that cannot fire here makes every verdict vacuous for it, e.g.
+ * `--prefill-limit 50` on 3 pages means no prompt is ever stubbed, so buggy "holds".
+ * Whether a fault can fire is the spec's own fact: the witness that it fired applies.
+ */
+import { DEFAULT_FAULTS, DoubleRelease, LateWriteLands, OverLongStubbed, PoisonedInsert, type Fault, type Model, type Property } from '../spec/index.ts';
+
+/** The witness that shows each fault firing; it applies exactly where the fault can fire. */
+const FIRES: Readonly<Record<Fault, Property>> = {
+  'silent-stub': OverLongStubbed,
+  'early-free': LateWriteLands,
+  'stale-free': DoubleRelease,
+  'prefix-poison': PoisonedInsert,
+};
+
+/** Why a fault cannot fire, in the configuration's own terms. */
+function why(m: Model, fault: Fault): string {
+  const longest = Math.max(0, ...m.config.requests.map((q) => q.length));
+  if (fault === 'silent-stub') return `no request is longer than the prefill limit ${m.config.prefillLimit} (the longest is ${longest} pages)`;
+  if (fault === 'prefix-poison') return 'no request has a prompt prefix (LEN:PREFIX in --requests)';
+  return `its witness ${FIRES[fault].name} does not apply`;
+}
+
+/** One warning per switched-on fault that cannot fire in `m`; the variant's own bug is named as such. */
+export function configWarnings(m: Model): string[] {
+  const own = new Set<Fault>(DEFAULT_FAULTS[m.config.variant]);
+  return m.config.faults
+    .filter((f) => !FIRES[f].appliesTo(m))
+    .map((f) => `fault ${f}${own.has(f) ? ` (the ${m.config.variant} variant's own)` : ''} cannot fire in this configuration: ${why(m, f)}; a verdict says nothing about it`);
+}
