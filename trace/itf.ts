@@ -5,17 +5,23 @@
  * `requests` (an ITF map from request name to a record; what it read is an ITF set). ITF
  * has no null: a free page's holder, an unwritten page's data and a cleared tag are `""`.
  * Each state records the action that led to it (`mbt::actionTaken`, `"init"` for state 0)
- * and the request it acted for (`mbt::nondetPicks.r`), as Quint's model-based testing does.
+ * and the request it acted for (`mbt::nondetPicks.r`, an Option), and `vars` lists those
+ * two as well, as Quint's model-based testing does; integers are written as Quint writes
+ * them, `{"#bigint": "1"}` (see itf-values.ts).
  */
 import { actionLabel, view, type Config, type Model, type State, type Trace } from '../spec/index.ts';
 import { explain } from './explain.ts';
 import { stateAt } from './facts.ts';
+import { encodeInts, option, type ItfEncoded, type ItfOption } from './itf-values.ts';
 
 /** Where the format is described; written into every trace. */
 export const ITF_DESCRIPTION = 'https://apalache-mc.org/docs/adr/015adr-trace.html';
 
 /** The variables of a pagecheck ITF trace, in order. */
 export const ITF_VARS = ['pages', 'requests'] as const;
+
+/** The metadata variables of model-based testing, which Quint lists in `vars` after the state's own. */
+export const MBT_VARS = ['mbt::actionTaken', 'mbt::nondetPicks'] as const;
 
 /** One page in ITF. */
 export interface ItfPage {
@@ -53,15 +59,15 @@ export interface ItfVars {
   readonly requests: { readonly '#map': ReadonlyArray<readonly [string, ItfRequest]> };
 }
 
-/** One state of an ITF trace. */
-export interface ItfState extends ItfVars {
-  /** Its position in the trace. */
+/** One state of an ITF trace, its variables written as ITF values (integers as `#bigint`). */
+export type ItfState = ItfEncoded<ItfVars> & {
+  /** Its position in the trace (a plain number: ITF's metadata is not a value). */
   readonly '#meta': { readonly index: number };
   /** The kind of the action that led here; `init` for state 0. */
   readonly 'mbt::actionTaken': string;
-  /** The action's parameter: `{ r: "B" }`; empty for state 0. */
-  readonly 'mbt::nondetPicks': Readonly<Record<string, string>>;
-}
+  /** The action's parameter: `{ r: Some("B") }`; `{ r: None }` for state 0. */
+  readonly 'mbt::nondetPicks': { readonly r: ItfOption<string> };
+};
 
 /** A whole ITF trace as pagecheck writes it. */
 export interface ItfTrace {
@@ -109,8 +115,8 @@ export function toItf(m: Model, trace: Trace, invariant?: string): ItfTrace {
     states.push({
       '#meta': { index: k },
       'mbt::actionTaken': taken === undefined ? 'init' : taken.action.kind,
-      'mbt::nondetPicks': name === undefined ? {} : { r: name },
-      ...itfVars(m, stateAt(trace, k)),
+      'mbt::nondetPicks': { r: option(name) },
+      ...encodeInts(itfVars(m, stateAt(trace, k))),
     });
   }
   return {
@@ -123,7 +129,7 @@ export function toItf(m: Model, trace: Trace, invariant?: string): ItfTrace {
       explanation,
       config: m.config,
     },
-    vars: [...ITF_VARS],
+    vars: [...ITF_VARS, ...MBT_VARS],
     states,
   };
 }

@@ -20,13 +20,15 @@ import {
   step,
   view,
   type Action,
+  type Config,
   type Model,
   type State,
   type Trace,
   type TraceStep,
 } from '../spec/index.ts';
 import { UsageError } from '../cli/errors.ts';
-import { itfVars, ITF_VARS } from './itf.ts';
+import { itfVars, ITF_VARS, MBT_VARS } from './itf.ts';
+import { decodeInts, unwrapOption } from './itf-values.ts';
 import { itfDiff, showValue } from './itf-diff.ts';
 
 /** What a replay found: the first invariant violated and where, or none. */
@@ -81,10 +83,17 @@ const ItfSchema = Schema.Struct({
     .pipe(Schema.minItems(1, { message: () => 'expected at least the initial state, got []' })),
 }).annotations(expected('an ITF trace object with "#meta", "vars" and "states"'));
 
-/** The model of the trace's `#meta.config`. */
-function modelOf(config: unknown): Model {
+/** How to replay a trace that does not carry its own configuration (one written by Quint, say). */
+export interface ReplayOptions {
+  /** The model configuration, used when the trace has no `#meta.config`. */
+  readonly config?: Config;
+}
+
+/** The model of the trace's `#meta.config`, or of the configuration the caller gives for a trace without one. */
+function modelOf(config: unknown, given: Config | undefined): Model {
+  if (config === undefined && given !== undefined) return compile(given);
   if (config === undefined) {
-    throw new ReplayError('#meta.config is missing: pagecheck replays the traces it wrote, which carry their model configuration', null);
+    throw new ReplayError('#meta.config is missing: give the model configuration (--config FILE or the model flags), as for a trace written by Quint', null);
   }
   try {
     return compile(configFrom(config));
@@ -99,7 +108,8 @@ function modelOf(config: unknown): Model {
 function recordedVars(raw: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (typeof raw === 'object' && raw !== null) {
-    for (const [k, v] of Object.entries(raw)) if (k !== '#meta' && !k.startsWith('mbt::')) out[k] = v;
+    // Integers may be written as Quint writes them ({"#bigint": "1"}) or as plain numbers.
+    for (const [k, v] of Object.entries(raw)) if (k !== '#meta' && !k.startsWith('mbt::')) out[k] = decodeInts(v);
   }
   return out;
 }
@@ -110,7 +120,8 @@ function actionOf(m: Model, k: number, kind: string, picks: Readonly<Record<stri
   if (known === undefined) {
     throw new ReplayError(`step ${k}: mbt::actionTaken is ${showValue(kind)}; expected one of ${ACTION_KINDS.join(', ')}`, k);
   }
-  const name = picks['r'];
+  // Quint writes a pick as an Option variant, Some("B"); older traces write "B".
+  const name = unwrapOption(picks['r']);
   const r = m.config.requests.findIndex((q) => q.name === name);
   if (r < 0) {
     const names = m.config.requests.map((q) => q.name).join(', ');
@@ -125,17 +136,40 @@ function compare(m: Model, k: number, raw: unknown, s: State): void {
   if (diff !== undefined) throw new ReplayError(`${k === 0 ? 'state 0 (init)' : `step ${k}`}: ${diff}`, k);
 }
 
+/** Refuses a `vars` that is not pagecheck's variables, with or without the model-based-testing ones Quint lists. */
+function checkVars(vars: readonly string[]): void {
+  const own = vars.filter((v) => !(MBT_VARS as readonly string[]).includes(v));
+  if ([...own].sort().join() !== [...ITF_VARS].sort().join() || new Set(vars).size !== vars.length) {
+    throw new ReplayError(`vars is ${showValue(vars)}; a pagecheck trace has ${showValue(ITF_VARS)}, optionally with ${showValue(MBT_VARS)}`, null);
+  }
+}
+
+/** Refuses a state whose `#meta.index` is not its position in the list. */
+function checkIndices(states: ReadonlyArray<{ readonly '#meta': { readonly index: number } }>): void {
+  states.forEach((st, k) => {
+    if (st['#meta'].index !== k) throw new ReplayError(`state ${k}: #meta.index is ${showValue(st['#meta'].index)}; expected ${k}, its position in states`, k);
+  });
+}
+
+/** Refuses a `#meta.invariant` that names no invariant of the spec. */
+function checkClaim(claimed: string | null): void {
+  if (claimed !== null && !INVARIANTS.some((p) => p.name === claimed)) {
+    throw new ReplayError(`#meta.invariant is ${showValue(claimed)}, which is not an invariant of the spec (${INVARIANTS.map((p) => p.name).join(', ')})`, null);
+  }
+}
+
 /** Replays a parsed ITF trace; throws {@link ReplayError} when it is malformed or no longer fits the spec. */
-export function replayItf(json: unknown): ReplayResult {
+export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayResult {
   const decoded = Schema.decodeUnknownEither(ItfSchema, { errors: 'all' })(json);
   if (Either.isLeft(decoded)) {
     throw new ReplayError(schemaIssues(decoded.left).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('\n'), null);
   }
   const itf = decoded.right;
-  const m = modelOf(itf['#meta'].config);
-  if ([...itf.vars].sort().join() !== [...ITF_VARS].sort().join()) {
-    throw new ReplayError(`vars is ${showValue(itf.vars)}; a pagecheck trace has ${showValue(ITF_VARS)}`, null);
-  }
+  const m = modelOf(itf['#meta'].config, options.config);
+  checkVars(itf.vars);
+  checkIndices(itf.states);
+  const claimed = itf['#meta'].invariant ?? null;
+  checkClaim(claimed);
   const [first, ...rest] = itf.states;
   if (first === undefined) throw new ReplayError('states: expected at least the initial state, got []', null);
   if (first['mbt::actionTaken'] !== 'init') {
@@ -158,13 +192,15 @@ export function replayItf(json: unknown): ReplayResult {
     s = next;
   });
   const trace: Trace = { initial: init, steps };
-  const claimed = itf['#meta'].invariant ?? null;
   for (let k = 0; k <= steps.length; k++) {
     const state = k === 0 ? init : (steps[k - 1]?.state ?? init);
     const broken = INVARIANTS.filter((p) => !p.holds(m, state));
     // Several invariants can break in one state; the one the trace was saved for comes first.
     const chosen = broken.find((p) => p.name === claimed) ?? broken[0];
     if (chosen === undefined) continue;
+    if (claimed !== null && chosen.name !== claimed) {
+      throw new ReplayError(`#meta.invariant says ${claimed} is violated, but the trace first violates ${broken.map((p) => p.name).join(', ')}, at step ${k}`, k);
+    }
     return { outcome: 'violation', model: m, trace: { initial: init, steps: steps.slice(0, k) }, invariant: chosen.name, step: k };
   }
   if (claimed !== null) {

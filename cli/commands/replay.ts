@@ -7,10 +7,11 @@ import type { Command } from 'commander';
 import { explain } from '../../trace/explain.ts';
 import { formatTrace, replayItf, ReplayError, shouldColor, type ReplayResult } from '../../trace/index.ts';
 import { EXIT } from '../errors.ts';
-import { readJsonFile } from '../model-options.ts';
+import { addModelOptions, configFromFlags, readJsonFile, type ModelFlags } from '../model-options.ts';
+import { CHECK_DEFAULTS } from './check.ts';
 
-/** The flags of `replay`. */
-interface ReplayFlags {
+/** The flags of `replay`: the model flags give the configuration of a trace that carries none (one Quint wrote). */
+interface ReplayFlags extends ModelFlags {
   /** `--json`. */
   readonly json?: boolean;
 }
@@ -28,7 +29,8 @@ export function replayFile(file: string, flags: ReplayFlags): number {
   const json = readJsonFile(file, 'trace file');
   let result: ReplayResult;
   try {
-    result = replayItf(json);
+    const given = [flags.config, flags.variant, flags.pages, flags.prefillLimit, flags.requests, flags.faults].some((f) => f !== undefined);
+    result = replayItf(json, given ? { config: configFromFlags(flags, CHECK_DEFAULTS) } : {});
   } catch (e) {
     if (e instanceof ReplayError) throw new ReplayError(`${file}: ${e.message}`, e.step);
     throw e;
@@ -47,10 +49,12 @@ export function replayFile(file: string, flags: ReplayFlags): number {
 
 /** Registers the command. */
 export function register(program: Command): void {
-  program
-    .command('replay')
-    .description('re-execute a trace saved with --itf against the spec; exit 1 on a violation, 0 on none, 2 when it no longer fits')
-    .argument('<file>', 'an ITF trace written by pagecheck (--itf FILE)')
+  addModelOptions(
+    program
+      .command('replay')
+      .description('re-execute a trace saved with --itf (or written by Quint) against the spec; exit 1 on a violation, 0 on none, 2 when it no longer fits')
+      .argument('<file>', 'an ITF trace written by pagecheck (--itf FILE) or by Quint (then give its model with the model flags)'),
+  )
     .option('--json', 'print the outcome as JSON')
     .action((file: string, flags: ReplayFlags) => {
       process.exitCode = replayFile(file, flags);

@@ -16,7 +16,7 @@ describe('ITF', () => {
       explanation: ["B read page 1, which holds A's data written at step 2."],
       config: incidentConfig('buggy'),
     });
-    expect(itf.vars).toEqual(['pages', 'requests']);
+    expect(itf.vars).toEqual(['pages', 'requests', 'mbt::actionTaken', 'mbt::nondetPicks']);
   });
 
   it('has state 0 and one state per step, each with its action and parameter', () => {
@@ -25,21 +25,23 @@ describe('ITF', () => {
     expect(itf.states.map((s) => s['mbt::actionTaken'])).toEqual([
       'init', 'allocate', 'prefill', 'handoff', 'decode', 'free', 'allocate', 'stub', 'handoff', 'decode',
     ]);
-    expect(itf.states[0]?.['mbt::nondetPicks']).toEqual({});
-    expect(itf.states[9]?.['mbt::nondetPicks']).toEqual({ r: 'B' });
+    // As Quint writes nondeterministic picks: an Option per name, None where the action picks nothing.
+    expect(itf.states[0]?.['mbt::nondetPicks']).toEqual({ r: { tag: 'None', value: { '#tup': [] } } });
+    expect(itf.states[9]?.['mbt::nondetPicks']).toEqual({ r: { tag: 'Some', value: 'B' } });
   });
 
-  it('records pages as records and requests as an ITF map, reads as an ITF set, nobody as ""', () => {
+  it('records pages as records and requests as an ITF map, reads as an ITF set, nobody as "", integers as #bigint', () => {
     const last = itf.states[9];
+    const int = (n: number) => ({ '#bigint': String(n) });
     expect(last?.pages).toEqual([
-      { id: 0, holder: 'B', data: 'B', tag: '' },
-      { id: 1, holder: 'B', data: 'A', tag: '' },
-      { id: 2, holder: 'B', data: '', tag: '' },
+      { id: int(0), holder: 'B', data: 'B', tag: '' },
+      { id: int(1), holder: 'B', data: 'A', tag: '' },
+      { id: int(2), holder: 'B', data: '', tag: '' },
     ]);
     expect(last?.requests).toEqual({
       '#map': [
-        ['A', { phase: 'freed', table: [0, 1], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
-        ['B', { phase: 'decoded', table: [0, 1, 2], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false }],
+        ['A', { phase: 'freed', table: [int(0), int(1)], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
+        ['B', { phase: 'decoded', table: [int(0), int(1), int(2)], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false }],
       ],
     });
   });
@@ -47,7 +49,7 @@ describe('ITF', () => {
   it('uses the words of view for the prefix cache and prefix data', () => {
     const p = prefixPoison();
     const last = toItf(p.m, p.trace, 'Isolation').states.at(-1);
-    expect(last?.pages[0]).toEqual({ id: 0, holder: 'cache:sys', data: 'A', tag: '' });
+    expect(last?.pages[0]).toEqual({ id: { '#bigint': '0' }, holder: 'cache:sys', data: 'A', tag: '' });
   });
 
   it('has invariant null and no explanation without a violation', () => {

@@ -63,7 +63,27 @@ describe('replayItf', () => {
   it('refuses a removed step: the next action is not enabled', () => {
     const json = leakJson();
     json.states.splice(7, 1);
+    // Renumbered, as an editor that knows the format would: the step itself is then refused.
+    json.states.forEach((st, k) => (st['#meta'] = { index: k }));
     expect(refusal(json).message).toBe('step 7: handoff(B) is not enabled (B is allocated)');
+  });
+
+  it('refuses a tampered #meta.index', () => {
+    const json = leakJson();
+    json.states[3]!['#meta'] = { index: 5 };
+    expect(refusal(json).message).toBe('state 3: #meta.index is 5; expected 3, its position in states');
+    const removed = leakJson();
+    removed.states.splice(7, 1);
+    expect(refusal(removed).message).toBe('state 7: #meta.index is 8; expected 7, its position in states');
+  });
+
+  it('refuses a tampered #meta.invariant: unknown, or not the one the trace violates', () => {
+    const unknown = leakJson();
+    (unknown['#meta'] as Record<string, unknown>)['invariant'] = 'Safety';
+    expect(refusal(unknown).message).toBe('#meta.invariant is "Safety", which is not an invariant of the spec (Isolation, ExclusiveHold, Conservation, ReadsOwnPages)');
+    const other = leakJson();
+    (other['#meta'] as Record<string, unknown>)['invariant'] = 'Conservation';
+    expect(refusal(other).message).toBe('#meta.invariant says Conservation is violated, but the trace first violates Isolation, at step 9');
   });
 
   it('refuses a swapped action', () => {
