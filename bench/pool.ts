@@ -1,5 +1,5 @@
 /**
- * The page pool at real scale (PROTOCOL.md section 6): how many request lifecycles
+ * The page pool at real scale (docs/BACKGROUND.md, "The incident at real scale"): how many request lifecycles
  * (`allocate`, `prefill` or `stub`, `handoff`, `decode`, `free`) it runs per second in a
  * 16,384-page decode pool with P's 10,645-page limit, and what the owner check costs a
  * decode that really reads each page's payload, measured as a ratio within one run

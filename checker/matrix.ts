@@ -1,5 +1,5 @@
 /**
- * The fault matrix (PROTOCOL.md section 5): every variant against every fault of the
+ * The fault matrix (docs/BACKGROUND.md, "Faults"): every variant against every fault of the
  * catalogue, each cell one full search of the same configuration with that variant and
  * exactly that one fault switched on. A cell says whether `Isolation` leaks (and how
  * short the leak is) and which other invariants break: a bug can still break

@@ -1,6 +1,6 @@
 /**
  * `pagecheck incident`: the incident replayed at real scale on the TypedArray page pool
- * (PROTOCOL.md section 6). 64-token pages, P's memory of 681,280 tokens, D's pool of the
+ * (docs/BACKGROUND.md, "The incident at real scale"). 64-token pages, P's memory of 681,280 tokens, D's pool of the
  * advertised 1,048,576, a realistic mix of prompt lengths, many requests in flight.
  */
 import * as Either from 'effect/Either';

@@ -21,7 +21,7 @@ const reached = (r: ReturnType<typeof check>): string[] => r.witnesses.filter((w
 const unreached = (r: ReturnType<typeof check>): string[] => r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name);
 
 describe('check on the minimal incident (3 pages, prefill limit 2, requests 2,3)', () => {
-  it('buggy: stops at the first violating state, the 9-action leak of PROTOCOL.md section 4', () => {
+  it('buggy: stops at the first violating state, the 9-action leak of docs/BACKGROUND.md ("The minimal leak")', () => {
     const m = compile(incidentConfig('buggy'));
     const r = check(m);
     expect(r.verdict).toBe('violation');

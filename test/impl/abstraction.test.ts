@@ -9,7 +9,7 @@ const actions = (m: Model, labels: string): Action[] =>
     return a;
   });
 
-/** The minimal leak of PROTOCOL.md section 4. */
+/** The minimal leak of docs/BACKGROUND.md ("The minimal leak"). */
 const INCIDENT = 'allocate(A) prefill(A) handoff(A) decode(A) free(A) allocate(B) stub(B) handoff(B) decode(B)';
 
 describe('abstraction function', () => {

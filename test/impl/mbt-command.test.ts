@@ -13,7 +13,7 @@ const ok = (r: { out: string; code: number } | { error: string }): { out: string
 
 afterEach(() => vi.restoreAllMocks());
 
-/** The minimal leak of PROTOCOL.md section 4. */
+/** The minimal leak of docs/BACKGROUND.md ("The minimal leak"). */
 const INCIDENT = ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)'];
 
 describe('pagecheck mbt (command line)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { actionLabel, FAULTS, incidentConfig, run } from '../../spec/index.ts';
 import { EVENTS, noEvents, runMbt } from '../../impl/index.ts';
 
-/** The minimal leak of PROTOCOL.md section 4, as the shrinker must find it. */
+/** The minimal leak of docs/BACKGROUND.md ("The minimal leak"), as the shrinker must find it. */
 const INCIDENT = ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)'];
 
 describe('model-based test: the pool refines the spec', () => {

@@ -14,7 +14,7 @@ export function runLabels(config: Config, labels: readonly string[]): { m: Model
   return { m, trace: result.trace, last: lastState(result.trace) };
 }
 
-/** The minimal leak of PROTOCOL.md section 4: A served and freed, B stubbed and decoded. */
+/** The minimal leak of docs/BACKGROUND.md ("The minimal leak"): A served and freed, B stubbed and decoded. */
 export const MINIMAL_LEAK = [
   'allocate(A)',
   'prefill(A)',

@@ -30,7 +30,7 @@ export function sample(config: Config, actions: string): Sample {
   return { m, trace: result.trace };
 }
 
-/** The actions of the minimal leak (PROTOCOL.md section 4). */
+/** The actions of the minimal leak (docs/BACKGROUND.md, "The minimal leak"). */
 export const MINIMAL_LEAK = 'allocate(A) prefill(A) handoff(A) decode(A) free(A) allocate(B) stub(B) handoff(B) decode(B)';
 
 /** The minimal leak: B is stubbed and reads A's page 1 (Isolation, 9 steps). */
