@@ -16,6 +16,9 @@ const HEAVY = [
   'test/bench/**/*.test.ts',
 ];
 
+/** What every test process sees. The replay hints name how pagecheck was started (cli/invocation.ts): the tests pin the installed command's form. pagecheck's record of the files it wrote (trace/written.ts) goes to a directory of the run's own. */
+const ENV = { npm_command: '', npm_lifecycle_event: '', PAGECHECK_STATE_DIR: join(tmpdir(), `pagecheck-test-state-${process.pid}`) };
+
 export default defineConfig({
   // `import 'pagecheck'` in the tests resolves to the sources (the `source` export condition), not to a stale dist/.
   resolve: { conditions: ['source'] },
@@ -23,14 +26,17 @@ export default defineConfig({
   test: {
     // Each file in a child process: a test stuck in a synchronous loop can be killed with its process.
     pool: 'forks',
-    // The replay hints name how pagecheck was started (cli/invocation.ts); the tests pin the installed command's form.
-    // pagecheck's record of the files it wrote (trace/written.ts) goes to a directory of the run's own, not the user's.
-    env: { npm_command: '', npm_lifecycle_event: '', PAGECHECK_STATE_DIR: join(tmpdir(), `pagecheck-test-state-${process.pid}`) },
+    env: { ...ENV, PAGECHECK_FILE_TIMEOUT_MS: process.env['PAGECHECK_FILE_TIMEOUT_MS'] ?? '60000' },
+    // A hard limit per file, on a thread of its own, that stops even a synchronous loop (test/support/watchdog.ts).
+    setupFiles: ['test/support/watchdog.ts'],
     testTimeout: 15_000,
     hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: HEAVY } },
-      { extends: true, test: { name: 'heavy', include: HEAVY, testTimeout: 120_000, hookTimeout: 180_000 } },
+      {
+        extends: true,
+        test: { name: 'heavy', include: HEAVY, testTimeout: 120_000, hookTimeout: 400_000, env: { ...ENV, PAGECHECK_FILE_TIMEOUT_MS: process.env['PAGECHECK_FILE_TIMEOUT_MS'] ?? '900000' } },
+      },
     ],
   },
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { check, runMatrix } from '../../checker/index.ts';
 import { compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
 
@@ -23,7 +23,11 @@ owner-check  prefix-poison  128 14
 `;
 
 describe('the fault matrix', () => {
-  const { cells } = runMatrix();
+  // Run once before the tests, not while vitest collects the file.
+  let cells: ReturnType<typeof runMatrix>['cells'];
+  beforeAll(() => {
+    cells = runMatrix().cells;
+  }, 60_000);
 
   it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));

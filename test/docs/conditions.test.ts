@@ -1,8 +1,12 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { allPoints, cover, describe as describeSet, matches, pointKey, type Point } from '../../docs/generate/conditions.ts';
 
-const universe = allPoints();
+// Built before the tests, not while vitest collects the file.
+let universe: readonly Point[];
+beforeAll(() => {
+  universe = allPoints();
+});
 const keys = (pred: (p: Point) => boolean): Set<string> => new Set(universe.filter(pred).map(pointKey));
 
 describe('conditions in words', () => {
