@@ -43,7 +43,8 @@ export async function buildProgram(only?: string): Promise<Command> {
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
   const names = only === undefined ? Object.keys(COMMANDS) : [only];
-  const modules = await Promise.all(names.map((name) => loadCommand(name)));
+  // For --help and --version every command is listed; one that cannot load here is listed as such, and says why when run.
+  const modules = await Promise.all(names.map((name) => (only === undefined ? loadCommand(name).catch((e: unknown) => unavailable(name, e)) : loadCommand(name))));
   for (const command of modules) command.register(program);
   for (const sub of program.commands) sub.exitOverride();
   return program;
@@ -58,6 +59,22 @@ async function loadCommand(name: string): Promise<CommandModule> {
     if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || missing === null) throw e;
     throw new UsageError(`${name}: needs the package ${missing[1]}, which is not installed (it is a development dependency: run this command from a clone of the repository after npm install)`);
   }
+}
+
+/** A stand-in for a command that cannot load here: listed in --help, and failing with the reason when run. */
+function unavailable(name: string, e: unknown): CommandModule {
+  if (!(e instanceof UsageError)) throw e;
+  return {
+    register: (program) =>
+      void program
+        .command(name)
+        .description(`(not available here: ${e.message.replace(/^\S+: /, '')})`)
+        .allowUnknownOption()
+        .allowExcessArguments()
+        .action(() => {
+          throw e;
+        }),
+  };
 }
 
 /** Whether `e` is an error the user can fix (a flag, a file, a configuration), by name so that the spec need not be loaded to tell. */

@@ -81,6 +81,17 @@ describe('the packed tarball in a fresh project', () => {
     expect(again).toBe(1);
   }, 60_000);
 
+  it('--version, and a clear message for a command whose development dependency is absent', async () => {
+    const version = await run('npx', ['--offline', 'pagecheck', '--version'], { cwd: project, timeout: 30_000 });
+    expect(version.stdout).toBe('0.1.0\n');
+    const docs = await run('npx', ['--offline', 'pagecheck', 'docs', '--check'], { cwd: project, timeout: 30_000 }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(docs?.code).toBe(2);
+    expect(docs?.stderr).toContain('pagecheck: docs: needs the package typescript, which is not installed');
+  }, 60_000);
+
   it('ships the build, the docs and the licence, not the tests', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json'], { cwd: REPO, timeout: 60_000 });
     const files = (JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
