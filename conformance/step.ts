@@ -1,0 +1,229 @@
+/**
+ * One logged event applied to one state the system may be in: the spec's action taken on
+ * that state (through the pool), the log's page ids compared with the spec's, the
+ * invariant that the step can break checked, and a hidden step of the request landed when
+ * the event needs it. The result says whether the state accepts the event, and if not,
+ * why, in words that name the request, its phase and the pages.
+ */
+import { NO_PAGE } from '../impl/index.ts';
+import { PHASES, Ph, READ_UNHELD, type Action, type ActionKind } from '../spec/index.ts';
+import type { LogModel, RequestEvent } from './events.ts';
+import { finished, sharesFirst, tableOf, takeAction, type LoggedPool } from './pool.ts';
+import type { EventRule } from './table.ts';
+import type { RequestInfo, RequestWindow } from './window.ts';
+
+/** A hidden step that has not happened yet: one of `kinds` will be taken for the request in `slot`. */
+export interface Pending {
+  /** The slot of its request. */
+  readonly slot: number;
+  /** The action kinds it may be (the spec enables one). */
+  readonly kinds: readonly ActionKind[];
+}
+
+/** One state the system may be in: the pool, the hidden steps still to happen, and (for small logs) the spec actions so far. */
+export interface Possible {
+  /** The state. */
+  readonly pool: LoggedPool;
+  /** Hidden steps not yet taken. */
+  pending: Pending[];
+  /** The spec actions that led here, with requests by arrival index; dropped when the log outgrows the spec. */
+  path: Action[] | undefined;
+}
+
+/** What one state made of one event. */
+export type StepResult =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'refused'; readonly why: string }
+  | { readonly kind: 'violation'; readonly invariant: string; readonly headline: readonly string[]; readonly involved: readonly number[] };
+
+/** Everything about the event that is the same in every state. */
+export interface EventContext {
+  /** The event. */
+  readonly event: RequestEvent;
+  /** What it means. */
+  readonly rule: EventRule;
+  /** Its request's slot. */
+  readonly slot: number;
+  /** Its request. */
+  readonly info: RequestInfo;
+  /** Its page ids, expanded; `undefined` when it names none. */
+  readonly pages: readonly number[] | undefined;
+  /** The model. */
+  readonly model: LogModel;
+  /** The window, for names. */
+  readonly window: RequestWindow;
+}
+
+const OK: StepResult = { kind: 'ok' };
+const refused = (why: string): StepResult => ({ kind: 'refused', why });
+
+/** A list of pages in words, the first few. */
+export function pageWords(pages: readonly number[]): string {
+  const shown = pages.slice(0, 8).join(', ');
+  return pages.length <= 8 ? `[${shown}]` : `[${shown}, ... ${pages.length} pages]`;
+}
+
+/** A state in a few words for a refusal: the request's phase, and the free pages. */
+function phaseWords(pool: LoggedPool, slot: number, name: string): string {
+  return `${name} is ${PHASES[pool.phase(slot)] ?? '?'}`;
+}
+
+/** A holder label in words. */
+function holderName(ctx: EventContext, label: number): string {
+  return label < 0 ? `the prefix cache` : label === 0 ? 'nobody' : ctx.window.nameOf(label);
+}
+
+/** Lands hidden step `h` in place; whether the spec enabled one of its kinds. */
+export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pending): boolean {
+  const info = ctx.window.info(h.slot);
+  for (const kind of h.kinds) {
+    if (!takeAction(s.pool, kind, h.slot, info?.length ?? 0, info?.group ?? -1)) continue;
+    s.pending = s.pending.filter((x) => x !== h);
+    s.path?.push({ kind, r: info?.index ?? 0 });
+    return true;
+  }
+  return false;
+}
+
+/** The pages a write of the slot's request will land in: all of them for `prefill`, the first own page for a silent `stub`; `undefined` when P refuses. */
+function writePages(pool: LoggedPool, ctx: EventContext): number[] | undefined {
+  const table = tableOf(pool, ctx.slot);
+  const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
+  if (ctx.info.length <= ctx.model.prefillLimit) return table.slice(own);
+  if (ctx.model.variant === 'length-fix' || !ctx.model.faults.includes('silent-stub')) return undefined;
+  return table.slice(own, own + 1);
+}
+
+const sameList = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameSet = (a: readonly number[], b: readonly number[]): boolean => sameList([...a].sort((x, y) => x - y), [...b].sort((x, y) => x - y));
+
+/** Applies an allocation: held pages break ExclusiveHold; the pages must be the allocator's. */
+function allocate(ctx: EventContext, s: Possible): StepResult {
+  const { pool, slot } = { pool: s.pool, slot: ctx.slot };
+  const pages = ctx.pages ?? [];
+  const name = ctx.info.id;
+  if (pages.length !== ctx.info.length) return refused(`${name} arrived with ${ctx.info.length} pages, the allocation names ${pages.length}`);
+  const cached = ctx.info.group >= 0 ? (pool.prefixPages[ctx.info.group] ?? NO_PAGE) : NO_PAGE;
+  const shared = cached !== NO_PAGE ? 1 : 0;
+  if (shared === 1 && pages[0] !== cached) return refused(`${name}'s prefix is cached in page ${cached}, which must come first; the allocation names ${pages[0]}`);
+  if (pool.phase(slot) === Ph.new || finished(pool, slot)) {
+    const held = pages.slice(shared).filter((p) => p >= pool.options.pages || !pool.isFree(p));
+    const outside = held.filter((p) => p >= pool.options.pages);
+    if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages`);
+    if (held.length > 0) {
+      const headline = held.slice(0, 4).map((p) => `allocate(${name}) took page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} still holds.`);
+      return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: held.map((p) => pool.holder[p] ?? 0).filter((h) => h > 0) };
+    }
+  }
+  if (ctx.model.allocator === 'any') pool.wanted = pages.slice(shared);
+  const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group);
+  pool.wanted = undefined;
+  if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${ctx.info.length - shared} are needed`);
+  const table = tableOf(pool, slot);
+  if (!sameList(table, pages)) return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(table)}; the log says ${pageWords(pages)}`);
+  ctx.info.serial = pool.serial(slot);
+  return OK;
+}
+
+/** The pages of the request's table still held by someone else: a release of them frees pages that live tables hold. */
+function heldByOthers(pool: LoggedPool, slot: number): number[] {
+  const own = pool.serial(slot);
+  return tableOf(pool, slot)
+    .slice(sharesFirst(pool, slot) ? 1 : 0)
+    .filter((p) => (pool.holder[p] ?? 0) !== own && (pool.holder[p] ?? 0) !== 0);
+}
+
+/** What decode read that breaks an invariant, or nothing. */
+function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
+  const slot = ctx.slot;
+  const name = ctx.info.id;
+  if (pool.foreignReads(slot) > 0) {
+    const own = pool.serial(slot);
+    const headline: string[] = [];
+    const involved: number[] = [];
+    const row = pool.pageTable(slot);
+    for (let i = 0; i < (pool.lengths[slot] ?? 0) && headline.length < 4; i++) {
+      const p = row[i] ?? 0;
+      const d = pool.data[p] ?? 0;
+      if (d === 0 || d === own || d < 0) continue;
+      headline.push(`${name} read page ${p}, which holds ${ctx.window.nameOf(d)}'s data.`);
+      involved.push(d);
+    }
+    const more = pool.foreignReads(slot) - headline.length;
+    if (more > 0) headline.push(`... and ${more} more pages of other requests' data.`);
+    return { kind: 'violation', invariant: 'Isolation', headline, involved };
+  }
+  if (((pool.flags[slot] ?? 0) & READ_UNHELD) !== 0) {
+    return { kind: 'violation', invariant: 'ReadsOwnPages', headline: [`${name} read a page it did not hold.`], involved: [] };
+  }
+  return OK;
+}
+
+/** Applies a spec action that the log recorded. */
+function action(ctx: EventContext, s: Possible, kind: ActionKind, outcome: string | undefined): StepResult {
+  const { pool, slot } = { pool: s.pool, slot: ctx.slot };
+  const name = ctx.info.id;
+  const own = (): Pending | undefined => s.pending.find((h) => h.slot === slot);
+  if (kind === 'allocate') {
+    const r = allocate(ctx, s);
+    if (r.kind === 'ok') s.path?.push({ kind, r: ctx.info.index });
+    return r;
+  }
+  const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
+  let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
+  // The request's own write lands lazily: before its next event that needs it.
+  const h = own();
+  if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
+  if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}`);
+  s.path?.push({ kind, r: ctx.info.index });
+  const consumed = own();
+  if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
+  const phase = PHASES[pool.phase(slot)] ?? '?';
+  if (outcome !== undefined && phase !== outcome) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcome}`);
+  if (ctx.pages !== undefined) {
+    const table = tableOf(pool, slot);
+    const expected = kind === 'free' ? table.slice(sharesFirst(pool, slot) ? 1 : 0) : kind === 'insert' ? table.slice(0, 1) : table;
+    const same = kind === 'free' ? sameSet(expected, ctx.pages) : sameList(expected, ctx.pages);
+    if (!same) return refused(`${kind}(${name}) is about pages ${pageWords(expected)}; the log says ${pageWords(ctx.pages)}`);
+  }
+  if (kind === 'decode') return afterDecode(ctx, pool);
+  if (stale.length > 0) {
+    const headline = stale.slice(0, 4).map((p) => `free(${name}) released page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} holds: it is held and free at once.`);
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: stale.map((p) => pool.holder[p] ?? 0).filter((x) => x > 0) };
+  }
+  return OK;
+}
+
+/** Applies the event to one state, in place. */
+export function applyEvent(ctx: EventContext, s: Possible): StepResult {
+  const { rule, slot } = ctx;
+  const pool = s.pool;
+  const name = ctx.info.id;
+  const own = s.pending.find((h) => h.slot === slot);
+  switch (rule.role) {
+    case 'action': {
+      const r = action(ctx, s, rule.action, rule.outcome);
+      if (r.kind !== 'refused' && rule.opens !== undefined) s.pending.push({ slot, kinds: rule.opens });
+      return r;
+    }
+    case 'close':
+      if (own === undefined) return OK;
+      return land(ctx, s, own) ? OK : refused(`P's write for ${name} cannot land: ${phaseWords(pool, slot, name)}`);
+    case 'observe': {
+      if (rule.needs === 'decoded') {
+        if (pool.phase(slot) !== Ph.decoded) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
+        const table = tableOf(pool, slot);
+        return ctx.pages === undefined || sameList(table, ctx.pages) ? OK : refused(`${name}'s page table is ${pageWords(table)}; the log says it read ${pageWords(ctx.pages)}`);
+      }
+      if (own === undefined) return refused(`P posted a write for ${name}, but no write of it is outstanding: ${phaseWords(pool, slot, name)}`);
+      const expected = writePages(pool, ctx);
+      if (expected === undefined) return refused(`${name} is longer than P's limit (${ctx.info.length} > ${ctx.model.prefillLimit} pages) and this variant refuses it: P posts no write`);
+      return ctx.pages === undefined || sameList(expected, ctx.pages) ? OK : refused(`P's write for ${name} lands in ${pageWords(expected)}; the log says ${pageWords(ctx.pages)}`);
+    }
+    case 'unmodelled':
+      return refused(rule.why);
+    case 'config':
+    case 'arrival':
+      return OK;
+  }
+}

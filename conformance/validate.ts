@@ -1,0 +1,259 @@
+/**
+ * The validator: reads the logs as one merged stream, keeps the set of states the system
+ * may be in, and applies each event to every one of them, as TLA+ trace validation does by
+ * a breadth-first search constrained by the log. The set stays one state as long as every
+ * hidden step commutes with what the log shows next: a write whose request still holds its
+ * pages touches no one else's, and it lands when its request's next event needs it. A
+ * write whose request has timed out (fault `early-free`) may land in pages now held by
+ * another request; there each event on those pages forks the set: landed before it, or not
+ * yet. Identical states are merged.
+ *
+ * Verdicts: `conforms` (the spec can produce the whole log, no invariant breaks in any state
+ * it may be in), `violation` (the spec can produce the log up to an event after which some
+ * state it may be in breaks an invariant), `deviation` (no state it may be in accepts an
+ * event). Bad input stops the run with the file, line and field.
+ */
+import { Either } from 'effect';
+import { DEFAULT_FAULTS, LIMITS, Ph, type Action } from '../spec/index.ts';
+import { decodeLine, expandPages, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
+import { mergedLines, type SourceLine } from './lines.ts';
+import { LoggedPool, tableOf } from './pool.ts';
+import { applyEvent, land, type EventContext, type Possible, type StepResult } from './step.ts';
+import { DECODE_AGAIN, EVENT_TABLE } from './table.ts';
+import { RequestWindow } from './window.ts';
+
+/** A problem with the input: the file, line and field, and what is wrong. */
+export class LogInputError extends Error {
+  constructor(where: SourceLine | undefined, field: string, message: string) {
+    super(`${where === undefined ? '' : `${where.file}:${where.line}: `}${field === '' ? '' : `${field}: `}${message}`);
+    this.name = 'LogInputError';
+  }
+}
+
+/** What the user gave besides the logs. */
+export interface ValidateOptions {
+  /** The log files, merged by time. */
+  readonly files: readonly string[];
+  /** Model fields that override the logs' `config` event. */
+  readonly overrides: Partial<LogModel>;
+  /** Request slots: the most requests in flight at once. */
+  readonly window: number;
+  /** Most prefix groups. */
+  readonly prefixes?: number;
+  /** Most states the set may hold before the run gives up. */
+  readonly maxStates?: number;
+  /** Called every 65,536 events. */
+  readonly onProgress?: (events: number) => void;
+}
+
+/** Why one state refused the deviating event. */
+export interface Refusal {
+  /** The state's number in the set, 1-based. */
+  readonly state: number;
+  /** Why. */
+  readonly why: string;
+}
+
+/** The outcome of a validation. */
+export interface ValidationResult {
+  /** The verdict. */
+  readonly verdict: 'conforms' | 'violation' | 'deviation' | 'incomplete';
+  /** Events read (the line of the verdict included). */
+  readonly events: number;
+  /** Requests that arrived. */
+  readonly requests: number;
+  /** Most states the set held at once. */
+  readonly peakStates: number;
+  /** The model the log was held against. */
+  readonly model: LogModel | undefined;
+  /** The line of the violation or deviation. */
+  readonly at?: SourceLine;
+  /** The invariant broken, for a violation. */
+  readonly invariant?: string;
+  /** What went wrong, in words. */
+  readonly headline: readonly string[];
+  /** For a deviation: why each state refused the event. */
+  readonly refusals: readonly Refusal[];
+  /** The log lines of the requests involved, in log order (the trace at any scale). */
+  readonly story: ReadonlyArray<SourceLine & { readonly seq: number }>;
+  /** For a log small enough for the spec: the arrivals (length, prefix) and the spec actions of the state shown. */
+  readonly spec?: { readonly requests: ReadonlyArray<{ readonly length: number; readonly prefix?: string }>; readonly actions: readonly Action[] };
+}
+
+/** The model from the config event and the flags; bad input when something is missing. */
+function resolveModel(config: ConfigEvent | undefined, overrides: Partial<LogModel>, where: SourceLine): LogModel {
+  const pages = overrides.pages ?? config?.pages;
+  const prefillLimit = overrides.prefillLimit ?? config?.prefillLimit;
+  if (pages === undefined || prefillLimit === undefined) {
+    throw new LogInputError(where, '', 'no model: the log does not begin with a config event; give --config FILE, or --pages and --prefill-limit');
+  }
+  const variant = overrides.variant ?? config?.variant ?? 'buggy';
+  return {
+    pages,
+    prefillLimit,
+    pageSize: overrides.pageSize ?? config?.pageSize ?? 1,
+    variant,
+    faults: overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant],
+    allocator: overrides.allocator ?? config?.allocator ?? 'sorted',
+  };
+}
+
+const sameConfig = (a: ConfigEvent, b: ConfigEvent): boolean => {
+  const { t: _a, ...x } = a;
+  const { t: _b, ...y } = b;
+  return JSON.stringify(x) === JSON.stringify(y);
+};
+
+/** Whether two states are the same (compared only when the set holds several). */
+function samePossible(a: Possible, b: Possible): boolean {
+  const p = a.pool;
+  const q = b.pool;
+  const eq = (x: ArrayLike<number>, y: ArrayLike<number>): boolean => {
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+    return true;
+  };
+  if (!eq(p.holder, q.holder) || !eq(p.data, q.data) || !eq(p.tag, q.tag) || !eq(p.phases, q.phases) || !eq(p.flags, q.flags) || !eq(p.readCounts, q.readCounts)) return false;
+  if (a.pending.length !== b.pending.length || !a.pending.every((h, i) => h.slot === b.pending[i]?.slot)) return false;
+  for (let s = 0; s < p.options.slots; s++) if (!eq(tableOf(p, s), tableOf(q, s))) return false;
+  return true;
+}
+
+/** The states of `s` with each hidden step that may land on the event's pages landed before it, or not. */
+function variants(ctx: EventContext, s: Possible): Possible[] {
+  const detached = s.pending.filter((h) => h.slot !== ctx.slot && s.pool.phase(h.slot) === Ph.timedOut);
+  if (detached.length === 0) return [s];
+  const touched = new Set(ctx.pages ?? tableOf(s.pool, ctx.slot));
+  let out = [s];
+  for (const h of detached) {
+    if (!tableOf(s.pool, h.slot).some((p) => touched.has(p))) continue;
+    out = out.flatMap((v) => {
+      const landed: Possible = { pool: v.pool.fork(), pending: [...v.pending], path: v.path === undefined ? undefined : [...v.path] };
+      const target = landed.pending.find((x) => x.slot === h.slot);
+      return target !== undefined && land(ctx, landed, target) ? [v, landed] : [v];
+    });
+  }
+  return out;
+}
+
+/** Runs the validator over the logs. */
+export function validate(options: ValidateOptions): ValidationResult {
+  const window = new RequestWindow(options.window);
+  const maxStates = options.maxStates ?? 1024;
+  const prefixes = options.prefixes ?? 64;
+  let config: ConfigEvent | undefined;
+  let model: LogModel | undefined;
+  let states: Possible[] = [];
+  let events = 0;
+  let peak = 1;
+  const arrivals: Array<{ length: number; prefix?: string }> = [];
+  const result = (rest: Partial<ValidationResult> & Pick<ValidationResult, 'verdict'>): ValidationResult => ({
+    events,
+    requests: window.arrived,
+    peakStates: peak,
+    model,
+    headline: [],
+    refusals: [],
+    story: [],
+    ...rest,
+  });
+  const storyOf = (slot: number, serials: readonly number[]): Array<SourceLine & { seq: number }> => {
+    const infos = [window.info(slot), ...serials.map((x) => window.bySerial(x))];
+    const seen = new Set<string>();
+    const lines: Array<SourceLine & { seq: number }> = [];
+    for (const info of infos) {
+      if (info === undefined || seen.has(info.id)) continue;
+      seen.add(info.id);
+      lines.push(...info.lines);
+    }
+    return lines.sort((a, b) => a.seq - b.seq);
+  };
+  const specOf = (s: Possible | undefined): Pick<ValidationResult, 'spec'> =>
+    s?.path === undefined ? {} : { spec: { requests: [...arrivals], actions: [...s.path] } };
+
+  for (const line of mergedLines(options.files)) {
+    events++;
+    if ((events & 0xffff) === 0) options.onProgress?.(events);
+    const decoded = decodeLine(line.text);
+    if (Either.isLeft(decoded)) throw new LogInputError(line, decoded.left.field, decoded.left.message);
+    const event = decoded.right;
+    if (event.kind === 'config') {
+      if (config !== undefined && !sameConfig(config, event)) throw new LogInputError(line, '', 'a second config event that differs from the first: the logs must describe one deployment');
+      if (model !== undefined && config === undefined) throw new LogInputError(line, '', 'a config event after the first request event: it must come first');
+      config = event;
+      continue;
+    }
+    if (model === undefined) {
+      model = resolveModel(config, options.overrides, line);
+      const pool = new LoggedPool({ pages: model.pages, prefillLimit: model.prefillLimit, variant: model.variant, faults: model.faults, slots: options.window, maxLength: model.pages, prefixes });
+      states = [{ pool, pending: [], path: model.pages <= LIMITS.maxPages ? [] : undefined }];
+    }
+    const e: RequestEvent = event;
+    const seq = events;
+    if (e.kind === 'arrive') {
+      if (window.slotOf(e.id) >= 0) {
+        // P and D may both log the arrival.
+        window.info(window.slotOf(e.id))?.lines.push({ ...line, seq });
+        continue;
+      }
+      const length = e.length ?? Math.ceil((e.tokens ?? 1) / model.pageSize);
+      if (length > model.pages) return result({ verdict: 'deviation', at: line, headline: [`${e.id} needs ${length} pages, more than the pool's ${model.pages}: the spec can never allocate it`] });
+      const group = e.prefix === undefined ? -1 : window.groupOf(e.prefix, prefixes);
+      if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${prefixes} distinct prefixes`);
+      let slot: number;
+      try {
+        slot = window.arrive(e.id, length, group);
+      } catch (err) {
+        throw new LogInputError(line, '', (err as Error).message);
+      }
+      window.info(slot)?.lines.push({ ...line, seq });
+      arrivals.push(e.prefix === undefined ? { length } : { length, prefix: e.prefix });
+      if (window.arrived > LIMITS.maxRequests) for (const s of states) s.path = undefined;
+      continue;
+    }
+    const slot = window.slotOf(e.id);
+    const info = window.info(slot);
+    if (slot < 0 || info === undefined) {
+      return result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
+    }
+    info.lines.push({ ...line, seq });
+    let pages: number[] | undefined;
+    if ('pages' in e && e.pages !== undefined) {
+      const expanded = expandPages(e.pages);
+      if (!Array.isArray(expanded)) throw new LogInputError(line, expanded.field, expanded.message);
+      pages = expanded;
+    }
+    const rule = e.kind === 'decode' && (e.step ?? 0) > 0 ? DECODE_AGAIN : EVENT_TABLE[e.kind];
+    const ctx: EventContext = { event: e, rule, slot, info, pages, model, window };
+    const next: Possible[] = [];
+    const refusals: Refusal[] = [];
+    let violation: { s: Possible; r: Extract<StepResult, { kind: 'violation' }> } | undefined;
+    for (const s of states) {
+      for (const v of variants(ctx, s)) {
+        const r = applyEvent(ctx, v);
+        if (r.kind === 'refused') refusals.push({ state: refusals.length + 1, why: r.why });
+        else {
+          if (r.kind === 'violation' && violation === undefined) violation = { s: v, r };
+          if (!next.some((x) => samePossible(x, v))) next.push(v);
+        }
+      }
+    }
+    if (violation !== undefined) {
+      return result({ verdict: 'violation', at: line, invariant: violation.r.invariant, headline: violation.r.headline, story: storyOf(slot, violation.r.involved), ...specOf(violation.s) });
+    }
+    if (next.length === 0) {
+      return result({ verdict: 'deviation', at: line, headline: [`no state the system may be in accepts this event (${states.length === 1 ? 'one state' : `${states.length} states`})`], refusals, story: storyOf(slot, []) });
+    }
+    states = next;
+    if (states.length > peak) peak = states.length;
+    if (states.length > maxStates) return result({ verdict: 'incomplete', at: line, headline: [`the set of possible states grew past ${maxStates}`] });
+    if (states.every((s) => isDone(s, slot))) window.release(slot);
+  }
+  return result({ verdict: 'conforms', ...specOf(states[0]) });
+}
+
+/** Whether the slot's request is finished in this state, with nothing of it pending. */
+function isDone(s: Possible, slot: number): boolean {
+  const phase = s.pool.phase(slot);
+  const over = phase === Ph.freed || phase === Ph.released || phase === Ph.landed;
+  return over && !s.pending.some((h) => h.slot === slot);
+}
