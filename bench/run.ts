@@ -17,6 +17,7 @@ interface Bench {
 const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
   checkerVsSpin: () => import('./spin.ts'),
   pool: () => import('./pool.ts'),
+  validateLog: () => import('./validate-log.ts'),
 };
 
 const only = process.argv.slice(2);

@@ -130,9 +130,14 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
     return Either.left({ field: '', message: `not valid JSON (${(e as Error).message})` });
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return Either.left({ field: '', message: `expected a JSON object, got ${show(json)}` });
-  const envelope = decodeEnvelope(json);
-  if (Either.isLeft(envelope)) return Either.left(firstIssue(envelope.left));
-  const event = DECODERS[envelope.right.kind](json);
+  // The kind picks the decoder; the envelope's schema only words the error for a bad kind.
+  const kind = (json as { kind?: unknown }).kind;
+  const decoder = typeof kind === 'string' && Object.hasOwn(DECODERS, kind) ? DECODERS[kind as EventKind] : undefined;
+  if (decoder === undefined) {
+    const envelope = decodeEnvelope(json);
+    return Either.left(Either.isLeft(envelope) ? firstIssue(envelope.left) : { field: 'kind', message: `unknown kind ${show(kind)}` });
+  }
+  const event = decoder(json);
   if (Either.isLeft(event)) return Either.left(firstIssue(event.left));
   const e = event.right;
   if (e.kind === 'config') {
@@ -144,21 +149,6 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
     return Either.left({ field: 'length', message: 'expected exactly one of "length" (pages) and "tokens"' });
   }
   return Either.right(e);
-}
-
-/** Expands a page list's ranges; `undefined` when a range runs backwards (reported as the field `pages[i]`). */
-export function expandPages(list: ReadonlyArray<number | readonly [number, number]>): number[] | LineIssue {
-  const out: number[] = [];
-  for (const [i, item] of list.entries()) {
-    if (typeof item === 'number') out.push(item);
-    else {
-      const [from, to] = item;
-      if (to < from) return { field: `pages[${i}]`, message: `expected a range [from, to] with from <= to, got ${show(item)}` };
-      if (to - from + 1 + out.length > MAX_LOG_PAGES) return { field: `pages[${i}]`, message: `the list names more than ${MAX_LOG_PAGES} pages` };
-      for (let p = from; p <= to; p++) out.push(p);
-    }
-  }
-  return out;
 }
 
 /** Compresses page ids into the list form, runs of consecutive ids as ranges: what the log writer emits. */
@@ -181,8 +171,8 @@ export function compressPages(pages: ArrayLike<number>, from = 0, to = pages.len
 export interface LogModel {
   /** D's pages. */
   readonly pages: number;
-  /** Tokens per page (to turn an arrival's `tokens` into pages). */
-  readonly pageSize: number;
+  /** Tokens per page (to turn an arrival's `tokens` into pages); unknown when neither the log nor the flags say. */
+  readonly pageSize: number | undefined;
   /** The longest prompt, in pages, that P really computes. */
   readonly prefillLimit: number;
   /** The variant. */

@@ -75,7 +75,12 @@ function peekTime(text: string): number | undefined {
 }
 
 /** The lines of several files, merged by time; one file streams as it is. */
-export function* mergedLines(files: readonly string[]): Generator<TimedLine> {
+export function* mergedLines(files: readonly string[]): Generator<SourceLine> {
+  const [only] = files;
+  if (files.length === 1 && only !== undefined) {
+    yield* fileLines(only);
+    return;
+  }
   const streams = files.map((f) => fileLines(f));
   const heads: Array<TimedLine | undefined> = [];
   const last = files.map(() => Number.NEGATIVE_INFINITY);

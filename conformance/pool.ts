@@ -11,7 +11,6 @@
  * The only thing added to the pool is where page ids come from: the log says which pages
  * an allocation took, and under the `any` allocator the pool takes exactly those.
  */
-import { match } from 'ts-pattern';
 import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
 import { PagePool, type PoolOptions } from '../impl/index.ts';
 
@@ -54,16 +53,35 @@ export class LoggedPool extends PagePool {
 
 /** Takes spec action `kind` for the request in `slot`; whether the spec (through the pool) enabled it. */
 export function takeAction(pool: PagePool, kind: ActionKind, slot: number, length: number, group: number): boolean {
-  return match(kind)
-    .with('allocate', () => (group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length)))
-    .with('prefill', () => pool.prefill(slot))
-    .with('stub', () => pool.stub(slot))
-    .with('handoff', () => pool.handoff(slot))
-    .with('decode', () => pool.decode(slot))
-    .with('free', () => pool.free(slot))
-    .with('timeout', () => pool.timeout(slot))
-    .with('insert', () => pool.insert(slot))
-    .exhaustive();
+  // A switch, not ts-pattern: this runs once per logged event.
+  switch (kind) {
+    case 'allocate':
+      return group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length);
+    case 'prefill':
+      return pool.prefill(slot);
+    case 'stub':
+      return pool.stub(slot);
+    case 'handoff':
+      return pool.handoff(slot);
+    case 'decode':
+      return pool.decode(slot);
+    case 'free':
+      return pool.free(slot);
+    case 'timeout':
+      return pool.timeout(slot);
+    case 'insert':
+      return pool.insert(slot);
+    default:
+      return unreachable(kind);
+  }
+}
+
+// Read once: a namespace re-export is a getter call on every access.
+const { freed: FREED, released: RELEASED, landed: LANDED } = Ph;
+
+/** Marks a switch as exhaustive. */
+function unreachable(x: never): never {
+  throw new Error(`unreachable: ${String(x)}`);
 }
 
 /** Whether the slot's first page is a shared prefix page. */
@@ -82,5 +100,5 @@ export function tableOf(pool: PagePool, slot: number): number[] {
 /** Whether no action of the spec can touch the slot's request again (unless a stale second release comes). */
 export function finished(pool: PagePool, slot: number): boolean {
   const phase = pool.phase(slot);
-  return phase === Ph.freed || phase === Ph.released || phase === Ph.landed;
+  return phase === FREED || phase === RELEASED || phase === LANDED;
 }

@@ -28,7 +28,7 @@ const where = (r: ValidationResult): string => (r.at === undefined ? '' : `${r.a
 export function describeLogModel(r: ValidationResult): string {
   const m = r.model;
   if (m === undefined) return 'no events';
-  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages of ${m.pageSize} tokens, prefill limit ${m.prefillLimit} pages, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}`;
+  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${m.prefillLimit} pages, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}`;
 }
 
 /** The outcome as text; `trace` is the spec's printed trace, when there is one. */

@@ -9,6 +9,7 @@ import { NO_PAGE } from '../impl/index.ts';
 import { PHASES, Ph, READ_UNHELD, type Action, type ActionKind } from '../spec/index.ts';
 import type { LogModel, RequestEvent } from './events.ts';
 import { finished, sharesFirst, tableOf, takeAction, type LoggedPool } from './pool.ts';
+import type { PageRuns } from './pages.ts';
 import type { EventRule } from './table.ts';
 import type { RequestInfo, RequestWindow } from './window.ts';
 
@@ -46,13 +47,18 @@ export interface EventContext {
   readonly slot: number;
   /** Its request. */
   readonly info: RequestInfo;
-  /** Its page ids, expanded; `undefined` when it names none. */
-  readonly pages: readonly number[] | undefined;
+  /** Its page ids; `undefined` when it names none. */
+  readonly pages: PageRuns | undefined;
   /** The model. */
   readonly model: LogModel;
   /** The window, for names. */
   readonly window: RequestWindow;
 }
+
+// Read once: a namespace re-export is a getter call on every access, and these run per event.
+const NEW = Ph.new;
+const DECODED = Ph.decoded;
+const PHASE_NAMES: readonly string[] = [...PHASES];
 
 const OK: StepResult = { kind: 'ok' };
 const refused = (why: string): StepResult => ({ kind: 'refused', why });
@@ -65,7 +71,7 @@ export function pageWords(pages: readonly number[]): string {
 
 /** A state in a few words for a refusal: the request's phase, and the free pages. */
 function phaseWords(pool: LoggedPool, slot: number, name: string): string {
-  return `${name} is ${PHASES[pool.phase(slot)] ?? '?'}`;
+  return `${name} is ${PHASE_NAMES[pool.phase(slot)] ?? '?'}`;
 }
 
 /** A holder label in words. */
@@ -85,29 +91,39 @@ export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pe
   return false;
 }
 
-/** The pages a write of the slot's request will land in: all of them for `prefill`, the first own page for a silent `stub`; `undefined` when P refuses. */
-function writePages(pool: LoggedPool, ctx: EventContext): number[] | undefined {
-  const table = tableOf(pool, ctx.slot);
+/**
+ * The table entries a write of the slot's request will land in, `[from, to)`: all of them
+ * for `prefill`, the first own page for a silent `stub`; `undefined` when P refuses. This
+ * mirrors the spec's guards of `prefill` and `stub` for one purpose only: to check the
+ * pages of a `posted` event, which the spec does not see.
+ */
+function writeRange(pool: LoggedPool, ctx: EventContext): readonly [number, number] | undefined {
   const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
-  if (ctx.info.length <= ctx.model.prefillLimit) return table.slice(own);
+  if (ctx.info.length <= ctx.model.prefillLimit) return [own, ctx.info.length];
   if (ctx.model.variant === 'length-fix' || !ctx.model.faults.includes('silent-stub')) return undefined;
-  return table.slice(own, own + 1);
+  return [own, own + 1];
 }
 
-const sameList = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-const sameSet = (a: readonly number[], b: readonly number[]): boolean => sameList([...a].sort((x, y) => x - y), [...b].sort((x, y) => x - y));
+/** Whether the logged pages are the table entries `[from, to)`; for a release, in any order. */
+function samePages(pool: LoggedPool, slot: number, pages: PageRuns, from: number, to: number, anyOrder: boolean): boolean {
+  if (pages.equalsRow(pool.pageTable(slot), from, to)) return true;
+  if (!anyOrder || pages.count !== to - from) return false;
+  const a = tableOf(pool, slot).slice(from, to).sort((x, y) => x - y);
+  const b = pages.toArray().sort((x, y) => x - y);
+  return a.every((x, i) => x === b[i]);
+}
 
 /** Applies an allocation: held pages break ExclusiveHold; the pages must be the allocator's. */
 function allocate(ctx: EventContext, s: Possible): StepResult {
   const { pool, slot } = { pool: s.pool, slot: ctx.slot };
-  const pages = ctx.pages ?? [];
+  const pages = ctx.pages;
   const name = ctx.info.id;
-  if (pages.length !== ctx.info.length) return refused(`${name} arrived with ${ctx.info.length} pages, the allocation names ${pages.length}`);
+  if (pages === undefined || pages.count !== ctx.info.length) return refused(`${name} arrived with ${ctx.info.length} pages, the allocation names ${pages?.count ?? 0}`);
   const cached = ctx.info.group >= 0 ? (pool.prefixPages[ctx.info.group] ?? NO_PAGE) : NO_PAGE;
   const shared = cached !== NO_PAGE ? 1 : 0;
-  if (shared === 1 && pages[0] !== cached) return refused(`${name}'s prefix is cached in page ${cached}, which must come first; the allocation names ${pages[0]}`);
-  if (pool.phase(slot) === Ph.new || finished(pool, slot)) {
-    const held = pages.slice(shared).filter((p) => p >= pool.options.pages || !pool.isFree(p));
+  if (shared === 1 && pages.at(0) !== cached) return refused(`${name}'s prefix is cached in page ${cached}, which must come first; the allocation names ${pages.at(0)}`);
+  if (pool.phase(slot) === NEW || finished(pool, slot)) {
+    const held = pages.filter(shared, 16, (p) => p >= pool.options.pages || !pool.isFree(p));
     const outside = held.filter((p) => p >= pool.options.pages);
     if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages`);
     if (held.length > 0) {
@@ -115,12 +131,13 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
       return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: held.map((p) => pool.holder[p] ?? 0).filter((h) => h > 0) };
     }
   }
-  if (ctx.model.allocator === 'any') pool.wanted = pages.slice(shared);
+  if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(shared);
   const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group);
   pool.wanted = undefined;
   if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${ctx.info.length - shared} are needed`);
-  const table = tableOf(pool, slot);
-  if (!sameList(table, pages)) return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(table)}; the log says ${pageWords(pages)}`);
+  if (!pages.equalsRow(pool.pageTable(slot), 0, ctx.info.length)) {
+    return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, slot))}; the log says ${pages.words()}`);
+  }
   ctx.info.serial = pool.serial(slot);
   return OK;
 }
@@ -128,9 +145,13 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
 /** The pages of the request's table still held by someone else: a release of them frees pages that live tables hold. */
 function heldByOthers(pool: LoggedPool, slot: number): number[] {
   const own = pool.serial(slot);
-  return tableOf(pool, slot)
-    .slice(sharesFirst(pool, slot) ? 1 : 0)
-    .filter((p) => (pool.holder[p] ?? 0) !== own && (pool.holder[p] ?? 0) !== 0);
+  const row = pool.pageTable(slot);
+  const out: number[] = [];
+  for (let i = sharesFirst(pool, slot) ? 1 : 0; i < (pool.lengths[slot] ?? 0); i++) {
+    const h = pool.holder[row[i] ?? 0] ?? 0;
+    if (h !== own && h !== 0) out.push(row[i] ?? 0);
+  }
+  return out;
 }
 
 /** What decode read that breaks an invariant, or nothing. */
@@ -159,11 +180,16 @@ function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
   return OK;
 }
 
+/** The request's own hidden step, if one is pending. */
+function ownPending(s: Possible, slot: number): Pending | undefined {
+  for (const h of s.pending) if (h.slot === slot) return h;
+  return undefined;
+}
+
 /** Applies a spec action that the log recorded. */
 function action(ctx: EventContext, s: Possible, kind: ActionKind, outcome: string | undefined): StepResult {
   const { pool, slot } = { pool: s.pool, slot: ctx.slot };
   const name = ctx.info.id;
-  const own = (): Pending | undefined => s.pending.find((h) => h.slot === slot);
   if (kind === 'allocate') {
     const r = allocate(ctx, s);
     if (r.kind === 'ok') s.path?.push({ kind, r: ctx.info.index });
@@ -172,19 +198,20 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcome: strin
   const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
   let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
   // The request's own write lands lazily: before its next event that needs it.
-  const h = own();
+  const h = ownPending(s, slot);
   if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
   if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}`);
   s.path?.push({ kind, r: ctx.info.index });
-  const consumed = own();
+  const consumed = ownPending(s, slot);
   if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
-  const phase = PHASES[pool.phase(slot)] ?? '?';
+  const phase = PHASE_NAMES[pool.phase(slot)] ?? '?';
   if (outcome !== undefined && phase !== outcome) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcome}`);
   if (ctx.pages !== undefined) {
-    const table = tableOf(pool, slot);
-    const expected = kind === 'free' ? table.slice(sharesFirst(pool, slot) ? 1 : 0) : kind === 'insert' ? table.slice(0, 1) : table;
-    const same = kind === 'free' ? sameSet(expected, ctx.pages) : sameList(expected, ctx.pages);
-    if (!same) return refused(`${kind}(${name}) is about pages ${pageWords(expected)}; the log says ${pageWords(ctx.pages)}`);
+    const length = pool.lengths[slot] ?? 0;
+    const [from, to] = kind === 'free' ? [sharesFirst(pool, slot) ? 1 : 0, length] : kind === 'insert' ? [0, 1] : [0, length];
+    if (!samePages(pool, slot, ctx.pages, from, to, kind === 'free')) {
+      return refused(`${kind}(${name}) is about pages ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${ctx.pages.words()}`);
+    }
   }
   if (kind === 'decode') return afterDecode(ctx, pool);
   if (stale.length > 0) {
@@ -199,7 +226,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
   const { rule, slot } = ctx;
   const pool = s.pool;
   const name = ctx.info.id;
-  const own = s.pending.find((h) => h.slot === slot);
+  const own = ownPending(s, slot);
   switch (rule.role) {
     case 'action': {
       const r = action(ctx, s, rule.action, rule.outcome);
@@ -211,14 +238,18 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
       return land(ctx, s, own) ? OK : refused(`P's write for ${name} cannot land: ${phaseWords(pool, slot, name)}`);
     case 'observe': {
       if (rule.needs === 'decoded') {
-        if (pool.phase(slot) !== Ph.decoded) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
-        const table = tableOf(pool, slot);
-        return ctx.pages === undefined || sameList(table, ctx.pages) ? OK : refused(`${name}'s page table is ${pageWords(table)}; the log says it read ${pageWords(ctx.pages)}`);
+        if (pool.phase(slot) !== DECODED) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
+        const length = pool.lengths[slot] ?? 0;
+        return ctx.pages === undefined || samePages(pool, slot, ctx.pages, 0, length, false)
+          ? OK
+          : refused(`${name}'s page table is ${pageWords(tableOf(pool, slot))}; the log says it read ${ctx.pages.words()}`);
       }
       if (own === undefined) return refused(`P posted a write for ${name}, but no write of it is outstanding: ${phaseWords(pool, slot, name)}`);
-      const expected = writePages(pool, ctx);
-      if (expected === undefined) return refused(`${name} is longer than P's limit (${ctx.info.length} > ${ctx.model.prefillLimit} pages) and this variant refuses it: P posts no write`);
-      return ctx.pages === undefined || sameList(expected, ctx.pages) ? OK : refused(`P's write for ${name} lands in ${pageWords(expected)}; the log says ${pageWords(ctx.pages)}`);
+      const range = writeRange(pool, ctx);
+      if (range === undefined) return refused(`${name} is longer than P's limit (${ctx.info.length} > ${ctx.model.prefillLimit} pages) and this variant refuses it: P posts no write`);
+      return ctx.pages === undefined || samePages(pool, slot, ctx.pages, range[0], range[1], false)
+        ? OK
+        : refused(`P's write for ${name} lands in ${pageWords(tableOf(pool, slot).slice(range[0], range[1]))}; the log says ${ctx.pages.words()}`);
     }
     case 'unmodelled':
       return refused(rule.why);

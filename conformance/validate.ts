@@ -15,12 +15,16 @@
  */
 import { Either } from 'effect';
 import { DEFAULT_FAULTS, LIMITS, Ph, type Action } from '../spec/index.ts';
-import { decodeLine, expandPages, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
+import { decodeLine, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
 import { mergedLines, type SourceLine } from './lines.ts';
+import { PageRuns } from './pages.ts';
 import { LoggedPool, tableOf } from './pool.ts';
 import { applyEvent, land, type EventContext, type Possible, type StepResult } from './step.ts';
 import { DECODE_AGAIN, EVENT_TABLE } from './table.ts';
 import { RequestWindow } from './window.ts';
+
+// Phase codes read once: a namespace re-export is a getter call on every access.
+const { timedOut: TIMED_OUT, freed: FREED, released: RELEASED, landed: LANDED } = Ph;
 
 /** A problem with the input: the file, line and field, and what is wrong. */
 export class LogInputError extends Error {
@@ -91,7 +95,7 @@ function resolveModel(config: ConfigEvent | undefined, overrides: Partial<LogMod
   return {
     pages,
     prefillLimit,
-    pageSize: overrides.pageSize ?? config?.pageSize ?? 1,
+    pageSize: overrides.pageSize ?? config?.pageSize,
     variant,
     faults: overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant],
     allocator: overrides.allocator ?? config?.allocator ?? 'sorted',
@@ -120,9 +124,11 @@ function samePossible(a: Possible, b: Possible): boolean {
 
 /** The states of `s` with each hidden step that may land on the event's pages landed before it, or not. */
 function variants(ctx: EventContext, s: Possible): Possible[] {
-  const detached = s.pending.filter((h) => h.slot !== ctx.slot && s.pool.phase(h.slot) === Ph.timedOut);
+  // Most events meet no detached write: test before building anything.
+  if (!s.pending.some((h) => h.slot !== ctx.slot && s.pool.phase(h.slot) === TIMED_OUT)) return [s];
+  const detached = s.pending.filter((h) => h.slot !== ctx.slot && s.pool.phase(h.slot) === TIMED_OUT);
   if (detached.length === 0) return [s];
-  const touched = new Set(ctx.pages ?? tableOf(s.pool, ctx.slot));
+  const touched = new Set(ctx.pages?.toArray() ?? tableOf(s.pool, ctx.slot));
   let out = [s];
   for (const h of detached) {
     if (!tableOf(s.pool, h.slot).some((p) => touched.has(p))) continue;
@@ -195,7 +201,8 @@ export function validate(options: ValidateOptions): ValidationResult {
         window.info(window.slotOf(e.id))?.lines.push({ ...line, seq });
         continue;
       }
-      const length = e.length ?? Math.ceil((e.tokens ?? 1) / model.pageSize);
+      if (e.length === undefined && model.pageSize === undefined) throw new LogInputError(line, 'tokens', 'an arrival in tokens needs the page size: give pageSize in the config event, or --page-size');
+      const length = e.length ?? Math.ceil((e.tokens ?? 1) / (model.pageSize ?? 1));
       if (length > model.pages) return result({ verdict: 'deviation', at: line, headline: [`${e.id} needs ${length} pages, more than the pool's ${model.pages}: the spec can never allocate it`] });
       const group = e.prefix === undefined ? -1 : window.groupOf(e.prefix, prefixes);
       if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${prefixes} distinct prefixes`);
@@ -216,11 +223,11 @@ export function validate(options: ValidateOptions): ValidationResult {
       return result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
     }
     info.lines.push({ ...line, seq });
-    let pages: number[] | undefined;
+    let pages: PageRuns | undefined;
     if ('pages' in e && e.pages !== undefined) {
-      const expanded = expandPages(e.pages);
-      if (!Array.isArray(expanded)) throw new LogInputError(line, expanded.field, expanded.message);
-      pages = expanded;
+      const runs = PageRuns.from(e.pages);
+      if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field, runs.message);
+      pages = runs;
     }
     const rule = e.kind === 'decode' && (e.step ?? 0) > 0 ? DECODE_AGAIN : EVENT_TABLE[e.kind];
     const ctx: EventContext = { event: e, rule, slot, info, pages, model, window };
@@ -241,7 +248,7 @@ export function validate(options: ValidateOptions): ValidationResult {
       return result({ verdict: 'violation', at: line, invariant: violation.r.invariant, headline: violation.r.headline, story: storyOf(slot, violation.r.involved), ...specOf(violation.s) });
     }
     if (next.length === 0) {
-      return result({ verdict: 'deviation', at: line, headline: [`no state the system may be in accepts this event (${states.length === 1 ? 'one state' : `${states.length} states`})`], refusals, story: storyOf(slot, []) });
+      return result({ verdict: 'deviation', at: line, headline: [`no state the system may be in accepts this event (${refusals.length === 1 ? 'one state' : `${refusals.length} states`})`], refusals, story: storyOf(slot, []) });
     }
     states = next;
     if (states.length > peak) peak = states.length;
@@ -254,6 +261,6 @@ export function validate(options: ValidateOptions): ValidationResult {
 /** Whether the slot's request is finished in this state, with nothing of it pending. */
 function isDone(s: Possible, slot: number): boolean {
   const phase = s.pool.phase(slot);
-  const over = phase === Ph.freed || phase === Ph.released || phase === Ph.landed;
+  const over = phase === FREED || phase === RELEASED || phase === LANDED;
   return over && !s.pending.some((h) => h.slot === slot);
 }
