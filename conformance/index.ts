@@ -4,4 +4,5 @@ export * from './lines.ts';
 export * from './table.ts';
 export * from './validate.ts';
 export * from './report.ts';
+export * from './project.ts';
 export * from './log-writer.ts';

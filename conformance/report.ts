@@ -12,7 +12,11 @@ import type { ValidationResult } from './validate.ts';
 export function specTrace(r: ValidationResult): { m: Model; trace: Trace } | undefined {
   const model = r.model;
   if (r.spec === undefined || model === undefined || r.spec.requests.length === 0) return undefined;
-  const decoded = decodeConfig({ pages: model.pages, prefillLimit: model.prefillLimit, requests: r.spec.requests, variant: model.variant, faults: model.faults });
+  // The log's ids name the spec's requests when they are all names the spec accepts; else A, B, ...
+  const ids = r.spec.requests.map((q) => q.id);
+  const named = ids.every((id) => /^[A-Za-z][A-Za-z0-9_]{0,15}$/.test(id)) && new Set(ids).size === ids.length;
+  const requests = r.spec.requests.map((q) => ({ length: q.length, ...(q.prefix === undefined ? {} : { prefix: q.prefix }), ...(named ? { name: q.id } : {}) }));
+  const decoded = decodeConfig({ pages: model.pages, prefillLimit: model.prefillLimit, requests, variant: model.variant, faults: model.faults });
   if (Either.isLeft(decoded)) return undefined;
   const m = compile(decoded.right);
   const built = run(m, r.spec.actions);

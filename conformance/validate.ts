@@ -38,6 +38,8 @@ export class LogInputError extends Error {
 export interface ValidateOptions {
   /** The log files, merged by time. */
   readonly files: readonly string[];
+  /** Lines to read instead of the files (a log built in memory). */
+  readonly lines?: Iterable<SourceLine>;
   /** Model fields that override the logs' `config` event. */
   readonly overrides: Partial<LogModel>;
   /** Request slots: the most requests in flight at once. */
@@ -78,10 +80,12 @@ export interface ValidationResult {
   readonly headline: readonly string[];
   /** For a deviation: why each state refused the event. */
   readonly refusals: readonly Refusal[];
+  /** For a violation: the request whose step broke the invariant, and the pages it is about. */
+  readonly victim?: { readonly id: string; readonly pages: readonly number[] };
   /** The log lines of the requests involved, in log order (the trace at any scale). */
   readonly story: ReadonlyArray<SourceLine & { readonly seq: number }>;
   /** For a log small enough for the spec: the arrivals (length, prefix) and the spec actions of the state shown. */
-  readonly spec?: { readonly requests: ReadonlyArray<{ readonly length: number; readonly prefix?: string }>; readonly actions: readonly Action[] };
+  readonly spec?: { readonly requests: ReadonlyArray<{ readonly id: string; readonly length: number; readonly prefix?: string }>; readonly actions: readonly Action[] };
 }
 
 /** The model from the config event and the flags; bad input when something is missing. */
@@ -151,7 +155,7 @@ export function validate(options: ValidateOptions): ValidationResult {
   let states: Possible[] = [];
   let events = 0;
   let peak = 1;
-  const arrivals: Array<{ length: number; prefix?: string }> = [];
+  const arrivals: Array<{ id: string; length: number; prefix?: string }> = [];
   const result = (rest: Partial<ValidationResult> & Pick<ValidationResult, 'verdict'>): ValidationResult => ({
     events,
     requests: window.arrived,
@@ -176,7 +180,7 @@ export function validate(options: ValidateOptions): ValidationResult {
   const specOf = (s: Possible | undefined): Pick<ValidationResult, 'spec'> =>
     s?.path === undefined ? {} : { spec: { requests: [...arrivals], actions: [...s.path] } };
 
-  for (const line of mergedLines(options.files)) {
+  for (const line of options.lines ?? mergedLines(options.files)) {
     events++;
     if ((events & 0xffff) === 0) options.onProgress?.(events);
     const decoded = decodeLine(line.text);
@@ -213,7 +217,7 @@ export function validate(options: ValidateOptions): ValidationResult {
         throw new LogInputError(line, '', (err as Error).message);
       }
       window.info(slot)?.lines.push({ ...line, seq });
-      arrivals.push(e.prefix === undefined ? { length } : { length, prefix: e.prefix });
+      arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
       if (window.arrived > LIMITS.maxRequests) for (const s of states) s.path = undefined;
       continue;
     }
@@ -245,7 +249,7 @@ export function validate(options: ValidateOptions): ValidationResult {
       }
     }
     if (violation !== undefined) {
-      return result({ verdict: 'violation', at: line, invariant: violation.r.invariant, headline: violation.r.headline, story: storyOf(slot, violation.r.involved), ...specOf(violation.s) });
+      return result({ verdict: 'violation', at: line, invariant: violation.r.invariant, headline: violation.r.headline, story: storyOf(slot, violation.r.involved), victim: { id: info.id, pages: violation.r.pages ?? [] }, ...specOf(violation.s) });
     }
     if (next.length === 0) {
       return result({ verdict: 'deviation', at: line, headline: [`no state the system may be in accepts this event (${refusals.length === 1 ? 'one state' : `${refusals.length} states`})`], refusals, story: storyOf(slot, []) });

@@ -9,7 +9,7 @@ import { Either } from 'effect';
 import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
-import { ALLOCATORS, decodeConfigObject, formatResult, LogInputError, LogReadError, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
+import { ALLOCATORS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { readJsonFile } from '../model-options.ts';
 import { createProgress } from '../progress.ts';
@@ -83,16 +83,23 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
   } finally {
     progress.stop();
   }
-  const spec = result.verdict === 'violation' ? specTrace(result) : undefined;
-  if (json) process.stdout.write(`${JSON.stringify({ ...(resultJson(result, files) as object), specTrace: spec !== undefined }, null, 2)}\n`);
+  const direct = result.verdict === 'violation' ? specTrace(result) : undefined;
+  // A log too large for the spec: the requests involved, projected onto a few of their pages.
+  const projection = direct === undefined && result.verdict === 'violation' ? projectViolation(result) : undefined;
+  const spec = direct ?? (projection === undefined ? undefined : specTrace(projection.result));
+  const projected =
+    projection === undefined
+      ? ''
+      : `the spec's trace of ${projection.requests.join(' and ')}, projected onto their pages ${projection.pages.join(', ')} (numbered 0 to ${projection.pages.length - 1} below), with P's limit scaled to ${projection.result.model?.prefillLimit ?? '?'} pages so that each request stays on its side of it:\n\n`;
+  if (json) process.stdout.write(`${JSON.stringify({ ...(resultJson(result, files) as object), specTrace: spec !== undefined, projectedPages: projection?.pages ?? null }, null, 2)}\n`);
   else {
-    const trace = spec === undefined ? undefined : formatTrace(spec.m, spec.trace, { color: shouldColor(process.stdout), ...(result.invariant === undefined ? {} : { violation: result.invariant }) });
+    const trace = spec === undefined ? undefined : projected + formatTrace(spec.m, spec.trace, { color: shouldColor(process.stdout), ...(result.invariant === undefined ? {} : { violation: result.invariant }) });
     process.stdout.write(`${formatResult(result, files, trace)}\n`);
   }
   const traceFiles = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   if (Object.keys(traceFiles).length > 0) {
     if (spec === undefined) {
-      const why = result.verdict === 'violation' ? 'the log is larger than the spec can hold (at most 16 requests and 254 pages), so the trace is the log lines above' : 'there is no violation';
+      const why = result.verdict === 'violation' ? 'the log is larger than the spec can hold (at most 16 requests and 254 pages) and the requests involved could not be projected onto a spec-sized model, so the trace is the log lines above' : 'there is no violation';
       process.stderr.write(`pagecheck: no trace file was written: ${why}\n`);
     } else {
       const written = writeTraceFiles(spec.m, spec.trace, result.invariant, traceFiles);

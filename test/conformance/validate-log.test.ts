@@ -93,13 +93,15 @@ describe('validate-log on the incident replay at real scale', () => {
     expect((await pagecheck('incident', '--variant', 'owner-check', '--seed', '1', '--requests', '2000', '--log', owner)).code).toBe(0);
   }, 60_000);
 
-  it('buggy: exit 1 at the first leak, with the log of the requests involved', async () => {
-    const r = await pagecheck('validate-log', buggy);
+  it('buggy: exit 1 at the first leak, with the spec trace of the requests involved, projected onto a few pages', async () => {
+    const html = path('leak.html');
+    const r = await pagecheck('validate-log', buggy, '--html', html);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/violation of Isolation at .*buggy\.jsonl:147/);
-    expect(r.out).toContain('r17 read page 1, which holds r0\'s data.');
-    expect(r.out).toContain('the log of the requests involved');
-    expect(r.out).toMatch(/buggy\.jsonl:3 +\{"t":0,"side":"D","kind":"allocate","id":"r0"/);
+    expect(r.out).toContain("r17 read pages 1, 2, 3, 4, 5, 6, 7, 8, ... 50 pages, which hold r0's data.");
+    expect(r.out).toContain("the spec's trace of r0 and r17, projected onto their pages 0, 1, 2, 51 (numbered 0 to 3 below)");
+    expect(r.out).toContain('actions: allocate(r0) prefill(r0) handoff(r0) decode(r0) free(r0) allocate(r17) stub(r17) handoff(r17) decode(r17)');
+    expect(readFileSync(html, 'utf8')).toContain('Isolation violated after 9 steps');
   }, 30_000);
 
   it('owner-check: the whole replay conforms', async () => {
