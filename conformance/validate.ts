@@ -217,8 +217,9 @@ export function validate(options: ValidateOptions): ValidationResult {
         throw new LogInputError(line, '', (err as Error).message);
       }
       window.info(slot)?.lines.push({ ...line, seq });
-      arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
-      if (window.arrived > LIMITS.maxRequests) for (const s of states) s.path = undefined;
+      // The spec's own trace needs every arrival, and only a log within the spec's bounds has one.
+      if (window.arrived <= LIMITS.maxRequests) arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
+      else for (const s of states) s.path = undefined;
       continue;
     }
     const slot = window.slotOf(e.id);

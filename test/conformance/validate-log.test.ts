@@ -133,6 +133,38 @@ describe('validate-log on the incident replay at real scale', () => {
   }, 30_000);
 });
 
+describe('allocator orders and the window', () => {
+  const log = ['{"kind":"config","pages":4,"prefillLimit":4}', '{"kind":"arrive","id":"A","length":2}', '{"kind":"allocate","id":"A","pages":[1,2]}'];
+
+  it('sorted: pages other than the lowest free ones are a deviation; any: they conform', async () => {
+    const sorted = await pagecheck('validate-log', write('order.jsonl', log));
+    expect(sorted.code).toBe(4);
+    expect(sorted.out).toContain('possible state 1 refuses it: the sorted allocator hands out [0, 1]; the log says [1, 2]');
+    const any = await pagecheck('validate-log', write('order.jsonl', log), '--allocator', 'any');
+    expect(any.code).toBe(0);
+  });
+
+  it('more requests in flight than --window: bad input naming the flag', async () => {
+    const r = await pagecheck('validate-log', write('window.jsonl', [...log, '{"kind":"arrive","id":"B","length":1}']), '--window', '1', '--allocator', 'any');
+    expect([r.code, r.err]).toEqual([2, expect.stringContaining(`${path('window.jsonl')}:4: more than 1 requests are in flight at once; raise --window`)]);
+  });
+
+  it('a slot is reused once its request is finished', async () => {
+    const lifecycle = (id: string): string[] => [
+      `{"kind":"arrive","id":"${id}","length":2}`,
+      `{"kind":"allocate","id":"${id}","pages":[0,1]}`,
+      `{"kind":"done","id":"${id}"}`,
+      `{"kind":"handoff","id":"${id}"}`,
+      `{"kind":"decode","id":"${id}","pages":[0,1]}`,
+      `{"kind":"free","id":"${id}","pages":[0,1]}`,
+    ];
+    const lines = ['{"kind":"config","pages":2,"prefillLimit":2}', ...Array.from({ length: 50 }, (_, i) => lifecycle(`q${i}`)).flat()];
+    const r = await pagecheck('validate-log', write('reuse.jsonl', lines), '--window', '1', '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'conforms', events: 301, requests: 50 });
+  });
+});
+
 describe('bad input', () => {
   it('a malformed field: exit 2 naming file, line and field', async () => {
     const r = await pagecheck('validate-log', write('bad.jsonl', ['{"kind":"config","pages":3,"prefillLimit":2}', '{"kind":"arrive","id":"A","length":2}', '{"kind":"allocate","id":"A","pages":"0,1"}']));
