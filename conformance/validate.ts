@@ -145,89 +145,97 @@ function variants(ctx: EventContext, s: Possible): Possible[] {
   return out;
 }
 
-/** Runs the validator over the logs. */
-export function validate(options: ValidateOptions): ValidationResult {
-  const window = new RequestWindow(options.window);
-  const maxStates = options.maxStates ?? 1024;
-  const prefixes = options.prefixes ?? 64;
-  let config: ConfigEvent | undefined;
-  let model: LogModel | undefined;
-  let states: Possible[] = [];
-  let events = 0;
-  let peak = 1;
-  const arrivals: Array<{ id: string; length: number; prefix?: string }> = [];
-  const result = (rest: Partial<ValidationResult> & Pick<ValidationResult, 'verdict'>): ValidationResult => ({
-    events,
-    requests: window.arrived,
-    peakStates: peak,
-    model,
-    headline: [],
-    refusals: [],
-    story: [],
-    ...rest,
-  });
-  const storyOf = (slot: number, serials: readonly number[]): Array<SourceLine & { seq: number }> => {
-    const infos = [window.info(slot), ...serials.map((x) => window.bySerial(x))];
-    const seen = new Set<string>();
-    const lines: Array<SourceLine & { seq: number }> = [];
-    for (const info of infos) {
-      if (info === undefined || seen.has(info.id)) continue;
-      seen.add(info.id);
-      lines.push(...info.lines);
-    }
-    return lines.sort((a, b) => a.seq - b.seq);
-  };
-  const specOf = (s: Possible | undefined): Pick<ValidationResult, 'spec'> =>
-    s?.path === undefined ? {} : { spec: { requests: [...arrivals], actions: [...s.path] } };
+/** A line's outcome: keep reading, or the verdict. */
+type Next = ValidationResult | undefined;
 
-  for (const line of options.lines ?? mergedLines(options.files)) {
-    events++;
-    if ((events & 0xffff) === 0) options.onProgress?.(events);
+/** The validator's state between lines: the window, the model, the set of possible states. */
+class Validator {
+  private readonly window: RequestWindow;
+  private readonly maxStates: number;
+  private readonly prefixes: number;
+  private config: ConfigEvent | undefined;
+  private model: LogModel | undefined;
+  private states: Possible[] = [];
+  private peak = 1;
+  /** Lines read. */
+  events = 0;
+  private readonly arrivals: Array<{ id: string; length: number; prefix?: string }> = [];
+
+  constructor(private readonly options: ValidateOptions) {
+    this.window = new RequestWindow(options.window);
+    this.maxStates = options.maxStates ?? 1024;
+    this.prefixes = options.prefixes ?? 64;
+  }
+
+  /** Reads one line. */
+  line(line: SourceLine): Next {
+    this.events++;
+    if ((this.events & 0xffff) === 0) this.options.onProgress?.(this.events);
     const decoded = decodeLine(line.text);
     if (Either.isLeft(decoded)) throw new LogInputError(line, decoded.left.field, decoded.left.message);
     const event = decoded.right;
-    if (event.kind === 'config') {
-      if (config !== undefined && !sameConfig(config, event)) throw new LogInputError(line, '', 'a second config event that differs from the first: the logs must describe one deployment');
-      if (model !== undefined && config === undefined) throw new LogInputError(line, '', 'a config event after the first request event: it must come first');
-      config = event;
-      continue;
+    if (event.kind === 'config') return this.configEvent(event, line);
+    const model = this.model ?? this.start(line);
+    const seq = this.events;
+    if (event.kind === 'arrive') return this.arrive(event, { ...line, seq }, model);
+    return this.step(event, { ...line, seq }, model);
+  }
+
+  /** The verdict at the end of the logs. */
+  end(): ValidationResult {
+    return this.result({ verdict: 'conforms', ...this.specOf(this.states[0]) });
+  }
+
+  private configEvent(event: ConfigEvent, line: SourceLine): Next {
+    if (this.config !== undefined && !sameConfig(this.config, event)) throw new LogInputError(line, '', 'a second config event that differs from the first: the logs must describe one deployment');
+    if (this.model !== undefined && this.config === undefined) throw new LogInputError(line, '', 'a config event after the first request event: it must come first');
+    this.config = event;
+    return undefined;
+  }
+
+  /** At the first request event: the model, and the one initial state. */
+  private start(line: SourceLine): LogModel {
+    const model = resolveModel(this.config, this.options.overrides, line);
+    const { pages, prefillLimit, variant, faults } = model;
+    const pool = new LoggedPool({ pages, prefillLimit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes });
+    this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
+    this.model = model;
+    return model;
+  }
+
+  private arrive(e: Extract<RequestEvent, { kind: 'arrive' }>, line: SourceLine & { seq: number }, model: LogModel): Next {
+    const known = this.window.slotOf(e.id);
+    if (known >= 0) {
+      // P and D may both log the arrival.
+      this.window.info(known)?.lines.push(line);
+      return undefined;
     }
-    if (model === undefined) {
-      model = resolveModel(config, options.overrides, line);
-      const pool = new LoggedPool({ pages: model.pages, prefillLimit: model.prefillLimit, variant: model.variant, faults: model.faults, slots: options.window, maxLength: model.pages, prefixes });
-      states = [{ pool, pending: [], path: model.pages <= LIMITS.maxPages ? [] : undefined }];
+    if (e.length === undefined && model.pageSize === undefined) throw new LogInputError(line, 'tokens', 'an arrival in tokens needs the page size: give pageSize in the config event, or --page-size');
+    const length = e.length ?? Math.ceil((e.tokens ?? 1) / (model.pageSize ?? 1));
+    if (length > model.pages) return this.result({ verdict: 'deviation', at: line, headline: [`${e.id} needs ${length} pages, more than the pool's ${model.pages}: the spec can never allocate it`] });
+    const group = e.prefix === undefined ? -1 : this.window.groupOf(e.prefix, this.prefixes);
+    if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${this.prefixes} distinct prefixes`);
+    let slot: number;
+    try {
+      slot = this.window.arrive(e.id, length, group);
+    } catch (err) {
+      throw new LogInputError(line, '', (err as Error).message);
     }
-    const e: RequestEvent = event;
-    const seq = events;
-    if (e.kind === 'arrive') {
-      if (window.slotOf(e.id) >= 0) {
-        // P and D may both log the arrival.
-        window.info(window.slotOf(e.id))?.lines.push({ ...line, seq });
-        continue;
-      }
-      if (e.length === undefined && model.pageSize === undefined) throw new LogInputError(line, 'tokens', 'an arrival in tokens needs the page size: give pageSize in the config event, or --page-size');
-      const length = e.length ?? Math.ceil((e.tokens ?? 1) / (model.pageSize ?? 1));
-      if (length > model.pages) return result({ verdict: 'deviation', at: line, headline: [`${e.id} needs ${length} pages, more than the pool's ${model.pages}: the spec can never allocate it`] });
-      const group = e.prefix === undefined ? -1 : window.groupOf(e.prefix, prefixes);
-      if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${prefixes} distinct prefixes`);
-      let slot: number;
-      try {
-        slot = window.arrive(e.id, length, group);
-      } catch (err) {
-        throw new LogInputError(line, '', (err as Error).message);
-      }
-      window.info(slot)?.lines.push({ ...line, seq });
-      // The spec's own trace needs every arrival, and only a log within the spec's bounds has one.
-      if (window.arrived <= LIMITS.maxRequests) arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
-      else for (const s of states) s.path = undefined;
-      continue;
-    }
-    const slot = window.slotOf(e.id);
-    const info = window.info(slot);
+    this.window.info(slot)?.lines.push(line);
+    // The spec's own trace needs every arrival, and only a log within the spec's bounds has one.
+    if (this.window.arrived <= LIMITS.maxRequests) this.arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
+    else for (const s of this.states) s.path = undefined;
+    return undefined;
+  }
+
+  /** Applies a request event to every possible state. */
+  private step(e: RequestEvent, line: SourceLine & { seq: number }, model: LogModel): Next {
+    const slot = this.window.slotOf(e.id);
+    const info = this.window.info(slot);
     if (slot < 0 || info === undefined) {
-      return result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
+      return this.result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
     }
-    info.lines.push({ ...line, seq });
+    info.lines.push(line);
     let pages: PageRuns | undefined;
     if ('pages' in e && e.pages !== undefined) {
       const runs = PageRuns.from(e.pages);
@@ -235,11 +243,11 @@ export function validate(options: ValidateOptions): ValidationResult {
       pages = runs;
     }
     const rule = e.kind === 'decode' && (e.step ?? 0) > 0 ? DECODE_AGAIN : EVENT_TABLE[e.kind];
-    const ctx: EventContext = { event: e, rule, slot, info, pages, model, window };
+    const ctx: EventContext = { event: e, rule, slot, info, pages, model, window: this.window };
     const next: Possible[] = [];
     const refusals: Refusal[] = [];
     let violation: { s: Possible; r: Extract<StepResult, { kind: 'violation' }> } | undefined;
-    for (const s of states) {
+    for (const s of this.states) {
       for (const v of variants(ctx, s)) {
         const r = applyEvent(ctx, v);
         if (r.kind === 'refused') refusals.push({ state: refusals.length + 1, why: r.why });
@@ -250,17 +258,50 @@ export function validate(options: ValidateOptions): ValidationResult {
       }
     }
     if (violation !== undefined) {
-      return result({ verdict: 'violation', at: line, invariant: violation.r.invariant, headline: violation.r.headline, story: storyOf(slot, violation.r.involved), victim: { id: info.id, pages: violation.r.pages ?? [] }, ...specOf(violation.s) });
+      const { invariant, headline, involved } = violation.r;
+      return this.result({ verdict: 'violation', at: line, invariant, headline, story: this.storyOf(slot, involved), victim: { id: info.id, pages: violation.r.pages ?? [] }, ...this.specOf(violation.s) });
     }
     if (next.length === 0) {
-      return result({ verdict: 'deviation', at: line, headline: [`no state the system may be in accepts this event (${refusals.length === 1 ? 'one state' : `${refusals.length} states`})`], refusals, story: storyOf(slot, []) });
+      const headline = [`no state the system may be in accepts this event (${refusals.length === 1 ? 'one state' : `${refusals.length} states`})`];
+      return this.result({ verdict: 'deviation', at: line, headline, refusals, story: this.storyOf(slot, []) });
     }
-    states = next;
-    if (states.length > peak) peak = states.length;
-    if (states.length > maxStates) return result({ verdict: 'incomplete', at: line, headline: [`the set of possible states grew past ${maxStates}`] });
-    if (states.every((s) => isDone(s, slot))) window.release(slot);
+    this.states = next;
+    if (next.length > this.peak) this.peak = next.length;
+    if (next.length > this.maxStates) return this.result({ verdict: 'incomplete', at: line, headline: [`the set of possible states grew past ${this.maxStates}`] });
+    if (next.every((s) => isDone(s, slot))) this.window.release(slot);
+    return undefined;
   }
-  return result({ verdict: 'conforms', ...specOf(states[0]) });
+
+  private result(rest: Partial<ValidationResult> & Pick<ValidationResult, 'verdict'>): ValidationResult {
+    return { events: this.events, requests: this.window.arrived, peakStates: this.peak, model: this.model, headline: [], refusals: [], story: [], ...rest };
+  }
+
+  /** The log lines of the slot's request and of the requests with these serials, in log order. */
+  private storyOf(slot: number, serials: readonly number[]): Array<SourceLine & { seq: number }> {
+    const infos = [this.window.info(slot), ...serials.map((x) => this.window.bySerial(x))];
+    const seen = new Set<string>();
+    const lines: Array<SourceLine & { seq: number }> = [];
+    for (const info of infos) {
+      if (info === undefined || seen.has(info.id)) continue;
+      seen.add(info.id);
+      lines.push(...info.lines);
+    }
+    return lines.sort((a, b) => a.seq - b.seq);
+  }
+
+  private specOf(s: Possible | undefined): Pick<ValidationResult, 'spec'> {
+    return s?.path === undefined ? {} : { spec: { requests: [...this.arrivals], actions: [...s.path] } };
+  }
+}
+
+/** Runs the validator over the logs. */
+export function validate(options: ValidateOptions): ValidationResult {
+  const v = new Validator(options);
+  for (const line of options.lines ?? mergedLines(options.files)) {
+    const verdict = v.line(line);
+    if (verdict !== undefined) return verdict;
+  }
+  return v.end();
 }
 
 /** Whether the slot's request is finished in this state, with nothing of it pending. */
