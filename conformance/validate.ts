@@ -101,8 +101,7 @@ function resolveModel(config: ConfigEvent | undefined, overrides: Partial<LogMod
     prefillLimit,
     pageSize: overrides.pageSize ?? config?.pageSize,
     variant,
-    // A variant given without faults brings its own faults, as in the spec's configurations.
-    faults: overrides.faults ?? (overrides.variant !== undefined ? DEFAULT_FAULTS[variant] : (config?.faults ?? DEFAULT_FAULTS[variant])),
+    faults: overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant],
     allocator: overrides.allocator ?? config?.allocator ?? 'sorted',
   };
 }
