@@ -69,7 +69,8 @@ export class AdapterProcess {
     if (program === undefined) throw new AdapterError('--adapter: expected a command line, got an empty string');
     this.child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.exit = new Promise((resolve) => {
-      this.child.on('exit', (code, signal) => {
+      // 'close', not 'exit': it comes after stdout and stderr are drained, so the last words are in.
+      this.child.on('close', (code, signal) => {
         this.exited = { code, signal };
         this.deliver(undefined);
         resolve();
