@@ -236,8 +236,11 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
       return r;
     }
     case 'close':
-      if (own === undefined) return OK;
-      return land(ctx, s, own) ? OK : refused(`P's write for ${name} cannot land: ${phaseWords(pool, slot, name)}`);
+      // Every hidden step of the request lands by now (one for an atomic write; one per part of a torn one).
+      for (let h = own; h !== undefined; h = ownPending(s, slot)) {
+        if (!land(ctx, s, h)) return refused(`P's write for ${name} cannot land: ${phaseWords(pool, slot, name)}`);
+      }
+      return OK;
     case 'observe': {
       if (rule.needs === 'decoded') {
         if (pool.phase(slot) !== DECODED) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);

@@ -9,8 +9,9 @@
  * D's pages without D's CPU seeing it. An event may open a hidden step (a set of action
  * kinds, exactly one of which the spec takes unobserved, later) and another may close it
  * (by then it must have happened). Between the two, the validator lets it happen at any
- * point the log does not rule out. A write that lands part by part is more hidden kinds
- * here, not new machinery.
+ * point the log does not rule out. A write that lands part by part (fault `torn-write`) is
+ * one hidden step per part, opened by the same event and closed by the same `done`: more
+ * entries here, not new machinery.
  */
 import type { ActionKind, Phase } from '../spec/index.ts';
 import type { EventKind } from './events.ts';
