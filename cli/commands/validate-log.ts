@@ -7,7 +7,7 @@
  */
 import { Either } from 'effect';
 import type { Command } from 'commander';
-import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
+import { actionLabel, FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { ALLOCATORS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -91,7 +91,7 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
     projection === undefined
       ? ''
       : `the spec's trace of ${projection.requests.join(' and ')}, projected onto their pages ${projection.pages.join(', ')} (numbered 0 to ${projection.pages.length - 1} below), with P's limit scaled to ${projection.result.model?.prefillLimit ?? '?'} pages so that each request stays on its side of it:\n\n`;
-  if (json) process.stdout.write(`${JSON.stringify({ ...(resultJson(result, files) as object), specTrace: spec !== undefined, projectedPages: projection?.pages ?? null }, null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ ...(resultJson(result, files) as object), specTrace: spec !== undefined, trace: spec === undefined ? [] : spec.trace.steps.map((x) => actionLabel(spec.m, x.action)), projectedPages: projection?.pages ?? null }, null, 2)}\n`);
   else {
     const trace = spec === undefined ? undefined : projected + formatTrace(spec.m, spec.trace, { color: shouldColor(process.stdout), ...(result.invariant === undefined ? {} : { violation: result.invariant }) });
     process.stdout.write(`${formatResult(result, files, trace)}\n`);

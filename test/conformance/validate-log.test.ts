@@ -42,6 +42,7 @@ describe('validate-log on the minimal incident (examples/logs)', () => {
     expect(r.code).toBe(1);
     const json = JSON.parse(r.out) as { verdict: string; line: number; invariant: string; specTrace: boolean };
     expect(json).toMatchObject({ verdict: 'violation', line: 10, invariant: 'Isolation', specTrace: true });
+    expect((JSON.parse(r.out) as { trace: string[] }).trace).toHaveLength(9);
   });
 
   it('conforms under length-fix when P refuses the over-long request', async () => {
