@@ -6,7 +6,7 @@
  * why, in words that name the request, its phase and the pages.
  */
 import { NO_PAGE } from '../impl/index.ts';
-import { PHASES, Ph, READ_UNHELD, type Action, type ActionKind } from '../spec/index.ts';
+import { isLive, PHASES, Ph, READ_UNHELD, type Action, type ActionKind } from '../spec/index.ts';
 import type { LogModel, RequestEvent } from './events.ts';
 import { finished, sharesFirst, tableOf, takeAction, type LoggedPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
@@ -148,10 +148,20 @@ function heldByOthers(pool: LoggedPool, slot: number): number[] {
   const row = pool.pageTable(slot);
   const out: number[] = [];
   for (let i = sharesFirst(pool, slot) ? 1 : 0; i < (pool.lengths[slot] ?? 0); i++) {
-    const h = pool.holder[row[i] ?? 0] ?? 0;
-    if (h !== own && h !== 0) out.push(row[i] ?? 0);
+    const p = row[i] ?? 0;
+    const h = pool.holder[p] ?? 0;
+    // Another request's page; or the prefix cache's, while a live request shares it.
+    if ((h > 0 && h !== own) || (h < 0 && sharedByLive(pool, p))) out.push(p);
   }
   return out;
+}
+
+/** Whether a live request has page `p` as its shared prefix page. */
+function sharedByLive(pool: LoggedPool, p: number): boolean {
+  for (let s = 0; s < pool.options.slots; s++) {
+    if (isLive(pool.phase(s)) && sharesFirst(pool, s) && pool.pageTable(s)[0] === p) return true;
+  }
+  return false;
 }
 
 /** What decode read that breaks an invariant, or nothing. */
@@ -189,7 +199,7 @@ function ownPending(s: Possible, slot: number): Pending | undefined {
 }
 
 /** Applies a spec action that the log recorded. */
-function action(ctx: EventContext, s: Possible, kind: ActionKind, outcome: string | undefined): StepResult {
+function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: readonly string[] | undefined): StepResult {
   const { pool, slot } = { pool: s.pool, slot: ctx.slot };
   const name = ctx.info.id;
   if (kind === 'allocate') {
@@ -207,7 +217,7 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcome: strin
   const consumed = ownPending(s, slot);
   if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
   const phase = PHASE_NAMES[pool.phase(slot)] ?? '?';
-  if (outcome !== undefined && phase !== outcome) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcome}`);
+  if (outcomes !== undefined && !outcomes.includes(phase)) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcomes.join(' or ')}`);
   if (ctx.pages !== undefined) {
     const length = pool.lengths[slot] ?? 0;
     const [from, to] = kind === 'free' ? [sharesFirst(pool, slot) ? 1 : 0, length] : kind === 'insert' ? [0, 1] : [0, length];
@@ -231,7 +241,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
   const own = ownPending(s, slot);
   switch (rule.role) {
     case 'action': {
-      const r = action(ctx, s, rule.action, rule.outcome);
+      const r = action(ctx, s, rule.action, rule.outcomes);
       if (r.kind !== 'refused' && rule.opens !== undefined) s.pending.push({ slot, kinds: rule.opens });
       return r;
     }

@@ -22,8 +22,8 @@ export type EventRule =
   | { readonly role: 'config' }
   /** A request arrives: it gets a slot, and its length and prefix. */
   | { readonly role: 'arrival' }
-  /** The spec action `action` was taken; with `outcome`, it must leave the request in that phase. */
-  | { readonly role: 'action'; readonly action: ActionKind; readonly outcome?: Phase; readonly opens?: readonly ActionKind[] }
+  /** The spec action `action` was taken; with `outcomes`, it must leave the request in one of those phases. */
+  | { readonly role: 'action'; readonly action: ActionKind; readonly outcomes?: readonly Phase[]; readonly opens?: readonly ActionKind[] }
   /** A hidden step of the request, opened earlier, must have happened by now. */
   | { readonly role: 'close' }
   /** Checks the state (the pages the request is about to be written, or read again) and changes nothing. */
@@ -44,13 +44,13 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   posted: { role: 'observe', needs: 'write-pending' },
   // P's completion: the write has landed by now.
   done: { role: 'close' },
-  // P refused the over-long request and told D: `stub` without the silent stub.
-  refuse: { role: 'action', action: 'stub', outcome: 'refused' },
+  // P refused the over-long request and told D: `stub` without the silent stub (which ends a timed-out request).
+  refuse: { role: 'action', action: 'stub', outcomes: ['refused', 'freed'] },
   handoff: { role: 'action', action: 'handoff' },
   // The first decode step is the spec's `decode`; later steps read the same table again.
-  decode: { role: 'action', action: 'decode', outcome: 'decoded' },
+  decode: { role: 'action', action: 'decode', outcomes: ['decoded'] },
   // The owner check failed the request: the spec's `decode` ending in `failed`.
-  fail: { role: 'action', action: 'decode', outcome: 'failed' },
+  fail: { role: 'action', action: 'decode', outcomes: ['failed'] },
   timeout: { role: 'action', action: 'timeout' },
   free: { role: 'action', action: 'free' },
   insert: { role: 'action', action: 'insert' },
