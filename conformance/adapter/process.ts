@@ -58,7 +58,7 @@ export class AdapterProcess {
   private readonly lines: string[] = [];
   private waiting: ((line: string | undefined) => void) | undefined;
   private buffer = '';
-  private stderrTail: string[] = [];
+  private stderrTail = '';
   private exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private readonly exit: Promise<void>;
   private spawnError: Error | undefined;
@@ -94,8 +94,9 @@ export class AdapterProcess {
       }
     });
     this.child.stderr.setEncoding('utf8');
+    // The end of what it wrote to stderr, kept whole: chunks may split a line.
     this.child.stderr.on('data', (chunk: string) => {
-      this.stderrTail = [...this.stderrTail, ...chunk.split('\n').filter((l) => l.trim() !== '')].slice(-8);
+      this.stderrTail = (this.stderrTail + chunk).slice(-4096);
     });
     // A closed stdin (the adapter exited) surfaces as an exit, not as an unhandled error.
     this.child.stdin.on('error', () => {});
@@ -169,7 +170,8 @@ export class AdapterProcess {
         : this.exited !== undefined
           ? ` (exit ${this.exited.signal ?? this.exited.code})`
           : '';
-    const stderr = this.stderrTail.length === 0 ? '' : `\n  its stderr ended with:\n    ${this.stderrTail.join('\n    ')}`;
+    const tail = this.stderrTail.split('\n').filter((l) => l.trim() !== '').slice(-8);
+    const stderr = tail.length === 0 ? '' : `\n  its stderr ended with:\n    ${tail.join('\n    ')}`;
     return new AdapterError(`adapter "${this.command}": ${what}${how}${stderr}`);
   }
 }
