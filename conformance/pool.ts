@@ -18,10 +18,13 @@ import { PagePool, type PoolOptions } from '../impl/index.ts';
 export class LoggedPool extends PagePool {
   /** The pages the next `allocate` takes, in table order (after a shared prefix page); the lowest free when unset. */
   wanted: readonly number[] | undefined;
+  /** A page the last logged allocation named twice, or -1. */
+  twice: number;
 
   constructor(options: PoolOptions) {
     super(options);
     this.wanted = undefined;
+    this.twice = -1;
   }
 
   /** Takes the logged pages, or the lowest free ones. */
@@ -31,9 +34,11 @@ export class LoggedPool extends PagePool {
       super.takePages(at, n);
       return;
     }
+    this.twice = -1;
     for (let i = 0; i < n; i++) {
       const p = wanted[i] ?? 0;
-      this.freeSet.remove(p);
+      // Every page was free before: one that is not free now was named twice.
+      if (!this.freeSet.remove(p)) this.twice = p;
       this.tables[at + i] = p;
     }
   }

@@ -134,6 +134,9 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
   if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(shared);
   const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group);
   pool.wanted = undefined;
+  if (accepted && pool.twice >= 0) {
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
+  }
   if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${ctx.info.length - shared} are needed`);
   if (!pages.equalsRow(pool.pageTable(slot), 0, ctx.info.length)) {
     return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, slot))}; the log says ${pages.words()}`);

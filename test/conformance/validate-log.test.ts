@@ -145,6 +145,13 @@ describe('allocator orders and the window', () => {
     expect(any.code).toBe(0);
   });
 
+  it('any: an allocation that names a page twice breaks ExclusiveHold', async () => {
+    const twice = ['{"kind":"config","pages":4,"prefillLimit":4}', '{"kind":"arrive","id":"A","length":2}', '{"kind":"allocate","id":"A","pages":[3,3]}'];
+    const r = await pagecheck('validate-log', write('twice.jsonl', twice), '--allocator', 'any');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('allocate(A) took page 3 twice');
+  });
+
   it('more requests in flight than --window: bad input naming the flag', async () => {
     const r = await pagecheck('validate-log', write('window.jsonl', [...log, '{"kind":"arrive","id":"B","length":1}']), '--window', '1', '--allocator', 'any');
     expect([r.code, r.err]).toEqual([2, expect.stringContaining(`${path('window.jsonl')}:4: more than 1 requests are in flight at once; raise --window`)]);
