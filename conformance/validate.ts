@@ -235,14 +235,15 @@ class Validator {
     if (slot < 0 || info === undefined) {
       return this.result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
     }
-    info.lines.push(line);
+    const rule = e.kind === 'decode' && (e.step ?? 0) > 0 ? DECODE_AGAIN : EVENT_TABLE[e.kind];
+    // A request's history is its lifecycle; thousands of later decode steps would make it grow with the log.
+    if (rule !== DECODE_AGAIN) info.lines.push(line);
     let pages: PageRuns | undefined;
     if ('pages' in e && e.pages !== undefined) {
       const runs = PageRuns.from(e.pages);
       if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field, runs.message);
       pages = runs;
     }
-    const rule = e.kind === 'decode' && (e.step ?? 0) > 0 ? DECODE_AGAIN : EVENT_TABLE[e.kind];
     const ctx: EventContext = { event: e, rule, slot, info, pages, model, window: this.window };
     const next: Possible[] = [];
     const refusals: Refusal[] = [];
