@@ -18,6 +18,7 @@ const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
   checkerVsSpin: () => import('./spin.ts'),
   pool: () => import('./pool.ts'),
   startup: () => import('./startup.ts'),
+  validateLog: () => import('./validate-log.ts'),
 };
 
 const only = process.argv.slice(2);

@@ -24,6 +24,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = 
   matrix: () => import('./commands/matrix.ts'),
   mbt: () => import('./commands/mbt.ts'),
   incident: () => import('./commands/incident.ts'),
+  'validate-log': () => import('./commands/validate-log.ts'),
   prove: () => import('./commands/prove.ts'),
   docs: () => import('./commands/docs.ts'),
   export: () => import('./commands/export.ts'),

@@ -59,6 +59,14 @@ export class FreeSet {
     return true;
   }
 
+  /** Makes this set equal to `other`, a set of the same size (the validator forks states with it). */
+  copyFrom(other: FreeSet): void {
+    if (other.size !== this.size) throw new RangeError(`FreeSet.copyFrom: sizes ${other.size} and ${this.size} differ`);
+    this.words.set(other.words);
+    this.free = other.free;
+    this.low = other.low;
+  }
+
   /**
    * Takes the `n` lowest free pages and writes them, ascending, into `out` from `at`.
    * The caller has checked that `n <= count`.

@@ -79,6 +79,20 @@ export class PagePool {
     for (let s = 0; s < slots; s++) this.views.push(this.tables.subarray(s * maxLength, (s + 1) * maxLength));
   }
 
+  /** Makes this pool's state equal to `other`'s, a pool built with the same options (the validator forks states with it). */
+  copyFrom(other: PagePool): void {
+    const o = other.options;
+    if (o.pages !== this.options.pages || o.slots !== this.options.slots || o.maxLength !== this.options.maxLength || (o.prefixes ?? 0) !== (this.options.prefixes ?? 0)) {
+      throw new RangeError('PagePool.copyFrom: the pools were built with different sizes');
+    }
+    for (const key of ['holder', 'data', 'tag', 'tables', 'reads', 'lengths', 'groups', 'serials', 'readCounts', 'prefixPages'] as const) this[key].set(other[key]);
+    this.phases.set(other.phases);
+    this.flags.set(other.flags);
+    this.foreign.set(other.foreign);
+    this.freeSet.copyFrom(other.freeSet);
+    this.lastSerial = other.lastSerial;
+  }
+
   /** How many pages are free. */
   get freePages(): number {
     return this.freeSet.count;

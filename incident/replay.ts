@@ -111,6 +111,22 @@ export interface ReplayOptions {
   readonly pool: PoolFactory;
   /** Called every few thousand finished requests. */
   readonly onProgress?: (done: number, inFlight: number) => void;
+  /** Called after every action the pool accepted (not the twin's): `incident --log` writes the events from it. */
+  readonly onAction?: (action: ReplayAction) => void;
+}
+
+/** An action the replay took: its kind (`write` is `prefill` or `stub`), the slot, the request and the simulated time. */
+export interface ReplayAction {
+  /** What happened. */
+  readonly kind: 'allocate' | 'write' | 'handoff' | 'decode' | 'free';
+  /** The pool slot. */
+  readonly slot: number;
+  /** The request, by arrival index. */
+  readonly request: number;
+  /** Its prompt length in tokens. */
+  readonly tokens: number;
+  /** Simulated time, in decode steps. */
+  readonly time: number;
 }
 
 // What a slot does at its next event.
@@ -174,6 +190,7 @@ export function replay(options: ReplayOptions): ReplayResult {
       }
       if (twin !== undefined) must(twin.allocate(slot, length), 'allocate in the twin', slot);
       idleCount--;
+      options.onAction?.({ kind: 'allocate', slot, request: admitted, tokens: tokens[admitted] ?? 1, time: now });
       request[slot] = admitted++;
       next[slot] = WRITE;
       agenda.push(now + clock.next(), slot);
@@ -186,12 +203,14 @@ export function replay(options: ReplayOptions): ReplayResult {
     now = agenda.peekTime();
     const slot = agenda.pop();
     const r = request[slot] ?? -1;
+    const told = (kind: ReplayAction['kind']): void => options.onAction?.({ kind, slot, request: r, tokens: tokens[r] ?? 1, time: now });
     switch (next[slot]) {
       case WRITE: {
         // The pool, not the replay, knows P's limit: prefill is not enabled for an over-long prompt.
         const prefilled = pool.prefill(slot);
         if (!prefilled) must(pool.stub(slot), 'stub', slot);
         if (twin !== undefined) must(prefilled ? twin.prefill(slot) : twin.stub(slot), 'the write in the twin', slot);
+        told('write');
         if (pool.phase(slot) === Ph.refused) {
           outcome[r] = Outcome.refused;
           next[slot] = FREE;
@@ -205,12 +224,14 @@ export function replay(options: ReplayOptions): ReplayResult {
       }
       case HANDOFF:
         must(pool.handoff(slot), 'handoff', slot);
+        told('handoff');
         if (twin !== undefined) must(twin.handoff(slot), 'handoff in the twin', slot);
         next[slot] = DECODE;
         agenda.push(now + clock.logUniform(16, 4096), slot);
         break;
       case DECODE: {
         must(pool.decode(slot), 'decode', slot);
+        told('decode');
         const read = pool.foreignReads(slot);
         foreign[r] = read;
         outcome[r] = pool.phase(slot) === Ph.failed ? Outcome.failed : read > 0 ? Outcome.leaked : Outcome.served;
@@ -224,6 +245,7 @@ export function replay(options: ReplayOptions): ReplayResult {
       }
       case FREE:
         must(pool.free(slot), 'free', slot);
+        told('free');
         if (twin !== undefined) must(twin.free(slot), 'free in the twin', slot);
         request[slot] = -1;
         next[slot] = 0;

@@ -16,6 +16,7 @@ import { commandLine } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { beginWork } from '../interrupt.ts';
 import { createProgress } from '../progress.ts';
+import { LogWriter, logAction } from '../../conformance/log-writer.ts';
 
 /** The flags as commander hands them over. */
 interface IncidentFlags {
@@ -25,6 +26,7 @@ interface IncidentFlags {
   readonly workload?: string;
   readonly inFlight?: string;
   readonly json?: boolean;
+  readonly log?: string;
 }
 
 const HELP = `
@@ -62,6 +64,7 @@ export function register(program: Command): void {
     .option('--workload <file>', 'workload file (JSON): your own mix or list of prompt lengths')
     .option('--in-flight <k>', `most requests in flight at once (default ${WORKLOAD_DEFAULTS.inFlight})`)
     .option('--json', 'print the report as JSON')
+    .option('--log <file>', "write the replay's events to FILE in the log format of validate-log (JSON lines)")
     .addHelpText('after', HELP)
     .action((flags: IncidentFlags) => {
       process.exitCode = run(flags);
@@ -81,7 +84,14 @@ function run(flags: IncidentFlags): number {
   const json = flags.json === true;
 
   const progress = createProgress('incident | {done}/{requests} requests | {inFlight} in flight | {rate} req/s', json);
-  const pool: PoolFactory = (options) => new PagePool(options);
+  let logged: PagePool | undefined;
+  // The first pool built is the one the replay reports on; under owner-check the second is the buggy twin.
+  const pool: PoolFactory = (options) => {
+    const built = new PagePool(options);
+    logged ??= built;
+    return built;
+  };
+  const log = flags.log === undefined ? undefined : openLog(flags.log, workload, variant);
   const started = performance.now();
   const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
@@ -89,6 +99,7 @@ function run(flags: IncidentFlags): number {
     variant,
     seed,
     pool,
+    ...(log === undefined ? {} : { onAction: (a) => logged !== undefined && logAction(log, logged, a) }),
     onProgress: (done, inFlightNow) => {
       work.report({ requests: done, inFlight: inFlightNow });
       const seconds = (performance.now() - started) / 1000;
@@ -96,10 +107,20 @@ function run(flags: IncidentFlags): number {
     },
   });
   progress.stop();
+  log?.close();
   const report = summarize(result);
   if (json) process.stdout.write(`${JSON.stringify({ ...report, mix: describeSource(workload) }, null, 2)}\n`);
   else process.stdout.write(`${formatReport(report, workload, replayCommand(flags, report.variant, seed, workload))}\n`);
   return report.leaked > 0 ? EXIT.violation : EXIT.ok;
+}
+
+/** Opens the event log, or a usage error naming the file. */
+function openLog(path: string, workload: Workload, variant: Variant): LogWriter {
+  try {
+    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, variant });
+  } catch (e) {
+    throw new UsageError(`--log ${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
 }
 
 /** The command line that replays this run exactly. */

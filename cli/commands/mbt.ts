@@ -14,6 +14,7 @@ import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { invocation } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { AdapterError, runAdapterMbt, type AdapterMbtResult } from '../../conformance/adapter/index.ts';
 
 /** The seed when none is given: fixed, so that two runs without `--seed` agree, and printed. */
 export const DEFAULT_SEED = 20260827;
@@ -32,6 +33,10 @@ interface MbtFlags extends ModelFlags {
   readonly random?: boolean;
   /** `--json`. */
   readonly json?: boolean;
+  /** `--adapter "COMMAND ARGS"`. */
+  readonly adapter?: string;
+  /** `--adapter-timeout MS`. */
+  readonly adapterTimeout: string;
 }
 
 /** A whole number flag in `[min, max]`, or a {@link UsageError} naming the flag and the value. */
@@ -78,6 +83,7 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   add('--prefill-limit', flags.prefillLimit);
   add('--requests', flags.requests);
   add('--faults', flags.faults);
+  if (flags.adapter !== undefined) add('--adapter', flags.adapter);
   if (flags.random === true) words.push('--random');
   if (flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
   add('--seed', String(seed));
@@ -163,6 +169,53 @@ export function mbtCommand(flags: MbtFlags): number {
   return EXIT.violation;
 }
 
+/** Runs the test against an adapter process and prints the outcome; returns the exit code. */
+export async function mbtAdapterCommand(flags: MbtFlags & { readonly adapter: string }): Promise<number> {
+  const runs = whole('--runs', flags.runs, 1, 10_000_000);
+  const seed = flags.seed === undefined ? DEFAULT_SEED : whole('--seed', flags.seed, 0, 0x7fffffff);
+  const maxCommands = whole('--max-commands', flags.maxCommands, 1, 1000);
+  const timeoutMs = whole('--adapter-timeout', flags.adapterTimeout, 1, 3_600_000);
+  try {
+    splitPath(flags.path);
+  } catch (e) {
+    throw new UsageError(`--path: ${(e as Error).message}`);
+  }
+  const target = targetFrom(flags);
+  let result: AdapterMbtResult;
+  try {
+    result = await runAdapterMbt({ ...target, command: flags.adapter, runs, seed, maxCommands, timeoutMs, ...(flags.path === undefined ? {} : { path: flags.path }) });
+  } catch (e) {
+    if (e instanceof AdapterError) throw new UsageError(e.message);
+    if (e instanceof RangeError && flags.path !== undefined) throw new UsageError(`--path: ${e.message}`);
+    throw e;
+  }
+  const f = result.failure;
+  const replay = f === undefined ? undefined : replayLine(flags, result.seed, f.path);
+  const out = (line: string): boolean => process.stdout.write(`${line}\n`);
+  if (flags.json === true) {
+    const trace = f === undefined ? [] : f.actions.map((a) => actionLabel(f.model, a));
+    out(JSON.stringify({ verdict: result.verdict, runs: result.runs, seed: result.seed, adapter: result.adapter, observes: result.observes, path: f?.path ?? null, property: f?.property ?? null, trace, traceLength: trace.length, ...(f === undefined ? {} : { message: f.message, commands: f.commands, config: f.config, replay }) }, null, 2));
+    return f === undefined ? EXIT.ok : EXIT.violation;
+  }
+  const what = 'config' in target ? describeConfig(target.config) : `random configurations, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}`;
+  out(`pagecheck mbt --adapter: ${result.adapter}, observing ${result.observes.join(', ')}; ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
+  if (f === undefined) {
+    out(`pass: ${result.runs} runs; the adapter accepted exactly what the spec enables, reported the spec's state after every step, and Isolation held`);
+    return EXIT.ok;
+  }
+  out(`FAIL at run ${result.runs}: ${f.property}; shrunk in ${f.shrinks} steps to ${f.commands.length} commands (${f.actions.length} enabled)`);
+  if (!('config' in target)) out(`configuration: ${describeConfig(f.config)}`);
+  const built = run(f.model, f.actions);
+  if ('trace' in built) {
+    out('');
+    out(formatTrace(f.model, built.trace, { color: shouldColor(process.stdout), ...(f.property === 'Isolation' ? { violation: 'Isolation' } : {}) }));
+    out('');
+  }
+  out(f.message);
+  out(`replay: ${replay ?? ''}`);
+  return EXIT.violation;
+}
+
 /** Registers the command. */
 export function register(program: Command): void {
   addModelOptions(
@@ -176,7 +229,10 @@ export function register(program: Command): void {
     .option('--path <path>', 'replay exactly the counterexample at this path (printed on failure; use with the same --seed)')
     .option('--max-commands <n>', 'longest command sequence of a run', '40')
     .option('--json', 'print the result as JSON')
-    .action((flags: MbtFlags) => {
-      process.exitCode = mbtCommand(flags);
+    .option('--adapter <command>', 'test an implementation in another process instead of the pool: the command line of its adapter (docs/ADAPTER.md), e.g. "python3 examples/adapters/python/adapter.py"')
+    .option('--adapter-timeout <ms>', 'longest wait for one answer of the adapter', '5000')
+    .action(async (flags: MbtFlags) => {
+      const adapter = flags.adapter;
+      process.exitCode = adapter === undefined ? mbtCommand(flags) : await mbtAdapterCommand({ ...flags, adapter });
     });
 }

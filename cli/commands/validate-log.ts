@@ -1,0 +1,151 @@
+/**
+ * `pagecheck validate-log FILE...`: holds a serving system's logs against the spec (trace
+ * validation). The logs are merged by time and joined on the request id; the model comes
+ * from the first `config` event, `--config FILE` or the flags (flags win). Exit 0 conforms,
+ * 1 violation (the trace up to the line), 4 deviation (the line the spec cannot produce),
+ * 2 bad input (file, line and field), 3 incomplete.
+ */
+import { Either } from 'effect';
+import type { Command } from 'commander';
+import { actionLabel, FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
+import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
+import { ALLOCATORS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { readJsonFile } from '../model-options.ts';
+import { createProgress } from '../progress.ts';
+
+/** The exit code of a deviation: the log shows something the spec cannot do. */
+export const EXIT_DEVIATION = 4;
+
+/** The flags as commander hands them over. */
+interface ValidateFlags {
+  readonly config?: string;
+  readonly variant?: string;
+  readonly pages?: string;
+  readonly pageSize?: string;
+  readonly prefillLimit?: string;
+  readonly faults?: string;
+  readonly allocator?: string;
+  readonly window: string;
+  readonly json?: boolean;
+  readonly itf?: string;
+  readonly html?: string;
+}
+
+/** A whole-number flag, or a usage error naming it. */
+function whole(flag: string, text: string, min: number, max: number): number {
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new UsageError(`${flag}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** One of a list, or a usage error naming the flag. */
+function oneOf<T extends string>(flag: string, text: string, values: readonly T[]): T {
+  const found = values.find((v) => v === text.trim());
+  if (found === undefined) throw new UsageError(`${flag}: expected one of ${values.join(', ')}, got ${JSON.stringify(text)}`);
+  return found;
+}
+
+/** The model fields given by `--config` and the flags; the flags win. */
+function overridesFrom(flags: ValidateFlags): Partial<LogModel> {
+  let fromFile: Partial<LogModel> = {};
+  if (flags.config !== undefined) {
+    const decoded = decodeConfigObject(readJsonFile(flags.config, 'configuration file'));
+    if (Either.isLeft(decoded)) throw new UsageError(`${flags.config}: ${decoded.left.field === '' ? '' : `${decoded.left.field}: `}${decoded.left.message}`);
+    const { kind: _kind, t: _t, ...rest } = decoded.right;
+    fromFile = rest;
+  }
+  const out: { -readonly [K in keyof LogModel]?: LogModel[K] } = { ...fromFile };
+  if (flags.pages !== undefined) out.pages = whole('--pages', flags.pages, 1, 1 << 24);
+  if (flags.pageSize !== undefined) out.pageSize = whole('--page-size', flags.pageSize, 1, 1 << 20);
+  if (flags.prefillLimit !== undefined) out.prefillLimit = whole('--prefill-limit', flags.prefillLimit, 0, 1 << 24);
+  if (flags.variant !== undefined) out.variant = oneOf<Variant>('--variant', flags.variant, VARIANTS);
+  if (flags.allocator !== undefined) out.allocator = oneOf<Allocator>('--allocator', flags.allocator, ALLOCATORS);
+  if (flags.faults !== undefined) {
+    const list = flags.faults.trim();
+    out.faults = list === '' || list === 'none' ? [] : list.split(',').map((f): Fault => oneOf('--faults', f, FAULTS));
+  }
+  return out;
+}
+
+/** Runs the validation and prints the verdict; returns the exit code. */
+export function validateLogCommand(files: readonly string[], flags: ValidateFlags): number {
+  const overrides = overridesFrom(flags);
+  const window = whole('--window', flags.window, 1, 1 << 16);
+  const json = flags.json === true;
+  const progress = createProgress('validate-log | {events} events', json);
+  let result;
+  try {
+    result = validate({ files, overrides, window, onProgress: (events) => progress.update({ events: events.toLocaleString('en-US') }) });
+  } catch (e) {
+    if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    progress.stop();
+  }
+  const direct = result.verdict === 'violation' ? specTrace(result) : undefined;
+  // A log too large for the spec: the requests involved, projected onto a few of their pages.
+  const projection = direct === undefined && result.verdict === 'violation' ? projectViolation(result) : undefined;
+  const spec = direct ?? (projection === undefined ? undefined : specTrace(projection.result));
+  const projected =
+    projection === undefined
+      ? ''
+      : `the spec's trace of ${projection.requests.join(' and ')}, projected onto their pages ${projection.pages.join(', ')} (numbered 0 to ${projection.pages.length - 1} below), with P's limit scaled to ${projection.result.model?.prefillLimit ?? '?'} pages so that each request stays on its side of it:\n\n`;
+  if (json) process.stdout.write(`${JSON.stringify({ ...(resultJson(result, files) as object), specTrace: spec !== undefined, trace: spec === undefined ? [] : spec.trace.steps.map((x) => actionLabel(spec.m, x.action)), projectedPages: projection?.pages ?? null }, null, 2)}\n`);
+  else {
+    const trace = spec === undefined ? undefined : projected + formatTrace(spec.m, spec.trace, { color: shouldColor(process.stdout), ...(result.invariant === undefined ? {} : { violation: result.invariant }) });
+    process.stdout.write(`${formatResult(result, files, trace)}\n`);
+  }
+  const traceFiles = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.html === undefined ? {} : { html: flags.html }) };
+  if (Object.keys(traceFiles).length > 0) {
+    if (spec === undefined) {
+      const why = result.verdict === 'violation' ? 'the log is larger than the spec can hold (at most 16 requests and 254 pages) and the requests involved could not be projected onto a spec-sized model, so the trace is the log lines above' : 'there is no violation';
+      process.stderr.write(`pagecheck: no trace file was written: ${why}\n`);
+    } else {
+      const written = writeTraceFiles(spec.m, spec.trace, result.invariant, traceFiles);
+      if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
+    }
+  }
+  switch (result.verdict) {
+    case 'conforms':
+      return EXIT.ok;
+    case 'violation':
+      return EXIT.violation;
+    case 'deviation':
+      return EXIT_DEVIATION;
+    case 'incomplete':
+      return EXIT.incomplete;
+  }
+}
+
+const HELP = `
+Each FILE holds one JSON event per line (docs/LOG-FORMAT.md). Several files (P's and D's
+logs) are merged by their events' time "t" and joined on the request id "id".
+
+Exit codes: 0 conforms (the spec can produce the log, no invariant breaks), 1 violation
+(an invariant breaks at the line printed, with the trace up to it), 4 deviation (the spec
+cannot produce the line printed: what the system did, and why each state it could have
+been in refuses it), 2 bad input (file, line and field), 3 incomplete (too many states).`;
+
+/** Registers the command. */
+export function register(program: Command): void {
+  program
+    .command('validate-log')
+    .description("check a serving system's logs against the spec: conforms (0), violation (1), deviation (4)")
+    .argument('<files...>', 'log files (JSON lines), merged by time')
+    .option('--config <file>', 'model (JSON, the fields of a config event); flags override it, and it overrides the log')
+    .option('--variant <name>', VARIANTS.join(' | '))
+    .option('--pages <n>', "D's KV pages")
+    .option('--page-size <tokens>', 'tokens per page (to read "tokens" in arrivals)')
+    .option('--prefill-limit <n>', 'longest prompt, in pages, that P computes')
+    .option('--faults <list>', `faults switched on, comma-separated, or 'none' (${FAULTS.join(', ')})`)
+    .option('--allocator <order>', `which pages an allocation may take: ${ALLOCATORS.join(' | ')} (default sorted)`)
+    .option('--window <n>', 'request slots: the most requests in flight at once', '128')
+    .option('--json', 'print the verdict as JSON')
+    .option('--itf <file>', 'write the violation trace as ITF (logs within the spec bounds)')
+    .option('--html <file>', 'write the violation trace as an HTML report (logs within the spec bounds)')
+    .addHelpText('after', HELP)
+    .action((files: string[], flags: ValidateFlags) => {
+      process.exitCode = validateLogCommand(files, flags);
+    });
+}

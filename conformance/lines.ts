@@ -1,0 +1,109 @@
+/**
+ * Reading logs as a stream: each file line by line in fixed-size chunks (memory does not
+ * grow with the file), and several files merged into one sequence by their events' time,
+ * so that P's and D's logs can be checked together. An event without a time keeps the time
+ * of the event before it in its own file; ties keep the files' order as given.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+
+/** One line of one file: where it is, and its text. */
+export interface SourceLine {
+  /** The file, as the user named it. */
+  readonly file: string;
+  /** 1-based line number. */
+  readonly line: number;
+  /** The text, without its line break. */
+  readonly text: string;
+}
+
+/** A file that cannot be read: the validator reports it as bad input. */
+export class LogReadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogReadError';
+  }
+}
+
+const CHUNK = 1 << 20;
+
+/** The non-blank lines of a file, read in 1 MiB chunks. */
+export function* fileLines(file: string): Generator<SourceLine> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    throw new LogReadError(`cannot read log ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  const buffer = Buffer.alloc(CHUNK);
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let line = 0;
+  try {
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK, null);
+      const text = n === 0 ? rest + decoder.end() : rest + decoder.write(buffer.subarray(0, n));
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+        line++;
+        const body = text.charCodeAt(nl - 1) === 13 ? text.slice(start, nl - 1) : text.slice(start, nl);
+        if (body.trim() !== '') yield { file, line, text: body };
+        start = nl + 1;
+      }
+      rest = text.slice(start);
+      if (n === 0) break;
+    }
+    if (rest.trim() !== '') yield { file, line: line + 1, text: rest };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A line with the time its event carries (or inherits), for merging. */
+export interface TimedLine extends SourceLine {
+  /** The event's `t`, or the previous event's in the same file; -Infinity before the first. */
+  readonly time: number;
+}
+
+/** The `t` field of a line without decoding the whole event; `undefined` when it has none that parses. */
+function peekTime(text: string): number | undefined {
+  const at = text.indexOf('"t"');
+  if (at < 0) return undefined;
+  const m = /^"t"\s*:\s*(-?[0-9.eE+-]+)/.exec(text.slice(at, at + 40));
+  const value = m === null ? Number.NaN : Number(m[1]);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** The lines of several files, merged by time; one file streams as it is. */
+export function* mergedLines(files: readonly string[]): Generator<SourceLine> {
+  const [only] = files;
+  if (files.length === 1 && only !== undefined) {
+    yield* fileLines(only);
+    return;
+  }
+  const streams = files.map((f) => fileLines(f));
+  const heads: Array<TimedLine | undefined> = [];
+  const last = files.map(() => Number.NEGATIVE_INFINITY);
+  const advance = (k: number): void => {
+    const next = streams[k]?.next();
+    if (next === undefined || next.done === true) {
+      heads[k] = undefined;
+      return;
+    }
+    const t = peekTime(next.value.text) ?? last[k] ?? Number.NEGATIVE_INFINITY;
+    last[k] = t;
+    heads[k] = { ...next.value, time: t };
+  };
+  for (let k = 0; k < files.length; k++) advance(k);
+  for (;;) {
+    let best = -1;
+    for (let k = 0; k < heads.length; k++) {
+      const h = heads[k];
+      if (h !== undefined && (best < 0 || h.time < (heads[best]?.time ?? 0))) best = k;
+    }
+    if (best < 0) return;
+    const line = heads[best];
+    if (line !== undefined) yield line;
+    advance(best);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * One state the system may be in, at real scale. The spec's own state is a byte string
+ * sized for a handful of requests and at most 254 pages; a log of a real deployment has
+ * 16,384 pages and 100,000 requests. So the validator runs the spec's actions on the
+ * TypedArray pool of impl/, the implementation that the model-based test holds against the
+ * spec after every step (refinement plus enabledness), with request slots reused as the
+ * pool reuses them: a slot stands for one request from its arrival until its pages are
+ * released and no action of the spec can touch it again, then for the next one. Memory is
+ * bounded by the slots (the requests in flight), never by the log's length.
+ *
+ * The only thing added to the pool is where page ids come from: the log says which pages
+ * an allocation took, and under the `any` allocator the pool takes exactly those.
+ */
+import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
+import { PagePool, type PoolOptions } from '../impl/index.ts';
+
+/** The pool, with the page ids of the next allocation taken from the log when asked. */
+export class LoggedPool extends PagePool {
+  /** The pages the next `allocate` takes, in table order (after a shared prefix page); the lowest free when unset. */
+  wanted: readonly number[] | undefined;
+  /** A page the last logged allocation named twice, or -1. */
+  twice: number;
+
+  constructor(options: PoolOptions) {
+    super(options);
+    this.wanted = undefined;
+    this.twice = -1;
+  }
+
+  /** Takes the logged pages, or the lowest free ones. */
+  protected override takePages(at: number, n: number): void {
+    const wanted = this.wanted;
+    if (wanted === undefined) {
+      super.takePages(at, n);
+      return;
+    }
+    this.twice = -1;
+    for (let i = 0; i < n; i++) {
+      const p = wanted[i] ?? 0;
+      // Every page was free before: one that is not free now was named twice.
+      if (!this.freeSet.remove(p)) this.twice = p;
+      this.tables[at + i] = p;
+    }
+  }
+
+  /** Whether page `p` is on the free list. */
+  isFree(p: number): boolean {
+    return this.freeSet.has(p);
+  }
+
+  /** A copy of this state. */
+  fork(): LoggedPool {
+    const copy = new LoggedPool(this.options);
+    copy.copyFrom(this);
+    return copy;
+  }
+}
+
+/** Takes spec action `kind` for the request in `slot`; whether the spec (through the pool) enabled it. */
+export function takeAction(pool: PagePool, kind: ActionKind, slot: number, length: number, group: number): boolean {
+  // A switch, not ts-pattern: this runs once per logged event.
+  switch (kind) {
+    case 'allocate':
+      return group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length);
+    case 'prefill':
+      return pool.prefill(slot);
+    case 'stub':
+      return pool.stub(slot);
+    case 'handoff':
+      return pool.handoff(slot);
+    case 'decode':
+      return pool.decode(slot);
+    case 'free':
+      return pool.free(slot);
+    case 'timeout':
+      return pool.timeout(slot);
+    case 'insert':
+      return pool.insert(slot);
+    default:
+      return unreachable(kind);
+  }
+}
+
+// Read once: a namespace re-export is a getter call on every access.
+const { freed: FREED, released: RELEASED, landed: LANDED } = Ph;
+
+/** Marks a switch as exhaustive. */
+function unreachable(x: never): never {
+  throw new Error(`unreachable: ${String(x)}`);
+}
+
+/** Whether the slot's first page is a shared prefix page. */
+export function sharesFirst(pool: PagePool, slot: number): boolean {
+  return ((pool.flags[slot] ?? 0) & (HIT | INSERTED)) !== 0;
+}
+
+/** The slot's page table, in order. */
+export function tableOf(pool: PagePool, slot: number): number[] {
+  const row = pool.pageTable(slot);
+  const out: number[] = [];
+  for (let i = 0; i < (pool.lengths[slot] ?? 0); i++) out.push(row[i] ?? -1);
+  return out;
+}
+
+/** Whether no action of the spec can touch the slot's request again (unless a stale second release comes). */
+export function finished(pool: PagePool, slot: number): boolean {
+  const phase = pool.phase(slot);
+  return phase === FREED || phase === RELEASED || phase === LANDED;
+}

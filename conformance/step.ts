@@ -1,0 +1,278 @@
+/**
+ * One logged event applied to one state the system may be in: the spec's action taken on
+ * that state (through the pool), the log's page ids compared with the spec's, the
+ * invariant that the step can break checked, and a hidden step of the request landed when
+ * the event needs it. The result says whether the state accepts the event, and if not,
+ * why, in words that name the request, its phase and the pages.
+ */
+import { NO_PAGE } from '../impl/index.ts';
+import { isLive, PHASES, Ph, READ_UNHELD, type Action, type ActionKind } from '../spec/index.ts';
+import type { LogModel, RequestEvent } from './events.ts';
+import { finished, sharesFirst, tableOf, takeAction, type LoggedPool } from './pool.ts';
+import type { PageRuns } from './pages.ts';
+import type { EventRule } from './table.ts';
+import type { RequestInfo, RequestWindow } from './window.ts';
+
+/** A hidden step that has not happened yet: one of `kinds` will be taken for the request in `slot`. */
+export interface Pending {
+  /** The slot of its request. */
+  readonly slot: number;
+  /** The action kinds it may be (the spec enables one). */
+  readonly kinds: readonly ActionKind[];
+}
+
+/** One state the system may be in: the pool, the hidden steps still to happen, and (for small logs) the spec actions so far. */
+export interface Possible {
+  /** The state. */
+  readonly pool: LoggedPool;
+  /** Hidden steps not yet taken. */
+  pending: Pending[];
+  /** The spec actions that led here, with requests by arrival index; dropped when the log outgrows the spec. */
+  path: Action[] | undefined;
+}
+
+/** What one state made of one event. */
+export type StepResult =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'refused'; readonly why: string }
+  | { readonly kind: 'violation'; readonly invariant: string; readonly headline: readonly string[]; readonly involved: readonly number[]; readonly pages?: readonly number[] };
+
+/** Everything about the event that is the same in every state. */
+export interface EventContext {
+  /** The event. */
+  readonly event: RequestEvent;
+  /** What it means. */
+  readonly rule: EventRule;
+  /** Its request's slot. */
+  readonly slot: number;
+  /** Its request. */
+  readonly info: RequestInfo;
+  /** Its page ids; `undefined` when it names none. */
+  readonly pages: PageRuns | undefined;
+  /** The model. */
+  readonly model: LogModel;
+  /** The window, for names. */
+  readonly window: RequestWindow;
+}
+
+// Read once: a namespace re-export is a getter call on every access, and these run per event.
+const NEW = Ph.new;
+const DECODED = Ph.decoded;
+const PHASE_NAMES: readonly string[] = [...PHASES];
+
+const OK: StepResult = { kind: 'ok' };
+const refused = (why: string): StepResult => ({ kind: 'refused', why });
+
+/** A list of pages in words, the first few. */
+export function pageWords(pages: readonly number[]): string {
+  const shown = pages.slice(0, 8).join(', ');
+  return pages.length <= 8 ? `[${shown}]` : `[${shown}, ... ${pages.length} pages]`;
+}
+
+/** A state in a few words for a refusal: the request's phase, and the free pages. */
+function phaseWords(pool: LoggedPool, slot: number, name: string): string {
+  return `${name} is ${PHASE_NAMES[pool.phase(slot)] ?? '?'}`;
+}
+
+/** A holder label in words. */
+function holderName(ctx: EventContext, label: number): string {
+  return label < 0 ? `the prefix cache` : label === 0 ? 'nobody' : ctx.window.nameOf(label);
+}
+
+/** Lands hidden step `h` in place; whether the spec enabled one of its kinds. */
+export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pending): boolean {
+  const info = ctx.window.info(h.slot);
+  for (const kind of h.kinds) {
+    if (!takeAction(s.pool, kind, h.slot, info?.length ?? 0, info?.group ?? -1)) continue;
+    s.pending = s.pending.filter((x) => x !== h);
+    s.path?.push({ kind, r: info?.index ?? 0 });
+    return true;
+  }
+  return false;
+}
+
+/**
+ * The table entries a write of the slot's request will land in, `[from, to)`: all of them
+ * for `prefill`, the first own page for a silent `stub`; `undefined` when P refuses. This
+ * mirrors the spec's guards of `prefill` and `stub` for one purpose only: to check the
+ * pages of a `posted` event, which the spec does not see.
+ */
+function writeRange(pool: LoggedPool, ctx: EventContext): readonly [number, number] | undefined {
+  const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
+  if (ctx.info.length <= ctx.model.prefillLimit) return [own, ctx.info.length];
+  if (ctx.model.variant === 'length-fix' || !ctx.model.faults.includes('silent-stub')) return undefined;
+  return [own, own + 1];
+}
+
+/** Whether the logged pages are the table entries `[from, to)`; for a release, in any order. */
+function samePages(pool: LoggedPool, slot: number, pages: PageRuns, from: number, to: number, anyOrder: boolean): boolean {
+  if (pages.equalsRow(pool.pageTable(slot), from, to)) return true;
+  if (!anyOrder || pages.count !== to - from) return false;
+  const a = tableOf(pool, slot).slice(from, to).sort((x, y) => x - y);
+  const b = pages.toArray().sort((x, y) => x - y);
+  return a.every((x, i) => x === b[i]);
+}
+
+/** Applies an allocation: held pages break ExclusiveHold; the pages must be the allocator's. */
+function allocate(ctx: EventContext, s: Possible): StepResult {
+  const { pool, slot } = { pool: s.pool, slot: ctx.slot };
+  const pages = ctx.pages;
+  const name = ctx.info.id;
+  if (pages === undefined || pages.count !== ctx.info.length) return refused(`${name} arrived with ${ctx.info.length} pages, the allocation names ${pages?.count ?? 0}`);
+  const cached = ctx.info.group >= 0 ? (pool.prefixPages[ctx.info.group] ?? NO_PAGE) : NO_PAGE;
+  const shared = cached !== NO_PAGE ? 1 : 0;
+  if (shared === 1 && pages.at(0) !== cached) return refused(`${name}'s prefix is cached in page ${cached}, which must come first; the allocation names ${pages.at(0)}`);
+  if (pool.phase(slot) === NEW || finished(pool, slot)) {
+    const held = pages.filter(shared, 16, (p) => p >= pool.options.pages || !pool.isFree(p));
+    const outside = held.filter((p) => p >= pool.options.pages);
+    if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages`);
+    if (held.length > 0) {
+      const headline = held.slice(0, 4).map((p) => `allocate(${name}) took page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} still holds.`);
+      return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: held.map((p) => pool.holder[p] ?? 0).filter((h) => h > 0) };
+    }
+  }
+  if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(shared);
+  const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group);
+  pool.wanted = undefined;
+  if (accepted && pool.twice >= 0) {
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
+  }
+  if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${ctx.info.length - shared} are needed`);
+  if (!pages.equalsRow(pool.pageTable(slot), 0, ctx.info.length)) {
+    return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, slot))}; the log says ${pages.words()}`);
+  }
+  ctx.info.serial = pool.serial(slot);
+  return OK;
+}
+
+/** The pages of the request's table still held by someone else: a release of them frees pages that live tables hold. */
+function heldByOthers(pool: LoggedPool, slot: number): number[] {
+  const own = pool.serial(slot);
+  const row = pool.pageTable(slot);
+  const out: number[] = [];
+  for (let i = sharesFirst(pool, slot) ? 1 : 0; i < (pool.lengths[slot] ?? 0); i++) {
+    const p = row[i] ?? 0;
+    const h = pool.holder[p] ?? 0;
+    // Another request's page; or the prefix cache's, while a live request shares it.
+    if ((h > 0 && h !== own) || (h < 0 && sharedByLive(pool, p))) out.push(p);
+  }
+  return out;
+}
+
+/** Whether a live request has page `p` as its shared prefix page. */
+function sharedByLive(pool: LoggedPool, p: number): boolean {
+  for (let s = 0; s < pool.options.slots; s++) {
+    if (isLive(pool.phase(s)) && sharesFirst(pool, s) && pool.pageTable(s)[0] === p) return true;
+  }
+  return false;
+}
+
+/** What decode read that breaks an invariant, or nothing. */
+function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
+  const slot = ctx.slot;
+  const name = ctx.info.id;
+  if (pool.foreignReads(slot) > 0) {
+    const own = pool.serial(slot);
+    // Whose data it read, writer by writer: a 12,000-page leak is a few sentences, not 12,000.
+    const byWriter = new Map<number, number[]>();
+    const row = pool.pageTable(slot);
+    for (let i = 0; i < (pool.lengths[slot] ?? 0); i++) {
+      const p = row[i] ?? 0;
+      const d = pool.data[p] ?? 0;
+      if (d === 0 || d === own || d < 0) continue;
+      const list = byWriter.get(d) ?? [];
+      if (list.length === 0) byWriter.set(d, list);
+      list.push(p);
+    }
+    const writers = [...byWriter.entries()];
+    const headline = writers.slice(0, 4).map(([d, ps]) => `${name} read ${ps.length === 1 ? 'page' : 'pages'} ${pageWords(ps).slice(1, -1)}, which ${ps.length === 1 ? 'holds' : 'hold'} ${ctx.window.nameOf(d)}'s data.`);
+    if (writers.length > 4) headline.push(`... and pages of ${writers.length - 4} more requests.`);
+    return { kind: 'violation', invariant: 'Isolation', headline, involved: writers.map(([d]) => d), pages: writers.flatMap(([, ps]) => ps.slice(0, 2)) };
+  }
+  if (((pool.flags[slot] ?? 0) & READ_UNHELD) !== 0) {
+    return { kind: 'violation', invariant: 'ReadsOwnPages', headline: [`${name} read a page it did not hold.`], involved: [] };
+  }
+  return OK;
+}
+
+/** The request's own hidden step, if one is pending. */
+function ownPending(s: Possible, slot: number): Pending | undefined {
+  for (const h of s.pending) if (h.slot === slot) return h;
+  return undefined;
+}
+
+/** Applies a spec action that the log recorded. */
+function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: readonly string[] | undefined): StepResult {
+  const { pool, slot } = { pool: s.pool, slot: ctx.slot };
+  const name = ctx.info.id;
+  if (kind === 'allocate') {
+    const r = allocate(ctx, s);
+    if (r.kind === 'ok') s.path?.push({ kind, r: ctx.info.index });
+    return r;
+  }
+  const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
+  let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
+  // The request's own write lands lazily: before its next event that needs it.
+  const h = ownPending(s, slot);
+  if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
+  if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}`);
+  s.path?.push({ kind, r: ctx.info.index });
+  const consumed = ownPending(s, slot);
+  if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
+  const phase = PHASE_NAMES[pool.phase(slot)] ?? '?';
+  if (outcomes !== undefined && !outcomes.includes(phase)) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcomes.join(' or ')}`);
+  if (ctx.pages !== undefined) {
+    const length = pool.lengths[slot] ?? 0;
+    const [from, to] = kind === 'free' ? [sharesFirst(pool, slot) ? 1 : 0, length] : kind === 'insert' ? [0, 1] : [0, length];
+    if (!samePages(pool, slot, ctx.pages, from, to, kind === 'free')) {
+      return refused(`${kind}(${name}) is about pages ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${ctx.pages.words()}`);
+    }
+  }
+  if (kind === 'decode') return afterDecode(ctx, pool);
+  if (stale.length > 0) {
+    const headline = stale.slice(0, 4).map((p) => `free(${name}) released page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} holds: it is held and free at once.`);
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: stale.map((p) => pool.holder[p] ?? 0).filter((x) => x > 0) };
+  }
+  return OK;
+}
+
+/** Applies the event to one state, in place. */
+export function applyEvent(ctx: EventContext, s: Possible): StepResult {
+  const { rule, slot } = ctx;
+  const pool = s.pool;
+  const name = ctx.info.id;
+  const own = ownPending(s, slot);
+  switch (rule.role) {
+    case 'action': {
+      const r = action(ctx, s, rule.action, rule.outcomes);
+      if (r.kind !== 'refused' && rule.opens !== undefined) s.pending.push({ slot, kinds: rule.opens });
+      return r;
+    }
+    case 'close':
+      // Every hidden step of the request lands by now (one for an atomic write; one per part of a torn one).
+      for (let h = own; h !== undefined; h = ownPending(s, slot)) {
+        if (!land(ctx, s, h)) return refused(`P's write for ${name} cannot land: ${phaseWords(pool, slot, name)}`);
+      }
+      return OK;
+    case 'observe': {
+      if (rule.needs === 'decoded') {
+        if (pool.phase(slot) !== DECODED) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
+        const length = pool.lengths[slot] ?? 0;
+        return ctx.pages === undefined || samePages(pool, slot, ctx.pages, 0, length, false)
+          ? OK
+          : refused(`${name}'s page table is ${pageWords(tableOf(pool, slot))}; the log says it read ${ctx.pages.words()}`);
+      }
+      if (own === undefined) return refused(`P posted a write for ${name}, but no write of it is outstanding: ${phaseWords(pool, slot, name)}`);
+      const range = writeRange(pool, ctx);
+      if (range === undefined) return refused(`${name} is longer than P's limit (${ctx.info.length} > ${ctx.model.prefillLimit} pages) and this variant refuses it: P posts no write`);
+      return ctx.pages === undefined || samePages(pool, slot, ctx.pages, range[0], range[1], false)
+        ? OK
+        : refused(`P's write for ${name} lands in ${pageWords(tableOf(pool, slot).slice(range[0], range[1]))}; the log says ${ctx.pages.words()}`);
+    }
+    case 'unmodelled':
+      return refused(rule.why);
+    case 'config':
+    case 'arrival':
+      return OK;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The one table from log events to the spec's actions. Each event kind is either a spec
+ * action that the system took and logged (with the phase the request must reach, where
+ * one action has several outcomes), an observation that checks the state without changing
+ * it, or a boundary of a hidden step. A new action of the spec gets its event here, and
+ * nowhere else.
+ *
+ * Hidden steps. Some actions are never logged where they happen: P's RDMA write lands in
+ * D's pages without D's CPU seeing it. An event may open a hidden step (a set of action
+ * kinds, exactly one of which the spec takes unobserved, later) and another may close it
+ * (by then it must have happened). Between the two, the validator lets it happen at any
+ * point the log does not rule out. A write that lands part by part (fault `torn-write`) is
+ * one hidden step per part, opened by the same event and closed by the same `done`: more
+ * entries here, not new machinery.
+ */
+import type { ActionKind, Phase } from '../spec/index.ts';
+import type { EventKind } from './events.ts';
+
+/** What an event means to the validator. */
+export type EventRule =
+  /** The model's configuration. */
+  | { readonly role: 'config' }
+  /** A request arrives: it gets a slot, and its length and prefix. */
+  | { readonly role: 'arrival' }
+  /** The spec action `action` was taken; with `outcomes`, it must leave the request in one of those phases. */
+  | { readonly role: 'action'; readonly action: ActionKind; readonly outcomes?: readonly Phase[]; readonly opens?: readonly ActionKind[] }
+  /** A hidden step of the request, opened earlier, must have happened by now. */
+  | { readonly role: 'close' }
+  /** Checks the state (the pages the request is about to be written, or read again) and changes nothing. */
+  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' }
+  /** An event the spec has no action for yet. */
+  | { readonly role: 'unmodelled'; readonly why: string };
+
+/** The write of a request: `prefill`, or `stub` for a prompt longer than P's memory; the spec enables exactly one. */
+export const WRITE_KINDS: readonly ActionKind[] = ['prefill', 'stub'];
+
+/** Every event kind and what it is. */
+export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
+  config: { role: 'config' },
+  arrive: { role: 'arrival' },
+  // D's allocation opens P's write: it may land any time after D sent the page ids.
+  allocate: { role: 'action', action: 'allocate', opens: WRITE_KINDS },
+  // P posted its write: the pages it names must be those the write will land in.
+  posted: { role: 'observe', needs: 'write-pending' },
+  // P's completion: the write has landed by now.
+  done: { role: 'close' },
+  // P refused the over-long request and told D: `stub` without the silent stub (which ends a timed-out request).
+  refuse: { role: 'action', action: 'stub', outcomes: ['refused', 'freed'] },
+  handoff: { role: 'action', action: 'handoff' },
+  // The first decode step is the spec's `decode`; later steps read the same table again.
+  decode: { role: 'action', action: 'decode', outcomes: ['decoded'] },
+  // The owner check failed the request: the spec's `decode` ending in `failed`.
+  fail: { role: 'action', action: 'decode', outcomes: ['failed'] },
+  timeout: { role: 'action', action: 'timeout' },
+  free: { role: 'action', action: 'free' },
+  insert: { role: 'action', action: 'insert' },
+  evict: { role: 'unmodelled', why: 'the spec has no evict action in this version: its prefix cache never evicts' },
+};
+
+/** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */
+export const DECODE_AGAIN: EventRule = { role: 'observe', needs: 'decoded' };

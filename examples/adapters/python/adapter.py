@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""A pagecheck adapter (docs/ADAPTER.md) around a small KV page allocator written in Python.
+
+pagecheck runs `python3 adapter.py`, writes one JSON message per line to its stdin and reads
+one JSON answer per line from its stdout. The allocator below follows the documented
+behaviour of SGLang's paged allocator in prefill/decode mode (the `sglang` order) or the
+spec's plain sorted free list (the `sorted` order); the request layer around it performs
+the protocol's actions (allocate, prefill, stub, handoff, decode, free, timeout, insert)
+and reports what it can observe. Standard library only.
+
+Self-test of the allocator orders: python3 adapter.py --self-test
+"""
+import json
+import sys
+
+
+class Allocator:
+    """A page allocator: `alloc(n)` returns n page ids or None, `free(ids)` gives them back.
+
+    `sorted`: ids 0..pages-1; the free list is kept sorted, lowest ids first.
+    `sglang`: ids 1..pages (page 0 is the padding page for dummy outputs); a freed page waits
+    in a release list until an allocation finds too few free pages: then the free list and
+    the release list are merged and sorted. The shortage test is that of `alloc_extend`, which
+    D's pre-allocation calls: pages needed + batch size (1) + 1 more than the free list holds.
+    """
+
+    def __init__(self, pages, order):
+        self.order = order
+        if order == "sglang":
+            self.free_pages = list(range(1, pages + 1))
+        else:
+            self.free_pages = list(range(pages))
+        self.release_pages = []
+
+    def available(self):
+        return len(self.free_pages) + len(self.release_pages)
+
+    def merge_and_sort_free(self):
+        self.free_pages = sorted(self.free_pages + self.release_pages)
+        self.release_pages = []
+
+    def alloc(self, n):
+        if self.order == "sglang" and n + 1 + 1 > len(self.free_pages):
+            self.merge_and_sort_free()
+        if n > len(self.free_pages):
+            return None
+        out, self.free_pages = self.free_pages[:n], self.free_pages[n:]
+        return out
+
+    def free(self, ids):
+        # As in SGLang, ids are deduplicated within one call only.
+        unique = sorted(set(ids))
+        if self.order == "sglang":
+            self.release_pages = unique + self.release_pages
+        else:
+            self.free_pages = sorted(self.free_pages + unique)
+
+    def observed_free(self):
+        return sorted(self.free_pages + self.release_pages)
+
+
+LIVE = ("allocated", "written", "handedOff", "decoded", "refused", "failed")
+
+
+class Server:
+    """The request layer: the protocol's actions on the allocator, and what they left behind."""
+
+    def __init__(self, config):
+        self.config = config
+        self.variant = config["variant"]
+        faults = set(config["faults"])
+        self.silent_stub = self.variant != "length-fix" and "silent-stub" in faults
+        self.owner_check = self.variant == "owner-check"
+        self.early_free = "early-free" in faults
+        self.stale_free = "stale-free" in faults
+        self.prefix_poison = "prefix-poison" in faults
+        self.limit = config["prefillLimit"]
+        self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"))
+        ids = range(1, config["pages"] + 1) if self.alloc.order == "sglang" else range(config["pages"])
+        self.pages = {p: {"holder": None, "data": None, "tag": None} for p in ids}
+        self.requests = {}
+        for q in config["requests"]:
+            self.requests[q["name"]] = {"length": q["length"], "prefix": q.get("prefix"), "phase": "new", "table": [], "read": set(), "shares": False}
+        self.cache = {}  # prefix -> page
+
+    # Labels: a request's own data is its name; a prefix's data is "prefix:<p>"; the cache entry holding a page is "cache:<p>".
+    def may_read(self, name, label):
+        prefix = self.requests[name]["prefix"]
+        return label == name or (prefix is not None and label in ("prefix:" + prefix, "cache:" + prefix))
+
+    def write(self, page, label):
+        self.pages[page]["data"] = label
+        if self.owner_check:
+            self.pages[page]["tag"] = label
+
+    def release(self, name):
+        """Gives the table's pages back to the allocator, except a shared prefix page."""
+        q = self.requests[name]
+        freed = []
+        for i, p in enumerate(q["table"]):
+            if i == 0 and q["shares"]:
+                continue
+            holder = self.pages[p]["holder"]
+            if holder is None:
+                continue
+            if holder.startswith("cache:"):
+                del self.cache[holder[len("cache:"):]]
+            self.pages[p]["holder"] = None
+            freed.append(p)
+        self.alloc.free(freed)
+
+    def allocate(self, name):
+        q = self.requests[name]
+        if q["phase"] != "new":
+            return False
+        hit = self.cache.get(q["prefix"]) if q["prefix"] is not None else None
+        got = self.alloc.alloc(q["length"] - (1 if hit is not None else 0))
+        if got is None:
+            return False
+        q["table"] = ([hit] if hit is not None else []) + got
+        q["shares"] = hit is not None
+        for p in got:
+            self.pages[p]["holder"] = name
+            if self.owner_check:
+                self.pages[p]["tag"] = None
+        q["phase"] = "allocated"
+        return True
+
+    def prefill(self, name):
+        q = self.requests[name]
+        if q["phase"] not in ("allocated", "timedOut") or q["length"] > self.limit:
+            return False
+        for i in range(1 if q["shares"] else 0, q["length"]):
+            self.write(q["table"][i], "prefix:" + q["prefix"] if i == 0 and q["prefix"] is not None else name)
+        q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
+        return True
+
+    def stub(self, name):
+        q = self.requests[name]
+        if q["phase"] not in ("allocated", "timedOut") or q["length"] <= self.limit:
+            return False
+        if not self.silent_stub:
+            q["phase"] = "freed" if q["phase"] == "timedOut" else "refused"
+            return True
+        self.write(q["table"][1 if q["shares"] else 0], name)
+        q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
+        return True
+
+    def handoff(self, name):
+        q = self.requests[name]
+        if q["phase"] != "written":
+            return False
+        q["phase"] = "handedOff"
+        return True
+
+    def decode(self, name):
+        q = self.requests[name]
+        if q["phase"] != "handedOff":
+            return False
+        if self.owner_check and not all(self.may_read(name, self.pages[p]["tag"]) for p in q["table"]):
+            q["phase"] = "failed"
+            return True
+        for p in q["table"]:
+            if self.pages[p]["data"] is not None:
+                q["read"].add(self.pages[p]["data"])
+        q["phase"] = "decoded"
+        return True
+
+    def free(self, name):
+        q = self.requests[name]
+        normal = q["phase"] in ("decoded", "refused", "failed")
+        stale = self.stale_free and q["phase"] in ("freed", "landed")
+        if not normal and not stale:
+            return False
+        self.free_pages_of(name, abort=q["phase"] in ("refused", "failed"))
+        q["phase"] = "freed" if normal else "released"
+        return True
+
+    def free_pages_of(self, name, abort):
+        """The release of a finished request; `abort` is the path of a refused or failed one."""
+        self.release(name)
+
+    def timeout(self, name):
+        q = self.requests[name]
+        if not self.early_free or q["phase"] != "allocated":
+            return False
+        self.release(name)
+        q["phase"] = "timedOut"
+        return True
+
+    def insert(self, name):
+        q = self.requests[name]
+        poison = self.prefix_poison and q["phase"] in ("refused", "failed")
+        if q["phase"] != "decoded" and not poison:
+            return False
+        prefix = q["prefix"]
+        if prefix is None or prefix in self.cache or q["shares"] or not q["table"]:
+            return False
+        first = q["table"][0]
+        if self.pages[first]["holder"] != name:
+            return False
+        self.pages[first]["holder"] = "cache:" + prefix
+        self.cache[prefix] = first
+        q["shares"] = True
+        return True
+
+    def observe(self):
+        return {
+            "pages": [{"id": p, **self.pages[p]} for p in sorted(self.pages)],
+            "requests": {n: {"phase": q["phase"], "table": q["table"], "read": sorted(q["read"])} for n, q in self.requests.items()},
+            "free": self.alloc.observed_free(),
+        }
+
+
+ACTIONS = ("allocate", "prefill", "stub", "handoff", "decode", "free", "timeout", "insert")
+
+
+def serve(make_server, stdin=sys.stdin, stdout=sys.stdout):
+    """The protocol loop: hello, then reset / action messages, until bye or end of input."""
+    server = None
+
+    def answer(obj):
+        stdout.write(json.dumps(obj) + "\n")
+        stdout.flush()
+
+    for line in stdin:
+        msg = json.loads(line)
+        kind = msg["type"]
+        if kind == "hello":
+            answer({"type": "hello", "protocol": 1, "adapter": "pagecheck reference adapter (Python)", "observes": ["holder", "data", "tag", "phase", "table", "read", "free"]})
+        elif kind == "reset":
+            server = make_server(msg["config"])
+            answer({"type": "ready"})
+        elif kind == "action":
+            if server is None or msg["kind"] not in ACTIONS or msg["request"] not in server.requests:
+                answer({"type": "error", "message": "unknown action or request, or no reset yet: " + line.strip()})
+                continue
+            accepted = getattr(server, msg["kind"])(msg["request"])
+            answer({"type": "state", "accepted": accepted, "state": server.observe()})
+        elif kind == "bye":
+            answer({"type": "bye"})
+            return
+        else:
+            answer({"type": "error", "message": "unknown message type " + json.dumps(kind)})
+
+
+def self_test():
+    """The documented orders on 8 pages of 4 tokens."""
+    a = Allocator(8, "sglang")
+    assert a.alloc(2) == [1, 2]
+    a.free([1, 2])
+    assert a.alloc(2) == [3, 4], "freed pages wait in the release list"
+    got = [a.alloc(1) for _ in range(6)]
+    assert got == [[5], [6], [1], [2], [7], [8]], got
+    s = Allocator(8, "sorted")
+    assert s.alloc(2) == [0, 1]
+    s.free([1, 0])
+    assert s.alloc(3) == [0, 1, 2]
+    print("self-test passed")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+    else:
+        serve(Server)

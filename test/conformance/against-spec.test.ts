@@ -1,0 +1,151 @@
+/**
+ * The validator held against the spec itself: random runs of the spec (fast-check, small
+ * configurations, random faults) are written out as logs, one event per action, and
+ * validated. A log of a spec run must never be a deviation; its verdict must be a
+ * violation exactly when the run breaks an invariant, at that action's line (without
+ * `early-free`, where the log fixes the order of everything); and a log with one event
+ * removed must conform exactly when the spec can run the actions left and no invariant breaks.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compile, enabled, initial, INVARIANTS, PHASES, phaseOf, step, tableOf, type Action, type Config, type Model, type State } from '../../spec/index.ts';
+import { configArbitrary } from '../../impl/index.ts';
+import { validate, type SourceLine } from '../../conformance/index.ts';
+
+/** A spec run: the k-th enabled action at each step. */
+function runOf(m: Model, picks: readonly number[]): { actions: Action[]; states: State[] } {
+  let s = initial(m);
+  const actions: Action[] = [];
+  const states: State[] = [s];
+  for (const k of picks) {
+    const choices = enabled(m, s);
+    const a = choices[k % Math.max(1, choices.length)];
+    if (a === undefined) break;
+    const next = step(m, s, a);
+    if (next === undefined) break;
+    actions.push(a);
+    states.push(next);
+    s = next;
+  }
+  return { actions, states };
+}
+
+/** The log lines of a run; `lineOf[i]` is the line number of action i's main event. */
+function logOf(m: Model, config: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
+  const lines = [JSON.stringify({ kind: 'config', pages: config.pages, prefillLimit: config.prefillLimit, variant: config.variant, faults: config.faults })];
+  const lineOf: number[] = [];
+  const name = (r: number): string => config.requests[r]?.name ?? `#${r}`;
+  actions.forEach((a, i) => {
+    const after = states[i + 1] ?? initial(m);
+    const id = name(a.r);
+    const table = tableOf(m, after, a.r);
+    const phase = PHASES[phaseOf(m, after, a.r)];
+    const q = config.requests[a.r];
+    const emit = (e: Record<string, unknown>): void => {
+      lines.push(JSON.stringify({ ...e, id }));
+    };
+    switch (a.kind) {
+      case 'allocate':
+        emit({ kind: 'arrive', length: q?.length, ...(q?.prefix === undefined ? {} : { prefix: q.prefix }) });
+        emit({ kind: 'allocate', pages: table });
+        break;
+      case 'prefill':
+      case 'stub':
+        if (phase === 'refused' || (phase === 'freed' && a.kind === 'stub')) emit({ kind: 'refuse' });
+        else emit({ kind: 'done' });
+        break;
+      case 'decode':
+        emit(phase === 'failed' ? { kind: 'fail' } : { kind: 'decode', pages: table });
+        break;
+      default:
+        emit({ kind: a.kind });
+    }
+    lineOf.push(lines.length);
+  });
+  return { lines, lineOf };
+}
+
+const asSource = (lines: readonly string[]): SourceLine[] => lines.map((text, i) => ({ file: 'run.jsonl', line: i + 1, text }));
+
+/** The first step (1-based) after which an invariant breaks, or 0. */
+function firstViolation(m: Model, states: readonly State[]): number {
+  for (let k = 1; k < states.length; k++) {
+    const s = states[k];
+    if (s !== undefined && INVARIANTS.some((p) => !p.holds(m, s))) return k;
+  }
+  return 0;
+}
+
+const runs = fc.tuple(configArbitrary(), fc.array(fc.nat({ max: 63 }), { minLength: 1, maxLength: 30 }));
+
+describe('validate-log on logs of spec runs', () => {
+  it('is never a deviation, and finds a violation exactly where the run breaks an invariant (at or before it with early-free)', () => {
+    let violations = 0;
+    fc.assert(
+      fc.property(runs, ([config, picks]) => {
+        const m = compile(config);
+        const { actions, states } = runOf(m, picks);
+        const { lines, lineOf } = logOf(m, config, actions, states);
+        const r = validate({ files: [], lines: asSource(lines), overrides: {}, window: 8 });
+        expect(r.verdict).not.toBe('deviation');
+        const k = firstViolation(m, states);
+        const early = config.faults.includes('early-free');
+        // With early-free the log leaves a late write's landing open: another landing order may break an invariant first.
+        if (k === 0) {
+          if (!early) expect(r.verdict).toBe('conforms');
+          return;
+        }
+        violations++;
+        expect(r.verdict).toBe('violation');
+        const line = lineOf[k - 1] ?? 0;
+        if (early) expect(r.at?.line ?? 0).toBeLessThanOrEqual(line);
+        else expect(r.at?.line).toBe(line);
+      }),
+      { numRuns: 2000, seed: 16 },
+    );
+    // The property must have met violations, or it says little.
+    expect(violations).toBeGreaterThan(50);
+  }, 120_000);
+
+  it('a log with one action removed conforms exactly when the spec can run what is left, and no invariant breaks', () => {
+    let deviations = 0;
+    fc.assert(
+      fc.property(runs, fc.nat(), ([config, picks], drop) => {
+        const m = compile(config);
+        const { actions, states } = runOf(m, picks);
+        if (actions.length < 2 || firstViolation(m, states) !== 0 || config.faults.includes('early-free')) return;
+        const i = drop % actions.length;
+        // An allocation is needed for every later event; a write may always be hidden (its landing is never logged).
+        const kind = actions[i]?.kind;
+        if (kind === 'allocate' || kind === 'prefill' || kind === 'stub') return;
+        // Runnable: the spec takes the actions left, and its allocations take the pages the log names.
+        let s = initial(m);
+        let runnable = true;
+        let broken = false;
+        for (const [j, a] of actions.entries()) {
+          if (j === i) continue;
+          const next = step(m, s, a);
+          const logged = tableOf(m, states[j + 1] ?? s, a.r).join(',');
+          if (next === undefined || (a.kind === 'allocate' && tableOf(m, next, a.r).join(',') !== logged)) {
+            runnable = false;
+            break;
+          }
+          broken ||= INVARIANTS.some((p) => !p.holds(m, next));
+          s = next;
+        }
+        // The log of the full run, with the removed action's event taken out.
+        const { lines, lineOf } = logOf(m, config, actions, states);
+        const removed = (lineOf[i] ?? 0) - 1;
+        const r = validate({ files: [], lines: asSource(lines.filter((_, j) => j !== removed)), overrides: {}, window: 8 });
+        // Not runnable: a deviation, or a violation where the log now allocates a page still held (no free came).
+        if (!runnable) {
+          expect(r.verdict).not.toBe('conforms');
+          if (r.verdict === 'violation') expect(r.invariant).toBe('ExclusiveHold');
+          else deviations++;
+        } else expect(r.verdict).toBe(broken ? 'violation' : 'conforms');
+      }),
+      { numRuns: 2000, seed: 17 },
+    );
+    expect(deviations).toBeGreaterThan(50);
+  }, 120_000);
+});
