@@ -194,6 +194,8 @@ class ClassCanonicalizer implements Canonicalizer {
       const len = m.len[r]!;
       for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
     }
+    // The allocator's fields (free and release lists) hold page ids only: a renaming leaves them as they are.
+    for (let i = m.tailAt; i < m.size; i++) out[i] = s[i]!;
     for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
   }
 }

@@ -4,7 +4,7 @@
  * found, so that the user can fix the input without reading code.
  */
 import { Either, ParseResult, Schema } from 'effect';
-import { DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
+import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {
   const text = JSON.stringify(value);
@@ -29,6 +29,9 @@ const literalMessage = (allowed: readonly string[]) => (issue: ParseResult.Parse
 
 /** A variant name. */
 export const VariantSchema = Schema.Literal(...VARIANTS).annotations({ message: literalMessage(VARIANTS) });
+
+/** An allocation order's name. */
+export const AllocatorSchema = Schema.Literal(...ALLOCATORS).annotations({ message: literalMessage(ALLOCATORS) });
 
 /** A fault name. */
 export const FaultSchema = Schema.Literal(...FAULTS).annotations({ message: literalMessage(FAULTS) });
@@ -57,6 +60,8 @@ export const ConfigSchema = Schema.Struct({
     Schema.Array(FaultSchema).annotations({ message: (issue) => ({ message: `expected a list of faults, got ${show(issue.actual)}`, override: false }) }),
     { exact: true },
   ),
+  allocator: Schema.optionalWith(AllocatorSchema, { exact: true }),
+  pageSize: Schema.optionalWith(WholeNumber(1, 4096, 'a page size in tokens'), { exact: true }),
 }).annotations({
   message: (issue) => ({
     message: `expected a configuration object such as {"pages": 3, "prefillLimit": 2, "requests": [{"length": 2}]}, got ${show(issue.actual)}`,
@@ -142,6 +147,8 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     })),
     variant,
     faults: FAULTS.filter((f) => faults.includes(f)),
+    ...(c.allocator === undefined ? {} : { allocator: c.allocator }),
+    ...(c.pageSize === undefined ? {} : { pageSize: c.pageSize }),
   });
 }
 
