@@ -78,8 +78,8 @@ export function sglangShort(m: Model, need: number, listed: number): boolean {
 
 /**
  * Takes `need` pages off the free list of `s`, in its order, and returns them in the
- * order taken; the caller has checked that {@link freeEntries} is at least `need`. Under
- * `any` this is the canonical choice (the lowest ids); the others are the caller's.
+ * order taken; the caller has checked that {@link freeEntries} is at least `need`. Not
+ * used under `any`, whose actions name their pages ({@link canTake}, {@link takeOne}).
  */
 export function take(m: Model, s: State, t: State, need: number): number[] {
   const out: number[] = [];
@@ -111,6 +111,24 @@ export function take(m: Model, s: State, t: State, need: number): number[] {
     if (m.freeAt >= 0) t[m.freeAt + p] = c;
   }
   return out;
+}
+
+/** Under `any`: whether the pages named (in table order) are `need` entries of the free list, a duplicate only as often as it is there. */
+export function canTake(m: Model, s: State, pages: readonly number[], need: number): boolean {
+  if (pages.length !== need) return false;
+  for (let i = 0; i < pages.length; i++) {
+    const p = pages[i]!;
+    if (!Number.isInteger(p) || p < m.firstPage || p >= m.pages) return false;
+    let times = 0;
+    for (let j = 0; j < pages.length; j++) if (pages[j] === p) times++;
+    if (times > freeCopies(m, s, p)) return false;
+  }
+  return true;
+}
+
+/** Under `any`: takes one entry of page `p` off the free list (a page free by having no holder needs nothing here). */
+export function takeOne(m: Model, t: State, p: number): void {
+  if (m.freeAt >= 0) t[m.freeAt + p] = t[m.freeAt + p]! - 1;
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { match } from 'ts-pattern';
 import type { Action } from './actions.ts';
-import { freeCopies, freeEntries, put, take } from './allocator.ts';
+import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
 import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import {
   cachedPage,
@@ -40,16 +40,19 @@ import {
  * @effect The request holds the pages the allocation order hands out, in the order taken,
  * as its page table; they leave the free list. On a prefix-cache hit the cached prefix
  * page comes first and is shared, not taken. Page contents are not touched.
+ * Under allocator `any` the action names the pages it takes, and every choice of free
+ * pages is its own action.
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
-export function allocate(m: Model, s: State, r: number): State | undefined {
+export function allocate(m: Model, s: State, r: number, pages?: readonly number[]): State | undefined {
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
   const len = m.len[r] ?? 0;
   const g = m.group[r] ?? -1;
   const hitPage = g >= 0 ? cachedPage(m, s, g) : -1;
   const need = hitPage >= 0 ? len - 1 : len;
-  if (freeEntries(m, s) < need) return undefined;
+  // Under `any` the action names its pages: enabled when they are free and as many as needed.
+  if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
 
   const t = s.slice();
   const table = m.tableAt[r] ?? 0;
@@ -59,7 +62,8 @@ export function allocate(m: Model, s: State, r: number): State | undefined {
     t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
     i = 1;
   }
-  for (const p of take(m, s, t, need)) {
+  for (const p of pages ?? take(m, s, t, need)) {
+    if (pages !== undefined) takeOne(m, t, p);
     t[m.holderAt + p] = bodyLabel(r);
     if (m.ownerCheck) t[m.tagAt + p] = 0;
     t[table + i++] = p;
@@ -241,7 +245,7 @@ export function insert(m: Model, s: State, r: number): State | undefined {
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
   return match(a.kind)
-    .with('allocate', () => allocate(m, s, a.r))
+    .with('allocate', () => allocate(m, s, a.r, a.pages))
     .with('prefill', () => prefill(m, s, a.r))
     .with('stub', () => stub(m, s, a.r))
     .with('handoff', () => handoff(m, s, a.r))
