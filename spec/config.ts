@@ -96,8 +96,8 @@ export interface Config {
   readonly pageSize?: number;
 }
 
-/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits. */
-export const LIMITS = { maxPages: 254, maxRequests: 16 } as const;
+/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits, an action index a byte. */
+export const LIMITS = { maxPages: 254, maxRequests: 16, maxActions: 256 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

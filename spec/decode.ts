@@ -122,10 +122,29 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     }
   });
   const faults = input.faults ?? [];
+  if (input.allocator === 'any') {
+    const kinds = 5 + (faults.includes('early-free') ? 1 : 0) + (input.requests.some((q) => q.prefix !== undefined) ? 1 : 0);
+    const actions = anyActions(input.pages, input.requests, faults.includes('double-free'), kinds);
+    if (actions > LIMITS.maxActions) {
+      issues.push({ path: 'allocator', message: `"any" makes every choice of pages its own action: ${actions} actions here, more than the ${LIMITS.maxActions} the checker indexes; use fewer pages or shorter requests` });
+    }
+  }
   faults.forEach((f, i) => {
     if (faults.indexOf(f) !== i) issues.push({ path: `faults[${i}]`, message: `fault ${show(f)} is named twice` });
   });
   return issues;
+}
+
+/** The number of actions under allocator `any`: every ordered choice of pages per request, and one action per other kind. */
+function anyActions(pages: number, requests: readonly { readonly length: number; readonly prefix?: string | undefined }[], multiset: boolean, kinds: number): number {
+  const choices = (k: number): number => {
+    let c = 1;
+    for (let i = 0; i < k; i++) c *= multiset ? pages : pages - i;
+    return Math.max(c, 0);
+  };
+  let total = 0;
+  for (const q of requests) total += choices(q.length) + (q.prefix === undefined ? 0 : choices(q.length - 1)) + kinds;
+  return total;
 }
 
 /** Decodes a configuration; variant defaults to `buggy` and faults to the variant's own. */

@@ -8,25 +8,26 @@ import { compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
  * interchangeable): states, depth, and the depth of each invariant's first violation.
  * The double-free column and the NoUseAfterFree/NoDuplicateFree entries were measured with
  * this checker, symmetry off. Double-free breaks the free list's bookkeeping but cannot
- * leak here: after A's double release the only other request that P computes is C, so no
- * second reader shares a page with it (B, over-long, is refused without the silent stub).
+ * leak here: the only requests that P computes are A and C, both 2 pages long, and the
+ * sorted free list hands both copies of a twice-freed page to the same one of them (B,
+ * over-long, is refused without the silent stub and reads nothing).
  */
 const EXPECTED = `
 buggy        silent-stub    156 16 Isolation@9
 buggy        early-free     331 14 Isolation@7
 buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10
 buggy        prefix-poison  123 14 Isolation@13
-buggy        double-free    664 17 Conservation@6 NoDuplicateFree@6 ExclusiveHold@7 NoUseAfterFree@7 ReadsOwnPages@10
+buggy        double-free    664 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
 length-fix   silent-stub     83 14
 length-fix   early-free     331 14 Isolation@7
 length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10
 length-fix   prefix-poison  123 14 Isolation@13
-length-fix   double-free    664 17 Conservation@6 NoDuplicateFree@6 ExclusiveHold@7 NoUseAfterFree@7 ReadsOwnPages@10
+length-fix   double-free    664 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
 owner-check  prefix-poison  128 14
-owner-check  double-free    761 17 Conservation@6 NoDuplicateFree@6 ExclusiveHold@7 NoUseAfterFree@7 ReadsOwnPages@10
+owner-check  double-free    761 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
 `;
 
 describe('the fault matrix', () => {

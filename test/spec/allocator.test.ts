@@ -1,6 +1,7 @@
 /** The allocation orders of docs/ALLOCATOR.md, step by step: the worked examples and the free list after each release. */
 import { describe, expect, it } from 'vitest';
-import { freeList, releaseList, tableOf, type Allocator, type Config } from '../../spec/index.ts';
+import { Either } from 'effect';
+import { decodeConfig, freeList, releaseList, tableOf, type Allocator, type Config } from '../../spec/index.ts';
 import { runLabels } from './helpers.ts';
 
 /** 8 pages; A and C of 2 pages, then six 1-page requests D..I. */
@@ -104,5 +105,19 @@ describe('double-free: the free list as a list', () => {
 
   it('the second release is not enabled once a page was handed out again (that is stale-free)', () => {
     expect(() => runLabels(config('sorted'), [...served('A'), 'allocate(B)', 'free(A)'])).toThrow(/step 7: free\(A\) is not enabled/);
+  });
+});
+
+describe('configuration', () => {
+  it('refuses allocator any where its choices would not fit the checker’s one-byte action index, naming the field', () => {
+    const r = decodeConfig({ pages: 6, prefillLimit: 2, requests: [{ length: 3 }, { length: 3 }, { length: 3 }], allocator: 'any' });
+    expect(Either.isLeft(r) && r.left.issues).toEqual([
+      { path: 'allocator', message: '"any" makes every choice of pages its own action: 375 actions here, more than the 256 the checker indexes; use fewer pages or shorter requests' },
+    ]);
+  });
+
+  it('names a bad allocator and a bad page size', () => {
+    const r = decodeConfig({ pages: 3, prefillLimit: 2, requests: [{ length: 1 }], allocator: 'fifo', pageSize: 0 });
+    expect(Either.isLeft(r) && r.left.issues.map((i) => i.path)).toEqual(['allocator', 'pageSize']);
   });
 });
