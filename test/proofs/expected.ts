@@ -28,4 +28,5 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'stale-free': ['free'],
   'prefix-poison': ['insert'],
   'double-free': ['free'],
+  'lock-underflow': [],
 };
