@@ -153,6 +153,5 @@ function narrate(
     .with('free', () => ` D releases ${r}'s own pages by id, whoever holds them: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('timeout', () => ` D times ${r} out and frees its pages: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('insert', () => ` ${r}'s first page goes to its prefix's cache entry: ${changedPages('holder').join(', ')}`)
-    .with('evict', () => ` the prefix cache evicts a page for ${r}: ${changedPages('holder').join(', ')}`)
     .exhaustive();
 }
