@@ -90,3 +90,14 @@ describe('fault double-free', () => {
     }
   });
 });
+
+describe('the text trace shows the free list where it is stored', () => {
+  it('under sglang: the release list waits, then the merge hands B pages 1 2 3', async () => {
+    const { formatTrace } = await import('../../trace/index.ts');
+    const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], 'sglang'));
+    const text = formatTrace(m, check(m).violations[0]!.trace, { color: false });
+    expect(text).toContain('  free   [1 2 3]  release []');
+    expect(text).toContain('  free   [3]  release [1 2]');
+    expect(text).toContain('D gives B pages 1, 2, 3');
+  });
+});
