@@ -101,3 +101,16 @@ describe('the text trace shows the free list where it is stored', () => {
     expect(text).toContain('D gives B pages 1, 2, 3');
   });
 });
+
+describe('ITF round trip under every order', () => {
+  it('a counterexample saved as ITF replays to the same violation, allocate(A: …) choices included under any', async () => {
+    const { toItf, replayItf } = await import('../../trace/index.ts');
+    for (const allocator of ORDERS) {
+      const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], allocator));
+      const trace = check(m).violations[0]!.trace;
+      const back = replayItf(JSON.parse(JSON.stringify(toItf(m, trace, 'Isolation'))));
+      expect(back.outcome, allocator).toBe('violation');
+      expect(back.trace.steps.map((s) => actionLabel(back.model, s.action)), allocator).toEqual(trace.steps.map((s) => actionLabel(m, s.action)));
+    }
+  });
+});
