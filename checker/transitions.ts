@@ -13,6 +13,7 @@ import {
   allActions,
   allocate,
   decode,
+  evict,
   free,
   handoff,
   insert,
@@ -45,6 +46,7 @@ export function transitionOf(kind: ActionKind): Transition {
     .with('free', () => free)
     .with('timeout', () => timeout)
     .with('insert', () => insert)
+    .with('evict', () => evict)
     .exhaustive();
 }
 
@@ -100,6 +102,12 @@ function expanderOf(m: Model, kind: ActionKind, base: number): Expander {
         if (t !== undefined) sink(t, base + r);
       }
     })
+    .with('evict', (): Expander => (s, sink) => {
+      for (let r = 0; r < n; r++) {
+        const t = evict(m, s, r);
+        if (t !== undefined) sink(t, base + r);
+      }
+    })
     .exhaustive();
 }
 
@@ -122,6 +130,11 @@ export function actionTable(m: Model): ActionTable {
   for (const kind of ACTION_KINDS) {
     const base = actions.findIndex((a) => a.kind === kind);
     if (base < 0) continue;
+    // Under allocator `any`, allocate is a block of actions naming their pages: one expander runs the block.
+    if (kind === 'allocate' && m.allocator === 'any') {
+      expanders.push(choiceExpander(m, actions, base));
+      continue;
+    }
     // The expander assumes the spec's layout: a kind's actions are contiguous, one per request in order.
     for (let r = 0; r < m.n; r++) {
       const a = actions[base + r];
@@ -131,8 +144,22 @@ export function actionTable(m: Model): ActionTable {
   }
   return {
     actions,
-    fns: actions.map((a) => transitionOf(a.kind)),
+    fns: actions.map((a): Transition => (a.pages === undefined ? transitionOf(a.kind) : (mm, s, r) => allocate(mm, s, r, a.pages))),
     requests: Int32Array.from(actions, (a) => a.r),
     expanders,
+  };
+}
+
+/** The expander of allocator `any`'s allocate block: every action from `base` that names pages, in order. */
+function choiceExpander(m: Model, actions: readonly Action[], base: number): Expander {
+  let end = base;
+  while (actions[end]?.kind === 'allocate') end++;
+  const block = actions.slice(base, end);
+  return (s, sink) => {
+    for (let i = 0; i < block.length; i++) {
+      const a = block[i]!;
+      const t = allocate(m, s, a.r, a.pages);
+      if (t !== undefined) sink(t, base + i);
+    }
   };
 }

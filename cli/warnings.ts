@@ -4,7 +4,7 @@
  * `--prefill-limit 50` on 3 pages means no prompt is ever stubbed, so buggy "holds".
  * Whether a fault can fire is the spec's own fact: the witness that it fired applies.
  */
-import { DEFAULT_FAULTS, DoubleRelease, LateWriteLands, OverLongStubbed, PoisonedInsert, type Fault, type Model, type Property } from '../spec/index.ts';
+import { DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, HandedOutTwice, LateWriteLands, OverLongStubbed, PoisonedInsert, type Fault, type Model, type Property } from '../spec/index.ts';
 
 /** The witness that shows each fault firing; it applies exactly where the fault can fire. */
 const FIRES: Readonly<Record<Fault, Property>> = {
@@ -12,6 +12,8 @@ const FIRES: Readonly<Record<Fault, Property>> = {
   'early-free': LateWriteLands,
   'stale-free': DoubleRelease,
   'prefix-poison': PoisonedInsert,
+  'double-free': HandedOutTwice,
+  'lock-underflow': EvictedWhileRead,
 };
 
 /** Why a fault cannot fire, in the configuration's own terms. */
@@ -19,6 +21,7 @@ function why(m: Model, fault: Fault): string {
   const longest = Math.max(0, ...m.config.requests.map((q) => q.length));
   if (fault === 'silent-stub') return `no request is longer than the prefill limit ${m.config.prefillLimit} (the longest is ${longest} pages)`;
   if (fault === 'prefix-poison') return 'no request has a prompt prefix (LEN:PREFIX in --requests)';
+  if (fault === 'lock-underflow' && !m.eviction) return 'the prefix cache does not evict here (--eviction is off)';
   return `its witness ${FIRES[fault].name} does not apply`;
 }
 

@@ -76,6 +76,8 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       return pool.timeout(slot);
     case 'insert':
       return pool.insert(slot);
+    case 'evict':
+      return false; // the pool has no prefix-cache eviction; a log's evict is refused before it gets here
     default:
       return unreachable(kind);
   }

@@ -63,6 +63,7 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('free', () => free(v, sem, s, r))
     .with('timeout', () => timeout(v, sem, s, r))
     .with('insert', () => insert(v, sem, s, r))
+    .with('evict', () => evictNever(v, s))
     .exhaustive();
 }
 
@@ -72,8 +73,9 @@ const phaseIn = (v: Vocabulary, s: ZState, r: Z, ...phases: Parameters<Vocabular
 const setPhase = (s: ZState, r: Z, phase: Z): Arr => put(s.phase, r, phase);
 
 /**
- * allocate(r). Looser than the spec: any free pages, not the lowest ones, and a hit may be
- * passed over although the prefix is cached (the spec always takes the cached page).
+ * allocate(r). Looser than the spec: any free pages, not the lowest ones (every allocation
+ * order at once), and a hit may be passed over although the prefix is cached (the spec
+ * always takes the cached page). With fault double-free, any pages, free or held.
  */
 function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { ctx, none } = v;
@@ -92,9 +94,14 @@ function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
       at(s.phase, r).eq(v.ph('new')),
       // On a hit, slot 0 is a page held by r's prefix's cache entry, shared, not taken.
       Implies(hit, And(v.hasPrefix(r), at(s.holder, at(row, v.slot0)).eq(v.prefix(v.group(r))))),
-      // Every other slot takes a free page, each a different one.
-      forAll(v, [k], Implies(takenSlot(k), And(at(s.holder, at(row, k)).eq(none), holds(taken, at(row, k))))),
-      forAll(v, [k, k2], Implies(And(takenSlot(k), takenSlot(k2), Not(k.eq(k2))), Not(at(row, k).eq(at(row, k2))))),
+      // Every other slot takes a free page, each a different one. With fault double-free any
+      // page may sit on the free list more than once, so the taken pages are any pages at all.
+      ...(sem.fault['double-free']
+        ? [forAll(v, [k], Implies(takenSlot(k), holds(taken, at(row, k))))]
+        : [
+            forAll(v, [k], Implies(takenSlot(k), And(at(s.holder, at(row, k)).eq(none), holds(taken, at(row, k))))),
+            forAll(v, [k, k2], Implies(And(takenSlot(k), takenSlot(k2), Not(k.eq(k2))), Not(at(row, k).eq(at(row, k2))))),
+          ]),
       // And nothing else is taken.
       forAll(v, [p], Implies(holds(taken, p), And(takenSlot(at(slotOf, p)), at(row, at(slotOf, p)).eq(p)))),
     ],
@@ -207,15 +214,36 @@ function release(v: Vocabulary, s: ZState, r: Z, name: string): Transition {
   };
 }
 
-/** free(r): the normal release, or (fault stale-free) a second one of an old table. */
+/**
+ * free(r): the normal release, or (fault stale-free) a second one of an old table, or
+ * (fault double-free) the same while its pages are still free. The free list stays a set
+ * here; the duplicate hand-out that follows in the spec is encoded in `allocate`, which
+ * under double-free may take any page.
+ */
 function free(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const normal = phaseIn(v, s, r, 'decoded', 'refused', 'failed');
-  const stale = sem.fault['stale-free'] ? phaseIn(v, s, r, 'freed', 'landed') : v.ctx.Bool.val(false);
+  const k = v.ctx.Const('k', v.Slot);
+  // Double-free's second release: while every page of the old table is still free.
+  const stillFree = forAll(v, [k], v.ctx.Implies(ownSlot(v, s, r, k), at(s.holder, at(s.table, r, k)).eq(v.none)));
+  const stale = sem.fault['stale-free']
+    ? phaseIn(v, s, r, 'freed', 'landed')
+    : sem.fault['double-free']
+      ? v.ctx.And(phaseIn(v, s, r, 'freed', 'landed'), stillFree)
+      : v.ctx.Bool.val(false);
   const rel = release(v, s, r, 'free');
   return {
     constraints: [v.ctx.Or(normal, stale), ...rel.constraints],
     post: { ...rel.post, phase: setPhase(s, r, v.ctx.If(normal, v.ph('freed'), v.ph('released')) as Z) },
   };
+}
+
+/**
+ * evict(r): not encoded. The spec enables it only with config `eviction`, and the proof is
+ * about configurations without it (the prefix cache there holds a page for good), so the
+ * obligation is met because the action never happens.
+ */
+function evictNever(v: Vocabulary, s: ZState): Transition {
+  return { constraints: [v.ctx.Bool.val(false)], post: s, never: true };
 }
 
 /** timeout(r), fault early-free: D frees r's pages while P's write is in flight. */

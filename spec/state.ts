@@ -19,6 +19,7 @@
  * - table: its page table, the ordered page ids decode reads; kept after `free`, because a
  *   stale second release frees exactly that list.
  */
+import { initFree } from './allocator.ts';
 import { NO_PAGE, type Model } from './model.ts';
 
 /** A state: `Model.size` bytes laid out as `model.ts` describes. */
@@ -78,6 +79,8 @@ export const HIT = 1;
 export const INSERTED = 2;
 /** The request's decode read a page that it did not hold at the time. */
 export const READ_UNHELD = 4;
+/** D evicted a cached prefix page to make room for the request. */
+export const EVICTED_FOR = 8;
 
 /** Phases in which a request holds its page table. */
 export function isLive(phase: number): boolean {
@@ -147,14 +150,20 @@ export function cachedPage(m: Model, s: State, g: number): number {
   return -1;
 }
 
+/** Prefix group `g`'s lock count: how many live requests that hit the cache read its page (0 without eviction). */
+export function lockOf(m: Model, s: State, g: number): number {
+  return m.lockAt < 0 ? 0 : (s[m.lockAt + g] ?? 0);
+}
+
 /** Whether request `r`'s first page is the shared prefix page rather than its own. */
 export function sharesFirstPage(m: Model, s: State, r: number): boolean {
   return (flagsOf(m, s, r) & (HIT | INSERTED)) !== 0;
 }
 
-/** The initial state: every page free and never written, every request new. */
+/** The initial state: every page free (but the padding page) and never written, every request new. */
 export function initial(m: Model): State {
   const s = new Uint8Array(m.size);
   for (let r = 0; r < m.n; r++) s.fill(NO_PAGE, m.tableAt[r], (m.tableAt[r] ?? 0) + (m.len[r] ?? 0));
+  initFree(m, s);
   return s;
 }

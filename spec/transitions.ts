@@ -9,6 +9,7 @@
  */
 import { match } from 'ts-pattern';
 import type { Action } from './actions.ts';
+import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
 import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import {
   cachedPage,
@@ -25,30 +26,35 @@ import {
   tablePage,
   tagOf,
   dataOf,
+  EVICTED_FOR,
+  lockOf,
   type State,
 } from './state.ts';
 
 /**
- * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. The
- * free list is kept sorted, so the request gets the lowest free page ids: the pages that
- * the previous request just freed, with that request's KV data still in them.
- * @guard The request is new, and enough pages are free: its length, less one when its
- * prefix is cached.
- * @effect The request holds the lowest free pages, in ascending order, as its page table.
- * On a prefix-cache hit the cached prefix page comes first and is shared, not taken.
- * Page contents are not touched.
+ * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
+ * free pages it gets is the allocation order's (docs/ALLOCATOR.md): under `sorted` the
+ * lowest free ids, the pages that the previous request just freed, with that request's
+ * KV data still in them; under `sglang` the front of a sorted free list that recently
+ * freed pages join only when it runs short.
+ * @guard The request is new, and the free list (with `sglang`'s release list) holds
+ * enough entries: its length, less one when its prefix is cached.
+ * @effect The request holds the pages the allocation order hands out, in the order taken,
+ * as its page table; they leave the free list. On a prefix-cache hit the cached prefix
+ * page comes first and is shared, not taken. Page contents are not touched.
+ * Under allocator `any` the action names the pages it takes, and every choice of free
+ * pages is its own action.
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
-export function allocate(m: Model, s: State, r: number): State | undefined {
+export function allocate(m: Model, s: State, r: number, pages?: readonly number[]): State | undefined {
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
   const len = m.len[r] ?? 0;
   const g = m.group[r] ?? -1;
   const hitPage = g >= 0 ? cachedPage(m, s, g) : -1;
   const need = hitPage >= 0 ? len - 1 : len;
-  let free = 0;
-  for (let p = 0; p < m.pages; p++) if (holderOf(m, s, p) === 0) free++;
-  if (free < need) return undefined;
+  // Under `any` the action names its pages: enabled when they are free and as many as needed.
+  if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
 
   const t = s.slice();
   const table = m.tableAt[r] ?? 0;
@@ -56,10 +62,12 @@ export function allocate(m: Model, s: State, r: number): State | undefined {
   if (hitPage >= 0) {
     t[table] = hitPage;
     t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
+    // The hit locks the cached page while r is live; with lock-underflow it locks another node.
+    if (m.eviction && !m.fault['lock-underflow']) t[m.lockAt + g] = lockOf(m, s, g) + 1;
     i = 1;
   }
-  for (let p = 0; p < m.pages && i < len; p++) {
-    if (holderOf(m, s, p) !== 0) continue;
+  for (const p of pages ?? take(m, s, t, need)) {
+    if (pages !== undefined) takeOne(m, t, p);
     t[m.holderAt + p] = bodyLabel(r);
     if (m.ownerCheck) t[m.tagAt + p] = 0;
     t[table + i++] = p;
@@ -175,20 +183,26 @@ export function decode(m: Model, s: State, r: number): State | undefined {
 
 /**
  * D finishes the request and releases its pages (`PagedTokenToKVPoolAllocator.free`):
- * the page ids go back to the free list by id. Nothing is zeroed.
+ * the page ids go back to the free list (under `sglang`, to the release list) in one
+ * call, deduplicated within it. Nothing is zeroed.
  * @guard The request decoded, was refused, or failed. With fault `stale-free`, also a
  * request already freed (or whose late write landed): the abort path and the normal path
- * both release it.
+ * both release it. With fault `double-free`, the same second release while every page of
+ * the old table is still free.
  * @effect Every page of the table except a shared prefix page is free, whoever holds it
- * now; contents and tags stay. The request is freed (released, for the second release).
+ * now; contents and tags stay. A page already free is left as it is, unless the free
+ * list is a list (`double-free`): then it is there twice. The request is freed
+ * (released, for the second release).
  */
 export function free(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   const normal = phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed;
-  const stale = m.fault['stale-free'] && (phase === Ph.freed || phase === Ph.landed);
+  const again = phase === Ph.freed || phase === Ph.landed;
+  const stale = again && (m.fault['stale-free'] || (m.fault['double-free'] && stillFree(m, s, r)));
   if (!normal && !stale) return undefined;
   const t = s.slice();
   release(m, s, t, r);
+  if (normal) unlock(m, s, t, r);
   t[m.phaseAt + r] = normal ? Ph.freed : Ph.released;
   return t;
 }
@@ -204,7 +218,35 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   if (!m.fault['early-free'] || phaseOf(m, s, r) !== Ph.allocated) return undefined;
   const t = s.slice();
   release(m, s, t, r);
+  unlock(m, s, t, r);
   t[m.phaseAt + r] = Ph.timedOut;
+  return t;
+}
+
+/**
+ * The prefix cache evicts to make room (`RadixCache.evict`): D finds too few free pages
+ * for the request's allocation and frees an unlocked cached prefix page.
+ * @guard Eviction is on, the request is new and its allocation finds fewer free pages
+ * than it needs, and the cache holds a page whose lock count is 0 for a prefix other than
+ * the request's own (the request's own prefix is matched, and so locked, first).
+ * @effect The lowest such page leaves the cache and goes back to the free list, contents
+ * untouched; the request is marked as the one evicted for.
+ */
+export function evict(m: Model, s: State, r: number): State | undefined {
+  if (!m.eviction || phaseOf(m, s, r) !== Ph.new) return undefined;
+  const g = m.group[r] ?? -1;
+  const need = (m.len[r] ?? 0) - (g >= 0 && cachedPage(m, s, g) >= 0 ? 1 : 0);
+  if (freeEntries(m, s) >= need) return undefined;
+  let victim = -1;
+  for (let p = m.firstPage; p < m.pages && victim < 0; p++) {
+    const h = holderOf(m, s, p);
+    if (h > m.n && h - m.n - 1 !== g && lockOf(m, s, h - m.n - 1) === 0) victim = p;
+  }
+  if (victim < 0) return undefined;
+  const t = s.slice();
+  t[m.holderAt + victim] = 0;
+  put(m, s, t, [victim]);
+  t[m.flagsAt + r] = flagsOf(m, s, r) | EVICTED_FOR;
   return t;
 }
 
@@ -216,7 +258,7 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
  * also a request that was refused or failed: its first page was never written for the
  * prefix.
  * @effect The first page is held by the prefix cache entry, no longer by the request;
- * its content is untouched.
+ * its content is untouched. Under eviction the request locks the page until its release.
  */
 export function insert(m: Model, s: State, r: number): State | undefined {
   // The guards are conjuncts: the phase, cheapest and most often false, is tested first.
@@ -230,13 +272,15 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   t[m.holderAt + first] = prefixLabel(m, g);
   t[m.flagsAt + r] = flagsOf(m, s, r) | INSERTED;
+  // Under eviction the inserting request holds a lock on the page until its own release.
+  if (m.eviction) t[m.lockAt + g] = lockOf(m, s, g) + 1;
   return t;
 }
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
   return match(a.kind)
-    .with('allocate', () => allocate(m, s, a.r))
+    .with('allocate', () => allocate(m, s, a.r, a.pages))
     .with('prefill', () => prefill(m, s, a.r))
     .with('stub', () => stub(m, s, a.r))
     .with('handoff', () => handoff(m, s, a.r))
@@ -244,6 +288,7 @@ export function step(m: Model, s: State, a: Action): State | undefined {
     .with('free', () => free(m, s, a.r))
     .with('timeout', () => timeout(m, s, a.r))
     .with('insert', () => insert(m, s, a.r))
+    .with('evict', () => evict(m, s, a.r))
     .exhaustive();
 }
 
@@ -259,11 +304,33 @@ function write(m: Model, t: State, p: number, label: number): void {
   if (m.ownerCheck) t[m.tagAt + p] = label;
 }
 
-/** Puts the pages of `r`'s table back on the free list by id, except a shared prefix page. */
+/** Puts the pages of `r`'s table back on the free list in one release, except a shared prefix page; their holder is nobody. */
 function release(m: Model, s: State, t: State, r: number): void {
+  const len = m.len[r] ?? 0;
+  const pages: number[] = [];
+  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
+    const p = tablePage(m, s, r, i);
+    if (p === NO_PAGE) continue;
+    t[m.holderAt + p] = 0;
+    pages.push(p);
+  }
+  put(m, s, t, pages);
+}
+
+/** A finished request that hit the cache (or inserted into it) unlocks its prefix page; the count never goes below 0 (with lock-underflow it was never raised). */
+function unlock(m: Model, s: State, t: State, r: number): void {
+  const g = m.group[r] ?? -1;
+  if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
+  const lock = lockOf(m, s, g);
+  if (lock > 0) t[m.lockAt + g] = lock - 1;
+}
+
+/** Whether every page of `r`'s old table (except a shared prefix page) is still free: nobody took it since. */
+function stillFree(m: Model, s: State, r: number): boolean {
   const len = m.len[r] ?? 0;
   for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
-    if (p !== NO_PAGE) t[m.holderAt + p] = 0;
+    if (p !== NO_PAGE && (holderOf(m, s, p) !== 0 || freeCopies(m, s, p) === 0)) return false;
   }
+  return true;
 }

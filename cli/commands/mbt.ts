@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { EVENTS, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { EVENTS, POOL_FAULTS, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import { beginWork } from '../interrupt.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { invocation } from '../invocation.ts';
@@ -53,6 +53,19 @@ type Target = { readonly config: Config } | { readonly variant: Variant; readonl
 
 /** What to test, from the flags: random configurations with `--random` (faults random unless given), else the model flags over the minimal incident. */
 function targetFrom(flags: MbtFlags): Target {
+  const target = rawTarget(flags);
+  const config = 'config' in target ? target.config : undefined;
+  const faults = config?.faults ?? ('faults' in target ? (target.faults ?? []) : []);
+  const missing = faults.filter((f) => !POOL_FAULTS.includes(f));
+  if (missing.length > 0) throw new UsageError(`--faults: the pool does not implement ${missing.join(', ')} yet; it implements ${POOL_FAULTS.join(', ')}`);
+  if (config !== undefined && ((config.allocator ?? 'sorted') !== 'sorted' || config.eviction === true)) {
+    throw new UsageError(`--allocator/--eviction: the pool implements allocator sorted without eviction only, got ${config.allocator ?? 'sorted'}${config.eviction === true ? ' with eviction' : ''}`);
+  }
+  return target;
+}
+
+/** The target as the flags give it, before the pool's limits are checked. */
+function rawTarget(flags: MbtFlags): Target {
   if (flags.random !== true) {
     // The minimal incident by default; the faults are left to the variant's own.
     const { pages, prefillLimit, requests } = incidentConfig('buggy');
@@ -180,7 +193,8 @@ export async function mbtAdapterCommand(flags: MbtFlags & { readonly adapter: st
   } catch (e) {
     throw new UsageError(`--path: ${(e as Error).message}`);
   }
-  const target = targetFrom(flags);
+  // The pool's limits do not apply: an adapter implements what it implements, and the comparison says so.
+  const target = rawTarget(flags);
   let result: AdapterMbtResult;
   try {
     result = await runAdapterMbt({ ...target, command: flags.adapter, runs, seed, maxCommands, timeoutMs, ...(flags.path === undefined ? {} : { path: flags.path }) });

@@ -13,6 +13,8 @@ const show = (x: unknown): string => (x === null || x === undefined ? 'none' : A
 /** The differences between the spec's state and the adapter's report, one line each; empty when they agree. */
 export function compareObserved(m: Model, s: State, observed: Observed, observes: ReadonlySet<Observable>): string[] {
   const v = view(m, s);
+  // The padding page of SGLang's orders (page 0) is the spec's bookkeeping, never handed out: an adapter need not report it.
+  const pages = v.pages.filter((p) => p.id >= m.firstPage);
   const lines: string[] = [];
   const field = (where: string, name: string, spec: unknown, impl: unknown): void => {
     if (show(spec) !== show(impl)) lines.push(`${where} ${name}: spec ${show(spec)}, adapter ${show(impl)}`);
@@ -20,7 +22,7 @@ export function compareObserved(m: Model, s: State, observed: Observed, observes
   const pageFields = (['holder', 'data', 'tag'] as const).filter((f) => observes.has(f));
   if (pageFields.length > 0) {
     const byId = new Map((observed.pages ?? []).map((p) => [p.id, p]));
-    for (const p of v.pages) {
+    for (const p of pages) {
       const q = byId.get(p.id);
       if (q === undefined) {
         lines.push(`page ${p.id}: missing from the adapter's report`);
@@ -43,7 +45,7 @@ export function compareObserved(m: Model, s: State, observed: Observed, observes
     }
   }
   if (observes.has('free')) {
-    const free = v.pages.filter((p) => p.holder === null).map((p) => p.id);
+    const free = pages.filter((p) => p.holder === null).map((p) => p.id);
     field('the free list', '(sorted)', free, [...(observed.free ?? [])].sort((a, b) => a - b));
   }
   return lines;

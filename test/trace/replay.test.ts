@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatItf, replayItf, ReplayError, type ReplayResult } from '../../trace/index.ts';
 import { minimalLeak, ownerCheck, staleFree } from './traces.ts';
+import { INVARIANTS } from '../../spec/index.ts';
 
 /** The minimal leak's ITF, parsed, as a user's tool would hold it. */
 const leakJson = (): Record<string, unknown> & { states: Array<Record<string, unknown>> } => {
@@ -80,7 +81,7 @@ describe('replayItf', () => {
   it('refuses a tampered #meta.invariant: unknown, or not the one the trace violates', () => {
     const unknown = leakJson();
     (unknown['#meta'] as Record<string, unknown>)['invariant'] = 'Safety';
-    expect(refusal(unknown).message).toBe('#meta.invariant is "Safety", which is not an invariant of the spec (Isolation, ExclusiveHold, Conservation, ReadsOwnPages)');
+    expect(refusal(unknown).message).toBe(`#meta.invariant is "Safety", which is not an invariant of the spec (${INVARIANTS.map((p) => p.name).join(', ')})`);
     const other = leakJson();
     (other['#meta'] as Record<string, unknown>)['invariant'] = 'Conservation';
     expect(refusal(other).message).toBe('#meta.invariant says Conservation is violated, but the trace first violates Isolation, at step 9');
@@ -111,7 +112,7 @@ describe('replayItf', () => {
     const unknownKind = leakJson();
     unknownKind.states[2]!['mbt::actionTaken'] = 'explode';
     expect(refusal(unknownKind).message).toBe(
-      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, decode, free, timeout, insert',
+      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, decode, free, timeout, insert, evict',
     );
     const unknownRequest = leakJson();
     unknownRequest.states[2]!['mbt::nondetPicks'] = { r: 'Z' };

@@ -20,12 +20,14 @@ class Allocator:
     `sorted`: ids 0..pages-1; the free list is kept sorted, lowest ids first.
     `sglang`: ids 1..pages (page 0 is the padding page for dummy outputs); a freed page waits
     in a release list until an allocation finds too few free pages: then the free list and
-    the release list are merged and sorted. The shortage test is that of `alloc_extend`, which
-    D's pre-allocation calls: pages needed + batch size (1) + 1 more than the free list holds.
+    the release list are merged and sorted. The shortage test is the one of the path D's
+    pre-allocation calls: with pages of one token, `alloc` (more pages needed than the free
+    list holds); otherwise `alloc_extend` with a batch of one (pages needed + 1 + 1 more).
     """
 
-    def __init__(self, pages, order):
+    def __init__(self, pages, order, page_size=1):
         self.order = order
+        self.page_size = page_size
         if order == "sglang":
             self.free_pages = list(range(1, pages + 1))
         else:
@@ -40,7 +42,8 @@ class Allocator:
         self.release_pages = []
 
     def alloc(self, n):
-        if self.order == "sglang" and n + 1 + 1 > len(self.free_pages):
+        short = n > len(self.free_pages) if self.page_size == 1 else n + 1 + 1 > len(self.free_pages)
+        if self.order == "sglang" and short:
             self.merge_and_sort_free()
         if n > len(self.free_pages):
             return None
@@ -75,7 +78,7 @@ class Server:
         self.stale_free = "stale-free" in faults
         self.prefix_poison = "prefix-poison" in faults
         self.limit = config["prefillLimit"]
-        self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"))
+        self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"), config.get("pageSize", 1))
         ids = range(1, config["pages"] + 1) if self.alloc.order == "sglang" else range(config["pages"])
         self.pages = {p: {"holder": None, "data": None, "tag": None} for p in ids}
         self.requests = {}
@@ -245,13 +248,19 @@ def serve(make_server, stdin=sys.stdin, stdout=sys.stdout):
 
 
 def self_test():
-    """The documented orders on 8 pages of 4 tokens."""
-    a = Allocator(8, "sglang")
+    """The documented orders on 8 pages of 4 tokens (and of one token)."""
+    a = Allocator(8, "sglang", 4)
     assert a.alloc(2) == [1, 2]
     a.free([1, 2])
     assert a.alloc(2) == [3, 4], "freed pages wait in the release list"
     got = [a.alloc(1) for _ in range(6)]
     assert got == [[5], [6], [1], [2], [7], [8]], got
+    one = Allocator(8, "sglang", 1)
+    one.alloc(2)
+    one.free([1, 2])
+    assert one.alloc(2) == [3, 4]
+    got = [one.alloc(1) for _ in range(6)]
+    assert got == [[5], [6], [7], [8], [1], [2]], got
     s = Allocator(8, "sorted")
     assert s.alloc(2) == [0, 1]
     s.free([1, 0])
