@@ -118,6 +118,8 @@ export class PagePool {
     if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix < this.prefixPages.length)) {
       throw new RangeError(`allocate: prefix ${prefix} is not in 0..${this.prefixPages.length - 1}`);
     }
+    // The prefix is one page: a request with one needs a page of its own besides (else a stub would write past its table).
+    if (prefix !== undefined && length < 2) throw new RangeError(`allocate: a request with a prefix needs at least 2 pages, got ${length}`);
     const phase = this.phases[s] ?? Ph.new;
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
     const hit = g >= 0 ? (this.prefixPages[g] ?? NO_PAGE) : NO_PAGE;
