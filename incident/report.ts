@@ -24,7 +24,7 @@ export interface Bucket {
   readonly refused: number;
   /** Requests whose decode the owner check stopped. */
   readonly failedLoudly: number;
-  /** `owner-check` only: requests a buggy twin would have leaked; null otherwise. */
+  /** `owner-check` only: requests whose pages held other requests' data when they decoded (the monitor's count); null otherwise. */
   readonly wouldHaveLeaked: number | null;
 }
 
@@ -50,7 +50,7 @@ export interface IncidentReport {
   readonly refused: number;
   /** Requests the owner check failed loudly. */
   readonly failedLoudly: number;
-  /** `owner-check` only: requests whose pages held other requests' data when they decoded (a buggy twin leaked them); null otherwise. */
+  /** `owner-check` only: requests whose pages held other requests' data when they decoded (the monitor's count); null otherwise. */
   readonly wouldHaveLeaked: number | null;
   /** Shortest leaked prompt, in tokens; null when nothing leaked. */
   readonly minLeakTokens: number | null;

@@ -1,0 +1,123 @@
+/**
+ * The replay's independent monitor: what the spec says each decode read, worked out from
+ * the actions alone, beside the pool that runs them. The pool's own counters (`foreign`,
+ * its tags, its phases) are never consulted to count a leak; they are compared with the
+ * monitor, and a disagreement stops the replay as a bug in the pool.
+ *
+ * The monitor keeps, per page, who holds it, the request whose write last landed in it,
+ * and whether that write came during the current hold; it learns only which pages
+ * `allocate` handed out (the page table, which it copies: later actions use its copy,
+ * not the pool's), and checks them: each was free, none twice,
+ * and, for the lowest-first order, they are the lowest free ids (a Fenwick tree over the
+ * free pages counts the free ids below the highest one taken). Then, as the spec says:
+ * `prefill` writes every page of the table, a silent `stub` its first page; `decode`
+ * reads every page of the table, and under `owner-check` it fails loudly exactly when some
+ * page was not written by the reader during its hold (its tag was cleared by `allocate`
+ * and stamped only by the reader's own writes).
+ */
+
+/** How the monitor checks the pages an `allocate` handed out. */
+export type OrderCheck = 'lowest-first' | 'any';
+
+/** What a decode read, as the spec says. */
+export interface MonitoredRead {
+  /** Pages of the table whose data another request wrote. */
+  readonly foreign: number;
+  /** Whether every page was written by the reader during its hold: the owner check passes exactly then. */
+  readonly allOwn: boolean;
+}
+
+/** The monitor of one pool of `pages` pages; requests are numbered by the caller. */
+export class ReadMonitor {
+  private readonly holder: Int32Array;
+  private readonly data: Int32Array;
+  private readonly fresh: Uint8Array;
+  /** Fenwick tree over "page is free" (1-based). */
+  private readonly tree: Int32Array;
+  private readonly order: OrderCheck;
+  /** The live requests' page tables, as `allocate` handed them out. */
+  private readonly tables = new Map<number, Int32Array>();
+
+  constructor(pages: number, order: OrderCheck) {
+    this.holder = new Int32Array(pages);
+    this.data = new Int32Array(pages);
+    this.fresh = new Uint8Array(pages);
+    this.tree = new Int32Array(pages + 1);
+    this.order = order;
+    for (let p = 0; p < pages; p++) this.addFree(p, 1);
+  }
+
+  /** Request `r` was given `table[0 .. length-1]`; throws when a page was not free, is there twice, or breaks the order. */
+  allocate(r: number, table: Int32Array, length: number): void {
+    if (this.tables.has(r)) throw new Error(`monitor: request ${r} was allocated twice`);
+    this.tables.set(r, table.slice(0, length));
+    let highest = -1;
+    for (let i = 0; i < length; i++) {
+      const p = table[i] ?? -1;
+      if (!(p >= 0 && p < this.holder.length)) throw new Error(`monitor: request ${r} was given page ${p}, which the pool does not have`);
+      if (this.holder[p] !== 0) throw new Error(`monitor: request ${r} was given page ${p}, which request ${(this.holder[p] ?? 0) - 1} holds`);
+      this.holder[p] = r + 1;
+      this.fresh[p] = 0;
+      this.addFree(p, -1);
+      if (p > highest) highest = p;
+    }
+    // Lowest first: every page free before the allocation and not above the highest one taken was taken.
+    if (this.order === 'lowest-first' && length > 0 && this.freeUpTo(highest) !== 0) {
+      throw new Error(`monitor: request ${r} was not given the lowest free pages (a free page lies below page ${highest})`);
+    }
+  }
+
+  /** Request `r`'s write landed: every page of its table, or (a silent stub) the first one only. */
+  write(r: number, firstOnly: boolean): void {
+    const table = this.table(r);
+    const end = firstOnly ? Math.min(1, table.length) : table.length;
+    for (let i = 0; i < end; i++) {
+      const p = table[i] ?? 0;
+      this.data[p] = r + 1;
+      this.fresh[p] = this.holder[p] === r + 1 ? 1 : 0;
+    }
+  }
+
+  /** What request `r`'s decode of its table reads. */
+  decode(r: number): MonitoredRead {
+    const table = this.table(r);
+    let foreign = 0;
+    let allOwn = true;
+    for (let i = 0; i < table.length; i++) {
+      const p = table[i] ?? 0;
+      const d = this.data[p] ?? 0;
+      if (d !== 0 && d !== r + 1) foreign++;
+      if (d !== r + 1 || this.fresh[p] !== 1) allOwn = false;
+    }
+    return { foreign, allOwn };
+  }
+
+  /** Request `r` released its table; throws when it releases a page it does not hold. */
+  free(r: number): void {
+    const table = this.table(r);
+    this.tables.delete(r);
+    for (let i = 0; i < table.length; i++) {
+      const p = table[i] ?? 0;
+      if (this.holder[p] !== r + 1) throw new Error(`monitor: request ${r} released page ${p}, which it does not hold`);
+      this.holder[p] = 0;
+      this.addFree(p, 1);
+    }
+  }
+
+  private table(r: number): Int32Array {
+    const table = this.tables.get(r);
+    if (table === undefined) throw new Error(`monitor: request ${r} holds no page table`);
+    return table;
+  }
+
+  private addFree(p: number, delta: number): void {
+    for (let i = p + 1; i < this.tree.length; i += i & -i) this.tree[i] = (this.tree[i] ?? 0) + delta;
+  }
+
+  /** Free pages among `0 .. p`. */
+  private freeUpTo(p: number): number {
+    let sum = 0;
+    for (let i = p + 1; i > 0; i -= i & -i) sum += this.tree[i] ?? 0;
+    return sum;
+  }
+}
