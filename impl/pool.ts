@@ -14,6 +14,7 @@
  */
 import { HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
 import { FreeSet } from './free-set.ts';
+import { makeFreeList, type FreeList } from './allocator-order.ts';
 import { MAX_SERIAL, NO_PAGE, groupOfLabel, prefixLabelOf, resolveOptions, type Behaviour, type PoolOptions } from './options.ts';
 
 /** Phases whose request is done with its slot: a new request may be admitted there. */
@@ -51,8 +52,12 @@ export class PagePool {
   readonly readCounts: Int32Array;
   /** Per prefix group: the page the prefix cache holds for it, or `NO_PAGE`. */
   readonly prefixPages: Int32Array;
-  /** The free list. */
+  /** The free list of the `sorted` order (a set). */
   protected readonly freeSet: FreeSet;
+  /** The free list of the other orders, and of `sorted` under `double-free` (impl/allocator-order.ts); undefined otherwise. */
+  protected readonly freeList: FreeList | undefined;
+  /** Scratch for one release's batch of page ids. */
+  private readonly batch: Int32Array;
   private readonly foreign: Int32Array;
   private readonly views: Int32Array[];
   private lastSerial = 0;
@@ -60,7 +65,9 @@ export class PagePool {
   constructor(options: PoolOptions) {
     this.options = options;
     this.behaviour = resolveOptions(options);
-    const { pages, slots, maxLength } = options;
+    const { slots, maxLength } = options;
+    // Under `sglang` and `lifo` ids run 1 .. pages and page 0 is the padding page.
+    const pages = options.pages + this.behaviour.firstPage;
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.tag = new Int32Array(pages);
@@ -75,13 +82,34 @@ export class PagePool {
     this.foreign = new Int32Array(slots);
     this.prefixPages = new Int32Array(options.prefixes ?? 0).fill(NO_PAGE);
     this.freeSet = new FreeSet(pages);
+    this.freeList = makeFreeList(this.behaviour.allocator, pages, this.behaviour.doubleFree, options.pageSize ?? 1);
+    this.batch = new Int32Array(maxLength);
     this.views = [];
     for (let s = 0; s < slots; s++) this.views.push(this.tables.subarray(s * maxLength, (s + 1) * maxLength));
   }
 
   /** How many pages are free. */
   get freePages(): number {
-    return this.freeSet.count;
+    return this.freeList?.count ?? this.freeSet.count;
+  }
+
+  /** Copies of page `p` in the free list proper (0 or 1 unless `double-free`). */
+  freeCopies(p: number): number {
+    if (this.freeList !== undefined) return this.freeList.listed(p);
+    return this.freeSet.has(p) ? 1 : 0;
+  }
+
+  /** Copies of page `p` in `sglang`'s release list (0 in the other orders). */
+  releaseCopies(p: number): number {
+    return this.freeList?.released(p) ?? 0;
+  }
+
+  /** The free list front first, duplicates included, `sglang`'s release list apart. */
+  freeOrder(): number[] {
+    if (this.freeList !== undefined) return this.freeList.order();
+    const out: number[] = [];
+    for (let p = 0; p < this.holder.length; p++) if (this.freeSet.has(p)) out.push(p);
+    return out;
   }
 
   /** Slot `slot`'s phase code (`Ph` of spec/state.ts). */
@@ -124,7 +152,7 @@ export class PagePool {
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
     const hit = g >= 0 ? (this.prefixPages[g] ?? NO_PAGE) : NO_PAGE;
     const shared = hit === NO_PAGE ? 0 : 1;
-    if (this.freeSet.count < length - shared) return false;
+    if (this.freePages < length - shared) return false;
 
     const base = s * maxLength;
     if (shared === 1) this.tables[base] = hit;
@@ -210,7 +238,8 @@ export class PagePool {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     const normal = phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed;
-    const stale = this.behaviour.staleFree && (phase === Ph.freed || phase === Ph.landed);
+    const again = phase === Ph.freed || phase === Ph.landed;
+    const stale = again && (this.behaviour.staleFree || (this.behaviour.doubleFree && this.stillFree(s)));
     if (!normal && !stale) return false;
     this.release(s);
     this.phases[s] = normal ? Ph.freed : Ph.released;
@@ -242,9 +271,10 @@ export class PagePool {
     return true;
   }
 
-  /** Takes the `n` lowest free pages into the table arena from `at`. */
+  /** Takes `n` free pages into the table arena from `at`: the lowest ids, or the order's front. */
   protected takePages(at: number, n: number): void {
-    this.freeSet.takeLowest(n, this.tables, at);
+    if (this.freeList !== undefined) this.freeList.take(n, this.tables, at);
+    else this.freeSet.takeLowest(n, this.tables, at);
   }
 
   /** Clears page `p`'s owner tag as `allocate` hands it out: cheap, unlike clearing its KV data. */
@@ -307,6 +337,10 @@ export class PagePool {
 
   /** Puts the pages of table entries `from .. to-1` back on the free list by id, whoever holds them now. */
   protected releaseEntries(from: number, to: number): void {
+    if (this.freeList !== undefined) {
+      this.releaseBatch(this.freeList, from, to);
+      return;
+    }
     for (let i = from; i < to; i++) {
       const p = this.tables[i] ?? 0;
       const h = this.holder[p] ?? 0;
@@ -316,6 +350,43 @@ export class PagePool {
       this.holder[p] = 0;
       this.freeSet.add(p);
     }
+  }
+
+  /**
+   * One release into an ordered free list, as one call of SGLang's `free`: the pages
+   * distinct and ascending (`torch.unique`); a page already listed is left out unless the
+   * free list is a multiset (`double-free`), where it is then listed twice.
+   */
+  private releaseBatch(list: FreeList, from: number, to: number): void {
+    const batch = this.batch;
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const p = this.tables[i] ?? NO_PAGE;
+      if (p < this.behaviour.firstPage) continue;
+      const h = this.holder[p] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
+      this.holder[p] = 0;
+      batch[n++] = p;
+    }
+    batch.subarray(0, n).sort();
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const p = batch[i] ?? 0;
+      if (i > 0 && p === batch[i - 1]) continue;
+      if (!this.behaviour.doubleFree && list.listed(p) + list.released(p) > 0) continue;
+      batch[kept++] = p;
+    }
+    list.put(batch, kept);
+  }
+
+  /** `double-free`'s guard: every page of the slot's old table (but a shared prefix page) is still free, nobody took it since. */
+  private stillFree(s: number): boolean {
+    const base = s * this.options.maxLength;
+    for (let i = base + (this.sharesFirstPage(s) ? 1 : 0); i < base + (this.lengths[s] ?? 0); i++) {
+      const p = this.tables[i] ?? 0;
+      if (this.holder[p] !== 0 || this.freeCopies(p) + this.releaseCopies(p) === 0) return false;
+    }
+    return true;
   }
 
   /** Whether the slot's first page is the shared prefix page rather than its own. */

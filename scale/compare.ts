@@ -44,7 +44,7 @@ export class ScaleComparer {
     return k === undefined ? Number.NaN : admissionLabel(k);
   }
 
-  /** Page `p`'s holder, data and tag. */
+  /** Page `p`'s holder, data, tag and copies on the free lists. */
   comparePage(p: number): string | undefined {
     const want = this.ref.page(p);
     const fields = [
@@ -56,6 +56,8 @@ export class ScaleComparer {
       const mine = this.label(got);
       if (mine !== expected) return `page ${p} ${name}: reference ${expected}, pool ${got} (= ${mine})`;
     }
+    const free = this.pool.freeCopies(p) + this.pool.releaseCopies(p);
+    if (free !== this.ref.copies(p)) return `page ${p} free copies: reference ${this.ref.copies(p)}, pool ${free}`;
     return undefined;
   }
 
@@ -112,11 +114,16 @@ export class ScaleComparer {
     return diff ?? this.compareSlot(slot) ?? this.compareShared();
   }
 
-  /** Every page, every slot, and the shared fields. */
+  /** Every page, every slot, the shared fields, and the free list's order. */
   compareAll(): string | undefined {
+    if (this.pool.holder.length !== this.ref.pages.length) return `page ids: reference 0..${this.ref.pages.length - 1}, pool 0..${this.pool.holder.length - 1}`;
     for (let p = 0; p < this.ref.pages.length; p++) {
       const diff = this.comparePage(p);
       if (diff !== undefined) return diff;
+    }
+    if (this.ref.freeList !== undefined) {
+      const got = this.pool.freeOrder().join(' ');
+      if (got !== this.ref.freeList.join(' ')) return `free list order: reference ${this.ref.freeList.join(' ')}, pool ${got}`;
     }
     for (let s = 0; s < this.ref.slots.length; s++) {
       const diff = this.compareSlot(s);

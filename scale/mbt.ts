@@ -17,6 +17,7 @@ import { match } from 'ts-pattern';
 import { ACTION_KINDS, type ActionKind } from '../spec/actions.ts';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../spec/config.ts';
 import type { PoolOptions } from '../impl/options.ts';
+import { POOL_ALLOCATORS, type PoolAllocator } from '../impl/allocator-order.ts';
 import { realPool, type PoolFactory } from '../impl/drive.ts';
 import type { PagePool } from '../impl/pool.ts';
 import { ScaleComparer } from './compare.ts';
@@ -54,8 +55,14 @@ export interface ScaleConfig {
   readonly prefixes: number;
   /** The variant. */
   readonly variant: Variant;
-  /** The faults. */
+  /** The faults (`double-free` among them once the spec's catalogue has it; see {@link ScaleConfig.doubleFree}). */
   readonly faults: readonly Fault[];
+  /** Which free pages `allocate` hands out. */
+  readonly allocator: PoolAllocator;
+  /** Tokens per page: picks `sglang`'s shortage test. */
+  readonly pageSize: number;
+  /** Whether fault `double-free` is on (added to the faults both sides get). */
+  readonly doubleFree: boolean;
 }
 
 /** What the runs reached: the coverage a test pins. */
@@ -80,16 +87,54 @@ export interface ScaleStats {
   failedLoudly: number;
   /** Decodes that read another request's data. */
   leaks: number;
+  /** Second releases accepted (`stale-free` or `double-free`). */
+  secondReleases: number;
+  /** Pages handed out while a live table still had them (`double-free`). */
+  takenTwice: number;
+  /** Admissions per allocation order. */
+  byAllocator: Record<PoolAllocator, number>;
 }
 
 /** All counts zero. */
 export function noStats(): ScaleStats {
-  return { actions: 0, admissions: 0, maxAdmissions: 0, maxPages: 0, maxTable: 0, longDecodes: 0, exhaustions: 0, reuses: 0, failedLoudly: 0, leaks: 0 };
+  return {
+    actions: 0,
+    admissions: 0,
+    maxAdmissions: 0,
+    maxPages: 0,
+    maxTable: 0,
+    longDecodes: 0,
+    exhaustions: 0,
+    reuses: 0,
+    failedLoudly: 0,
+    leaks: 0,
+    secondReleases: 0,
+    takenTwice: 0,
+    byAllocator: { sorted: 0, sglang: 0, lifo: 0 },
+  };
 }
 
 /** The pool options of a configuration: tables as wide as the pool, slots reused. */
 export function scalePoolOptions(c: ScaleConfig): PoolOptions {
-  return { pages: c.pages, prefillLimit: c.prefillLimit, variant: c.variant, faults: c.faults, slots: c.slots, maxLength: c.pages, prefixes: c.prefixes, reuseSlots: true };
+  return {
+    pages: c.pages,
+    prefillLimit: c.prefillLimit,
+    variant: c.variant,
+    faults: faultsOf(c),
+    slots: c.slots,
+    maxLength: c.pages,
+    prefixes: c.prefixes,
+    reuseSlots: true,
+    allocator: c.allocator,
+    pageSize: c.pageSize,
+  };
+}
+
+/** The faults both sides get: the configuration's, with `double-free` when it is on. */
+function faultsOf(c: ScaleConfig): readonly Fault[] {
+  const named = c.faults as readonly string[];
+  // Until the spec's catalogue names `double-free`, it travels as a plain string.
+  return (c.doubleFree && !named.includes('double-free') ? [...named, 'double-free'] : named) as readonly Fault[];
 }
 
 /** The length a step asks for, given what is free now. */
@@ -118,7 +163,7 @@ export function runScaleCase(
   isolation: boolean,
   log?: string[],
 ): string | undefined {
-  const ref = new ReferencePool({ ...c, reuseSlots: true });
+  const ref = new ReferencePool({ ...c, faults: faultsOf(c), reuseSlots: true });
   const pool = makePool(scalePoolOptions(c));
   const cmp = new ScaleComparer(ref, pool);
   stats.maxPages = Math.max(stats.maxPages, c.pages);
@@ -146,12 +191,14 @@ export function runScaleCase(
       const diff = (kind === 'allocate' ? cmp.admitted(slot) : undefined) ?? cmp.compareStep(slot) ?? (taken % 64 === 0 ? cmp.compareAll() : undefined);
       if (diff !== undefined) return `${where}: ${diff}`;
       count(stats, ref, kind, slot, before);
+      if (kind === 'allocate') stats.byAllocator[c.allocator]++;
       const r = ref.slots[slot];
       if (isolation && kind === 'decode' && r !== undefined && ref.foreignReads(r) > 0) return `${where}: Isolation: it read another request's data`;
       break;
     }
   }
   stats.maxAdmissions = Math.max(stats.maxAdmissions, ref.requests.length);
+  stats.takenTwice += ref.takenTwice;
   const diff = cmp.compareAll();
   return diff === undefined ? undefined : `at the end: ${diff}`;
 }
@@ -169,7 +216,7 @@ function count(stats: ScaleStats, ref: ReferencePool, kind: ActionKind, slot: nu
     if (r.length > 64) stats.longDecodes++;
     if (r.phase === 'failed') stats.failedLoudly++;
     else if (ref.foreignReads(r) > 0) stats.leaks++;
-  }
+  } else if (kind === 'free' && r.phase === 'released') stats.secondReleases++;
 }
 
 /** An action on the reference. */
@@ -200,8 +247,16 @@ function actPool(pool: PagePool, kind: ActionKind, slot: number, length: number,
     .exhaustive();
 }
 
+/** Which orders, page sizes and double-free setting random configurations draw from. */
+export interface ScaleAllocation {
+  /** The orders (all three when left out). */
+  readonly allocators?: readonly PoolAllocator[];
+  /** Whether `double-free` is on (random when left out). */
+  readonly doubleFree?: boolean;
+}
+
 /** Random configurations at scale: 33 to 4,096 pages (often exactly 256, 1,000 or 4,096), 1 to 6 slots, up to 2 prefixes. */
-export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[]): fc.Arbitrary<ScaleConfig> {
+export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[], allocation: ScaleAllocation = {}): fc.Arbitrary<ScaleConfig> {
   return fc
     .record({
       pages: fc.oneof(fc.constantFrom(256, 1_000, 4_096), fc.integer({ min: 33, max: 2_048 })),
@@ -210,8 +265,11 @@ export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[
       prefixes: fc.integer({ min: 0, max: 2 }),
       variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
       faults: faults === undefined ? fc.subarray([...FAULTS]) : fc.constant(faults),
+      allocator: fc.constantFrom(...(allocation.allocators ?? POOL_ALLOCATORS)),
+      pageSize: fc.constantFrom(1, 64),
+      doubleFree: allocation.doubleFree === undefined ? fc.boolean() : fc.constant(allocation.doubleFree),
     })
-    .map(({ pages, limit, slots, prefixes, variant: v, faults: f }) => ({ pages, prefillLimit: Math.floor(limit * pages), slots, prefixes, variant: v, faults: f }));
+    .map(({ limit, ...c }) => ({ ...c, prefillLimit: Math.floor(limit * c.pages) }));
 }
 
 /** Random steps: up to `maxSteps` (at least a tenth of that), lengths from every kind. */
@@ -234,6 +292,8 @@ export interface ScaleMbtOptions {
   readonly faults?: readonly Fault[];
   /** One configuration instead of random ones. */
   readonly config?: ScaleConfig;
+  /** For random configurations: the orders and the double-free setting. */
+  readonly allocation?: ScaleAllocation;
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -275,7 +335,7 @@ export interface ScaleMbtResult {
 export function runScaleMbt(options: ScaleMbtOptions): ScaleMbtResult {
   const stats = options.stats ?? noStats();
   const makePool = options.makePool ?? realPool;
-  const configs = options.config === undefined ? scaleConfigArbitrary(options.variant, options.faults) : fc.constant(options.config);
+  const configs = options.config === undefined ? scaleConfigArbitrary(options.variant, options.faults, options.allocation) : fc.constant(options.config);
   const property = fc.property(configs, scaleStepsArbitrary(options.maxSteps ?? 1_500), (c, steps) => {
     const diff = runScaleCase(c, steps, makePool, stats, options.isolation ?? false);
     if (diff !== undefined) throw new Error(diff);

@@ -12,6 +12,11 @@
  *
  * Labels: `0` nobody / never written, `k + 1` admission `k` (counted from 0), `-(g + 1)`
  * prefix group `g`.
+ *
+ * Allocation orders (docs/ALLOCATOR.md): under `sorted` without `double-free` a page is
+ * free exactly when nobody holds it and `allocate` takes the lowest such ids; otherwise
+ * the free list is an explicit array (and `sglang`'s release list another), taken from
+ * the front, exactly as the pseudo-code there reads.
  */
 import type { Fault, Variant } from '../spec/config.ts';
 import { DEFAULT_FAULTS } from '../spec/config.ts';
@@ -65,6 +70,10 @@ export interface RefOptions {
   readonly slots: number;
   /** Whether a finished request's slot takes a new admission (default on). */
   readonly reuseSlots?: boolean;
+  /** `sorted` (default), `sglang` or `lifo`. */
+  readonly allocator?: 'sorted' | 'sglang' | 'lifo';
+  /** Tokens per page (default 1): picks `sglang`'s shortage test. */
+  readonly pageSize?: number;
 }
 
 /** The label of admission `k`. */
@@ -90,13 +99,33 @@ export class ReferencePool {
   readonly cache = new Map<number, number>();
   /** Pages whose holder, data or tag the last actions changed; the comparer empties it. */
   readonly touched = new Set<number>();
-  private readonly faults: ReadonlySet<Fault>;
+  /** The free list, front first, when it is kept as a list (every order but `sorted` without `double-free`). */
+  readonly freeList: number[] | undefined;
+  /** Pages handed out while another live table (or the same one) still had them: the double-free class. */
+  takenTwice = 0;
+  /** `sglang`'s release list. */
+  releaseList: number[] = [];
+  /** Copies of each page on the lists, kept as they change (a page missing has none). */
+  private readonly listed = new Map<number, number>();
+  private readonly faults: ReadonlySet<string>;
+  private readonly allocator: 'sorted' | 'sglang' | 'lifo';
 
   constructor(options: RefOptions) {
     this.options = options;
-    this.pages = Array.from({ length: options.pages }, () => ({ holder: 0, data: 0, tag: 0 }));
-    this.slots = Array.from({ length: options.slots }, () => undefined);
+    this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
+    // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
+    const first = this.allocator === 'sorted' ? 0 : 1;
+    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0 }));
+    this.slots = Array.from({ length: options.slots }, () => undefined);
+    const listed = this.allocator !== 'sorted' || this.multiset;
+    this.freeList = listed ? Array.from({ length: options.pages }, (_, i) => i + first) : undefined;
+    this.count(this.freeList ?? [], 1);
+  }
+
+  /** Whether the free list is a multiset (fault `double-free`). */
+  get multiset(): boolean {
+    return this.faults.has('double-free');
   }
 
   private get ownerCheck(): boolean {
@@ -109,7 +138,19 @@ export class ReferencePool {
 
   /** How many pages nobody holds. */
   get freePages(): number {
+    if (this.freeList !== undefined) return this.freeList.length + this.releaseList.length;
     return this.pages.filter((p) => p.holder === 0).length;
+  }
+
+  /** Copies of page `p` in the free list and the release list. */
+  copies(p: number): number {
+    if (this.freeList === undefined) return this.page(p).holder === 0 ? 1 : 0;
+    return this.listed.get(p) ?? 0;
+  }
+
+  /** Counts `k` more (or fewer) copies of each page of `pages` on the lists. */
+  private count(pages: readonly number[], k: number): void {
+    for (const p of pages) this.listed.set(p, (this.listed.get(p) ?? 0) + k);
   }
 
   /** Whether slot `slot` can take a new admission. */
@@ -139,9 +180,9 @@ export class ReferencePool {
       table: hitPage === undefined ? [] : [hitPage],
       reads: [],
     };
-    for (let p = 0; p < this.pages.length && r.table.length < length; p++) {
-      const page = this.pages[p];
-      if (page === undefined || page.holder !== 0) continue;
+    for (const p of this.take(length - r.table.length)) {
+      const page = this.page(p);
+      if (page.holder !== 0 || r.table.includes(p)) this.takenTwice++;
       page.holder = admissionLabel(r.admission);
       if (this.ownerCheck) page.tag = 0;
       r.table.push(p);
@@ -209,7 +250,10 @@ export class ReferencePool {
     const r = this.slots[slot];
     if (r === undefined) return false;
     const normal = r.phase === 'decoded' || r.phase === 'refused' || r.phase === 'failed';
-    const stale = this.faults.has('stale-free') && (r.phase === 'freed' || r.phase === 'landed');
+    const again = r.phase === 'freed' || r.phase === 'landed';
+    // double-free: the old table's pages are all still free, nobody took them since.
+    const stillFree = (): boolean => r.table.every((p, i) => (i === 0 && this.sharesFirstPage(r)) || (this.page(p).holder === 0 && this.copies(p) > 0));
+    const stale = again && (this.faults.has('stale-free') || (this.multiset && stillFree()));
     if (!normal && !stale) return false;
     this.release(r);
     r.phase = normal ? 'freed' : 'released';
@@ -269,14 +313,51 @@ export class ReferencePool {
     this.touched.add(p);
   }
 
-  /** Every table page but a shared prefix page goes back to the free list, whoever holds it now; a cache entry it hits is gone. */
+  /** `n` pages off the free list: the lowest free ids, or the front of the list (after `sglang`'s merge on a shortage). */
+  private take(n: number): number[] {
+    const list = this.freeList;
+    if (list === undefined) {
+      const out: number[] = [];
+      for (let p = 0; p < this.pages.length && out.length < n; p++) if (this.page(p).holder === 0) out.push(p);
+      return out;
+    }
+    if (this.allocator === 'sglang' && this.releaseList.length > 0) {
+      const short = (this.options.pageSize ?? 1) === 1 ? n > list.length : n + 2 > list.length;
+      if (short) {
+        list.push(...this.releaseList);
+        list.sort((a, b) => a - b);
+        this.releaseList = [];
+      }
+    }
+    const taken = list.splice(0, n);
+    this.count(taken, -1);
+    return taken;
+  }
+
+  /**
+   * Every table page but a shared prefix page goes back, whoever holds it now, in one
+   * release: distinct and ascending; one already free stays as it is unless the list is a
+   * multiset. A cache entry it hits is gone.
+   */
   private release(r: RefRequest): void {
+    const batch: number[] = [];
     r.table.forEach((p, i) => {
       if (i === 0 && this.sharesFirstPage(r)) return;
       const page = this.page(p);
       if (page.holder < 0) this.cache.delete(-page.holder - 1);
       page.holder = 0;
       this.touched.add(p);
+      if (!batch.includes(p)) batch.push(p);
     });
+    const list = this.freeList;
+    if (list === undefined) return;
+    const fresh = batch.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
+    this.count(fresh, 1);
+    if (this.allocator === 'sglang') this.releaseList.push(...fresh);
+    else if (this.allocator === 'lifo') list.unshift(...fresh);
+    else {
+      list.push(...fresh);
+      list.sort((a, b) => a - b);
+    }
   }
 }

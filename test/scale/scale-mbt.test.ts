@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../../spec/index.ts';
 import { runMbt } from '../../impl/index.ts';
-import { noStats, runScaleMbt } from '../../scale/mbt.ts';
+import { noStats, runScaleMbt, type ScaleConfig } from '../../scale/mbt.ts';
 import { SCALE_MUTANTS } from './mutants.ts';
 
 describe('model-based test at scale: the pool refines the reference model', () => {
-  it('owner-check, random faults: 150 runs of up to 1,500 steps, Isolation holds, every size reached', () => {
+  it('owner-check, random faults and orders: 40 runs of up to 1,500 steps, Isolation holds, every size reached', () => {
     const stats = noStats();
-    const result = runScaleMbt({ variant: 'owner-check', runs: 150, seed: 1, isolation: true, stats });
+    const result = runScaleMbt({ variant: 'owner-check', runs: 40, seed: 1, isolation: true, stats });
     expect(result.failure?.message).toBeUndefined();
     expect(result.verdict).toBe('pass');
     expect(stats.maxPages).toBe(4_096);
@@ -22,18 +22,21 @@ describe('model-based test at scale: the pool refines the reference model', () =
     expect(stats.exhaustions).toBeGreaterThan(100);
     expect(stats.reuses).toBeGreaterThan(1_000);
     expect(stats.failedLoudly).toBeGreaterThan(100);
+    expect(stats.secondReleases).toBeGreaterThan(100);
+    expect(stats.takenTwice).toBeGreaterThan(100);
+    for (const order of ['sorted', 'sglang', 'lifo'] as const) expect(stats.byAllocator[order], order).toBeGreaterThan(1_000);
   }, 60_000);
 
-  it.each(['buggy', 'length-fix'] as const)('%s, random faults: 100 runs, the pool refines the reference, leaks and all', (variant) => {
+  it.each(['buggy', 'length-fix'] as const)('%s, random faults and orders: 30 runs, the pool refines the reference, leaks and all', (variant) => {
     const stats = noStats();
-    const result = runScaleMbt({ variant, runs: 100, seed: 2, stats });
+    const result = runScaleMbt({ variant, runs: 30, seed: 2, stats });
     expect(result.failure?.message).toBeUndefined();
     expect(stats.leaks).toBeGreaterThan(0);
     expect(stats.maxAdmissions).toBeGreaterThan(255);
   }, 60_000);
 
   it('owner-check with every fault: Isolation holds at scale', () => {
-    const result = runScaleMbt({ variant: 'owner-check', faults: FAULTS, runs: 60, seed: 3, isolation: true });
+    const result = runScaleMbt({ variant: 'owner-check', faults: FAULTS, runs: 20, seed: 3, isolation: true, allocation: { doubleFree: true } });
     expect(result.failure?.message).toBeUndefined();
   });
 
@@ -45,13 +48,29 @@ describe('model-based test at scale: the pool refines the reference model', () =
   });
 });
 
+/**
+ * The owner-check mutant needs a table of more than 32 pages whose foreign pages all lie
+ * past the 32nd: a timed-out request's late write into pages that were handed on. Four
+ * slots over 128 pages make that interleaving common.
+ */
+const LATE_WRITES: ScaleConfig = {
+  pages: 128,
+  prefillLimit: 128,
+  slots: 4,
+  prefixes: 0,
+  variant: 'owner-check',
+  faults: ['silent-stub', 'early-free'],
+  allocator: 'sorted',
+  pageSize: 1,
+  doubleFree: false,
+};
+
 describe('model-based test at scale catches the defects that need size', () => {
   it.each(SCALE_MUTANTS.map((m) => [m.name, m] as const))('%s', (_name, mutant) => {
-    // The owner-check mutant needs a foreign page past the 32nd of a table and clean ones before: late writes and stale releases make them.
-    const faults = mutant.name === 'owner-check-first-32-pages' ? (['silent-stub', 'early-free'] as const) : undefined;
+    const late = mutant.name === 'owner-check-first-32-pages';
     const result = runScaleMbt({
       ...(mutant.variant === undefined ? {} : { variant: mutant.variant }),
-      ...(faults === undefined ? {} : { faults }),
+      ...(late ? { config: LATE_WRITES, maxSteps: 300 } : {}),
       runs: 300,
       seed: 2,
       shrink: false,
