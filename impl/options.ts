@@ -39,7 +39,16 @@ export interface PoolOptions {
   readonly allocator?: PoolAllocator;
   /** Tokens per page; under `sglang` it picks the shortage test (`alloc` for 1, `alloc_extend` otherwise). 1 when left out. */
   readonly pageSize?: number;
+  /**
+   * When a prompt is too long for P, in tokens against `prefillLimit * pageSize`: `gt`
+   * (longer than the limit, the default) or `ge` (at least the limit, SGLang's
+   * `validate_input_length`: `len(origin_input_ids) >= max_req_input_len`).
+   */
+  readonly lengthRule?: LengthRule;
 }
+
+/** The two length rules: refuse a prompt longer than the limit, or one at least as long. */
+export type LengthRule = 'gt' | 'ge';
 
 /** What the options switch on, resolved once so that the actions test plain booleans. */
 export interface Behaviour {

@@ -44,6 +44,8 @@ export class PagePool {
   readonly flags: Uint8Array;
   /** Per slot: the admitted request's length in pages (0 before its first admission). */
   readonly lengths: Int32Array;
+  /** Per slot: the admitted request's prompt in tokens (its pages times the page size unless `allocate` was told). */
+  readonly tokens: Int32Array;
   /** Per slot: the admitted request's prefix group, or -1. */
   readonly groups: Int32Array;
   /** Per slot: the admitted request's serial (0 before its first admission). */
@@ -76,6 +78,7 @@ export class PagePool {
     this.phases = new Uint8Array(slots);
     this.flags = new Uint8Array(slots);
     this.lengths = new Int32Array(slots);
+    this.tokens = new Int32Array(slots);
     this.groups = new Int32Array(slots).fill(-1);
     this.serials = new Int32Array(slots);
     this.readCounts = new Int32Array(slots);
@@ -135,13 +138,20 @@ export class PagePool {
   }
 
   /**
-   * D reserves pages for the whole prompt: the lowest free ids, after the cached prefix
-   * page on a prefix-cache hit. The request gets a fresh serial.
+   * D reserves pages for the whole prompt: the lowest free ids (or the order's), after the
+   * cached prefix page on a prefix-cache hit. The request gets a fresh serial. `tokens`,
+   * the prompt's length in tokens (`length * pageSize` when left out), is what the length
+   * rule compares with P's limit.
    */
-  allocate(slot: number, length: number, prefix?: number): boolean {
+  allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
     const s = this.slotIndex(slot);
     const { maxLength } = this.options;
     if (!Number.isInteger(length) || length < 1 || length > maxLength) throw new RangeError(`allocate: length ${length} is not in 1..${maxLength}`);
+    const pageSize = this.options.pageSize ?? 1;
+    const promptTokens = tokens ?? length * pageSize;
+    if (!Number.isInteger(promptTokens) || promptTokens <= (length - 1) * pageSize || promptTokens > length * pageSize) {
+      throw new RangeError(`allocate: ${promptTokens} tokens do not need exactly ${length} pages of ${pageSize}`);
+    }
     const g = prefix ?? -1;
     if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix < this.prefixPages.length)) {
       throw new RangeError(`allocate: prefix ${prefix} is not in 0..${this.prefixPages.length - 1}`);
@@ -168,6 +178,7 @@ export class PagePool {
     this.phases[s] = Ph.allocated;
     this.flags[s] = shared === 1 ? HIT : 0;
     this.lengths[s] = length;
+    this.tokens[s] = promptTokens;
     this.groups[s] = g;
     this.serials[s] = serial;
     this.readCounts[s] = 0;
@@ -181,7 +192,7 @@ export class PagePool {
     const phase = this.phases[s];
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
     const length = this.lengths[s] ?? 0;
-    if (length > this.options.prefillLimit) return false;
+    if (this.overLong(s)) return false;
     const base = s * this.options.maxLength;
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
@@ -201,7 +212,7 @@ export class PagePool {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
-    if ((this.lengths[s] ?? 0) <= this.options.prefillLimit) return false;
+    if (!this.overLong(s)) return false;
     if (!this.behaviour.silentStub) {
       this.phases[s] = phase === Ph.timedOut ? Ph.freed : Ph.refused;
       return true;
@@ -387,6 +398,13 @@ export class PagePool {
       if (this.holder[p] !== 0 || this.freeCopies(p) + this.releaseCopies(p) === 0) return false;
     }
     return true;
+  }
+
+  /** Whether the slot's prompt is too long for P: the length rule, in tokens, against P's limit. */
+  protected overLong(s: number): boolean {
+    const t = this.tokens[s] ?? 0;
+    const limit = this.options.prefillLimit * (this.options.pageSize ?? 1);
+    return this.options.lengthRule === 'ge' ? t >= limit : t > limit;
   }
 
   /** Whether the slot's first page is the shared prefix page rather than its own. */

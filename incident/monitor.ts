@@ -9,14 +9,16 @@
  * `allocate` handed out (the page table, which it copies: later actions use its copy,
  * not the pool's), and checks them: each was free, none twice,
  * and, for the lowest-first order, they are the lowest free ids (a Fenwick tree over the
- * free pages counts the free ids below the highest one taken). Then, as the spec says:
+ * free pages counts the free ids below the highest one taken). Under SGLang's orders it
+ * checks only that each page was free and is not the padding page 0 (which order they
+ * come in is checked against a reference model by the model-based test at scale). Then, as the spec says:
  * `prefill` writes every page of the table, a silent `stub` its first page; `decode`
  * reads every page of the table, and under `owner-check` it fails loudly exactly when some
  * page was not written by the reader during its hold (its tag was cleared by `allocate`
  * and stamped only by the reader's own writes).
  */
 
-/** How the monitor checks the pages an `allocate` handed out. */
+/** How the monitor checks the pages an `allocate` handed out: the lowest free ids, or any free ones. */
 export type OrderCheck = 'lowest-first' | 'any';
 
 /** What a decode read, as the spec says. */
@@ -27,7 +29,7 @@ export interface MonitoredRead {
   readonly allOwn: boolean;
 }
 
-/** The monitor of one pool of `pages` pages; requests are numbered by the caller. */
+/** The monitor of page ids `0 .. pages-1`, of which those below `firstPage` are never free; requests are numbered by the caller. */
 export class ReadMonitor {
   private readonly holder: Int32Array;
   private readonly data: Int32Array;
@@ -38,13 +40,15 @@ export class ReadMonitor {
   /** The live requests' page tables, as `allocate` handed them out. */
   private readonly tables = new Map<number, Int32Array>();
 
-  constructor(pages: number, order: OrderCheck) {
+  constructor(pages: number, order: OrderCheck, firstPage = 0) {
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.fresh = new Uint8Array(pages);
     this.tree = new Int32Array(pages + 1);
     this.order = order;
-    for (let p = 0; p < pages; p++) this.addFree(p, 1);
+    for (let p = firstPage; p < pages; p++) this.addFree(p, 1);
+    // The padding page is held by nobody the monitor knows: never free, never handed out.
+    this.holder.fill(-1, 0, firstPage);
   }
 
   /** Request `r` was given `table[0 .. length-1]`; throws when a page was not free, is there twice, or breaks the order. */
@@ -55,6 +59,7 @@ export class ReadMonitor {
     for (let i = 0; i < length; i++) {
       const p = table[i] ?? -1;
       if (!(p >= 0 && p < this.holder.length)) throw new Error(`monitor: request ${r} was given page ${p}, which the pool does not have`);
+      if (this.holder[p] === -1) throw new Error(`monitor: request ${r} was given page ${p}, the padding page`);
       if (this.holder[p] !== 0) throw new Error(`monitor: request ${r} was given page ${p}, which request ${(this.holder[p] ?? 0) - 1} holds`);
       this.holder[p] = r + 1;
       this.fresh[p] = 0;

@@ -27,11 +27,13 @@ import { Prng } from './prng.ts';
 import { arrivals, pagesOf } from './arrivals.ts';
 import { ReadMonitor } from './monitor.ts';
 import type { Workload } from './workload.ts';
+import type { PoolAllocator } from '../impl/allocator-order.ts';
+import type { LengthRule } from '../impl/options.ts';
 
 /** What the replay needs of a page pool: the protocol's actions, by slot, and what decode read. */
 export interface ReplayPool {
-  /** `allocate(r)`: false when too few pages are free. */
-  allocate(slot: number, length: number): boolean;
+  /** `allocate(r)` of `length` pages for a prompt of `tokens` tokens (no prefix): false when too few pages are free. */
+  allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean;
   /** `prefill(r)`: false when not enabled (the prompt is longer than P's memory). */
   prefill(slot: number): boolean;
   /** `stub(r)`. */
@@ -64,6 +66,12 @@ export interface ReplayPoolOptions {
   readonly slots: number;
   /** Longest request, in pages. */
   readonly maxLength: number;
+  /** Which free pages `allocate` hands out. */
+  readonly allocator: PoolAllocator;
+  /** Tokens per page. */
+  readonly pageSize: number;
+  /** When a prompt is too long for P. */
+  readonly lengthRule: LengthRule;
 }
 
 /** Builds a pool; the command passes `impl/pool.ts`, which keeps the replay testable on its own. */
@@ -81,6 +89,10 @@ export interface ReplayResult {
   readonly workload: Workload;
   /** The variant of the pool. */
   readonly variant: Variant;
+  /** The pool's allocation order. */
+  readonly allocator: PoolAllocator;
+  /** The length rule P applies. */
+  readonly lengthRule: LengthRule;
   /** The seed of the lengths and the schedule. */
   readonly seed: number;
   /** Per request, in arrival order: its prompt length in tokens. */
@@ -114,6 +126,10 @@ export interface ReplayOptions {
   readonly seed: number;
   /** Builds the pool. */
   readonly pool: PoolFactory;
+  /** The pool's allocation order (default `sorted`). */
+  readonly allocator?: PoolAllocator;
+  /** When a prompt is too long for P (default `gt`: longer than its memory). */
+  readonly lengthRule?: LengthRule;
   /** Called every few thousand finished requests. */
   readonly onProgress?: (done: number, inFlight: number) => void;
 }
@@ -127,6 +143,8 @@ const FREE = 4;
 /** Replays the workload through the pool; deterministic from the seed. */
 export function replay(options: ReplayOptions): ReplayResult {
   const { workload, variant, seed } = options;
+  const allocator = options.allocator ?? 'sorted';
+  const lengthRule = options.lengthRule ?? 'gt';
   const started = performance.now();
   const tokens = arrivals(workload, seed);
   const n = tokens.length;
@@ -140,9 +158,15 @@ export function replay(options: ReplayOptions): ReplayResult {
     variant,
     slots,
     maxLength,
+    allocator,
+    pageSize: pageTokens,
+    lengthRule,
   };
   const pool = options.pool(poolOptions);
-  const monitor = new ReadMonitor(poolOptions.pages, 'lowest-first');
+  // SGLang's orders use ids 1 .. pages: page 0 is the padding page.
+  const firstPage = allocator === 'sorted' ? 0 : 1;
+  const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage);
+  const overLong = (t: number): boolean => (lengthRule === 'ge' ? t >= workload.prefillTokens : t > workload.prefillTokens);
   // What the spec says the pool must decide; the pool is checked against it at every step.
   const silentStub = variant !== 'length-fix';
   const ownerCheck = variant === 'owner-check';
@@ -179,7 +203,7 @@ export function replay(options: ReplayOptions): ReplayResult {
     while (idleCount > 0 && admitted < n) {
       const slot = idle[idleCount - 1] ?? 0;
       const length = pagesOf(tokens[admitted] ?? 1, pageTokens);
-      if (!pool.allocate(slot, length)) {
+      if (!pool.allocate(slot, length, undefined, tokens[admitted] ?? 1)) {
         waits++;
         return;
       }
@@ -202,7 +226,8 @@ export function replay(options: ReplayOptions): ReplayResult {
         // The pool, not the replay, knows P's limit: prefill is not enabled for an over-long prompt.
         const length = pagesOfSlot(slot);
         const prefilled = pool.prefill(slot);
-        agree(prefilled === length <= poolOptions.prefillLimit, `prefill ${prefilled ? 'accepted' : 'refused'} a prompt of ${length} pages`, slot);
+        const t = tokens[r] ?? 1;
+        agree(prefilled !== overLong(t), `prefill ${prefilled ? 'accepted' : 'refused'} a prompt of ${t} tokens under the ${lengthRule} rule`, slot);
         if (!prefilled) must(pool.stub(slot), 'stub', slot);
         if (!prefilled) agree((pool.phase(slot) === Ph.refused) !== silentStub, `stub left phase ${pool.phase(slot)}`, slot);
         if (prefilled || silentStub) monitor.write(r, !prefilled);
@@ -254,6 +279,8 @@ export function replay(options: ReplayOptions): ReplayResult {
   return {
     workload,
     variant,
+    allocator,
+    lengthRule,
     seed,
     tokens,
     outcome,
