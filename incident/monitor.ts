@@ -8,8 +8,8 @@
  * and whether that write came during the current hold; it learns only which pages
  * `allocate` handed out (the page table, which it copies: later actions use its copy,
  * not the pool's), and checks them: each was free, none twice,
- * and, for the lowest-first order, they are the lowest free ids (a Fenwick tree over the
- * free pages counts the free ids below the highest one taken). Under SGLang's orders it
+ * and, for the lowest-first order, they are the lowest free ids (no page at or below
+ * the highest one taken is still free: a scan of the monitor's own bitset of free pages). Under SGLang's orders it
  * checks only that each page was free and is not the padding page 0 (which order they
  * come in is checked against a reference model by the model-based test at scale). Then, as the spec says:
  * `prefill` writes every page of the table, a silent `stub` its first page; `decode`
@@ -34,8 +34,8 @@ export class ReadMonitor {
   private readonly holder: Int32Array;
   private readonly data: Int32Array;
   private readonly fresh: Uint8Array;
-  /** Fenwick tree over "page is free" (1-based). */
-  private readonly tree: Int32Array;
+  /** Bit `p` set: page `p` is free, as far as the monitor knows. */
+  private readonly freeBits: Uint32Array;
   private readonly order: OrderCheck;
   /** The live requests' page tables, as `allocate` handed them out. */
   private readonly tables = new Map<number, Int32Array>();
@@ -44,9 +44,9 @@ export class ReadMonitor {
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.fresh = new Uint8Array(pages);
-    this.tree = new Int32Array(pages + 1);
+    this.freeBits = new Uint32Array((pages + 31) >>> 5);
     this.order = order;
-    for (let p = firstPage; p < pages; p++) this.addFree(p, 1);
+    for (let p = firstPage; p < pages; p++) this.setFree(p, true);
     // The padding page is held by nobody the monitor knows: never free, never handed out.
     this.holder.fill(-1, 0, firstPage);
   }
@@ -63,11 +63,11 @@ export class ReadMonitor {
       if (this.holder[p] !== 0) throw new Error(`monitor: request ${r} was given page ${p}, which request ${(this.holder[p] ?? 0) - 1} holds`);
       this.holder[p] = r + 1;
       this.fresh[p] = 0;
-      this.addFree(p, -1);
+      this.setFree(p, false);
       if (p > highest) highest = p;
     }
     // Lowest first: every page free before the allocation and not above the highest one taken was taken.
-    if (this.order === 'lowest-first' && length > 0 && this.freeUpTo(highest) !== 0) {
+    if (this.order === 'lowest-first' && length > 0 && this.anyFreeUpTo(highest)) {
       throw new Error(`monitor: request ${r} was not given the lowest free pages (a free page lies below page ${highest})`);
     }
   }
@@ -105,7 +105,7 @@ export class ReadMonitor {
       const p = table[i] ?? 0;
       if (this.holder[p] !== r + 1) throw new Error(`monitor: request ${r} released page ${p}, which it does not hold`);
       this.holder[p] = 0;
-      this.addFree(p, 1);
+      this.setFree(p, true);
     }
   }
 
@@ -115,14 +115,19 @@ export class ReadMonitor {
     return table;
   }
 
-  private addFree(p: number, delta: number): void {
-    for (let i = p + 1; i < this.tree.length; i += i & -i) this.tree[i] = (this.tree[i] ?? 0) + delta;
+  private setFree(p: number, free: boolean): void {
+    const w = p >>> 5;
+    const bit = 1 << (p & 31);
+    const word = this.freeBits[w] ?? 0;
+    this.freeBits[w] = free ? word | bit : word & ~bit;
   }
 
-  /** Free pages among `0 .. p`. */
-  private freeUpTo(p: number): number {
-    let sum = 0;
-    for (let i = p + 1; i > 0; i -= i & -i) sum += this.tree[i] ?? 0;
-    return sum;
+  /** Whether some page among `0 .. p` is free. */
+  private anyFreeUpTo(p: number): boolean {
+    const last = p >>> 5;
+    for (let w = 0; w < last; w++) if (this.freeBits[w] !== 0) return true;
+    // Bits 0 .. (p & 31) of the last word; a shift by 32 would wrap, hence the two steps.
+    const mask = (p & 31) === 31 ? 0xffffffff : (1 << ((p & 31) + 1)) - 1;
+    return ((this.freeBits[last] ?? 0) & mask) !== 0;
   }
 }
