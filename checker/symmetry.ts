@@ -13,6 +13,7 @@
  * requests still `new` are identical and never tried twice.
  */
 import { Ph, type Model, type State } from '../spec/index.ts';
+import { PageCanonicalizer } from './page-symmetry.ts';
 import { wordState } from './words.ts';
 
 /** Maps a state to the canonical member of its orbit. */
@@ -40,6 +41,8 @@ export function symmetryClasses(m: Model): number[][] {
 /** A canonicalizer for `m`, or `undefined` when no two requests are interchangeable. */
 export function createCanonicalizer(m: Model): Canonicalizer | undefined {
   const classes = symmetryClasses(m);
+  // Under allocator `any` pages are interchangeable too (page-symmetry.ts).
+  if (m.allocator === 'any') return new PageCanonicalizer(m, classes);
   return classes.length === 0 ? undefined : new ClassCanonicalizer(m, classes);
 }
 
@@ -167,35 +170,42 @@ class ClassCanonicalizer implements Canonicalizer {
 
   /** Writes `s` with every request `r` renamed to `perm[r]` into `out`. */
   private apply(s: State, out: Uint8Array): void {
-    const m = this.m;
-    const perm = this.perm;
-    const map = this.labelMap;
-    for (let r = 0; r < m.n; r++) map[r + 1] = perm[r]! + 1;
-    // Holder, data and tag bytes are contiguous per page and hold labels.
-    for (let i = 0; i < m.phaseAt; i++) out[i] = map[s[i]!]!;
-    const low = (1 << m.n) - 1;
-    for (let r = 0; r < m.n; r++) {
-      const q = perm[r]!;
-      out[m.phaseAt + q] = s[m.phaseAt + r]!;
-      out[m.flagsAt + q] = s[m.flagsAt + r]!;
-      const bits = read32(s, m.observedAt + 4 * r);
-      let moved = bits & ~low;
-      for (let rest = bits & low; rest !== 0; rest &= rest - 1) {
-        const b = 31 - Math.clz32(rest & -rest);
-        moved |= 1 << perm[b]!;
-      }
-      const oq = m.observedAt + 4 * q;
-      out[oq] = moved & 0xff;
-      out[oq + 1] = (moved >>> 8) & 0xff;
-      out[oq + 2] = (moved >>> 16) & 0xff;
-      out[oq + 3] = (moved >>> 24) & 0xff;
-      const from = m.tableAt[r]!;
-      const to = m.tableAt[q]!;
-      const len = m.len[r]!;
-      for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
-    }
-    for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
+    renameRequests(this.m, s, this.perm, this.labelMap, out);
   }
+}
+
+/**
+ * Writes `s` with every request `r` renamed to `perm[r]` into `out`; `map` is a 256-entry
+ * scratch that is the identity on entry and on exit.
+ */
+export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint8Array, out: Uint8Array): void {
+  for (let r = 0; r < m.n; r++) map[r + 1] = perm[r]! + 1;
+  // Holder, data and tag bytes are contiguous per page and hold labels.
+  for (let i = 0; i < m.phaseAt; i++) out[i] = map[s[i]!]!;
+  const low = (1 << m.n) - 1;
+  for (let r = 0; r < m.n; r++) {
+    const q = perm[r]!;
+    out[m.phaseAt + q] = s[m.phaseAt + r]!;
+    out[m.flagsAt + q] = s[m.flagsAt + r]!;
+    const bits = read32(s, m.observedAt + 4 * r);
+    let moved = bits & ~low;
+    for (let rest = bits & low; rest !== 0; rest &= rest - 1) {
+      const b = 31 - Math.clz32(rest & -rest);
+      moved |= 1 << perm[b]!;
+    }
+    const oq = m.observedAt + 4 * q;
+    out[oq] = moved & 0xff;
+    out[oq + 1] = (moved >>> 8) & 0xff;
+    out[oq + 2] = (moved >>> 16) & 0xff;
+    out[oq + 3] = (moved >>> 24) & 0xff;
+    const from = m.tableAt[r]!;
+    const to = m.tableAt[q]!;
+    const len = m.len[r]!;
+    for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
+  }
+  // The allocator's fields (free and release lists) hold page ids only: a renaming leaves them as they are.
+  for (let i = m.tailAt; i < m.size; i++) out[i] = s[i]!;
+  for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
 }
 
 /** The little-endian 32-bit word at `o`, unsigned. */

@@ -122,6 +122,11 @@ export function actionTable(m: Model): ActionTable {
   for (const kind of ACTION_KINDS) {
     const base = actions.findIndex((a) => a.kind === kind);
     if (base < 0) continue;
+    // Under allocator `any`, allocate is a block of actions naming their pages: one expander runs the block.
+    if (kind === 'allocate' && m.allocator === 'any') {
+      expanders.push(choiceExpander(m, actions, base));
+      continue;
+    }
     // The expander assumes the spec's layout: a kind's actions are contiguous, one per request in order.
     for (let r = 0; r < m.n; r++) {
       const a = actions[base + r];
@@ -131,8 +136,22 @@ export function actionTable(m: Model): ActionTable {
   }
   return {
     actions,
-    fns: actions.map((a) => transitionOf(a.kind)),
+    fns: actions.map((a): Transition => (a.pages === undefined ? transitionOf(a.kind) : (mm, s, r) => allocate(mm, s, r, a.pages))),
     requests: Int32Array.from(actions, (a) => a.r),
     expanders,
+  };
+}
+
+/** The expander of allocator `any`'s allocate block: every action from `base` that names pages, in order. */
+function choiceExpander(m: Model, actions: readonly Action[], base: number): Expander {
+  let end = base;
+  while (actions[end]?.kind === 'allocate') end++;
+  const block = actions.slice(base, end);
+  return (s, sink) => {
+    for (let i = 0; i < block.length; i++) {
+      const a = block[i]!;
+      const t = allocate(m, s, a.r, a.pages);
+      if (t !== undefined) sink(t, base + i);
+    }
   };
 }

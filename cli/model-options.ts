@@ -23,6 +23,10 @@ export interface ModelFlags {
   readonly requests?: string;
   /** `--faults a,b` or `none`. */
   readonly faults?: string;
+  /** `--allocator sorted|sglang|lifo|any`. */
+  readonly allocator?: string;
+  /** `--page-size S`. */
+  readonly pageSize?: string;
 }
 
 /** Adds the model flags to a command. */
@@ -33,7 +37,9 @@ export function addModelOptions(cmd: Command): Command {
     .option('--pages <n>', "number of D's KV pages")
     .option('--prefill-limit <n>', 'longest prompt, in pages, that P computes')
     .option('--requests <lengths>', 'request lengths in pages, named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
-    .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)");
+    .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)")
+    .option('--allocator <order>', 'which free pages allocate hands out: sorted | sglang | lifo | any (default sorted; see docs/ALLOCATOR.md)')
+    .option('--page-size <tokens>', "token slots per page (default 1); selects sglang's shortage test (alloc or alloc_extend)");
 }
 
 const FLAG_OF: Readonly<Record<string, string>> = {
@@ -42,6 +48,8 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   requests: '--requests',
   variant: '--variant',
   faults: '--faults',
+  allocator: '--allocator',
+  pageSize: '--page-size',
 };
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
@@ -88,6 +96,8 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.prefillLimit !== undefined) set('prefillLimit', numberish(flags.prefillLimit));
   if (flags.requests !== undefined) set('requests', parseRequests(flags.requests));
   if (flags.variant !== undefined) set('variant', flags.variant);
+  if (flags.allocator !== undefined) set('allocator', flags.allocator.trim());
+  if (flags.pageSize !== undefined) set('pageSize', numberish(flags.pageSize));
   if (flags.faults !== undefined) {
     const list = flags.faults.trim();
     set('faults', list === '' || list === 'none' ? [] : list.split(',').map((f) => f.trim()));

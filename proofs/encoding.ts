@@ -72,8 +72,9 @@ const phaseIn = (v: Vocabulary, s: ZState, r: Z, ...phases: Parameters<Vocabular
 const setPhase = (s: ZState, r: Z, phase: Z): Arr => put(s.phase, r, phase);
 
 /**
- * allocate(r). Looser than the spec: any free pages, not the lowest ones, and a hit may be
- * passed over although the prefix is cached (the spec always takes the cached page).
+ * allocate(r). Looser than the spec: any free pages, not the lowest ones (every allocation
+ * order at once), and a hit may be passed over although the prefix is cached (the spec
+ * always takes the cached page). With fault double-free, any pages, free or held.
  */
 function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { ctx, none } = v;
@@ -92,9 +93,14 @@ function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
       at(s.phase, r).eq(v.ph('new')),
       // On a hit, slot 0 is a page held by r's prefix's cache entry, shared, not taken.
       Implies(hit, And(v.hasPrefix(r), at(s.holder, at(row, v.slot0)).eq(v.prefix(v.group(r))))),
-      // Every other slot takes a free page, each a different one.
-      forAll(v, [k], Implies(takenSlot(k), And(at(s.holder, at(row, k)).eq(none), holds(taken, at(row, k))))),
-      forAll(v, [k, k2], Implies(And(takenSlot(k), takenSlot(k2), Not(k.eq(k2))), Not(at(row, k).eq(at(row, k2))))),
+      // Every other slot takes a free page, each a different one. With fault double-free any
+      // page may sit on the free list more than once, so the taken pages are any pages at all.
+      ...(sem.fault['double-free']
+        ? [forAll(v, [k], Implies(takenSlot(k), holds(taken, at(row, k))))]
+        : [
+            forAll(v, [k], Implies(takenSlot(k), And(at(s.holder, at(row, k)).eq(none), holds(taken, at(row, k))))),
+            forAll(v, [k, k2], Implies(And(takenSlot(k), takenSlot(k2), Not(k.eq(k2))), Not(at(row, k).eq(at(row, k2))))),
+          ]),
       // And nothing else is taken.
       forAll(v, [p], Implies(holds(taken, p), And(takenSlot(at(slotOf, p)), at(row, at(slotOf, p)).eq(p)))),
     ],
@@ -207,10 +213,16 @@ function release(v: Vocabulary, s: ZState, r: Z, name: string): Transition {
   };
 }
 
-/** free(r): the normal release, or (fault stale-free) a second one of an old table. */
+/**
+ * free(r): the normal release, or (fault stale-free, or double-free) a second one of an old
+ * table. Double-free's second release (while the pages are still free) is a case of the
+ * stale one; the free list stays a set here, so the duplicate hand-out that follows it in
+ * the spec is not encoded (docs/ALLOCATOR.md says why the owner check does not need it).
+ */
 function free(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const normal = phaseIn(v, s, r, 'decoded', 'refused', 'failed');
-  const stale = sem.fault['stale-free'] ? phaseIn(v, s, r, 'freed', 'landed') : v.ctx.Bool.val(false);
+  const again = sem.fault['stale-free'] || sem.fault['double-free'];
+  const stale = again ? phaseIn(v, s, r, 'freed', 'landed') : v.ctx.Bool.val(false);
   const rel = release(v, s, r, 'free');
   return {
     constraints: [v.ctx.Or(normal, stale), ...rel.constraints],

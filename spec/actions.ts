@@ -17,6 +17,8 @@ export interface Action {
   readonly kind: ActionKind;
   /** Index of the request, into `config.requests`. */
   readonly r: number;
+  /** Under allocator `any`, `allocate` only: the page ids taken, in table order (every choice is its own action). */
+  readonly pages?: readonly number[];
 }
 
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
@@ -25,21 +27,54 @@ export function allActions(m: Model): readonly Action[] {
     (k) => (k !== 'timeout' || m.fault['early-free']) && (k !== 'insert' || m.groups > 0),
   );
   const out: Action[] = [];
-  for (const kind of kinds) for (let r = 0; r < m.n; r++) out.push({ kind, r });
+  for (const kind of kinds) {
+    for (let r = 0; r < m.n; r++) {
+      if (kind === 'allocate' && m.allocator === 'any') for (const pages of choices(m, r)) out.push({ kind, r, pages });
+      else out.push({ kind, r });
+    }
+  }
   return out;
 }
 
-/** The action as people read it: `allocate(A)`. */
-export function actionLabel(m: Model, a: Action): string {
-  return `${a.kind}(${m.config.requests[a.r]?.name ?? `#${a.r}`})`;
+/**
+ * Under allocator `any`, the page lists `allocate(r)` may take: every ordered choice of
+ * `len(r)` page ids (and of `len(r) - 1`, for a prefix-cache hit), distinct unless the free
+ * list is a multiset (`double-free`), in lexicographic order.
+ */
+export function choices(m: Model, r: number): number[][] {
+  const len = m.len[r] ?? 0;
+  const sizes = (m.group[r] ?? -1) >= 0 ? [len, len - 1] : [len];
+  const out: number[][] = [];
+  const grow = (prefix: number[], size: number): void => {
+    if (prefix.length === size) {
+      out.push([...prefix]);
+      return;
+    }
+    for (let p = m.firstPage; p < m.pages; p++) {
+      if (!m.multiset && prefix.includes(p)) continue;
+      prefix.push(p);
+      grow(prefix, size);
+      prefix.pop();
+    }
+  };
+  for (const size of sizes) grow([], size);
+  return out;
 }
 
-/** Parses `allocate(A)` back into an action, or returns `undefined` when it names no action of this model. */
+/** The action as people read it: `allocate(A)`, or under allocator `any` `allocate(A: 2 0)`. */
+export function actionLabel(m: Model, a: Action): string {
+  const pages = a.pages === undefined ? '' : `: ${a.pages.join(' ')}`;
+  return `${a.kind}(${m.config.requests[a.r]?.name ?? `#${a.r}`}${pages})`;
+}
+
+/** Parses `allocate(A)` (or `allocate(A: 2 0)`) back into an action, or returns `undefined` when it names no action of this model. */
 export function parseAction(m: Model, label: string): Action | undefined {
-  const match = /^\s*([a-z]+)\(\s*([^()\s]+)\s*\)\s*$/.exec(label);
+  const match = /^\s*([a-z]+)\(\s*([^()\s:]+)\s*(?::((?:\s*\d+)*)\s*)?\)\s*$/.exec(label);
   if (!match) return undefined;
   const kind = ACTION_KINDS.find((k) => k === match[1]);
   const r = m.config.requests.findIndex((q) => q.name === match[2]);
   if (kind === undefined || r < 0) return undefined;
-  return { kind, r };
+  if (match[3] === undefined) return { kind, r };
+  if (kind !== 'allocate') return undefined;
+  return { kind, r, pages: match[3].trim().split(/\s+/).filter((x) => x !== '').map(Number) };
 }

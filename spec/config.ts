@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -36,6 +36,26 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'A late second release (the abort path and the normal path both run) frees a request\'s old page table, whose pages may since have been handed to another request.',
   'prefix-poison':
     'Decode inserts a request\'s first page into the prefix cache although it was not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
+  'double-free':
+    'The free list is a list, not a set: a second release of pages that are still free (the abort path and the normal path both run) leaves them there twice, and two later allocations can both be handed one of them (SGLang #27731, #38840, #38941).',
+};
+
+/**
+ * The allocation orders: which free pages `allocate` hands out (docs/ALLOCATOR.md gives
+ * each in pseudo-code beside the SGLang functions it follows).
+ */
+export const ALLOCATORS = ['sorted', 'sglang', 'lifo', 'any'] as const;
+
+/** One of {@link ALLOCATORS}. */
+export type Allocator = (typeof ALLOCATORS)[number];
+
+/** What each allocation order does, in one sentence; the documentation's source. */
+export const ALLOCATOR_DOCS: Readonly<Record<Allocator, string>> = {
+  sorted: 'The first model: the free pages form a sorted set, ids 0 .. pages-1, and an allocation takes the lowest free ids.',
+  sglang:
+    "SGLang in P/D mode (need_sort): ids 1 .. pages (page 0 is the padding page); a release waits in a release list; an allocation takes the front of the sorted free list, after merging the release list into it and sorting when it finds the free list short (alloc: need > free; alloc_extend, pages of more than one token: need + 2 > free).",
+  lifo: 'SGLang outside P/D mode (paged allocator): ids 1 .. pages; each release goes to the front of the free list, so the pages freed last are handed out first.',
+  any: 'Any allocator: an allocation may take any free pages in any order, each choice a transition; a verdict here holds for every order.',
 };
 
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
@@ -70,10 +90,14 @@ export interface Config {
   readonly variant: Variant;
   /** The bug classes switched on. */
   readonly faults: readonly Fault[];
+  /** Which free pages `allocate` hands out; `sorted` when absent. */
+  readonly allocator?: Allocator;
+  /** Token slots per page; `1` when absent. For now it selects only `sglang`'s shortage test (`alloc` or `alloc_extend`). */
+  readonly pageSize?: number;
 }
 
-/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits. */
-export const LIMITS = { maxPages: 254, maxRequests: 16 } as const;
+/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits, an action index a byte. */
+export const LIMITS = { maxPages: 254, maxRequests: 16, maxActions: 256 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

@@ -4,7 +4,7 @@
  * found, so that the user can fix the input without reading code.
  */
 import { Either, ParseResult, Schema } from 'effect';
-import { DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
+import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {
   const text = JSON.stringify(value);
@@ -29,6 +29,9 @@ const literalMessage = (allowed: readonly string[]) => (issue: ParseResult.Parse
 
 /** A variant name. */
 export const VariantSchema = Schema.Literal(...VARIANTS).annotations({ message: literalMessage(VARIANTS) });
+
+/** An allocation order's name. */
+export const AllocatorSchema = Schema.Literal(...ALLOCATORS).annotations({ message: literalMessage(ALLOCATORS) });
 
 /** A fault name. */
 export const FaultSchema = Schema.Literal(...FAULTS).annotations({ message: literalMessage(FAULTS) });
@@ -57,6 +60,8 @@ export const ConfigSchema = Schema.Struct({
     Schema.Array(FaultSchema).annotations({ message: (issue) => ({ message: `expected a list of faults, got ${show(issue.actual)}`, override: false }) }),
     { exact: true },
   ),
+  allocator: Schema.optionalWith(AllocatorSchema, { exact: true }),
+  pageSize: Schema.optionalWith(WholeNumber(1, 4096, 'a page size in tokens'), { exact: true }),
 }).annotations({
   message: (issue) => ({
     message: `expected a configuration object such as {"pages": 3, "prefillLimit": 2, "requests": [{"length": 2}]}, got ${show(issue.actual)}`,
@@ -117,10 +122,29 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     }
   });
   const faults = input.faults ?? [];
+  if (input.allocator === 'any') {
+    const kinds = 5 + (faults.includes('early-free') ? 1 : 0) + (input.requests.some((q) => q.prefix !== undefined) ? 1 : 0);
+    const actions = anyActions(input.pages, input.requests, faults.includes('double-free'), kinds);
+    if (actions > LIMITS.maxActions) {
+      issues.push({ path: 'allocator', message: `"any" makes every choice of pages its own action: ${actions} actions here, more than the ${LIMITS.maxActions} the checker indexes; use fewer pages or shorter requests` });
+    }
+  }
   faults.forEach((f, i) => {
     if (faults.indexOf(f) !== i) issues.push({ path: `faults[${i}]`, message: `fault ${show(f)} is named twice` });
   });
   return issues;
+}
+
+/** The number of actions under allocator `any`: every ordered choice of pages per request, and one action per other kind. */
+function anyActions(pages: number, requests: readonly { readonly length: number; readonly prefix?: string | undefined }[], multiset: boolean, kinds: number): number {
+  const choices = (k: number): number => {
+    let c = 1;
+    for (let i = 0; i < k; i++) c *= multiset ? pages : pages - i;
+    return Math.max(c, 0);
+  };
+  let total = 0;
+  for (const q of requests) total += choices(q.length) + (q.prefix === undefined ? 0 : choices(q.length - 1)) + kinds;
+  return total;
 }
 
 /** Decodes a configuration; variant defaults to `buggy` and faults to the variant's own. */
@@ -142,6 +166,8 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     })),
     variant,
     faults: FAULTS.filter((f) => faults.includes(f)),
+    ...(c.allocator === undefined ? {} : { allocator: c.allocator }),
+    ...(c.pageSize === undefined ? {} : { pageSize: c.pageSize }),
   });
 }
 

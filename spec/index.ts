@@ -25,6 +25,7 @@
  * simplifications keep what every leak of this family needs: one page, in a request's
  * table, whose label is not the reader's.
  */
+export * from './allocator.ts';
 export * from './config.ts';
 export * from './decode.ts';
 export * from './model.ts';

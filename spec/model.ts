@@ -9,13 +9,13 @@
  * `g = label - n - 1` (data written for that shared prefix, or the prefix cache entry
  * that holds the page). One alphabet keeps the tag check a single comparison.
  */
-import type { Config, Fault, RequestSpec, Variant } from './config.ts';
+import type { Allocator, Config, Fault, RequestSpec, Variant } from './config.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
   /** The configuration this model was compiled from. */
   readonly config: Config;
-  /** Number of pages. */
+  /** Number of page slots in a state: the pool's pages, plus the padding page 0 under `sglang` and `lifo`. */
   readonly pages: number;
   /** Number of requests. */
   readonly n: number;
@@ -49,6 +49,24 @@ export interface Model {
   readonly ownerCheck: boolean;
   /** Whether the fault is switched on, by name. */
   readonly fault: Readonly<Record<Fault, boolean>>;
+  /** Which free pages `allocate` hands out (docs/ALLOCATOR.md). */
+  readonly allocator: Allocator;
+  /** Token slots per page. */
+  readonly pageSize: number;
+  /** The lowest page id ever handed out: 1 where page 0 is SGLang's padding page, else 0. */
+  readonly firstPage: number;
+  /** Whether the free list is a multiset (fault `double-free`), not a set. */
+  readonly multiset: boolean;
+  /** Offset where the allocator's fields begin, after the last page table. */
+  readonly tailAt: number;
+  /** Offset of the per-page copies in the free list, or -1 where a page is free exactly when nobody holds it. */
+  readonly freeAt: number;
+  /** Offset of the per-page copies in `sglang`'s release list, or -1. */
+  readonly releaseAt: number;
+  /** Offset of `lifo`'s ordered free list (front first, padded with {@link NO_PAGE}), or -1. */
+  readonly listAt: number;
+  /** Entries `lifo`'s free list can hold: every page, plus one extra copy of every table entry under `double-free`. */
+  readonly listCap: number;
 }
 
 /** Marks a page-table slot that holds no page yet. */
@@ -70,7 +88,9 @@ export function compile(config: Config): Model {
     if (g < 0) g = groupNames.push(req.prefix) - 1;
     group[r] = g;
   });
-  const pages = config.pages;
+  const allocator: Allocator = config.allocator ?? 'sorted';
+  const firstPage = allocator === 'sglang' || allocator === 'lifo' ? 1 : 0;
+  const pages = config.pages + firstPage;
   const holderAt = 0;
   const dataAt = pages;
   const tagAt = 2 * pages;
@@ -85,6 +105,17 @@ export function compile(config: Config): Model {
   }
   const has = (f: Fault): boolean => config.faults.includes(f);
   const variant: Variant = config.variant;
+  const multiset = has('double-free');
+  const tailAt = at;
+  const freeAt = allocator === 'sglang' || (multiset && allocator !== 'lifo') ? at : -1;
+  if (freeAt >= 0) at += pages;
+  const releaseAt = allocator === 'sglang' ? at : -1;
+  if (releaseAt >= 0) at += pages;
+  let entries = 0;
+  for (let r = 0; r < n; r++) entries += len[r] ?? 0;
+  const listCap = allocator === 'lifo' ? config.pages + (multiset ? entries : 0) : 0;
+  const listAt = allocator === 'lifo' ? at : -1;
+  at += listCap;
   return {
     config,
     pages,
@@ -108,7 +139,17 @@ export function compile(config: Config): Model {
       'early-free': has('early-free'),
       'stale-free': has('stale-free'),
       'prefix-poison': has('prefix-poison'),
+      'double-free': multiset,
     },
+    allocator,
+    pageSize: config.pageSize ?? 1,
+    firstPage,
+    multiset,
+    tailAt,
+    freeAt,
+    releaseAt,
+    listAt,
+    listCap,
   };
 }
 

@@ -5,6 +5,7 @@
  * could hold only because nothing happens. A witness that does not apply to a
  * configuration (no over-long request, say) is not expected there.
  */
+import { freeCopies } from './allocator.ts';
 import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import {
   dataOf,
@@ -110,21 +111,51 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
 });
 
 /**
- * Free pages plus held pages equal `pages`, counting held pages from the requests' own
- * page tables (each live table entry once, shared prefix pages once, as the cache's): a
- * page freed while still in a table, or in two tables, is counted twice.
+ * Free pages plus held pages equal `pages`, counting free pages as entries of the free
+ * list (and `sglang`'s release list), and held pages from the requests' own page tables
+ * (each live table entry once, shared prefix pages once, as the cache's): a page freed
+ * while still in a table, in two tables, or twice on the free list, is counted twice.
  */
 export const Conservation = always('Conservation', (m, s) => {
   let count = 0;
-  for (let p = 0; p < m.pages; p++) {
-    const h = s[m.holderAt + p]!;
-    if (h === 0 || h > m.n) count++;
+  for (let p = m.firstPage; p < m.pages; p++) {
+    count += freeCopies(m, s, p);
+    if (s[m.holderAt + p]! > m.n) count++;
   }
   for (let r = 0; r < m.n; r++) {
     if (!isLive(s[m.phaseAt + r]!)) continue;
     count += m.len[r]! - (sharesFirstPage(m, s, r) ? 1 : 0);
   }
-  return count === m.pages;
+  return count === m.pages - m.firstPage;
+});
+
+/**
+ * No page is on the free list (with `sglang`'s release list) more than once. SGLang's
+ * debug check (`SGLANG_CHECK_KV_PAGE_INVARIANTS`) looks for this: a page twice on the
+ * list is handed to two requests.
+ */
+export const NoDuplicateFree = always('NoDuplicateFree', (m, s) => {
+  if (m.freeAt < 0 && m.listAt < 0) return true;
+  for (let p = m.firstPage; p < m.pages; p++) if (freeCopies(m, s, p) > 1) return false;
+  return true;
+});
+
+/**
+ * No page of a live page table is on the free list (or `sglang`'s release list): a page
+ * is not handed out again while a request still reads it. SGLang's debug check looks for
+ * this too.
+ */
+export const NoUseAfterFree = always('NoUseAfterFree', (m, s) => {
+  for (let r = 0; r < m.n; r++) {
+    if (!isLive(s[m.phaseAt + r]!)) continue;
+    const len = m.len[r]!;
+    const table = m.tableAt[r]!;
+    for (let i = 0; i < len; i++) {
+      const p = s[table + i]!;
+      if (p !== NO_PAGE && freeCopies(m, s, p) > 0) return false;
+    }
+  }
+  return true;
 });
 
 /** Decode reads only pages its request holds at the moment of reading (or its prefix's cached page). */
@@ -179,11 +210,30 @@ export const LateWriteLands = sometimes(
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.landed),
 );
 
-/** Fault `stale-free` fires: a request's old page table is released a second time. */
+/** Fault `stale-free` or `double-free` fires: a request's old page table is released a second time. */
 export const DoubleRelease = sometimes(
   'DoubleRelease',
-  (m) => m.fault['stale-free'],
+  (m) => m.fault['stale-free'] || m.fault['double-free'],
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.released),
+);
+
+/** Fault `double-free` fires: one page is handed to two requests that hold it at once (or twice to one). */
+export const HandedOutTwice = sometimes(
+  'HandedOutTwice',
+  (m) => m.fault['double-free'],
+  (m, s) => {
+    const seen = new Uint8Array(m.pages);
+    for (let r = 0; r < m.n; r++) {
+      if (!isLive(phaseOf(m, s, r))) continue;
+      for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < m.len[r]!; i++) {
+        const p = s[m.tableAt[r]! + i]!;
+        if (p === NO_PAGE) continue;
+        if (seen[p] === 1) return true;
+        seen[p] = 1;
+      }
+    }
+    return false;
+  },
 );
 
 /** The prefix cache is used: a request is allocated on its prefix's cached page. */
@@ -210,7 +260,7 @@ export const PoisonedInsert = sometimes(
 );
 
 /** The invariants, in the order they are checked and reported. */
-export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages];
+export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree];
 
 /** The non-vacuity witnesses. */
 export const WITNESSES: readonly Property[] = [
@@ -221,6 +271,7 @@ export const WITNESSES: readonly Property[] = [
   FailsLoudly,
   LateWriteLands,
   DoubleRelease,
+  HandedOutTwice,
   PrefixHit,
   PoisonedInsert,
 ];

@@ -19,6 +19,7 @@
  * - table: its page table, the ordered page ids decode reads; kept after `free`, because a
  *   stale second release frees exactly that list.
  */
+import { initFree } from './allocator.ts';
 import { NO_PAGE, type Model } from './model.ts';
 
 /** A state: `Model.size` bytes laid out as `model.ts` describes. */
@@ -152,9 +153,10 @@ export function sharesFirstPage(m: Model, s: State, r: number): boolean {
   return (flagsOf(m, s, r) & (HIT | INSERTED)) !== 0;
 }
 
-/** The initial state: every page free and never written, every request new. */
+/** The initial state: every page free (but the padding page) and never written, every request new. */
 export function initial(m: Model): State {
   const s = new Uint8Array(m.size);
   for (let r = 0; r < m.n; r++) s.fill(NO_PAGE, m.tableAt[r], (m.tableAt[r] ?? 0) + (m.len[r] ?? 0));
+  initFree(m, s);
   return s;
 }

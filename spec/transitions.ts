@@ -9,6 +9,7 @@
  */
 import { match } from 'ts-pattern';
 import type { Action } from './actions.ts';
+import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
 import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import {
   cachedPage,
@@ -29,26 +30,29 @@ import {
 } from './state.ts';
 
 /**
- * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. The
- * free list is kept sorted, so the request gets the lowest free page ids: the pages that
- * the previous request just freed, with that request's KV data still in them.
- * @guard The request is new, and enough pages are free: its length, less one when its
- * prefix is cached.
- * @effect The request holds the lowest free pages, in ascending order, as its page table.
- * On a prefix-cache hit the cached prefix page comes first and is shared, not taken.
- * Page contents are not touched.
+ * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
+ * free pages it gets is the allocation order's (docs/ALLOCATOR.md): under `sorted` the
+ * lowest free ids, the pages that the previous request just freed, with that request's
+ * KV data still in them; under `sglang` the front of a sorted free list that recently
+ * freed pages join only when it runs short.
+ * @guard The request is new, and the free list (with `sglang`'s release list) holds
+ * enough entries: its length, less one when its prefix is cached.
+ * @effect The request holds the pages the allocation order hands out, in the order taken,
+ * as its page table; they leave the free list. On a prefix-cache hit the cached prefix
+ * page comes first and is shared, not taken. Page contents are not touched.
+ * Under allocator `any` the action names the pages it takes, and every choice of free
+ * pages is its own action.
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
-export function allocate(m: Model, s: State, r: number): State | undefined {
+export function allocate(m: Model, s: State, r: number, pages?: readonly number[]): State | undefined {
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
   const len = m.len[r] ?? 0;
   const g = m.group[r] ?? -1;
   const hitPage = g >= 0 ? cachedPage(m, s, g) : -1;
   const need = hitPage >= 0 ? len - 1 : len;
-  let free = 0;
-  for (let p = 0; p < m.pages; p++) if (holderOf(m, s, p) === 0) free++;
-  if (free < need) return undefined;
+  // Under `any` the action names its pages: enabled when they are free and as many as needed.
+  if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
 
   const t = s.slice();
   const table = m.tableAt[r] ?? 0;
@@ -58,8 +62,8 @@ export function allocate(m: Model, s: State, r: number): State | undefined {
     t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
     i = 1;
   }
-  for (let p = 0; p < m.pages && i < len; p++) {
-    if (holderOf(m, s, p) !== 0) continue;
+  for (const p of pages ?? take(m, s, t, need)) {
+    if (pages !== undefined) takeOne(m, t, p);
     t[m.holderAt + p] = bodyLabel(r);
     if (m.ownerCheck) t[m.tagAt + p] = 0;
     t[table + i++] = p;
@@ -175,17 +179,22 @@ export function decode(m: Model, s: State, r: number): State | undefined {
 
 /**
  * D finishes the request and releases its pages (`PagedTokenToKVPoolAllocator.free`):
- * the page ids go back to the free list by id. Nothing is zeroed.
+ * the page ids go back to the free list (under `sglang`, to the release list) in one
+ * call, deduplicated within it. Nothing is zeroed.
  * @guard The request decoded, was refused, or failed. With fault `stale-free`, also a
  * request already freed (or whose late write landed): the abort path and the normal path
- * both release it.
+ * both release it. With fault `double-free`, the same second release while every page of
+ * the old table is still free.
  * @effect Every page of the table except a shared prefix page is free, whoever holds it
- * now; contents and tags stay. The request is freed (released, for the second release).
+ * now; contents and tags stay. A page already free is left as it is, unless the free
+ * list is a list (`double-free`): then it is there twice. The request is freed
+ * (released, for the second release).
  */
 export function free(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   const normal = phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed;
-  const stale = m.fault['stale-free'] && (phase === Ph.freed || phase === Ph.landed);
+  const again = phase === Ph.freed || phase === Ph.landed;
+  const stale = again && (m.fault['stale-free'] || (m.fault['double-free'] && stillFree(m, s, r)));
   if (!normal && !stale) return undefined;
   const t = s.slice();
   release(m, s, t, r);
@@ -236,7 +245,7 @@ export function insert(m: Model, s: State, r: number): State | undefined {
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
   return match(a.kind)
-    .with('allocate', () => allocate(m, s, a.r))
+    .with('allocate', () => allocate(m, s, a.r, a.pages))
     .with('prefill', () => prefill(m, s, a.r))
     .with('stub', () => stub(m, s, a.r))
     .with('handoff', () => handoff(m, s, a.r))
@@ -259,11 +268,25 @@ function write(m: Model, t: State, p: number, label: number): void {
   if (m.ownerCheck) t[m.tagAt + p] = label;
 }
 
-/** Puts the pages of `r`'s table back on the free list by id, except a shared prefix page. */
+/** Puts the pages of `r`'s table back on the free list in one release, except a shared prefix page; their holder is nobody. */
 function release(m: Model, s: State, t: State, r: number): void {
+  const len = m.len[r] ?? 0;
+  const pages: number[] = [];
+  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
+    const p = tablePage(m, s, r, i);
+    if (p === NO_PAGE) continue;
+    t[m.holderAt + p] = 0;
+    pages.push(p);
+  }
+  put(m, s, t, pages);
+}
+
+/** Whether every page of `r`'s old table (except a shared prefix page) is still free: nobody took it since. */
+function stillFree(m: Model, s: State, r: number): boolean {
   const len = m.len[r] ?? 0;
   for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
-    if (p !== NO_PAGE) t[m.holderAt + p] = 0;
+    if (p !== NO_PAGE && (holderOf(m, s, p) !== 0 || freeCopies(m, s, p) === 0)) return false;
   }
+  return true;
 }

@@ -40,6 +40,9 @@ const INLINE_OF = {
 /** Generates the Promela model of a configuration. Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
 export function toPromela(config: Config): string {
   const m = compile(config);
+  if (m.allocator !== 'sorted') {
+    throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
+  }
   if (m.pages > PROMELA_MAX_PAGES) {
     throw new RangeError(`the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${m.pages}`);
   }
@@ -86,9 +89,10 @@ function defines(m: Model): string {
     `#define EARLY_FREE     ${flag(m.fault['early-free'])}`,
     `#define STALE_FREE     ${flag(m.fault['stale-free'])}`,
     `#define PREFIX_POISON  ${flag(m.fault['prefix-poison'])}`,
+    `#define DOUBLE_FREE    ${flag(m.fault['double-free'])}  /* the free list as a multiset */`,
     '',
-    '/* The number of free pages, and whether the prefix cache holds a page for group g. */',
-    `#define FREE_COUNT (${pages.map((p) => `(holder[${p}] == 0)`).join(' + ')})`,
+    '/* The number of free pages (entries of the free list), and whether the prefix cache holds a page for group g. */',
+    `#define FREE_COUNT (${pages.map((p) => `COPIES(${p})`).join(' + ')})`,
     `#define CACHED(g) (${pages.map((p) => `holder[${p}] == PREFIX(g)`).join(' || ')})`,
     '',
     '/* Each request as the actions take it: index r, length L, prefix group G, page-table offset T. */',
@@ -99,8 +103,20 @@ function defines(m: Model): string {
     const prefix = g < 0 ? 'no prefix' : `prefix ${m.groupNames[g] ?? '?'}`;
     lines.push(`#define REQ_${r} ${r}, ${m.len[r] ?? 0}, ${g < 0 ? 'NONE' : g}, ${(m.tableAt[r] ?? 0) - (m.tableAt[0] ?? 0)}  /* ${q?.name ?? r}: ${prefix} */`);
   }
+  lines.push(`#define STILL_FREE(r) (${Array.from({ length: m.n }, (_, r) => `(r) == ${r} && ${stillFree(m, r)}`).join(' || ')})`);
   lines.push(`#define CHECK_REQUESTS ${Array.from({ length: m.n }, (_, r) => `check_request(REQ_${r})`).join('; ')}`);
   return lines.join('\n');
+}
+
+/** Whether every page of request r's old table (a shared first page excepted) is still free: the guard of double-free's second release, unrolled. */
+function stillFree(m: Model, r: number): string {
+  const t = (m.tableAt[r] ?? 0) - (m.tableAt[0] ?? 0);
+  const parts = Array.from({ length: m.len[r] ?? 0 }, (_, i) => {
+    const page = `table[${t + i}]`;
+    const free = `(${page} == NO_PAGE || holder[${page}] == 0 && COPIES(${page}) > 0)`;
+    return i === 0 ? `(SHARES(${r}) || ${free})` : free;
+  });
+  return `(${parts.join(' && ')})`;
 }
 
 /** The single process: one loop whose options are the actions, kind-major then request, as pagecheck explores them. */

@@ -46,6 +46,8 @@ const CONSTANTS = String.raw`
 #define PREFIX(G)         (N + 1 + (G))
 #define MAY_READ(r, G, x) ((x) == (r) + 1 || ((G) != NONE && (x) == PREFIX(G)))
 #define HAS_CACHE(G)      ((G) != NONE && CACHED(G))
+/* Copies of page p on the free list: counted under double-free (a multiset), else free = held by nobody. */
+#define COPIES(p)         (DOUBLE_FREE -> freecnt[p] : (holder[p] == 0 -> 1 : 0))
 `;
 
 /** The state variables, the scratch counters and the invariant bits. */
@@ -58,6 +60,7 @@ byte phase[N];                    /* request r's phase */
 byte flags[N];                    /* HIT | INSERTED | READ_UNHELD */
 int observed[N];                  /* request r's read set: bit label-1 for every label its decode read */
 byte table[TABLE_SIZE] = NO_PAGE; /* the page tables, request r's at its offset T */
+byte freecnt[PAGES] = DOUBLE_FREE; /* double-free: page p's copies on the free list (a multiset); 0 otherwise */
 
 /* ---- scratch: 0 in every stored state (see the header) ---- */
 byte i;
@@ -68,6 +71,9 @@ unsigned Isolation : 1 = 1;
 unsigned ExclusiveHold : 1 = 1;
 unsigned Conservation : 1 = 1;
 unsigned ReadsOwnPages : 1 = 1;
+unsigned NoDuplicateFree : 1 = 1;
+unsigned NoUseAfterFree : 1 = 1;
+byte j;
 `;
 
 /** The actions, one inline each, in spec/transitions.ts's order. */
@@ -80,13 +86,29 @@ inline write_page(page, label) {
   fi
 }
 
-/* The pages of r's table go back to the free list by id, except a shared prefix page. */
+/* The pages of r's table go back to the free list by id, except a shared prefix page, in
+   one release: a page twice in the table goes back once. Under double-free each one is
+   one more copy on the free list, even when it is already there. */
 inline release(r, L, T) {
   i = (SHARES(r) -> 1 : 0);
   do
-  :: i < L -> if :: table[T + i] != NO_PAGE -> holder[table[T + i]] = 0 :: else fi; i++
+  :: i < L ->
+     if
+     :: table[T + i] != NO_PAGE ->
+        j = (SHARES(r) -> 1 : 0);
+        do :: j < i && table[T + j] != table[T + i] -> j++ :: else -> break od;
+        if
+        :: j == i ->
+           if :: DOUBLE_FREE -> freecnt[table[T + i]]++ :: else fi;
+           holder[table[T + i]] = 0
+        :: else
+        fi
+     :: else
+     fi;
+     i++
   :: else -> break
-  od
+  od;
+  j = 0
 }
 
 /* allocate(r): D reserves the lowest free page ids for the whole prompt (alloc_extend).
@@ -104,9 +126,15 @@ inline Allocate(r, L, G, T) {
     fi;
     pg = 0;
     do
-    :: pg < PAGES && k < L ->
+    :: pg < PAGES && k < L && DOUBLE_FREE && freecnt[pg] > 0 ->
+       /* a sorted multiset: a page with two copies comes out twice in a row */
+       freecnt[pg]--;
+       holder[pg] = r + 1;
+       if :: OWNER_CHECK -> tag[pg] = 0 :: else fi;
+       table[T + k] = pg; k++
+    :: pg < PAGES && k < L && !(DOUBLE_FREE && freecnt[pg] > 0) ->
        if
-       :: holder[pg] == 0 ->
+       :: !DOUBLE_FREE && holder[pg] == 0 ->
           holder[pg] = r + 1;
           if :: OWNER_CHECK -> tag[pg] = 0 :: else fi;
           table[T + k] = pg; k++
@@ -204,11 +232,12 @@ inline Decode(r, L, G, T) {
 }
 
 /* free(r): D releases r's pages, contents untouched. With stale-free, a second release of
-   an already freed (or landed) request frees its old table again. */
+   an already freed (or landed) request frees its old table again; with double-free, the
+   same while every page of that table is still free (STILL_FREE, unrolled per request). */
 inline Free(r, L, G, T) {
   d_step {
     phase[r] == DECODED || phase[r] == REFUSED || phase[r] == FAILED ||
-    STALE_FREE && (phase[r] == FREED || phase[r] == LANDED) ->
+    (STALE_FREE || DOUBLE_FREE && STILL_FREE(r)) && (phase[r] == FREED || phase[r] == LANDED) ->
     release(r, L, T);
     phase[r] = (phase[r] == DECODED || phase[r] == REFUSED || phase[r] == FAILED -> FREED : RELEASED);
     end_action(5, r)
@@ -264,6 +293,7 @@ inline check_request(r, L, G, T) {
            fi;
            seen = seen | (1 << table[T + i])
         fi;
+        if :: table[T + i] != NO_PAGE && COPIES(table[T + i]) > 0 -> NoUseAfterFree = 0 :: else fi;
         i++
      :: else -> break
      od
@@ -271,14 +301,17 @@ inline check_request(r, L, G, T) {
   fi
 }
 
-/* Isolation, ExclusiveHold, Conservation, ReadsOwnPages (spec/properties.ts), asserted
-   in that order; then every scratch variable goes back to its stored value. */
+/* Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree
+   (spec/properties.ts), asserted in that order; then every scratch variable goes back to its stored value. */
 inline end_action(kind, r) {
   printf("@%d %d\n", kind, r);
   k = 0;
   pg = 0;
   do
-  :: pg < PAGES -> if :: holder[pg] == 0 || holder[pg] > N -> k++ :: else fi; pg++
+  :: pg < PAGES ->
+     k = k + COPIES(pg) + (holder[pg] > N -> 1 : 0);
+     if :: COPIES(pg) > 1 -> NoDuplicateFree = 0 :: else fi;
+     pg++
   :: else -> break
   od;
   CHECK_REQUESTS;
@@ -294,7 +327,9 @@ inline end_action(kind, r) {
   assert(ExclusiveHold);
   assert(Conservation);
   assert(ReadsOwnPages);
-  Isolation = 1; ExclusiveHold = 1; Conservation = 1; ReadsOwnPages = 1;
+  assert(NoDuplicateFree);
+  assert(NoUseAfterFree);
+  Isolation = 1; ExclusiveHold = 1; Conservation = 1; ReadsOwnPages = 1; NoDuplicateFree = 1; NoUseAfterFree = 1;
   i = 0; pg = 0; k = 0; seen = 0
 }
 `;

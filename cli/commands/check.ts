@@ -64,6 +64,8 @@ export function replayCommand(config: Config, extra: readonly string[] = [], for
   const defaults = DEFAULT_FAULTS[config.variant];
   const sameFaults = defaults.length === config.faults.length && defaults.every((f) => config.faults.includes(f));
   if (!sameFaults || forceFaults) args.push('--faults', config.faults.length === 0 ? 'none' : config.faults.join(','));
+  if (config.allocator !== undefined && config.allocator !== 'sorted') args.push('--allocator', config.allocator);
+  if (config.pageSize !== undefined && config.pageSize !== 1) args.push('--page-size', `${config.pageSize}`);
   const renamed = config.requests.some((q, i) => q.name !== requestName(i));
   const note = renamed ? '   # requests renamed A, B, ...: use --config for custom names' : '';
   return `npm run -s pagecheck -- check ${[...args, ...extra].join(' ')}${note}`;
@@ -73,7 +75,9 @@ export function replayCommand(config: Config, extra: readonly string[] = [], for
 export function describeConfig(config: Config): string {
   const requests = config.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
   const faults = config.faults.length === 0 ? 'no faults' : `faults ${config.faults.join(',')}`;
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}`;
+  const allocator = config.allocator === undefined || config.allocator === 'sorted' ? '' : ` · allocator ${config.allocator}`;
+  const pageSize = config.pageSize === undefined || config.pageSize === 1 ? '' : ` · page size ${config.pageSize}`;
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */

@@ -39,6 +39,9 @@ export function runExport(format: string, flags: ExportFlags): number {
     throw new UsageError(`export: unknown format ${JSON.stringify(format)}; expected one of ${EXPORT_FORMATS.join(', ')}`);
   }
   const config = configFromFlags(flags, CHECK_DEFAULTS);
+  if ((config.allocator ?? 'sorted') !== 'sorted') {
+    throw new UsageError(`--allocator: the Promela model follows allocator sorted only, got ${config.allocator}`);
+  }
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }

@@ -58,7 +58,7 @@ describe('counterexamples are genuine, shortest executions', () => {
   const r = check(m, { continueAfterViolation: true });
 
   it('keeps the first violation of each invariant, in breadth-first order', () => {
-    expect(r.violations.map((v) => `${v.invariant}@${v.depth}`)).toEqual(['ExclusiveHold@7', 'Conservation@7', 'Isolation@9', 'ReadsOwnPages@10']);
+    expect(r.violations.map((v) => `${v.invariant}@${v.depth}`)).toEqual(['ExclusiveHold@7', 'Conservation@7', 'NoUseAfterFree@7', 'Isolation@9', 'ReadsOwnPages@10']);
     expect([r.distinctStates, r.depth]).toEqual([1896, 20]);
   });
 

@@ -62,6 +62,22 @@ const CASES: readonly Case[] = [
     depth: 18,
     violation: { invariant: 'ExclusiveHold', length: 5 },
   },
+  // Fault double-free: the free list as a multiset (a page twice on it goes out twice).
+  { name: 'matrix, buggy, double-free', config: matrixConfig('buggy', ['double-free']), states: 664, depth: 17, violation: { invariant: 'Conservation', length: 4 } },
+  {
+    name: '3 pages, requests 1,1,2, buggy, double-free (leaks at 12)',
+    config: configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 2 }], faults: ['double-free'] }),
+    states: 2013,
+    depth: 18,
+    violation: { invariant: 'Conservation', length: 6 },
+  },
+  {
+    name: 'matrix, owner-check, every fault with double-free',
+    config: matrixConfig('owner-check', ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free']),
+    states: 10618,
+    depth: 20,
+    violation: { invariant: 'Conservation', length: 4 },
+  },
 ];
 
 /** pagecheck's shortest counterexample: the least depth, ties broken by the order in which invariants are checked (SPIN asserts them in that order). */

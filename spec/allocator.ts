@@ -1,0 +1,165 @@
+/**
+ * The free list of D's page pool, in the four allocation orders of docs/ALLOCATOR.md:
+ * `sorted` (the lowest free ids), `sglang` (SGLang's P/D allocator: a sorted free list
+ * and a release list, merged and sorted when an allocation finds the free list short),
+ * `lifo` (SGLang outside P/D mode: a release goes to the front) and `any` (every choice).
+ *
+ * Under `sorted` and `any` without fault `double-free` a page is free exactly when nobody
+ * holds it, as in the first model, and the state stores nothing more. Otherwise the free
+ * list is stored: per page its copies in the free list (and, under `sglang`, in the
+ * release list), or under `lifo` the list itself in order. With `double-free` these are
+ * multisets: a page released while still free is there twice.
+ *
+ * `take` and `put` are the two effects every allocation and every release goes through;
+ * they write into a state the caller has just copied.
+ */
+import { NO_PAGE, type Model } from './model.ts';
+import type { State } from './state.ts';
+
+/** Copies of page `p` in the free list and the release list together. */
+export function freeCopies(m: Model, s: State, p: number): number {
+  if (p < m.firstPage) return 0;
+  if (m.listAt >= 0) {
+    let c = 0;
+    for (let i = 0; i < m.listCap; i++) if (s[m.listAt + i] === p) c++;
+    return c;
+  }
+  if (m.freeAt < 0) return s[m.holderAt + p] === 0 ? 1 : 0;
+  return s[m.freeAt + p]! + (m.releaseAt >= 0 ? s[m.releaseAt + p]! : 0);
+}
+
+/** Entries in the free list and the release list together: how many pages an allocation can take. */
+export function freeEntries(m: Model, s: State): number {
+  let c = 0;
+  for (let p = m.firstPage; p < m.pages; p++) c += freeCopies(m, s, p);
+  return c;
+}
+
+/** The free list in order (front first), duplicates included. */
+export function freeList(m: Model, s: State): number[] {
+  if (m.listAt >= 0) return listOf(m, s);
+  const out: number[] = [];
+  for (let p = m.firstPage; p < m.pages; p++) {
+    const c = m.freeAt < 0 ? freeCopies(m, s, p) : s[m.freeAt + p]!;
+    for (let k = 0; k < c; k++) out.push(p);
+  }
+  return out;
+}
+
+/** `sglang`'s release list, ascending (its order never matters: only a sort consumes it); empty in the other orders. */
+export function releaseList(m: Model, s: State): number[] {
+  const out: number[] = [];
+  if (m.releaseAt < 0) return out;
+  for (let p = m.firstPage; p < m.pages; p++) for (let k = 0; k < s[m.releaseAt + p]!; k++) out.push(p);
+  return out;
+}
+
+/**
+ * The initial free list: every page id from `firstPage` on, once (SGLang's `clear()`:
+ * `arange(1, num_pages + 1)`; the padding page 0 is never on it).
+ */
+export function initFree(m: Model, t: State): void {
+  if (m.freeAt >= 0) for (let p = m.firstPage; p < m.pages; p++) t[m.freeAt + p] = 1;
+  if (m.listAt >= 0) {
+    t.fill(NO_PAGE, m.listAt, m.listAt + m.listCap);
+    for (let p = m.firstPage; p < m.pages; p++) t[m.listAt + p - m.firstPage] = p;
+  }
+}
+
+/**
+ * Whether `sglang`'s allocation of `need` pages merges the release list first. D's
+ * `_pre_alloc` calls `alloc` for pages of one token, which merges when it needs more than
+ * the free list holds, and `alloc_extend` (a batch of one) otherwise, which merges when
+ * `tokens // page_size + bs + 1` exceeds it: two pages early, with whole pages.
+ */
+export function sglangShort(m: Model, need: number, listed: number): boolean {
+  return m.pageSize === 1 ? need > listed : need + 1 + 1 > listed;
+}
+
+/**
+ * Takes `need` pages off the free list of `s`, in its order, and returns them in the
+ * order taken; the caller has checked that {@link freeEntries} is at least `need`. Not
+ * used under `any`, whose actions name their pages ({@link canTake}, {@link takeOne}).
+ */
+export function take(m: Model, s: State, t: State, need: number): number[] {
+  const out: number[] = [];
+  if (m.listAt >= 0) {
+    const list = listOf(m, s);
+    writeList(m, t, list.slice(need));
+    return list.slice(0, need);
+  }
+  if (m.releaseAt >= 0) {
+    let listed = 0;
+    for (let p = m.firstPage; p < m.pages; p++) listed += s[m.freeAt + p]!;
+    let released = 0;
+    for (let p = m.firstPage; p < m.pages; p++) released += s[m.releaseAt + p]!;
+    if (released > 0 && sglangShort(m, need, listed)) {
+      // merge_and_sort_free: both lists become one sorted list; counts per id are already sorted.
+      for (let p = m.firstPage; p < m.pages; p++) {
+        t[m.freeAt + p] = s[m.freeAt + p]! + s[m.releaseAt + p]!;
+        t[m.releaseAt + p] = 0;
+      }
+    }
+  }
+  // A sorted multiset (sorted, sglang, any): the front is the lowest ids, a duplicate twice in a row.
+  for (let p = m.firstPage; p < m.pages && out.length < need; p++) {
+    let c = m.freeAt < 0 ? (s[m.holderAt + p] === 0 ? 1 : 0) : t[m.freeAt + p]!;
+    while (c > 0 && out.length < need) {
+      out.push(p);
+      c--;
+    }
+    if (m.freeAt >= 0) t[m.freeAt + p] = c;
+  }
+  return out;
+}
+
+/** Under `any`: whether the pages named (in table order) are `need` entries of the free list, a duplicate only as often as it is there. */
+export function canTake(m: Model, s: State, pages: readonly number[], need: number): boolean {
+  if (pages.length !== need) return false;
+  for (let i = 0; i < pages.length; i++) {
+    const p = pages[i]!;
+    if (!Number.isInteger(p) || p < m.firstPage || p >= m.pages) return false;
+    let times = 0;
+    for (let j = 0; j < pages.length; j++) if (pages[j] === p) times++;
+    if (times > freeCopies(m, s, p)) return false;
+  }
+  return true;
+}
+
+/** Under `any`: takes one entry of page `p` off the free list (a page free by having no holder needs nothing here). */
+export function takeOne(m: Model, t: State, p: number): void {
+  if (m.freeAt >= 0) t[m.freeAt + p] = t[m.freeAt + p]! - 1;
+}
+
+/**
+ * Puts one release's pages back (one call of SGLang's `free`): deduplicated within the
+ * call and ascending, as `torch.unique` returns them; without `double-free` a page already
+ * free is left out, since the free list is then a set.
+ */
+export function put(m: Model, s: State, t: State, pages: readonly number[]): void {
+  const batch = [...new Set(pages)].filter((p) => p >= m.firstPage && p !== NO_PAGE).sort((a, b) => a - b);
+  const fresh = m.multiset ? batch : batch.filter((p) => freeCopies(m, s, p) === 0);
+  if (m.listAt >= 0) {
+    writeList(m, t, [...fresh, ...listOf(m, s)]);
+    return;
+  }
+  if (m.freeAt < 0) return;
+  const at = m.releaseAt >= 0 ? m.releaseAt : m.freeAt;
+  for (const p of fresh) t[at + p] = t[at + p]! + 1;
+}
+
+function listOf(m: Model, s: State): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < m.listCap; i++) {
+    const p = s[m.listAt + i]!;
+    if (p === NO_PAGE) break;
+    out.push(p);
+  }
+  return out;
+}
+
+function writeList(m: Model, t: State, list: readonly number[]): void {
+  if (list.length > m.listCap) throw new Error(`spec: lifo free list overflows its ${m.listCap} entries`);
+  t.fill(NO_PAGE, m.listAt, m.listAt + m.listCap);
+  list.forEach((p, i) => (t[m.listAt + i] = p));
+}

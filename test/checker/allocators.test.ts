@@ -1,0 +1,70 @@
+/**
+ * State counts for the four allocation orders (docs/ALLOCATOR.md) on several
+ * configurations, the whole reachable space each (`continueAfterViolation`), with the
+ * first violation of each invariant. Produced by `check(m, { continueAfterViolation:
+ * true })` with symmetry on; the command line of each row is
+ * `npm run -s pagecheck -- check --continue --prefill-limit 2 --allocator ORDER <flags>`.
+ */
+import { describe, expect, it } from 'vitest';
+import { check } from '../../checker/index.ts';
+import { actionLabel, compile, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { MINIMAL_LEAK } from '../spec/helpers.ts';
+
+const config = (pages: number, lengths: number[], variant: Variant, faults: Fault[], allocator: Allocator): Config => ({
+  pages,
+  prefillLimit: 2,
+  requests: lengths.map((length, i) => ({ name: requestName(i), length })),
+  variant,
+  faults,
+  allocator,
+});
+
+/** flags, then per order (sorted, sglang, lifo, any): states, depth, first violations. */
+const EXPECTED = `
+--pages 3 --requests 2,3 --variant buggy                                                  | 21 10 Isolation@9 | 21 10 Isolation@9 | 21 10 Isolation@9 | 71 10 Isolation@9
+--pages 3 --requests 2,3 --variant length-fix                                             | 16 8 | 17 8 | 16 8 | 51 8
+--pages 4 --requests 2,3,1 --variant buggy                                                | 383 15 Isolation@9 | 296 15 Isolation@9 | 420 15 Isolation@9 | 1980 15 Isolation@9
+--pages 4 --requests 1,1,2 --variant owner-check --faults silent-stub,early-free,stale-free | 10619 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 | 2449 18 | 18592 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 | 9635 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
+--pages 3 --requests 1,1,2 --variant buggy --faults double-free                            | 1019 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12 | 747 18 Conservation@6 NoDuplicateFree@6 ExclusiveHold@8 NoUseAfterFree@8 | 1651 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12 | 1461 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12
+`;
+
+const ORDERS: readonly Allocator[] = ['sorted', 'sglang', 'lifo', 'any'];
+
+/** The configuration a row's flags describe (prefill limit 2). */
+function fromFlags(flags: string, allocator: Allocator): Config {
+  const arg = (name: string): string => flags.match(new RegExp(`--${name} (\\S+)`))?.[1] ?? '';
+  const faults = arg('faults');
+  const variant = arg('variant') as Variant;
+  return config(Number(arg('pages')), arg('requests').split(',').map(Number), variant, faults === '' ? (variant === 'length-fix' ? [] : ['silent-stub']) : (faults.split(',') as Fault[]), allocator);
+}
+
+describe('state counts per allocation order', () => {
+  for (const line of EXPECTED.trim().split('\n')) {
+    const [flags = '', ...cells] = line.split('|').map((x) => x.trim());
+    it(flags, () => {
+      const got = ORDERS.map((allocator) => {
+        const r = check(compile(fromFlags(flags, allocator)), { continueAfterViolation: true });
+        return [r.distinctStates, r.depth, ...r.violations.map((v) => `${v.invariant}@${v.depth}`)].join(' ');
+      });
+      expect(got).toEqual(cells);
+    }, 60_000);
+  }
+
+  it('under any, every violation found under another order is found too (any over-approximates them all)', () => {
+    for (const line of EXPECTED.trim().split('\n')) {
+      const cells = line.split('|').slice(1).map((c) => new Set(c.trim().split(' ').slice(2).map((v) => v.split('@')[0])));
+      for (const other of cells.slice(0, 3)) for (const name of other) expect(cells[3]!.has(name), `${line.split('|')[0]}: ${name}`).toBe(true);
+    }
+  });
+});
+
+describe('the minimal incident under sglang', () => {
+  it('keeps its 9 actions, with page ids from 1 (page 0 is the padding page)', () => {
+    const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], 'sglang'));
+    const r = check(m);
+    const trace = r.violations[0]!.trace;
+    expect(trace.steps.map((s) => actionLabel(m, s.action))).toEqual([...MINIMAL_LEAK]);
+    expect(tableOf(m, lastState(trace), 0)).toEqual([1, 2]);
+    expect(tableOf(m, lastState(trace), 1)).toEqual([1, 2, 3]);
+  });
+});
