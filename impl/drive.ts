@@ -22,7 +22,7 @@ export function poolOptionsFor(m: Model): PoolOptions {
   let maxLength = 1;
   for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
   return {
-    pages: m.pages,
+    pages: m.config.pages,
     prefillLimit: m.config.prefillLimit,
     variant: m.config.variant,
     faults: m.config.faults,
@@ -30,6 +30,8 @@ export function poolOptionsFor(m: Model): PoolOptions {
     maxLength,
     prefixes: m.groups,
     reuseSlots: false,
+    ...(m.allocator === 'any' ? {} : { allocator: m.allocator }),
+    pageSize: m.pageSize,
   };
 }
 

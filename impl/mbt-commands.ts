@@ -16,6 +16,7 @@ import { step } from '../spec/transitions.ts';
 import { abstractState, refinementDiff, sameState } from './abstraction.ts';
 import { applyAction, eventOf, type EventCounts } from './drive.ts';
 import type { PagePool } from './pool.ts';
+import type { PoolAllocator } from './allocator-order.ts';
 
 /** What a model-based run can find wrong: a leak in the spec state, a state the spec does not have, or a disagreement on enabledness. */
 export type MbtProperty = 'Isolation' | 'Refinement' | 'Enabledness';
@@ -179,17 +180,24 @@ export const MAX_RANDOM_PAGES = 6;
  * lengths that fit the pool and optional prefixes (`p`, `q`); the variant and the faults
  * as given, or random.
  */
-export function configArbitrary(variant?: Variant, faults?: readonly Fault[]): fc.Arbitrary<Config> {
+export function configArbitrary(variant?: Variant, faults?: readonly Fault[], allocators: readonly PoolAllocator[] = ['sorted']): fc.Arbitrary<Config> {
   const request = fc.record({ length: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }), prefix: fc.constantFrom('', 'p', 'q') });
+  // Only `sorted` draws nothing more, so that its cases stay the ones earlier seeds gave.
+  const allocation =
+    allocators.length === 1 && allocators[0] === 'sorted'
+      ? fc.constant({})
+      : fc.record({ allocator: fc.constantFrom(...allocators), pageSize: fc.constantFrom(1, 4) });
   return fc
     .record({
+      allocation,
       pages: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }),
       prefillLimit: fc.integer({ min: 0, max: MAX_RANDOM_PAGES }),
       requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
       variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
       faults: faults === undefined ? fc.subarray([...FAULTS]) : fc.constant(faults),
     })
-    .map(({ pages, prefillLimit, requests, variant: v, faults: f }): Config => ({
+    .map(({ allocation: a, pages, prefillLimit, requests, variant: v, faults: f }): Config => ({
+      ...a,
       pages,
       prefillLimit: Math.min(prefillLimit, pages),
       requests: requests.map(({ length, prefix }, i): RequestSpec => {

@@ -172,6 +172,9 @@ export class PagePool {
     const clearTags = this.behaviour.ownerCheck;
     for (let i = base + shared; i < base + length; i++) {
       const p = this.tables[i] ?? 0;
+      // Only a double free can hand out a page the prefix cache holds: as in the spec, the last taker holds it and the entry is gone.
+      const h = this.holder[p] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
       this.holder[p] = serial;
       if (clearTags) this.clearTag(p);
     }

@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 import { match } from 'ts-pattern';
-import { ACTION_KINDS, type ActionKind } from '../spec/actions.ts';
+import type { ActionKind } from '../spec/actions.ts';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../spec/config.ts';
 import type { PoolOptions } from '../impl/options.ts';
 import { POOL_ALLOCATORS, type PoolAllocator } from '../impl/allocator-order.ts';
@@ -22,6 +22,12 @@ import { realPool, type PoolFactory } from '../impl/drive.ts';
 import type { PagePool } from '../impl/pool.ts';
 import { ScaleComparer } from './compare.ts';
 import { ReferencePool } from './reference.ts';
+
+/** The actions the pool has, in the spec's order: the kinds a step tries. */
+export const POOL_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
+
+/** One of {@link POOL_ACTIONS}. */
+type PoolAction = (typeof POOL_ACTIONS)[number];
 
 /** How a step picks the length of an admission. */
 export const LENGTH_KINDS = ['one', 'short', 'long', 'at-limit', 'over-limit', 'exhaust', 'any'] as const;
@@ -171,8 +177,8 @@ export function runScaleCase(
   for (const [i, s] of steps.entries()) {
     const slot = s.slot % c.slots;
     const group = c.prefixes > 0 && s.prefix >= 0 ? s.prefix % c.prefixes : -1;
-    for (let t = 0; t < ACTION_KINDS.length; t++) {
-      const kind = ACTION_KINDS[(s.kind + t) % ACTION_KINDS.length] ?? 'allocate';
+    for (let t = 0; t < POOL_ACTIONS.length; t++) {
+      const kind = POOL_ACTIONS[(s.kind + t) % POOL_ACTIONS.length] ?? 'allocate';
       const where = `step ${i + 1}, ${kind}(slot ${slot})`;
       const before = ref.slots[slot];
       const length = kind === 'allocate' ? lengthOf(s, c, ref, group) : 0;
@@ -204,7 +210,7 @@ export function runScaleCase(
 }
 
 /** Counts what an accepted action reached. */
-function count(stats: ScaleStats, ref: ReferencePool, kind: ActionKind, slot: number, before: unknown): void {
+function count(stats: ScaleStats, ref: ReferencePool, kind: PoolAction, slot: number, before: unknown): void {
   const r = ref.slots[slot];
   if (r === undefined) return;
   if (kind === 'allocate') {
@@ -220,7 +226,7 @@ function count(stats: ScaleStats, ref: ReferencePool, kind: ActionKind, slot: nu
 }
 
 /** An action on the reference. */
-function act(ref: ReferencePool, kind: ActionKind, slot: number, length: number, group: number): boolean {
+function act(ref: ReferencePool, kind: PoolAction, slot: number, length: number, group: number): boolean {
   return match(kind)
     .with('allocate', () => ref.allocate(slot, length, group))
     .with('prefill', () => ref.prefill(slot))
@@ -234,7 +240,7 @@ function act(ref: ReferencePool, kind: ActionKind, slot: number, length: number,
 }
 
 /** The same action on the pool. */
-function actPool(pool: PagePool, kind: ActionKind, slot: number, length: number, group: number): boolean {
+function actPool(pool: PagePool, kind: PoolAction, slot: number, length: number, group: number): boolean {
   return match(kind)
     .with('allocate', () => (group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length)))
     .with('prefill', () => pool.prefill(slot))
@@ -276,7 +282,7 @@ export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[
 export function scaleStepsArbitrary(maxSteps: number): fc.Arbitrary<ScaleStep[]> {
   const step = fc.record({
     slot: fc.nat({ max: 63 }),
-    kind: fc.nat({ max: ACTION_KINDS.length - 1 }),
+    kind: fc.nat({ max: POOL_ACTIONS.length - 1 }),
     length: fc.constantFrom(...LENGTH_KINDS),
     at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
     prefix: fc.integer({ min: -1, max: 1 }),

@@ -183,6 +183,8 @@ export class ReferencePool {
     for (const p of this.take(length - r.table.length)) {
       const page = this.page(p);
       if (page.holder !== 0 || r.table.includes(p)) this.takenTwice++;
+      // A page holds one holder, the last taker: a cached page handed out again (a double free) leaves the cache.
+      if (page.holder < 0) this.cache.delete(-page.holder - 1);
       page.holder = admissionLabel(r.admission);
       if (this.ownerCheck) page.tag = 0;
       r.table.push(p);

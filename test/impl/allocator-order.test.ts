@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Ph, type Fault } from '../../spec/index.ts';
-import { PagePool, type PoolOptions } from '../../impl/index.ts';
+import { noEvents, PagePool, runMbt, type PoolOptions } from '../../impl/index.ts';
 
 const pool = (extra: Partial<PoolOptions>): PagePool =>
   new PagePool({ pages: 8, prefillLimit: 8, slots: 8, maxLength: 8, variant: 'buggy', faults: [], reuseSlots: true, ...extra });
@@ -20,8 +20,8 @@ const serve = (p: PagePool, slot: number, length: number): number[] => {
 
 const tableOf = (p: PagePool, slot: number, length: number): number[] => Array.from(p.pageTable(slot).subarray(0, length));
 
-/** The double-free fault, as a name the spec's catalogue may not have yet. */
-const DOUBLE_FREE = 'double-free' as Fault;
+/** The double-free fault. */
+const DOUBLE_FREE: Fault = 'double-free';
 
 describe('allocation order sglang (P/D mode: a release list, merged and sorted on a shortage)', () => {
   it.each([
@@ -101,4 +101,26 @@ describe('fault double-free: the free list as a multiset', () => {
     expect(p.allocate(1, 1)).toBe(true);
     expect(p.free(0)).toBe(false);
   });
+});
+
+describe('model-based test against the spec: every order, double-free included', () => {
+  it.each(['sorted', 'sglang', 'lifo'] as const)('%s: the pool refines the spec on 2,000 random configurations of every variant and fault set', (allocator) => {
+    const result = runMbt({ runs: 2_000, seed: 8, isolation: false, allocators: [allocator] });
+    expect(result.failure?.message).toBeUndefined();
+    expect(result.verdict).toBe('pass');
+  }, 60_000);
+
+  it('owner-check keeps Isolation with double-free on, in every order; the second releases happen', () => {
+    const events = noEvents();
+    const result = runMbt({ variant: 'owner-check', faults: ['silent-stub', DOUBLE_FREE], runs: 2_000, seed: 9, allocators: ['sorted', 'sglang', 'lifo'], events });
+    expect(result.failure?.message).toBeUndefined();
+    expect(events['stale-release']).toBeGreaterThan(100);
+    expect(events['failed-loudly']).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('buggy with double-free: the shrunk counterexample hands one page to two live tables', () => {
+    const result = runMbt({ variant: 'buggy', faults: [DOUBLE_FREE], runs: 2_000, seed: 10, allocators: ['sglang'] });
+    expect(result.failure?.property).toBe('Isolation');
+    expect(result.failure?.commands.join(' ')).toMatch(/free\((\w)\).*free\(\1\)/);
+  }, 60_000);
 });

@@ -85,6 +85,11 @@ class ReuseKeepsReads extends PagePool {
 class FreeHintNotLowered extends PagePool {
   private hint = 0;
   protected override takePages(at: number, n: number): void {
+    // The plain sorted set's hint; the other free lists have none.
+    if (this.freeList !== undefined) {
+      super.takePages(at, n);
+      return;
+    }
     const pages = this.options.pages;
     let taken = 0;
     for (let p = this.hint * 32; taken < n; p = (p + 1) % pages) {
