@@ -76,6 +76,9 @@ export interface RefOptions {
   readonly pageSize?: number;
 }
 
+/** The variants the reference model has; the others it does not know (and the scale test does not draw). */
+export const REFERENCE_VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const satisfies readonly Variant[];
+
 /** The label of admission `k`. */
 export const admissionLabel = (k: number): number => k + 1;
 
@@ -111,6 +114,7 @@ export class ReferencePool {
   private readonly allocator: 'sorted' | 'sglang' | 'lifo';
 
   constructor(options: RefOptions) {
+    if (!(REFERENCE_VARIANTS as readonly string[]).includes(options.variant)) throw new RangeError(`reference: no variant ${options.variant}`);
     this.options = options;
     this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
