@@ -50,9 +50,10 @@ export interface MatrixOptions {
   readonly symmetry?: boolean;
 }
 
-/** The configuration of one cell. */
+/** The configuration of one cell; fault `lock-underflow` exists only where the prefix cache evicts, so its cells turn eviction on. */
 export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
-  return { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: [fault] };
+  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: [fault] };
+  return fault === 'lock-underflow' ? { ...config, eviction: true } : config;
 }
 
 /** Runs every cell on `base` (default: `matrixConfig`), exploring each whole space. */

@@ -13,6 +13,7 @@ import {
   allActions,
   allocate,
   decode,
+  evict,
   free,
   handoff,
   insert,
@@ -45,6 +46,7 @@ export function transitionOf(kind: ActionKind): Transition {
     .with('free', () => free)
     .with('timeout', () => timeout)
     .with('insert', () => insert)
+    .with('evict', () => evict)
     .exhaustive();
 }
 
@@ -97,6 +99,12 @@ function expanderOf(m: Model, kind: ActionKind, base: number): Expander {
     .with('insert', (): Expander => (s, sink) => {
       for (let r = 0; r < n; r++) {
         const t = insert(m, s, r);
+        if (t !== undefined) sink(t, base + r);
+      }
+    })
+    .with('evict', (): Expander => (s, sink) => {
+      for (let r = 0; r < n; r++) {
+        const t = evict(m, s, r);
         if (t !== undefined) sink(t, base + r);
       }
     })

@@ -27,6 +27,8 @@ export interface ModelFlags {
   readonly allocator?: string;
   /** `--page-size S`. */
   readonly pageSize?: string;
+  /** `--eviction`. */
+  readonly eviction?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -39,6 +41,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--requests <lengths>', 'request lengths in pages, named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
     .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)")
     .option('--allocator <order>', 'which free pages allocate hands out: sorted | sglang | lifo | any (default sorted; see docs/ALLOCATOR.md)')
+    .option('--eviction', 'the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action evict)')
     .option('--page-size <tokens>', "token slots per page (default 1); selects sglang's shortage test (alloc or alloc_extend)");
 }
 
@@ -50,6 +53,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   faults: '--faults',
   allocator: '--allocator',
   pageSize: '--page-size',
+  eviction: '--eviction',
 };
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
@@ -98,6 +102,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.variant !== undefined) set('variant', flags.variant);
   if (flags.allocator !== undefined) set('allocator', flags.allocator.trim());
   if (flags.pageSize !== undefined) set('pageSize', numberish(flags.pageSize));
+  if (flags.eviction === true) set('eviction', true);
   if (flags.faults !== undefined) {
     const list = flags.faults.trim();
     set('faults', list === '' || list === 'none' ? [] : list.split(',').map((f) => f.trim()));

@@ -50,6 +50,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('free', () => pool.free(a.r))
     .with('timeout', () => pool.timeout(a.r))
     .with('insert', () => pool.insert(a.r))
+    // The pool has no prefix-cache eviction yet; the spec enables evict only with config eviction, which the harness never sets.
+    .with('evict', () => false)
     .exhaustive();
 }
 
@@ -90,5 +92,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('free', () => (now === Ph.released ? ('stale-release' as const) : undefined))
     .with('timeout', () => 'timeout' as const)
     .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
+    .with('evict', () => undefined)
     .exhaustive();
 }

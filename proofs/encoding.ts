@@ -63,6 +63,7 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('free', () => free(v, sem, s, r))
     .with('timeout', () => timeout(v, sem, s, r))
     .with('insert', () => insert(v, sem, s, r))
+    .with('evict', () => evictNever(v, s))
     .exhaustive();
 }
 
@@ -214,20 +215,35 @@ function release(v: Vocabulary, s: ZState, r: Z, name: string): Transition {
 }
 
 /**
- * free(r): the normal release, or (fault stale-free, or double-free) a second one of an old
- * table. Double-free's second release (while the pages are still free) is a case of the
- * stale one; the free list stays a set here, so the duplicate hand-out that follows it in
- * the spec is not encoded (docs/ALLOCATOR.md says why the owner check does not need it).
+ * free(r): the normal release, or (fault stale-free) a second one of an old table, or
+ * (fault double-free) the same while its pages are still free. The free list stays a set
+ * here; the duplicate hand-out that follows in the spec is encoded in `allocate`, which
+ * under double-free may take any page.
  */
 function free(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const normal = phaseIn(v, s, r, 'decoded', 'refused', 'failed');
-  const again = sem.fault['stale-free'] || sem.fault['double-free'];
-  const stale = again ? phaseIn(v, s, r, 'freed', 'landed') : v.ctx.Bool.val(false);
+  const k = v.ctx.Const('k', v.Slot);
+  // Double-free's second release: while every page of the old table is still free.
+  const stillFree = forAll(v, [k], v.ctx.Implies(ownSlot(v, s, r, k), at(s.holder, at(s.table, r, k)).eq(v.none)));
+  const stale = sem.fault['stale-free']
+    ? phaseIn(v, s, r, 'freed', 'landed')
+    : sem.fault['double-free']
+      ? v.ctx.And(phaseIn(v, s, r, 'freed', 'landed'), stillFree)
+      : v.ctx.Bool.val(false);
   const rel = release(v, s, r, 'free');
   return {
     constraints: [v.ctx.Or(normal, stale), ...rel.constraints],
     post: { ...rel.post, phase: setPhase(s, r, v.ctx.If(normal, v.ph('freed'), v.ph('released')) as Z) },
   };
+}
+
+/**
+ * evict(r): not encoded. The spec enables it only with config `eviction`, and the proof is
+ * about configurations without it (the prefix cache there holds a page for good), so the
+ * obligation is met because the action never happens.
+ */
+function evictNever(v: Vocabulary, s: ZState): Transition {
+  return { constraints: [v.ctx.Bool.val(false)], post: s, never: true };
 }
 
 /** timeout(r), fault early-free: D frees r's pages while P's write is in flight. */

@@ -1,12 +1,12 @@
 /**
  * The actions of the model, named as in SGLang's prefill/decode handoff:
- * the six of the real handoff, plus `timeout` (fault `early-free`) and `insert` (the
- * prefix cache). Every action is taken by, or on behalf of, one request.
+ * the six of the real handoff, plus `timeout` (fault `early-free`), `insert` (the
+ * prefix cache) and `evict` (the prefix cache's eviction, config `eviction`). Every action is taken by, or on behalf of, one request.
  */
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -24,7 +24,7 @@ export interface Action {
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter(
-    (k) => (k !== 'timeout' || m.fault['early-free']) && (k !== 'insert' || m.groups > 0),
+    (k) => (k !== 'timeout' || m.fault['early-free']) && (k !== 'insert' || m.groups > 0) && (k !== 'evict' || m.eviction),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -36,6 +36,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'A late second release (the abort path and the normal path both run) frees a request\'s old page table, whose pages may since have been handed to another request.',
   'prefix-poison':
     'Decode inserts a request\'s first page into the prefix cache although it was not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
+  'lock-underflow':
+    'A request that hits the prefix cache locks another node than the cached page it reads (and its unlock underflows), so with eviction on the page is evicted and handed to another request while the first still reads it.',
   'double-free':
     'The free list is a list, not a set: a second release of pages that are still free (the abort path and the normal path both run) leaves them there twice, and two later allocations can both be handed one of them (SGLang #27731, #38840, #38941).',
 };
@@ -92,6 +94,8 @@ export interface Config {
   readonly faults: readonly Fault[];
   /** Which free pages `allocate` hands out; `sorted` when absent. */
   readonly allocator?: Allocator;
+  /** Whether the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action `evict`); `false` when absent. */
+  readonly eviction?: boolean;
   /** Token slots per page; `1` when absent. For now it selects only `sglang`'s shortage test (`alloc` or `alloc_extend`). */
   readonly pageSize?: number;
 }

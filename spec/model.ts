@@ -65,6 +65,10 @@ export interface Model {
   readonly releaseAt: number;
   /** Offset of `lifo`'s ordered free list (front first, padded with {@link NO_PAGE}), or -1. */
   readonly listAt: number;
+  /** Whether action `evict` is on (config `eviction`) and there is a prefix cache to evict from. */
+  readonly eviction: boolean;
+  /** Offset of the per-prefix lock counts (under eviction), or -1. */
+  readonly lockAt: number;
   /** Entries `lifo`'s free list can hold: every page, plus one extra copy of every table entry under `double-free`. */
   readonly listCap: number;
 }
@@ -116,6 +120,9 @@ export function compile(config: Config): Model {
   const listCap = allocator === 'lifo' ? config.pages + (multiset ? entries : 0) : 0;
   const listAt = allocator === 'lifo' ? at : -1;
   at += listCap;
+  const eviction = config.eviction === true && groupNames.length > 0;
+  const lockAt = eviction ? at : -1;
+  if (eviction) at += groupNames.length;
   return {
     config,
     pages,
@@ -140,7 +147,10 @@ export function compile(config: Config): Model {
       'stale-free': has('stale-free'),
       'prefix-poison': has('prefix-poison'),
       'double-free': multiset,
+      'lock-underflow': has('lock-underflow'),
     },
+    eviction,
+    lockAt,
     allocator,
     pageSize: config.pageSize ?? 1,
     firstPage,

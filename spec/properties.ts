@@ -17,6 +17,7 @@ import {
   phaseOf,
   Ph,
   READ_UNHELD,
+  EVICTED_FOR,
   sharesFirstPage,
   type State,
 } from './state.ts';
@@ -259,6 +260,31 @@ export const PoisonedInsert = sometimes(
   },
 );
 
+/** With eviction on, every request gets served and released: nobody starves behind a page the prefix cache holds for good. */
+export const AllServed = sometimes(
+  'AllServed',
+  (m) => m.eviction,
+  (m, s) => !anyRequest(m, (r) => phaseOf(m, s, r) !== Ph.freed),
+);
+
+/** With eviction on, the prefix cache evicts a page to make room for an allocation. */
+export const CacheEvicts = sometimes(
+  'CacheEvicts',
+  (m) => m.eviction,
+  (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & EVICTED_FOR) !== 0),
+);
+
+/** Fault `lock-underflow` fires: a live request that hit the cache reads a first page that the cache no longer holds. */
+export const EvictedWhileRead = sometimes(
+  'EvictedWhileRead',
+  (m) => m.eviction && m.fault['lock-underflow'],
+  (m, s) =>
+    anyRequest(m, (r) => {
+      if (!isLive(phaseOf(m, s, r)) || (flagsOf(m, s, r) & HIT) === 0) return false;
+      return holderOf(m, s, s[m.tableAt[r]!]!) !== prefixLabel(m, m.group[r]!);
+    }),
+);
+
 /** The invariants, in the order they are checked and reported. */
 export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree];
 
@@ -274,6 +300,9 @@ export const WITNESSES: readonly Property[] = [
   HandedOutTwice,
   PrefixHit,
   PoisonedInsert,
+  AllServed,
+  CacheEvicts,
+  EvictedWhileRead,
 ];
 
 /** The property of that name, if there is one. */

@@ -79,6 +79,8 @@ export const HIT = 1;
 export const INSERTED = 2;
 /** The request's decode read a page that it did not hold at the time. */
 export const READ_UNHELD = 4;
+/** D evicted a cached prefix page to make room for the request. */
+export const EVICTED_FOR = 8;
 
 /** Phases in which a request holds its page table. */
 export function isLive(phase: number): boolean {
@@ -146,6 +148,11 @@ export function cachedPage(m: Model, s: State, g: number): number {
   const label = m.n + 1 + g;
   for (let p = 0; p < m.pages; p++) if (s[m.holderAt + p] === label) return p;
   return -1;
+}
+
+/** Prefix group `g`'s lock count: how many live requests that hit the cache read its page (0 without eviction). */
+export function lockOf(m: Model, s: State, g: number): number {
+  return m.lockAt < 0 ? 0 : (s[m.lockAt + g] ?? 0);
 }
 
 /** Whether request `r`'s first page is the shared prefix page rather than its own. */

@@ -26,6 +26,8 @@ import {
   tablePage,
   tagOf,
   dataOf,
+  EVICTED_FOR,
+  lockOf,
   type State,
 } from './state.ts';
 
@@ -60,6 +62,8 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   if (hitPage >= 0) {
     t[table] = hitPage;
     t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
+    // The hit locks the cached page while r is live; with lock-underflow it locks another node.
+    if (m.eviction && !m.fault['lock-underflow']) t[m.lockAt + g] = lockOf(m, s, g) + 1;
     i = 1;
   }
   for (const p of pages ?? take(m, s, t, need)) {
@@ -198,6 +202,7 @@ export function free(m: Model, s: State, r: number): State | undefined {
   if (!normal && !stale) return undefined;
   const t = s.slice();
   release(m, s, t, r);
+  if (normal) unlock(m, s, t, r);
   t[m.phaseAt + r] = normal ? Ph.freed : Ph.released;
   return t;
 }
@@ -213,7 +218,35 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   if (!m.fault['early-free'] || phaseOf(m, s, r) !== Ph.allocated) return undefined;
   const t = s.slice();
   release(m, s, t, r);
+  unlock(m, s, t, r);
   t[m.phaseAt + r] = Ph.timedOut;
+  return t;
+}
+
+/**
+ * The prefix cache evicts to make room (`RadixCache.evict`): D finds too few free pages
+ * for the request's allocation and frees an unlocked cached prefix page.
+ * @guard Eviction is on, the request is new and its allocation finds fewer free pages
+ * than it needs, and the cache holds a page whose lock count is 0 for a prefix other than
+ * the request's own (the request's own prefix is matched, and so locked, first).
+ * @effect The lowest such page leaves the cache and goes back to the free list, contents
+ * untouched; the request is marked as the one evicted for.
+ */
+export function evict(m: Model, s: State, r: number): State | undefined {
+  if (!m.eviction || phaseOf(m, s, r) !== Ph.new) return undefined;
+  const g = m.group[r] ?? -1;
+  const need = (m.len[r] ?? 0) - (g >= 0 && cachedPage(m, s, g) >= 0 ? 1 : 0);
+  if (freeEntries(m, s) >= need) return undefined;
+  let victim = -1;
+  for (let p = m.firstPage; p < m.pages && victim < 0; p++) {
+    const h = holderOf(m, s, p);
+    if (h > m.n && h - m.n - 1 !== g && lockOf(m, s, h - m.n - 1) === 0) victim = p;
+  }
+  if (victim < 0) return undefined;
+  const t = s.slice();
+  t[m.holderAt + victim] = 0;
+  put(m, s, t, [victim]);
+  t[m.flagsAt + r] = flagsOf(m, s, r) | EVICTED_FOR;
   return t;
 }
 
@@ -225,7 +258,7 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
  * also a request that was refused or failed: its first page was never written for the
  * prefix.
  * @effect The first page is held by the prefix cache entry, no longer by the request;
- * its content is untouched.
+ * its content is untouched. Under eviction the request locks the page until its release.
  */
 export function insert(m: Model, s: State, r: number): State | undefined {
   // The guards are conjuncts: the phase, cheapest and most often false, is tested first.
@@ -239,6 +272,8 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   t[m.holderAt + first] = prefixLabel(m, g);
   t[m.flagsAt + r] = flagsOf(m, s, r) | INSERTED;
+  // Under eviction the inserting request holds a lock on the page until its own release.
+  if (m.eviction) t[m.lockAt + g] = lockOf(m, s, g) + 1;
   return t;
 }
 
@@ -253,6 +288,7 @@ export function step(m: Model, s: State, a: Action): State | undefined {
     .with('free', () => free(m, s, a.r))
     .with('timeout', () => timeout(m, s, a.r))
     .with('insert', () => insert(m, s, a.r))
+    .with('evict', () => evict(m, s, a.r))
     .exhaustive();
 }
 
@@ -279,6 +315,14 @@ function release(m: Model, s: State, t: State, r: number): void {
     pages.push(p);
   }
   put(m, s, t, pages);
+}
+
+/** A finished request that hit the cache (or inserted into it) unlocks its prefix page; the count never goes below 0 (with lock-underflow it was never raised). */
+function unlock(m: Model, s: State, t: State, r: number): void {
+  const g = m.group[r] ?? -1;
+  if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
+  const lock = lockOf(m, s, g);
+  if (lock > 0) t[m.lockAt + g] = lock - 1;
 }
 
 /** Whether every page of `r`'s old table (except a shared prefix page) is still free: nobody took it since. */

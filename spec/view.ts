@@ -2,6 +2,7 @@
  * A state in words, for printers, tests and the implementation's refinement check: the
  * same facts as the byte string, with names instead of labels.
  */
+import { freeList, releaseList } from './allocator.ts';
 import { labelName, NO_PAGE, type Model } from './model.ts';
 import {
   dataOf,
@@ -55,6 +56,10 @@ export interface StateView {
   readonly pages: readonly PageView[];
   /** Every request, in configuration order. */
   readonly requests: readonly RequestView[];
+  /** The free list in order, front first, duplicates included (docs/ALLOCATOR.md). */
+  readonly free: readonly number[];
+  /** `sglang`'s release list, ascending; empty in the other orders. */
+  readonly release: readonly number[];
 }
 
 /** Names a label as a holder (`cache:` for a prefix) or as content (`prefix:`). */
@@ -93,5 +98,5 @@ export function view(m: Model, s: State): StateView {
       readUnheld: (flags & READ_UNHELD) !== 0,
     });
   }
-  return { pages, requests };
+  return { pages, requests, free: freeList(m, s), release: releaseList(m, s) };
 }

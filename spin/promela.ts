@@ -35,11 +35,13 @@ const INLINE_OF = {
   free: 'Free',
   timeout: 'Timeout',
   insert: 'Insert',
+  evict: 'Evict',
 } as const;
 
 /** Generates the Promela model of a configuration. Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
 export function toPromela(config: Config): string {
   const m = compile(config);
+  if (m.eviction) throw new RangeError('the Promela model has no prefix-cache eviction');
   if (m.allocator !== 'sorted') {
     throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
   }

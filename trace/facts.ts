@@ -173,3 +173,9 @@ export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, lim
   const kept = dropped > 0 ? [`${dropped} earlier event${dropped === 1 ? '' : 's'}`, ...events.slice(dropped)] : events;
   return kept.length === 0 ? 'nothing happened to it' : kept.join('; ');
 }
+
+/** The page an `evict` step took out of the prefix cache (-1 if none). */
+export function evictedPage(m: Model, before: State, after: State): number {
+  for (let p = 0; p < m.pages; p++) if (holderOf(m, before, p) > m.n && holderOf(m, after, p) === 0) return p;
+  return -1;
+}

@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { dataOf, holderOf, mayRead, tagOf, type Model, type Trace } from '../spec/index.ts';
-import { dataName, holderWords, stepContext, writesOf, writtenBefore } from './facts.ts';
+import { dataName, evictedPage, holderWords, stepContext, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -74,6 +74,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     )
     .with('timeout', () => [`D->>Pool: ${label}: time out, return ${ids(own)} while P still writes`, `D-->>C: ${who} timed out`])
     .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
+    .with('evict', () => [`D->>Pool: ${label}: evict page ${evictedPage(m, before, after)} from the prefix cache`])
     .exhaustive()
     .map(text);
 }

@@ -14,7 +14,7 @@ import {
   type RequestView,
   type Trace,
 } from '../spec/index.ts';
-import { dataName, dataWords, holderWords, pagesWords, stateAt, stepContext, writesOf, writtenBefore } from './facts.ts';
+import { dataName, dataWords, evictedPage, holderWords, pagesWords, stateAt, stepContext, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
 
@@ -75,6 +75,10 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     .with('insert', () => {
       const p = table[0] ?? 0;
       return `D puts ${who}'s page ${p} into ${holderWords(m, holderOf(m, after, p))}; it holds ${dataWords(m, dataOf(m, after, p))}.`;
+    })
+    .with('evict', () => {
+      const evicted = evictedPage(m, before, after);
+      return `D finds too few free pages for ${who} and evicts page ${evicted} from ${holderWords(m, holderOf(m, before, evicted))}; it still holds ${dataWords(m, dataOf(m, after, evicted))}.`;
     })
     .exhaustive();
 }

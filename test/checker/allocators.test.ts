@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, compile, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { actionLabel, compile, ExclusiveHold, HandedOutTwice, Isolation, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 const config = (pages: number, lengths: number[], variant: Variant, faults: Fault[], allocator: Allocator): Config => ({
@@ -66,5 +66,27 @@ describe('the minimal incident under sglang', () => {
     expect(trace.steps.map((s) => actionLabel(m, s.action))).toEqual([...MINIMAL_LEAK]);
     expect(tableOf(m, lastState(trace), 0)).toEqual([1, 2]);
     expect(tableOf(m, lastState(trace), 1)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('fault double-free', () => {
+  it('ExclusiveHold: the shortest trace in which one page has two live owners (8 actions; --pages 2 --requests 1,1,1 --faults double-free --invariant ExclusiveHold)', () => {
+    const m = compile(config(2, [1, 1, 1], 'buggy', ['double-free'], 'sorted'));
+    const r = check(m, { invariants: [ExclusiveHold] });
+    const trace = r.violations[0]!.trace;
+    expect(trace.steps.map((s) => actionLabel(m, s.action))).toEqual([
+      'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'free(A)', 'allocate(B)', 'allocate(C)',
+    ]);
+    const last = lastState(trace);
+    expect([tableOf(m, last, 1), tableOf(m, last, 2)]).toEqual([[0], [0]]);
+    expect(HandedOutTwice.holds(m, last)).toBe(true);
+  });
+
+  it('owner-check keeps Isolation with double-free, stale-free and early-free on together, on every order', () => {
+    for (const allocator of ORDERS) {
+      const m = compile(config(3, [1, 1, 2], 'owner-check', ['silent-stub', 'early-free', 'stale-free', 'double-free'], allocator));
+      const r = check(m, { invariants: [Isolation], continueAfterViolation: true });
+      expect(r.violations, allocator).toEqual([]);
+    }
   });
 });

@@ -122,7 +122,7 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    expect(cells).toHaveLength(15);
+    expect(cells).toHaveLength(18);
     expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',

@@ -6,9 +6,9 @@ const universe = allPoints();
 const keys = (pred: (p: Point) => boolean): Set<string> => new Set(universe.filter(pred).map(pointKey));
 
 describe('conditions in words', () => {
-  it('spans every variant with every subset of the five faults', () => {
-    expect(universe).toHaveLength(3 * 32);
-    expect(new Set(universe.map(pointKey)).size).toBe(96);
+  it('spans every variant with every subset of the six faults', () => {
+    expect(universe).toHaveLength(3 * 64);
+    expect(new Set(universe.map(pointKey)).size).toBe(192);
   });
 
   it('says nothing for the whole space and names the deciding switches otherwise', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actionLabel, FAULTS, incidentConfig, run } from '../../spec/index.ts';
-import { EVENTS, noEvents, runMbt } from '../../impl/index.ts';
+import { actionLabel, incidentConfig, run } from '../../spec/index.ts';
+import { EVENTS, noEvents, POOL_FAULTS, runMbt } from '../../impl/index.ts';
 
 /** The minimal leak of PROTOCOL.md section 4, as the shrinker must find it. */
 const INCIDENT = ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)'];
@@ -15,7 +15,7 @@ describe('model-based test: the pool refines the spec', () => {
   });
 
   it('owner-check with all four faults at once: Isolation holds', () => {
-    const result = runMbt({ variant: 'owner-check', faults: FAULTS, runs: 2_000, seed: 2 });
+    const result = runMbt({ variant: 'owner-check', faults: POOL_FAULTS, runs: 2_000, seed: 2 });
     expect(result.failure?.message).toBeUndefined();
     expect(result.verdict).toBe('pass');
   });

@@ -27,5 +27,6 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'early-free': ['timeout'],
   'stale-free': ['free'],
   'prefix-poison': ['insert'],
-  'double-free': ['free'],
+  'double-free': ['allocate'],
+  'lock-underflow': [],
 };

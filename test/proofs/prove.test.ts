@@ -65,7 +65,7 @@ describe('length-fix: Isolation rests on seven ownership conjuncts, and only wit
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['timeout']);
   });
 
-  it('each fault but the silent stub breaks exactly one obligation', async () => {
+  it('each fault but the silent stub (and lock-underflow, which needs eviction) breaks exactly one obligation', async () => {
     for (const fault of FAULTS) {
       const report = await prove(z3, { variant: 'length-fix', faults: [fault] });
       expect({ fault, failing: failing(report) }).toEqual({ fault, failing: LENGTH_FIX_FAULTS[fault] });

@@ -6,7 +6,7 @@ import { checkReachable } from './enumerate.ts';
 const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['incident, owner-check', incidentConfig('owner-check'), 21],
   ['incident, length-fix', incidentConfig('length-fix'), 16],
-  ...FAULTS.map((f) => [`matrix, owner-check, ${f}`, matrixConfig('owner-check', [f]), { 'silent-stub': 106, 'early-free': 393, 'stale-free': 925, 'prefix-poison': 128, 'double-free': 761 }[f]] as const),
+  ...FAULTS.map((f) => [`matrix, owner-check, ${f}`, matrixConfig('owner-check', [f]), { 'silent-stub': 106, 'early-free': 393, 'stale-free': 925, 'prefix-poison': 128, 'double-free': 761, 'lock-underflow': 88 }[f]] as const),
   ['matrix, owner-check, every fault', matrixConfig('owner-check', [...FAULTS]), 10618],
   ['matrix, length-fix, no fault', matrixConfig('length-fix', []), 83],
   ['4 pages, owner-check, every fault', { pages: 4, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3, prefix: 'sys' }, { name: 'C', length: 2, prefix: 'sys' }], variant: 'owner-check', faults: [...FAULTS] }, 17241],
