@@ -34,6 +34,7 @@ export function abstractState(m: Model, pool: PagePool): State {
   }
   const s = initial(m);
   abstractFreeList(m, pool, s);
+  if (m.lockAt >= 0) for (let g = 0; g < m.groups; g++) s[m.lockAt + g] = pool.locks[g] ?? 0;
   for (let p = 0; p < m.pages; p++) {
     s[m.holderAt + p] = specLabel(m, pool, pool.holder[p] ?? 0);
     s[m.dataAt + p] = specLabel(m, pool, pool.data[p] ?? 0);

@@ -31,6 +31,8 @@ export interface MbtOptions {
   readonly faults?: readonly Fault[];
   /** For random configurations: the allocation orders drawn from (`sorted` only when left out). */
   readonly allocators?: readonly PoolAllocator[];
+  /** For random configurations: whether eviction may be on (off when left out). */
+  readonly eviction?: boolean;
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -128,7 +130,7 @@ export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults, options.allocators) : fc.constant(options.config);
+  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults, options.allocators, options.eviction) : fc.constant(options.config);
   const requests = options.config === undefined ? MAX_RANDOM_REQUESTS : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
   const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath);

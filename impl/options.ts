@@ -45,6 +45,8 @@ export interface PoolOptions {
    * `validate_input_length`: `len(origin_input_ids) >= max_req_input_len`).
    */
   readonly lengthRule?: LengthRule;
+  /** Whether the prefix cache evicts (action `evict`, lock counts per prefix); off when left out. */
+  readonly eviction?: boolean;
 }
 
 /** The two length rules: refuse a prompt longer than the limit, or one at least as long. */
@@ -70,6 +72,10 @@ export interface Behaviour {
   readonly allocator: PoolAllocator;
   /** The lowest page id handed out: 1 where page 0 is SGLang's padding page (`sglang`, `lifo`), else 0. */
   readonly firstPage: number;
+  /** See {@link PoolOptions.eviction}; only with a prefix cache. */
+  readonly eviction: boolean;
+  /** Fault `lock-underflow`: a hit locks another node than the page it reads, so nothing protects that page from eviction. */
+  readonly lockUnderflow: boolean;
 }
 
 /** Marks a page-table entry that holds no page. */
@@ -113,5 +119,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     doubleFree: (faults as readonly string[]).includes('double-free'),
     allocator: options.allocator ?? 'sorted',
     firstPage: hasPaddingPage(options.allocator ?? 'sorted') ? 1 : 0,
+    eviction: options.eviction === true && (options.prefixes ?? 0) > 0,
+    lockUnderflow: (faults as readonly string[]).includes('lock-underflow'),
   };
 }

@@ -12,7 +12,7 @@
  * Nothing allocates after construction; misuse (a slot or length out of range) is a
  * programming error and throws `RangeError`.
  */
-import { HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
+import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
 import { FreeSet } from './free-set.ts';
 import { makeFreeList, type FreeList } from './allocator-order.ts';
 import { MAX_SERIAL, NO_PAGE, groupOfLabel, prefixLabelOf, resolveOptions, type Behaviour, type PoolOptions } from './options.ts';
@@ -54,6 +54,8 @@ export class PagePool {
   readonly readCounts: Int32Array;
   /** Per prefix group: the page the prefix cache holds for it, or `NO_PAGE`. */
   readonly prefixPages: Int32Array;
+  /** Per prefix group, under eviction: how many live requests lock its cached page (`RadixCache` lock_ref). */
+  readonly locks: Int32Array;
   /** The free list of the `sorted` order (a set). */
   protected readonly freeSet: FreeSet;
   /** The free list of the other orders, and of `sorted` under `double-free` (impl/allocator-order.ts); undefined otherwise. */
@@ -84,6 +86,7 @@ export class PagePool {
     this.readCounts = new Int32Array(slots);
     this.foreign = new Int32Array(slots);
     this.prefixPages = new Int32Array(options.prefixes ?? 0).fill(NO_PAGE);
+    this.locks = new Int32Array(options.prefixes ?? 0);
     this.freeSet = new FreeSet(pages);
     this.freeList = makeFreeList(this.behaviour.allocator, pages, this.behaviour.doubleFree, options.pageSize ?? 1);
     this.batch = new Int32Array(maxLength);
@@ -178,8 +181,12 @@ export class PagePool {
       this.holder[p] = serial;
       if (clearTags) this.clearTag(p);
     }
+    // The hit locks the cached page while the request is live; with lock-underflow it locks another node.
+    if (shared === 1 && this.behaviour.eviction && !this.behaviour.lockUnderflow) this.locks[g] = (this.locks[g] ?? 0) + 1;
+    // An eviction made for this first admission stays on record.
+    const evictedFor = phase === Ph.new ? (this.flags[s] ?? 0) & EVICTED_FOR : 0;
     this.phases[s] = Ph.allocated;
-    this.flags[s] = shared === 1 ? HIT : 0;
+    this.flags[s] = (shared === 1 ? HIT : 0) | evictedFor;
     this.lengths[s] = length;
     this.tokens[s] = promptTokens;
     this.groups[s] = g;
@@ -256,6 +263,7 @@ export class PagePool {
     const stale = again && (this.behaviour.staleFree || (this.behaviour.doubleFree && this.stillFree(s)));
     if (!normal && !stale) return false;
     this.release(s);
+    if (normal) this.unlock(s);
     this.phases[s] = normal ? Ph.freed : Ph.released;
     return true;
   }
@@ -265,6 +273,7 @@ export class PagePool {
     const s = this.slotIndex(slot);
     if (!this.behaviour.earlyFree || this.phases[s] !== Ph.allocated) return false;
     this.release(s);
+    this.unlock(s);
     this.phases[s] = Ph.timedOut;
     return true;
   }
@@ -282,6 +291,35 @@ export class PagePool {
     this.holder[first] = prefixLabelOf(g);
     this.prefixPages[g] = first;
     this.flags[s] = (this.flags[s] ?? 0) | INSERTED;
+    // Under eviction the inserting request locks the page until its own release.
+    if (this.behaviour.eviction) this.locks[g] = (this.locks[g] ?? 0) + 1;
+    return true;
+  }
+
+  /**
+   * Under eviction: an allocation of `length` pages (prefix `prefix`) for `slot` finds too
+   * few free pages, so the prefix cache frees the lowest unlocked cached page of another
+   * prefix (`RadixCache.evict`); its contents stay.
+   */
+  evict(slot: number, length: number, prefix?: number): boolean {
+    const s = this.slotIndex(slot);
+    const phase = this.phases[s] ?? Ph.new;
+    if (!this.behaviour.eviction || (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase)))) return false;
+    const g = prefix ?? -1;
+    const hit = g >= 0 && (this.prefixPages[g] ?? NO_PAGE) !== NO_PAGE ? 1 : 0;
+    if (this.freePages >= length - hit) return false;
+    let victim = NO_PAGE;
+    let group = -1;
+    for (let h = 0; h < this.prefixPages.length; h++) {
+      const p = this.prefixPages[h] ?? NO_PAGE;
+      if (h === g || p === NO_PAGE || (this.locks[h] ?? 0) !== 0) continue;
+      if (victim === NO_PAGE || p < victim) [victim, group] = [p, h];
+    }
+    if (victim === NO_PAGE) return false;
+    this.prefixPages[group] = NO_PAGE;
+    this.holder[victim] = 0;
+    this.putBack(victim);
+    if (phase === Ph.new) this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
     return true;
   }
 
@@ -401,6 +439,25 @@ export class PagePool {
       if (this.holder[p] !== 0 || this.freeCopies(p) + this.releaseCopies(p) === 0) return false;
     }
     return true;
+  }
+
+  /** A finished request that hit the cache (or inserted into it) unlocks its prefix page; the count never goes below 0. */
+  private unlock(s: number): void {
+    const g = this.groups[s] ?? -1;
+    if (!this.behaviour.eviction || g < 0 || ((this.flags[s] ?? 0) & (HIT | INSERTED)) === 0) return;
+    if ((this.locks[g] ?? 0) > 0) this.locks[g] = (this.locks[g] ?? 0) - 1;
+  }
+
+  /** One page back on the free list, as a release of one page (left out if already listed, unless `double-free`). */
+  private putBack(p: number): void {
+    const list = this.freeList;
+    if (list === undefined) {
+      this.freeSet.add(p);
+      return;
+    }
+    if (!this.behaviour.doubleFree && list.listed(p) + list.released(p) > 0) return;
+    this.batch[0] = p;
+    list.put(this.batch, 1);
   }
 
   /** Whether the slot's prompt is too long for P: the length rule, in tokens, against P's limit. */
