@@ -24,7 +24,7 @@ describe('model-based test at scale: the pool refines the reference model', () =
     expect(stats.failedLoudly).toBeGreaterThan(100);
     expect(stats.secondReleases).toBeGreaterThan(100);
     expect(stats.takenTwice).toBeGreaterThan(100);
-    for (const order of ['sorted', 'sglang', 'lifo'] as const) expect(stats.byAllocator[order], order).toBeGreaterThan(1_000);
+    for (const order of ['sorted', 'sglang', 'lifo'] as const) expect(stats.byAllocator[order], order).toBeGreaterThan(500);
   }, 60_000);
 
   it.each(['buggy', 'length-fix'] as const)('%s, random faults and orders: 30 runs, the pool refines the reference, leaks and all', (variant) => {
