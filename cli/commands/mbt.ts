@@ -45,7 +45,7 @@ function whole(flag: string, text: string, min: number, max: number): number {
 /** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
 type Target =
   | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[] };
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean };
 
 /** The pool hands pages out in an order; `any` is every choice at once, which only the checker explores. */
 function poolOrder(allocator: Config['allocator']): PoolAllocator | undefined {
@@ -72,6 +72,8 @@ function targetFrom(flags: MbtFlags): Target {
     variant: decoded.variant,
     ...(flags.faults === undefined ? {} : { faults: decoded.faults }),
     ...(order === undefined ? {} : { allocators: [order] }),
+    // Random configurations then draw eviction on or off.
+    ...(flags.eviction === true ? { eviction: true } : {}),
   };
 }
 
@@ -94,6 +96,7 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   add('--faults', flags.faults);
   add('--allocator', flags.allocator);
   add('--page-size', flags.pageSize);
+  if (flags.eviction === true) words.push('--eviction');
   if (flags.random === true) words.push('--random');
   if (flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
   add('--seed', String(seed));
