@@ -103,6 +103,16 @@ function recordedVars(raw: unknown): Record<string, unknown> {
   return out;
 }
 
+/** The pages a recorded `allocate` took for request `name`: its recorded table, less a shared first page on a prefix hit. */
+function pagesTaken(raw: unknown, name: string): number[] {
+  const requests = (raw as { requests?: { '#map'?: unknown } } | undefined)?.requests?.['#map'];
+  if (!Array.isArray(requests)) return [];
+  const entry = requests.find((e: unknown) => Array.isArray(e) && e[0] === name) as [string, { table?: unknown; hit?: unknown }] | undefined;
+  const table = entry?.[1].table;
+  if (!Array.isArray(table) || !table.every((p) => typeof p === 'number')) return [];
+  return entry?.[1].hit === true ? table.slice(1) : [...table];
+}
+
 /** The action a state records, checked against the model. */
 function actionOf(m: Model, k: number, kind: string, picks: Readonly<Record<string, unknown>>): Action {
   const known = ACTION_KINDS.find((a) => a === kind);
@@ -146,7 +156,9 @@ export function replayItf(json: unknown): ReplayResult {
   let s = init;
   rest.forEach((recorded, i) => {
     const k = i + 1;
-    const action = actionOf(m, k, recorded['mbt::actionTaken'], recorded['mbt::nondetPicks']);
+    const named = actionOf(m, k, recorded['mbt::actionTaken'], recorded['mbt::nondetPicks']);
+    // Under allocator any the pages taken are the action's choice: the recorded table says which.
+    const action = m.allocator === 'any' && named.kind === 'allocate' ? { ...named, pages: pagesTaken(recorded, m.config.requests[named.r]?.name ?? '') } : named;
     const next = step(m, s, action);
     if (next === undefined) {
       const req = view(m, s).requests[action.r];

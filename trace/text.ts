@@ -4,7 +4,7 @@
  * at the end what went wrong in words. ANSI colour only when the caller asks for it; the
  * markers (`*` changed, `!` the violation) carry the same meaning without colour.
  */
-import type { Model, Trace } from '../spec/index.ts';
+import { freeList, releaseList, type Model, type State, type Trace } from '../spec/index.ts';
 import { tell, type PageCell, type Story } from './story.ts';
 
 /** How to print a trace. */
@@ -51,6 +51,13 @@ function pageRow(story: Story, cells: readonly PageCell[], width: number, paint:
   return `  ${paint.dim('pages')}  ${body.join('  ').trimEnd()}`;
 }
 
+/** Where the free list is stored (every order but `sorted` and `any` without double-free), its order: `[3 4] release [1 2]`. */
+function freeListRow(m: Model, s: State | undefined): string | undefined {
+  if (s === undefined || (m.freeAt < 0 && m.listAt < 0)) return undefined;
+  const release = m.releaseAt >= 0 ? `  release [${releaseList(m, s).join(' ')}]` : '';
+  return `[${freeList(m, s).join(' ')}]${release}`;
+}
+
 /** The trace as text, state 0..n; the last step explains the violation in words. */
 export function formatTrace(m: Model, trace: Trace, format: TraceFormat): string {
   const paint = format.color ? COLOR : NONE;
@@ -66,12 +73,14 @@ export function formatTrace(m: Model, trace: Trace, format: TraceFormat): string
   lines.push(`model: ${story.model}`);
   const legend = story.tags ? 'holder/data/tag' : 'holder/data';
   lines.push(paint.dim(`page cells: ${legend}, "-" = free or never written; * = changed at this step${x === undefined ? '' : ', ! = the violation'}`));
-  for (const s of story.steps) {
+  for (const [k, s] of story.steps.entries()) {
     lines.push('');
     if (s.action === null) lines.push(`${paint.bold(`state ${'0'.padEnd(digits)}`)}  ${s.narration}`);
     else lines.push(`${paint.bold(`step ${String(s.index).padEnd(digits)}`)}  ${paint.bold(s.action)}  ${s.narration}`);
     for (const c of s.changes) lines.push(`  ${c.name.padEnd(names)}  ${c.change}`);
     lines.push(pageRow(story, s.pages, width, paint));
+    const free = freeListRow(m, k === 0 ? trace.initial : trace.steps[k - 1]?.state);
+    if (free !== undefined) lines.push(`  ${paint.dim('free')}   ${free}`);
     if (x !== undefined && s.index === x.step) {
       for (const h of x.headline) lines.push(paint.bad(`  ✗ ${x.invariant}: ${h}`));
       for (const d of x.details) lines.push(`    ${d}`);

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { EVENTS, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { EVENTS, POOL_FAULTS, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import type { PoolAllocator } from '../../impl/allocator-order.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -55,6 +55,17 @@ function poolOrder(allocator: Config['allocator']): PoolAllocator | undefined {
 
 /** What to test, from the flags: random configurations with `--random` (faults random unless given), else the model flags over the minimal incident. */
 function targetFrom(flags: MbtFlags): Target {
+  const target = rawTarget(flags);
+  const config = 'config' in target ? target.config : undefined;
+  const faults = config?.faults ?? ('faults' in target ? (target.faults ?? []) : []);
+  const missing = faults.filter((f) => !POOL_FAULTS.includes(f));
+  if (missing.length > 0) throw new UsageError(`--faults: the pool does not implement ${missing.join(', ')} yet; it implements ${POOL_FAULTS.join(', ')}`);
+  // The pool has the orders sorted, sglang and lifo and eviction; `any` is refused by poolOrder.
+  return target;
+}
+
+/** The target as the flags give it, before the pool's limits are checked. */
+function rawTarget(flags: MbtFlags): Target {
   if (flags.random !== true) {
     // The minimal incident by default; the faults are left to the variant's own.
     const { pages, prefillLimit, requests } = incidentConfig('buggy');

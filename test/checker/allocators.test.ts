@@ -90,3 +90,27 @@ describe('fault double-free', () => {
     }
   });
 });
+
+describe('the text trace shows the free list where it is stored', () => {
+  it('under sglang: the release list waits, then the merge hands B pages 1 2 3', async () => {
+    const { formatTrace } = await import('../../trace/index.ts');
+    const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], 'sglang'));
+    const text = formatTrace(m, check(m).violations[0]!.trace, { color: false });
+    expect(text).toContain('  free   [1 2 3]  release []');
+    expect(text).toContain('  free   [3]  release [1 2]');
+    expect(text).toContain('D gives B pages 1, 2, 3');
+  });
+});
+
+describe('ITF round trip under every order', () => {
+  it('a counterexample saved as ITF replays to the same violation, allocate(A: …) choices included under any', async () => {
+    const { toItf, replayItf } = await import('../../trace/index.ts');
+    for (const allocator of ORDERS) {
+      const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], allocator));
+      const trace = check(m).violations[0]!.trace;
+      const back = replayItf(JSON.parse(JSON.stringify(toItf(m, trace, 'Isolation'))));
+      expect(back.outcome, allocator).toBe('violation');
+      expect(back.trace.steps.map((s) => actionLabel(back.model, s.action)), allocator).toEqual(trace.steps.map((s) => actionLabel(m, s.action)));
+    }
+  });
+});
