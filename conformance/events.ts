@@ -15,8 +15,11 @@ const show = (value: unknown): string => {
 /** The largest pool a log may describe, in pages. */
 export const MAX_LOG_PAGES = 1 << 24;
 
-/** The allocator orders a log can be held against: `sorted` (the spec's lowest-free order) and `any` (page ids must only be free). */
-export const ALLOCATORS = ['sorted', 'any'] as const;
+/** The faults whose logs the validator can hold against the spec; the multiset free list of `double-free` and the eviction of `lock-underflow` are the spec's and the pool's, not yet the validator's. */
+export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'];
+
+/** The allocator orders a log can be held against: `sorted`, `sglang` and `lifo` (the page ids must be those the order hands out; docs/ALLOCATOR.md) and `any` (they must only be free). */
+export const ALLOCATORS = ['sorted', 'sglang', 'lifo', 'any'] as const;
 
 /** One of {@link ALLOCATORS}. */
 export type Allocator = (typeof ALLOCATORS)[number];
@@ -66,6 +69,8 @@ export const ConfigEventSchema = Schema.Struct({
   variant: Schema.optionalWith(literal(VARIANTS), { exact: true }),
   faults: Schema.optionalWith(Schema.Array(literal(FAULTS)), { exact: true }),
   allocator: Schema.optionalWith(literal(ALLOCATORS), { exact: true }),
+  lengthRule: Schema.optionalWith(literal(['gt', 'ge'] as const), { exact: true }),
+  eviction: Schema.optionalWith(Schema.Boolean, { exact: true }),
 });
 
 /** The schema of each event kind. */
@@ -181,6 +186,10 @@ export interface LogModel {
   readonly faults: readonly Fault[];
   /** Which page ids an allocation may take. */
   readonly allocator: Allocator;
+  /** When P finds a prompt too long: `gt` (longer than its limit) or `ge` (SGLang's `validate_input_length`: at least its limit), in tokens when the log gives them. */
+  readonly lengthRule: 'gt' | 'ge';
+  /** Whether the prefix cache evicts unlocked cached pages when an allocation finds too few free pages (the `evict` event). */
+  readonly eviction: boolean;
 }
 
 /** Decodes a model given as an object (a `--config` file): the `config` event's fields, `kind` optional. */

@@ -19,6 +19,10 @@ export interface LogHeader {
   readonly prefillLimit: number;
   /** The variant. */
   readonly variant: Variant;
+  /** The allocation order the run used (`sorted` when left out). */
+  readonly allocator?: 'sorted' | 'sglang' | 'lifo';
+  /** The length rule the run used (`gt` when left out). */
+  readonly lengthRule?: 'gt' | 'ge';
 }
 
 /** One JSON line per event, buffered, to a file. */
@@ -31,7 +35,7 @@ export class LogWriter {
 
   constructor(path: string, header: LogHeader) {
     this.fd = openSync(path, 'w');
-    this.line({ kind: 'config', pages: header.pages, pageSize: header.pageSize, prefillLimit: header.prefillLimit, variant: header.variant, faults: DEFAULT_FAULTS[header.variant], allocator: 'sorted' });
+    this.line({ kind: 'config', pages: header.pages, pageSize: header.pageSize, prefillLimit: header.prefillLimit, variant: header.variant, faults: DEFAULT_FAULTS[header.variant], allocator: header.allocator ?? 'sorted', ...(header.lengthRule === 'ge' ? { lengthRule: 'ge' } : {}) });
   }
 
   /** Writes one event. */
@@ -74,7 +78,7 @@ export function logAction(log: LogWriter, pool: PagePool, a: { kind: string; slo
       return;
     case 'write':
       if (pool.phase(a.slot) === Ph.refused) log.line({ t, side: 'P', kind: 'refuse', id });
-      else if (length > pool.options.prefillLimit) log.line({ t, side: 'P', kind: 'posted', id, pages: compressPages(row, 0, 1) });
+      else if (pool.overLong(a.slot)) log.line({ t, side: 'P', kind: 'posted', id, pages: compressPages(row, 0, 1) });
       else log.line({ t, side: 'P', kind: 'posted', id, pages: compressPages(row, 0, length) });
       return;
     case 'handoff':

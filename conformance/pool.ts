@@ -57,11 +57,11 @@ export class LoggedPool extends PagePool {
 }
 
 /** Takes spec action `kind` for the request in `slot`; whether the spec (through the pool) enabled it. */
-export function takeAction(pool: PagePool, kind: ActionKind, slot: number, length: number, group: number): boolean {
+export function takeAction(pool: PagePool, kind: ActionKind, slot: number, length: number, group: number, tokens?: number): boolean {
   // A switch, not ts-pattern: this runs once per logged event.
   switch (kind) {
     case 'allocate':
-      return group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length);
+      return pool.allocate(slot, length, group >= 0 ? group : undefined, tokens);
     case 'prefill':
       return pool.prefill(slot);
     case 'stub':
@@ -77,7 +77,7 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'insert':
       return pool.insert(slot);
     case 'evict':
-      return false; // the pool has no prefix-cache eviction; a log's evict is refused before it gets here
+      return pool.evict(slot, length, group >= 0 ? group : undefined);
     default:
       return unreachable(kind);
   }

@@ -97,9 +97,15 @@ export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pe
  * mirrors the spec's guards of `prefill` and `stub` for one purpose only: to check the
  * pages of a `posted` event, which the spec does not see.
  */
+/** Whether P finds the request too long, by the log's length rule in tokens (the pool decides the same way). */
+function overLong(ctx: EventContext): boolean {
+  const limit = ctx.model.prefillLimit * (ctx.model.pageSize ?? 1);
+  return ctx.model.lengthRule === 'ge' ? ctx.info.tokens >= limit : ctx.info.tokens > limit;
+}
+
 function writeRange(pool: LoggedPool, ctx: EventContext): readonly [number, number] | undefined {
   const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
-  if (ctx.info.length <= ctx.model.prefillLimit) return [own, ctx.info.length];
+  if (!overLong(ctx)) return [own, ctx.info.length];
   if (ctx.model.variant === 'length-fix' || !ctx.model.faults.includes('silent-stub')) return undefined;
   return [own, own + 1];
 }
@@ -123,16 +129,20 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
   const shared = cached !== NO_PAGE ? 1 : 0;
   if (shared === 1 && pages.at(0) !== cached) return refused(`${name}'s prefix is cached in page ${cached}, which must come first; the allocation names ${pages.at(0)}`);
   if (pool.phase(slot) === NEW || finished(pool, slot)) {
-    const held = pages.filter(shared, 16, (p) => p >= pool.options.pages || !pool.isFree(p));
-    const outside = held.filter((p) => p >= pool.options.pages);
-    if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages`);
+    // Page ids run from the allocator's first page (1 where page 0 is SGLang's padding page) for `pages` pages.
+    const first = pool.behaviour.firstPage;
+    const end = first + pool.options.pages;
+    const inPool = (p: number): boolean => p >= first && p < end;
+    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p));
+    const outside = held.filter((p) => !inPool(p));
+    if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages (ids ${first} to ${end - 1})`);
     if (held.length > 0) {
       const headline = held.slice(0, 4).map((p) => `allocate(${name}) took page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} still holds.`);
       return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: held.map((p) => pool.holder[p] ?? 0).filter((h) => h > 0) };
     }
   }
   if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(shared);
-  const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group);
+  const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   pool.wanted = undefined;
   if (accepted && pool.twice >= 0) {
     return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
@@ -211,10 +221,10 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
     return r;
   }
   const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
-  let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
+  let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   // The request's own write lands lazily: before its next event that needs it.
   const h = ownPending(s, slot);
-  if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group);
+  if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}`);
   s.path?.push({ kind, r: ctx.info.index });
   const consumed = ownPending(s, slot);
@@ -264,7 +274,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
       }
       if (own === undefined) return refused(`P posted a write for ${name}, but no write of it is outstanding: ${phaseWords(pool, slot, name)}`);
       const range = writeRange(pool, ctx);
-      if (range === undefined) return refused(`${name} is longer than P's limit (${ctx.info.length} > ${ctx.model.prefillLimit} pages) and this variant refuses it: P posts no write`);
+      if (range === undefined) return refused(`${name} is too long for P (${ctx.info.tokens} tokens, ${ctx.model.lengthRule === 'ge' ? 'at least' : 'more than'} its limit of ${ctx.model.prefillLimit} pages) and this variant refuses it: P posts no write`);
       return ctx.pages === undefined || samePages(pool, slot, ctx.pages, range[0], range[1], false)
         ? OK
         : refused(`P's write for ${name} lands in ${pageWords(tableOf(pool, slot).slice(range[0], range[1]))}; the log says ${ctx.pages.words()}`);

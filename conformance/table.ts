@@ -54,7 +54,8 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   timeout: { role: 'action', action: 'timeout' },
   free: { role: 'action', action: 'free' },
   insert: { role: 'action', action: 'insert' },
-  evict: { role: 'unmodelled', why: 'the spec has no evict action in this version: its prefix cache never evicts' },
+  // The prefix cache made room for the request's allocation (config `eviction`).
+  evict: { role: 'action', action: 'evict' },
 };
 
 /** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */

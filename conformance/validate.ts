@@ -15,7 +15,7 @@
  */
 import { Either } from 'effect';
 import { DEFAULT_FAULTS, LIMITS, Ph, type Action } from '../spec/index.ts';
-import { decodeLine, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
+import { decodeLine, VALIDATOR_FAULTS, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
 import { mergedLines, type SourceLine } from './lines.ts';
 import { PageRuns } from './pages.ts';
 import { LoggedPool, tableOf } from './pool.ts';
@@ -96,13 +96,20 @@ function resolveModel(config: ConfigEvent | undefined, overrides: Partial<LogMod
     throw new LogInputError(where, '', 'no model: the log does not begin with a config event; give --config FILE, or --pages and --prefill-limit');
   }
   const variant = overrides.variant ?? config?.variant ?? 'buggy';
+  const faults = overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant];
+  const unchecked = faults.filter((f) => !VALIDATOR_FAULTS.includes(f));
+  if (unchecked.length > 0) {
+    throw new LogInputError(where, 'faults', `validate-log does not check logs with ${unchecked.join(', ')} yet; it checks ${VALIDATOR_FAULTS.join(', ')}`);
+  }
   return {
     pages,
     prefillLimit,
     pageSize: overrides.pageSize ?? config?.pageSize,
     variant,
-    faults: overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant],
+    faults,
     allocator: overrides.allocator ?? config?.allocator ?? 'sorted',
+    lengthRule: overrides.lengthRule ?? config?.lengthRule ?? 'gt',
+    eviction: overrides.eviction ?? config?.eviction ?? false,
   };
 }
 
@@ -196,8 +203,10 @@ class Validator {
   /** At the first request event: the model, and the one initial state. */
   private start(line: SourceLine): LogModel {
     const model = resolveModel(this.config, this.options.overrides, line);
-    const { pages, prefillLimit, variant, faults } = model;
-    const pool = new LoggedPool({ pages, prefillLimit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes });
+    const { pages, prefillLimit, variant, faults, allocator, pageSize, lengthRule, eviction } = model;
+    // Under `any` the log names the pages and the pool takes them; otherwise the pool's own order decides, and the log must agree.
+    const order = allocator === 'any' ? {} : { allocator, ...(pageSize === undefined ? {} : { pageSize }) };
+    const pool = new LoggedPool({ pages, prefillLimit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, lengthRule, eviction, ...order });
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
     this.model = model;
     return model;
@@ -217,7 +226,7 @@ class Validator {
     if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${this.prefixes} distinct prefixes`);
     let slot: number;
     try {
-      slot = this.window.arrive(e.id, length, group);
+      slot = this.window.arrive(e.id, length, group, e.tokens ?? length * (model.pageSize ?? 1));
     } catch (err) {
       throw new LogInputError(line, '', (err as Error).message);
     }

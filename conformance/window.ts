@@ -16,6 +16,8 @@ export interface RequestInfo {
   readonly id: string;
   /** Length in pages. */
   readonly length: number;
+  /** Length in tokens (the pages times the page size when the log gives pages). */
+  readonly tokens: number;
   /** The prefix group, or -1. */
   readonly group: number;
   /** Its arrival index, 0-based (the spec's request index when the log is small enough). */
@@ -87,7 +89,7 @@ export class RequestWindow {
   }
 
   /** Admits a request into a slot: a never-used one first, else the one finished longest ago. */
-  arrive(id: string, length: number, group: number): number {
+  arrive(id: string, length: number, group: number, tokens: number): number {
     let slot: number;
     if (this.fresh < this.slots) slot = this.fresh++;
     else if (this.idleHead < this.idle.length) slot = this.idle[this.idleHead++] ?? 0;
@@ -98,7 +100,7 @@ export class RequestWindow {
     }
     const old = this.bySlot[slot];
     if (old !== undefined) this.retire(old);
-    const info: RequestInfo = { id, length, group, index: this.arrivals++, serial: 0, released: false, lines: [] };
+    const info: RequestInfo = { id, length, tokens, group, index: this.arrivals++, serial: 0, released: false, lines: [] };
     this.bySlot[slot] = info;
     this.byId.set(id, slot);
     return slot;

@@ -8,6 +8,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { initial, Ph, setObserved, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
+import { freeList, releaseList } from '../spec/allocator.ts';
 import { groupOfLabel } from './options.ts';
 import type { PagePool } from './pool.ts';
 
@@ -25,10 +26,15 @@ function specLabel(m: Model, pool: PagePool, label: number): number {
 
 /** The spec state that the pool's state stands for; throws when the pool is too small for the model, or holds what the spec cannot express. */
 export function abstractState(m: Model, pool: PagePool): State {
-  if (pool.options.pages !== m.pages || pool.options.slots < m.n) {
-    throw new Error(`abstraction: a pool of ${pool.options.pages} pages and ${pool.options.slots} slots cannot stand for ${m.pages} pages and ${m.n} requests`);
+  // Under sglang and lifo both count the padding page 0 among the page ids.
+  if (pool.holder.length !== m.pages || pool.options.slots < m.n || pool.behaviour.allocator !== m.allocator) {
+    throw new Error(
+      `abstraction: a pool of ${pool.holder.length} page ids, ${pool.options.slots} slots and order ${pool.behaviour.allocator} cannot stand for ${m.pages} page ids, ${m.n} requests and order ${m.allocator}`,
+    );
   }
   const s = initial(m);
+  abstractFreeList(m, pool, s);
+  if (m.lockAt >= 0) for (let g = 0; g < m.groups; g++) s[m.lockAt + g] = pool.locks[g] ?? 0;
   for (let p = 0; p < m.pages; p++) {
     s[m.holderAt + p] = specLabel(m, pool, pool.holder[p] ?? 0);
     s[m.dataAt + p] = specLabel(m, pool, pool.data[p] ?? 0);
@@ -57,6 +63,19 @@ export function abstractState(m: Model, pool: PagePool): State {
     setObserved(m, s, r, observed >>> 0);
   }
   return s;
+}
+
+/** The spec's free-list fields (spec/allocator.ts), where the order keeps them: copies per page, `sglang`'s release list, `lifo`'s order. */
+function abstractFreeList(m: Model, pool: PagePool, s: State): void {
+  for (let p = 0; p < m.pages; p++) {
+    if (m.freeAt >= 0) s[m.freeAt + p] = pool.freeCopies(p);
+    if (m.releaseAt >= 0) s[m.releaseAt + p] = pool.releaseCopies(p);
+  }
+  if (m.listAt < 0) return;
+  const order = pool.freeOrder();
+  if (order.length > m.listCap) throw new Error(`abstraction: the pool's free list has ${order.length} entries, the spec's holds ${m.listCap}`);
+  s.fill(SPEC_NO_PAGE, m.listAt, m.listAt + m.listCap);
+  order.forEach((p, i) => (s[m.listAt + i] = p));
 }
 
 /** Whether two states are the same bytes. */
@@ -92,5 +111,7 @@ export function refinementDiff(m: Model, spec: State, impl: State): string[] {
     field(r.name, 'inserted', r.inserted, q.inserted);
     field(r.name, 'readUnheld', r.readUnheld, q.readUnheld);
   });
+  field('the', 'free list', freeList(m, spec), freeList(m, impl));
+  field('the', 'release list', releaseList(m, spec), releaseList(m, impl));
   return lines;
 }

@@ -22,7 +22,7 @@ export function poolOptionsFor(m: Model): PoolOptions {
   let maxLength = 1;
   for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
   return {
-    pages: m.pages,
+    pages: m.config.pages,
     prefillLimit: m.config.prefillLimit,
     variant: m.config.variant,
     faults: m.config.faults,
@@ -30,6 +30,9 @@ export function poolOptionsFor(m: Model): PoolOptions {
     maxLength,
     prefixes: m.groups,
     reuseSlots: false,
+    eviction: m.eviction,
+    ...(m.allocator === 'any' ? {} : { allocator: m.allocator }),
+    pageSize: m.pageSize,
   };
 }
 
@@ -48,8 +51,11 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('free', () => pool.free(a.r))
     .with('timeout', () => pool.timeout(a.r))
     .with('insert', () => pool.insert(a.r))
-    // The pool has no prefix-cache eviction yet; the spec enables evict only with config eviction, which the harness never sets.
-    .with('evict', () => false)
+    .with('evict', () => {
+      const g = m.group[a.r] ?? -1;
+      const length = m.len[a.r] ?? 0;
+      return g >= 0 ? pool.evict(a.r, length, g) : pool.evict(a.r, length);
+    })
     .exhaustive();
 }
 

@@ -1,6 +1,7 @@
 /** The optimized page pool that refines the spec, and the harness that checks it: the public surface. */
 export * from './options.ts';
 export * from './free-set.ts';
+export * from './allocator-order.ts';
 export * from './pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';

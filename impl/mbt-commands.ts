@@ -15,10 +15,11 @@ import type { State } from '../spec/state.ts';
 import { step } from '../spec/transitions.ts';
 import { abstractState, refinementDiff, sameState } from './abstraction.ts';
 
-/** The faults the pool implements; double-free and lock-underflow are the spec's only so far. */
-export const POOL_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'double-free' && f !== 'lock-underflow');
+/** The faults the pool implements: all of the spec's (double-free in impl/allocator-order.ts, lock-underflow with eviction). */
+export const POOL_FAULTS: readonly Fault[] = FAULTS;
 import { applyAction, eventOf, type EventCounts } from './drive.ts';
 import type { PagePool } from './pool.ts';
+import type { PoolAllocator } from './allocator-order.ts';
 
 /** What a model-based run can find wrong: a leak in the spec state, a state the spec does not have, or a disagreement on enabledness. */
 export type MbtProperty = 'Isolation' | 'Refinement' | 'Enabledness';
@@ -182,17 +183,33 @@ export const MAX_RANDOM_PAGES = 6;
  * lengths that fit the pool and optional prefixes (`p`, `q`); the variant and the faults
  * as given, or random.
  */
-export function configArbitrary(variant?: Variant, faults?: readonly Fault[]): fc.Arbitrary<Config> {
+export function configArbitrary(
+  variant?: Variant,
+  faults?: readonly Fault[],
+  allocators: readonly PoolAllocator[] = ['sorted'],
+  eviction = false,
+): fc.Arbitrary<Config> {
   const request = fc.record({ length: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }), prefix: fc.constantFrom('', 'p', 'q') });
+  // Only `sorted` draws nothing more, so that its cases stay the ones earlier seeds gave.
+  const allocation =
+    allocators.length === 1 && allocators[0] === 'sorted'
+      ? fc.constant({})
+      : fc.record({ allocator: fc.constantFrom(...allocators), pageSize: fc.constantFrom(1, 4) });
+  // Likewise eviction is drawn only when asked for.
+  const evicting = eviction ? fc.record({ eviction: fc.boolean() }) : fc.constant({});
   return fc
     .record({
+      allocation,
+      evicting,
       pages: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }),
       prefillLimit: fc.integer({ min: 0, max: MAX_RANDOM_PAGES }),
       requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
       variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
       faults: faults === undefined ? fc.subarray([...POOL_FAULTS]) : fc.constant(faults),
     })
-    .map(({ pages, prefillLimit, requests, variant: v, faults: f }): Config => ({
+    .map(({ allocation: a, evicting: e, pages, prefillLimit, requests, variant: v, faults: f }): Config => ({
+      ...a,
+      ...e,
       pages,
       prefillLimit: Math.min(prefillLimit, pages),
       requests: requests.map(({ length, prefix }, i): RequestSpec => {

@@ -9,6 +9,7 @@ import type { Action } from '../spec/actions.ts';
 import type { Config, Fault, Variant } from '../spec/config.ts';
 import { compile, type Model } from '../spec/model.ts';
 import { initial } from '../spec/state.ts';
+import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
 import {
   commandsArbitrary,
@@ -28,6 +29,10 @@ export interface MbtOptions {
   readonly variant?: Variant;
   /** For random configurations: the faults (a random subset when left out). */
   readonly faults?: readonly Fault[];
+  /** For random configurations: the allocation orders drawn from (`sorted` only when left out). */
+  readonly allocators?: readonly PoolAllocator[];
+  /** For random configurations: whether eviction may be on (off when left out). */
+  readonly eviction?: boolean;
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -125,7 +130,7 @@ export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults) : fc.constant(options.config);
+  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults, options.allocators, options.eviction) : fc.constant(options.config);
   const requests = options.config === undefined ? MAX_RANDOM_REQUESTS : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
   const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath);

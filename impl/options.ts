@@ -10,6 +10,7 @@
  * a single comparison for a page the reader wrote itself.
  */
 import { DEFAULT_FAULTS, type Fault, type Variant } from '../spec/config.ts';
+import { hasPaddingPage, type PoolAllocator } from './allocator-order.ts';
 
 /** The pool's sizes, variant and faults. */
 export interface PoolOptions {
@@ -34,7 +35,22 @@ export interface PoolOptions {
    * is admitted once.
    */
   readonly reuseSlots?: boolean;
+  /** Which free pages `allocate` hands out (docs/ALLOCATOR.md); `sorted` when left out. */
+  readonly allocator?: PoolAllocator;
+  /** Tokens per page; under `sglang` it picks the shortage test (`alloc` for 1, `alloc_extend` otherwise). 1 when left out. */
+  readonly pageSize?: number;
+  /**
+   * When a prompt is too long for P, in tokens against `prefillLimit * pageSize`: `gt`
+   * (longer than the limit, the default) or `ge` (at least the limit, SGLang's
+   * `validate_input_length`: `len(origin_input_ids) >= max_req_input_len`).
+   */
+  readonly lengthRule?: LengthRule;
+  /** Whether the prefix cache evicts (action `evict`, lock counts per prefix); off when left out. */
+  readonly eviction?: boolean;
 }
+
+/** The two length rules: refuse a prompt longer than the limit, or one at least as long. */
+export type LengthRule = 'gt' | 'ge';
 
 /** What the options switch on, resolved once so that the actions test plain booleans. */
 export interface Behaviour {
@@ -50,6 +66,16 @@ export interface Behaviour {
   readonly prefixPoison: boolean;
   /** See {@link PoolOptions.reuseSlots}. */
   readonly reuseSlots: boolean;
+  /** The free list is a multiset (fault `double-free`), and `free` may release a freed request's still-free pages again. */
+  readonly doubleFree: boolean;
+  /** See {@link PoolOptions.allocator}. */
+  readonly allocator: PoolAllocator;
+  /** The lowest page id handed out: 1 where page 0 is SGLang's padding page (`sglang`, `lifo`), else 0. */
+  readonly firstPage: number;
+  /** See {@link PoolOptions.eviction}; only with a prefix cache. */
+  readonly eviction: boolean;
+  /** Fault `lock-underflow`: a hit locks another node than the page it reads, so nothing protects that page from eviction. */
+  readonly lockUnderflow: boolean;
 }
 
 /** Marks a page-table entry that holds no page. */
@@ -79,6 +105,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
   whole('slots', options.slots, 1);
   whole('maxLength', options.maxLength, 1);
   whole('prefixes', options.prefixes ?? 0, 0);
+  whole('pageSize', options.pageSize ?? 1, 1);
   const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
   const has = (f: Fault): boolean => faults.includes(f);
   return {
@@ -88,5 +115,11 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     staleFree: has('stale-free'),
     prefixPoison: has('prefix-poison'),
     reuseSlots: options.reuseSlots ?? true,
+    // Read as strings, so that the pool takes the fault whether or not the spec's catalogue names it yet.
+    doubleFree: (faults as readonly string[]).includes('double-free'),
+    allocator: options.allocator ?? 'sorted',
+    firstPage: hasPaddingPage(options.allocator ?? 'sorted') ? 1 : 0,
+    eviction: options.eviction === true && (options.prefixes ?? 0) > 0,
+    lockUnderflow: (faults as readonly string[]).includes('lock-underflow'),
   };
 }

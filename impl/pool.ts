@@ -12,8 +12,9 @@
  * Nothing allocates after construction; misuse (a slot or length out of range) is a
  * programming error and throws `RangeError`.
  */
-import { HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
+import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
 import { FreeSet } from './free-set.ts';
+import { makeFreeList, type FreeList } from './allocator-order.ts';
 import { MAX_SERIAL, NO_PAGE, groupOfLabel, prefixLabelOf, resolveOptions, type Behaviour, type PoolOptions } from './options.ts';
 
 /** Phases whose request is done with its slot: a new request may be admitted there. */
@@ -43,6 +44,8 @@ export class PagePool {
   readonly flags: Uint8Array;
   /** Per slot: the admitted request's length in pages (0 before its first admission). */
   readonly lengths: Int32Array;
+  /** Per slot: the admitted request's prompt in tokens (its pages times the page size unless `allocate` was told). */
+  readonly tokens: Int32Array;
   /** Per slot: the admitted request's prefix group, or -1. */
   readonly groups: Int32Array;
   /** Per slot: the admitted request's serial (0 before its first admission). */
@@ -51,8 +54,14 @@ export class PagePool {
   readonly readCounts: Int32Array;
   /** Per prefix group: the page the prefix cache holds for it, or `NO_PAGE`. */
   readonly prefixPages: Int32Array;
-  /** The free list. */
+  /** Per prefix group, under eviction: how many live requests lock its cached page (`RadixCache` lock_ref). */
+  readonly locks: Int32Array;
+  /** The free list of the `sorted` order (a set). */
   protected readonly freeSet: FreeSet;
+  /** The free list of the other orders, and of `sorted` under `double-free` (impl/allocator-order.ts); undefined otherwise. */
+  protected readonly freeList: FreeList | undefined;
+  /** Scratch for one release's batch of page ids. */
+  private readonly batch: Int32Array;
   private readonly foreign: Int32Array;
   private readonly views: Int32Array[];
   private lastSerial = 0;
@@ -60,7 +69,9 @@ export class PagePool {
   constructor(options: PoolOptions) {
     this.options = options;
     this.behaviour = resolveOptions(options);
-    const { pages, slots, maxLength } = options;
+    const { slots, maxLength } = options;
+    // Under `sglang` and `lifo` ids run 1 .. pages and page 0 is the padding page.
+    const pages = options.pages + this.behaviour.firstPage;
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.tag = new Int32Array(pages);
@@ -69,12 +80,16 @@ export class PagePool {
     this.phases = new Uint8Array(slots);
     this.flags = new Uint8Array(slots);
     this.lengths = new Int32Array(slots);
+    this.tokens = new Int32Array(slots);
     this.groups = new Int32Array(slots).fill(-1);
     this.serials = new Int32Array(slots);
     this.readCounts = new Int32Array(slots);
     this.foreign = new Int32Array(slots);
     this.prefixPages = new Int32Array(options.prefixes ?? 0).fill(NO_PAGE);
+    this.locks = new Int32Array(options.prefixes ?? 0);
     this.freeSet = new FreeSet(pages);
+    this.freeList = makeFreeList(this.behaviour.allocator, pages, this.behaviour.doubleFree, options.pageSize ?? 1);
+    this.batch = new Int32Array(maxLength);
     this.views = [];
     for (let s = 0; s < slots; s++) this.views.push(this.tables.subarray(s * maxLength, (s + 1) * maxLength));
   }
@@ -95,7 +110,26 @@ export class PagePool {
 
   /** How many pages are free. */
   get freePages(): number {
-    return this.freeSet.count;
+    return this.freeList?.count ?? this.freeSet.count;
+  }
+
+  /** Copies of page `p` in the free list proper (0 or 1 unless `double-free`). */
+  freeCopies(p: number): number {
+    if (this.freeList !== undefined) return this.freeList.listed(p);
+    return this.freeSet.has(p) ? 1 : 0;
+  }
+
+  /** Copies of page `p` in `sglang`'s release list (0 in the other orders). */
+  releaseCopies(p: number): number {
+    return this.freeList?.released(p) ?? 0;
+  }
+
+  /** The free list front first, duplicates included, `sglang`'s release list apart. */
+  freeOrder(): number[] {
+    if (this.freeList !== undefined) return this.freeList.order();
+    const out: number[] = [];
+    for (let p = 0; p < this.holder.length; p++) if (this.freeSet.has(p)) out.push(p);
+    return out;
   }
 
   /** Slot `slot`'s phase code (`Ph` of spec/state.ts). */
@@ -121,22 +155,31 @@ export class PagePool {
   }
 
   /**
-   * D reserves pages for the whole prompt: the lowest free ids, after the cached prefix
-   * page on a prefix-cache hit. The request gets a fresh serial.
+   * D reserves pages for the whole prompt: the lowest free ids (or the order's), after the
+   * cached prefix page on a prefix-cache hit. The request gets a fresh serial. `tokens`,
+   * the prompt's length in tokens (`length * pageSize` when left out), is what the length
+   * rule compares with P's limit.
    */
-  allocate(slot: number, length: number, prefix?: number): boolean {
+  allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
     const s = this.slotIndex(slot);
     const { maxLength } = this.options;
     if (!Number.isInteger(length) || length < 1 || length > maxLength) throw new RangeError(`allocate: length ${length} is not in 1..${maxLength}`);
+    const pageSize = this.options.pageSize ?? 1;
+    const promptTokens = tokens ?? length * pageSize;
+    if (!Number.isInteger(promptTokens) || promptTokens <= (length - 1) * pageSize || promptTokens > length * pageSize) {
+      throw new RangeError(`allocate: ${promptTokens} tokens do not need exactly ${length} pages of ${pageSize}`);
+    }
     const g = prefix ?? -1;
     if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix < this.prefixPages.length)) {
       throw new RangeError(`allocate: prefix ${prefix} is not in 0..${this.prefixPages.length - 1}`);
     }
+    // The prefix is one page: a request with one needs a page of its own besides (else a stub would write past its table).
+    if (prefix !== undefined && length < 2) throw new RangeError(`allocate: a request with a prefix needs at least 2 pages, got ${length}`);
     const phase = this.phases[s] ?? Ph.new;
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
     const hit = g >= 0 ? (this.prefixPages[g] ?? NO_PAGE) : NO_PAGE;
     const shared = hit === NO_PAGE ? 0 : 1;
-    if (this.freeSet.count < length - shared) return false;
+    if (this.freePages < length - shared) return false;
 
     const base = s * maxLength;
     if (shared === 1) this.tables[base] = hit;
@@ -146,12 +189,20 @@ export class PagePool {
     const clearTags = this.behaviour.ownerCheck;
     for (let i = base + shared; i < base + length; i++) {
       const p = this.tables[i] ?? 0;
+      // Only a double free can hand out a page the prefix cache holds: as in the spec, the last taker holds it and the entry is gone.
+      const h = this.holder[p] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
       this.holder[p] = serial;
       if (clearTags) this.clearTag(p);
     }
+    // The hit locks the cached page while the request is live; with lock-underflow it locks another node.
+    if (shared === 1 && this.behaviour.eviction && !this.behaviour.lockUnderflow) this.locks[g] = (this.locks[g] ?? 0) + 1;
+    // An eviction made for this first admission stays on record.
+    const evictedFor = phase === Ph.new ? (this.flags[s] ?? 0) & EVICTED_FOR : 0;
     this.phases[s] = Ph.allocated;
-    this.flags[s] = shared === 1 ? HIT : 0;
+    this.flags[s] = (shared === 1 ? HIT : 0) | evictedFor;
     this.lengths[s] = length;
+    this.tokens[s] = promptTokens;
     this.groups[s] = g;
     this.serials[s] = serial;
     this.readCounts[s] = 0;
@@ -165,7 +216,7 @@ export class PagePool {
     const phase = this.phases[s];
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
     const length = this.lengths[s] ?? 0;
-    if (length > this.options.prefillLimit) return false;
+    if (this.overLong(s)) return false;
     const base = s * this.options.maxLength;
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
@@ -185,7 +236,7 @@ export class PagePool {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
-    if ((this.lengths[s] ?? 0) <= this.options.prefillLimit) return false;
+    if (!this.overLong(s)) return false;
     if (!this.behaviour.silentStub) {
       this.phases[s] = phase === Ph.timedOut ? Ph.freed : Ph.refused;
       return true;
@@ -222,9 +273,11 @@ export class PagePool {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     const normal = phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed;
-    const stale = this.behaviour.staleFree && (phase === Ph.freed || phase === Ph.landed);
+    const again = phase === Ph.freed || phase === Ph.landed;
+    const stale = again && (this.behaviour.staleFree || (this.behaviour.doubleFree && this.stillFree(s)));
     if (!normal && !stale) return false;
     this.release(s);
+    if (normal) this.unlock(s);
     this.phases[s] = normal ? Ph.freed : Ph.released;
     return true;
   }
@@ -234,6 +287,7 @@ export class PagePool {
     const s = this.slotIndex(slot);
     if (!this.behaviour.earlyFree || this.phases[s] !== Ph.allocated) return false;
     this.release(s);
+    this.unlock(s);
     this.phases[s] = Ph.timedOut;
     return true;
   }
@@ -251,12 +305,42 @@ export class PagePool {
     this.holder[first] = prefixLabelOf(g);
     this.prefixPages[g] = first;
     this.flags[s] = (this.flags[s] ?? 0) | INSERTED;
+    // Under eviction the inserting request locks the page until its own release.
+    if (this.behaviour.eviction) this.locks[g] = (this.locks[g] ?? 0) + 1;
     return true;
   }
 
-  /** Takes the `n` lowest free pages into the table arena from `at`. */
+  /**
+   * Under eviction: an allocation of `length` pages (prefix `prefix`) for `slot` finds too
+   * few free pages, so the prefix cache frees the lowest unlocked cached page of another
+   * prefix (`RadixCache.evict`); its contents stay.
+   */
+  evict(slot: number, length: number, prefix?: number): boolean {
+    const s = this.slotIndex(slot);
+    const phase = this.phases[s] ?? Ph.new;
+    if (!this.behaviour.eviction || (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase)))) return false;
+    const g = prefix ?? -1;
+    const hit = g >= 0 && (this.prefixPages[g] ?? NO_PAGE) !== NO_PAGE ? 1 : 0;
+    if (this.freePages >= length - hit) return false;
+    let victim = NO_PAGE;
+    let group = -1;
+    for (let h = 0; h < this.prefixPages.length; h++) {
+      const p = this.prefixPages[h] ?? NO_PAGE;
+      if (h === g || p === NO_PAGE || (this.locks[h] ?? 0) !== 0) continue;
+      if (victim === NO_PAGE || p < victim) [victim, group] = [p, h];
+    }
+    if (victim === NO_PAGE) return false;
+    this.prefixPages[group] = NO_PAGE;
+    this.holder[victim] = 0;
+    this.putBack(victim);
+    if (phase === Ph.new) this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
+    return true;
+  }
+
+  /** Takes `n` free pages into the table arena from `at`: the lowest ids, or the order's front. */
   protected takePages(at: number, n: number): void {
-    this.freeSet.takeLowest(n, this.tables, at);
+    if (this.freeList !== undefined) this.freeList.take(n, this.tables, at);
+    else this.freeSet.takeLowest(n, this.tables, at);
   }
 
   /** Clears page `p`'s owner tag as `allocate` hands it out: cheap, unlike clearing its KV data. */
@@ -319,6 +403,10 @@ export class PagePool {
 
   /** Puts the pages of table entries `from .. to-1` back on the free list by id, whoever holds them now. */
   protected releaseEntries(from: number, to: number): void {
+    if (this.freeList !== undefined) {
+      this.releaseBatch(this.freeList, from, to);
+      return;
+    }
     for (let i = from; i < to; i++) {
       const p = this.tables[i] ?? 0;
       const h = this.holder[p] ?? 0;
@@ -328,6 +416,69 @@ export class PagePool {
       this.holder[p] = 0;
       this.freeSet.add(p);
     }
+  }
+
+  /**
+   * One release into an ordered free list, as one call of SGLang's `free`: the pages
+   * distinct and ascending (`torch.unique`); a page already listed is left out unless the
+   * free list is a multiset (`double-free`), where it is then listed twice.
+   */
+  private releaseBatch(list: FreeList, from: number, to: number): void {
+    const batch = this.batch;
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const p = this.tables[i] ?? NO_PAGE;
+      if (p < this.behaviour.firstPage) continue;
+      const h = this.holder[p] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
+      this.holder[p] = 0;
+      batch[n++] = p;
+    }
+    batch.subarray(0, n).sort();
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const p = batch[i] ?? 0;
+      if (i > 0 && p === batch[i - 1]) continue;
+      if (!this.behaviour.doubleFree && list.listed(p) + list.released(p) > 0) continue;
+      batch[kept++] = p;
+    }
+    list.put(batch, kept);
+  }
+
+  /** `double-free`'s guard: every page of the slot's old table (but a shared prefix page) is still free, nobody took it since. */
+  private stillFree(s: number): boolean {
+    const base = s * this.options.maxLength;
+    for (let i = base + (this.sharesFirstPage(s) ? 1 : 0); i < base + (this.lengths[s] ?? 0); i++) {
+      const p = this.tables[i] ?? 0;
+      if (this.holder[p] !== 0 || this.freeCopies(p) + this.releaseCopies(p) === 0) return false;
+    }
+    return true;
+  }
+
+  /** A finished request that hit the cache (or inserted into it) unlocks its prefix page; the count never goes below 0. */
+  private unlock(s: number): void {
+    const g = this.groups[s] ?? -1;
+    if (!this.behaviour.eviction || g < 0 || ((this.flags[s] ?? 0) & (HIT | INSERTED)) === 0) return;
+    if ((this.locks[g] ?? 0) > 0) this.locks[g] = (this.locks[g] ?? 0) - 1;
+  }
+
+  /** One page back on the free list, as a release of one page (left out if already listed, unless `double-free`). */
+  private putBack(p: number): void {
+    const list = this.freeList;
+    if (list === undefined) {
+      this.freeSet.add(p);
+      return;
+    }
+    if (!this.behaviour.doubleFree && list.listed(p) + list.released(p) > 0) return;
+    this.batch[0] = p;
+    list.put(this.batch, 1);
+  }
+
+  /** Whether the slot's prompt is too long for P: the length rule, in tokens, against P's limit. */
+  overLong(s: number): boolean {
+    const t = this.tokens[s] ?? 0;
+    const limit = this.options.prefillLimit * (this.options.pageSize ?? 1);
+    return this.options.lengthRule === 'ge' ? t >= limit : t > limit;
   }
 
   /** Whether the slot's first page is the shared prefix page rather than its own. */

@@ -2,7 +2,7 @@
  * The replay's report as people read it: the deployment, the totals, a table by prompt
  * length, the boundary, the throughput and a one-line verdict naming the invariant.
  */
-import type { IncidentReport } from './report.ts';
+import type { IncidentReport, LengthOutcome } from './report.ts';
 import type { Workload } from './workload.ts';
 
 const fmt = (x: number): string => x.toLocaleString('en-US');
@@ -34,8 +34,22 @@ export function verdict(r: IncidentReport): string {
   const where =
     r.leakedWithinLimit === 0
       ? `every one longer than ${limit} tokens (shortest ${fmt(r.minLeakTokens ?? 0)})`
-      : `${fmt(r.leakedWithinLimit)} of them at or below ${limit} tokens`;
+      : `${fmt(r.leakedWithinLimit)} of them at or below ${limit} tokens (shortest ${fmt(r.minLeakTokens ?? 0)})`;
   return `Isolation violated: ${fmt(r.leaked)} responses read other users' data, ${where}.`;
+}
+
+/** What the length rule refuses, in words: `longer than 681,280 tokens` or `of 681,280 tokens or more`. */
+function ruleWords(r: IncidentReport): string {
+  const limit = fmt(r.pool.prefillTokens);
+  return r.lengthRule === 'ge' ? `of ${limit} tokens or more` : `longer than ${limit} tokens`;
+}
+
+/** One exact length's outcomes in a line. */
+function lengthLine(label: string, o: LengthOutcome): string {
+  const parts = [`${fmt(o.served)} served`, `${fmt(o.leaked)} leaked`];
+  if (o.refused > 0) parts.push(`${fmt(o.refused)} refused`);
+  if (o.failedLoudly > 0) parts.push(`${fmt(o.failedLoudly)} failed loudly`);
+  return `${label}: ${fmt(o.requests)} requests of ${label === 'boundary' ? 'exactly ' : ''}${fmt(o.tokens)} tokens, ${parts.join(', ')}`;
 }
 
 /** The whole report as text; `replayCommand` is the command line that runs it again. */
@@ -43,6 +57,8 @@ export function formatReport(r: IncidentReport, workload: Workload, replayComman
   const p = r.pool;
   const lines: string[] = [];
   lines.push(`pagecheck incident: variant ${r.variant}, seed ${r.seed}, ${fmt(r.requests)} requests, up to ${fmt(r.inFlight)} in flight`);
+  const rule = r.lengthRule === 'ge' ? '>= (SGLang\'s validate_input_length)' : '>';
+  lines.push(`allocator ${r.allocator}; P refuses a prompt when its length ${rule} ${fmt(p.prefillTokens)} tokens`);
   lines.push(
     `pool: ${fmt(p.pages)} pages of ${p.pageTokens} tokens (${fmt(p.poolTokens)} tokens); P computes at most ${fmt(p.prefillLimit)} pages (${fmt(p.prefillTokens)} tokens)`,
   );
@@ -50,11 +66,11 @@ export function formatReport(r: IncidentReport, workload: Workload, replayComman
   lines.push('');
   const row = (label: string, value: number | string, note = ''): string => `  ${label.padEnd(16)}${String(value).padStart(10)}${note ? `  ${note}` : ''}`;
   lines.push(row('served', fmt(r.served), 'responses returned, leaked ones included'));
-  lines.push(row('over-long', fmt(r.overLong), `longer than ${fmt(p.prefillTokens)} tokens`));
+  lines.push(row('over-long', fmt(r.overLong), ruleWords(r)));
   lines.push(
     row('leaked', fmt(r.leaked), r.leaked > 0 ? `shortest ${fmt(r.minLeakTokens ?? 0)}, longest ${fmt(r.maxLeakTokens ?? 0)} tokens; ${fmt(r.foreignPagesRead)} foreign pages read` : ''),
   );
-  lines.push(row('failed loudly', fmt(r.failedLoudly), r.wouldHaveLeaked === null ? '' : `${fmt(r.wouldHaveLeaked)} of them would have leaked (buggy twin)`));
+  lines.push(row('failed loudly', fmt(r.failedLoudly), r.wouldHaveLeaked === null ? '' : `${fmt(r.wouldHaveLeaked)} of them would have leaked (their pages held other users' data)`));
   lines.push(row('refused', fmt(r.refused)));
   lines.push('');
   const cols = ['requests', 'served', 'leaked', 'failed', 'refused', ...(r.wouldHaveLeaked === null ? [] : ['would leak'])];
@@ -64,9 +80,8 @@ export function formatReport(r: IncidentReport, workload: Workload, replayComman
     lines.push(`  ${b.label.padEnd(14)}${values.map((v) => fmt(v).padStart(11)).join('')}`);
   }
   lines.push('');
-  lines.push(
-    `boundary: ${fmt(r.boundary.requests)} requests of exactly ${fmt(r.boundary.tokens)} tokens, ${fmt(r.boundary.served)} served, ${fmt(r.boundary.leaked)} leaked`,
-  );
+  lines.push(lengthLine('boundary', r.boundary));
+  lines.push(lengthLine('one over', r.oneOver));
   if (r.overLongClean > 0) lines.push(`over-long served clean: ${fmt(r.overLongClean)} (their pages past the stub had never been written)`);
   lines.push(
     `throughput: ${fmt(r.requestsPerSecond)} requests/s (${fmt(r.elapsedMs)} ms); peak ${fmt(r.peakInFlight)} in flight; the queue waited for pages ${fmt(r.waits)} times`,

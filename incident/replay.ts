@@ -15,20 +15,25 @@
  * the same schedule, request for request.
  *
  * The pool decides everything the spec decides: whether a prompt is over-long (`prefill`
- * refuses it, so `stub` runs), whether the stub is refused, whether decode fails loudly,
- * and what decode read. The replay only records what it is told.
+ * refuses it, so `stub` runs), whether the stub is refused, whether decode fails loudly.
+ * What each decode read, and so every leak counted, comes from an independent monitor
+ * (`monitor.ts`) that works out from the actions what the spec says was read; the pool's
+ * own decisions and counts are checked against it, and a disagreement stops the replay.
  */
 import { Ph } from '../spec/index.ts';
 import type { Variant } from '../spec/index.ts';
 import { EventQueue } from './event-queue.ts';
 import { Prng } from './prng.ts';
 import { arrivals, pagesOf } from './arrivals.ts';
+import { ReadMonitor } from './monitor.ts';
 import type { Workload } from './workload.ts';
+import type { PoolAllocator } from '../impl/allocator-order.ts';
+import type { LengthRule } from '../impl/options.ts';
 
 /** What the replay needs of a page pool: the protocol's actions, by slot, and what decode read. */
 export interface ReplayPool {
-  /** `allocate(r)`: false when too few pages are free. */
-  allocate(slot: number, length: number): boolean;
+  /** `allocate(r)` of `length` pages for a prompt of `tokens` tokens (no prefix): false when too few pages are free. */
+  allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean;
   /** `prefill(r)`: false when not enabled (the prompt is longer than P's memory). */
   prefill(slot: number): boolean;
   /** `stub(r)`. */
@@ -43,6 +48,8 @@ export interface ReplayPool {
   phase(slot: number): number;
   /** Pages read by the last decode in `slot` whose data another request wrote. */
   foreignReads(slot: number): number;
+  /** The page table of the request in `slot` (its first `length` entries are its pages). */
+  pageTable(slot: number): Int32Array;
   /** Pages on the free list. */
   readonly freePages: number;
 }
@@ -59,6 +66,12 @@ export interface ReplayPoolOptions {
   readonly slots: number;
   /** Longest request, in pages. */
   readonly maxLength: number;
+  /** Which free pages `allocate` hands out. */
+  readonly allocator: PoolAllocator;
+  /** Tokens per page. */
+  readonly pageSize: number;
+  /** When a prompt is too long for P. */
+  readonly lengthRule: LengthRule;
 }
 
 /** Builds a pool; the command passes `impl/pool.ts`, which keeps the replay testable on its own. */
@@ -76,17 +89,21 @@ export interface ReplayResult {
   readonly workload: Workload;
   /** The variant of the pool. */
   readonly variant: Variant;
+  /** The pool's allocation order. */
+  readonly allocator: PoolAllocator;
+  /** The length rule P applies. */
+  readonly lengthRule: LengthRule;
   /** The seed of the lengths and the schedule. */
   readonly seed: number;
   /** Per request, in arrival order: its prompt length in tokens. */
   readonly tokens: Int32Array;
   /** Per request: its {@link Outcome}. */
   readonly outcome: Uint8Array;
-  /** Per request: pages its decode read whose data another request wrote. */
+  /** Per request: pages its decode read whose data another request wrote, as the monitor says. */
   readonly foreign: Int32Array;
   /**
-   * `owner-check` only: per request, 1 when a buggy twin pool, driven by the same actions,
-   * read another request's data in its decode: the leak the owner check stopped.
+   * `owner-check` only: per request, 1 when the pages its decode was about to read held
+   * another request's data (the monitor's count): the leak the owner check stopped.
    */
   readonly wouldLeak: Uint8Array | undefined;
   /** The most requests in flight at once. */
@@ -107,8 +124,12 @@ export interface ReplayOptions {
   readonly variant: Variant;
   /** Drives the lengths and the schedule. */
   readonly seed: number;
-  /** Builds the pool (and the buggy twin, under `owner-check`). */
+  /** Builds the pool. */
   readonly pool: PoolFactory;
+  /** The pool's allocation order (default `sorted`). */
+  readonly allocator?: PoolAllocator;
+  /** When a prompt is too long for P (default `gt`: longer than its memory). */
+  readonly lengthRule?: LengthRule;
   /** Called every few thousand finished requests. */
   readonly onProgress?: (done: number, inFlight: number) => void;
   /** Called after every action the pool accepted (not the twin's): `incident --log` writes the events from it. */
@@ -138,6 +159,8 @@ const FREE = 4;
 /** Replays the workload through the pool; deterministic from the seed. */
 export function replay(options: ReplayOptions): ReplayResult {
   const { workload, variant, seed } = options;
+  const allocator = options.allocator ?? 'sorted';
+  const lengthRule = options.lengthRule ?? 'gt';
   const started = performance.now();
   const tokens = arrivals(workload, seed);
   const n = tokens.length;
@@ -151,14 +174,22 @@ export function replay(options: ReplayOptions): ReplayResult {
     variant,
     slots,
     maxLength,
+    allocator,
+    pageSize: pageTokens,
+    lengthRule,
   };
   const pool = options.pool(poolOptions);
-  // The twin sees every action the pool sees; only the owner check's verdict differs.
-  const twin = variant === 'owner-check' ? options.pool({ ...poolOptions, variant: 'buggy' }) : undefined;
+  // SGLang's orders use ids 1 .. pages: page 0 is the padding page.
+  const firstPage = allocator === 'sorted' ? 0 : 1;
+  const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage);
+  const overLong = (t: number): boolean => (lengthRule === 'ge' ? t >= workload.prefillTokens : t > workload.prefillTokens);
+  // What the spec says the pool must decide; the pool is checked against it at every step.
+  const silentStub = variant !== 'length-fix';
+  const ownerCheck = variant === 'owner-check';
 
   const outcome = new Uint8Array(n);
   const foreign = new Int32Array(n);
-  const wouldLeak = twin === undefined ? undefined : new Uint8Array(n);
+  const wouldLeak = ownerCheck ? new Uint8Array(n) : undefined;
   const request = new Int32Array(slots).fill(-1);
   const next = new Uint8Array(slots);
   const idle = new Int32Array(slots);
@@ -178,19 +209,23 @@ export function replay(options: ReplayOptions): ReplayResult {
   const must = (ok: boolean, what: string, slot: number): void => {
     if (!ok) throw new Error(`pool refused ${what} for request ${request[slot]} in slot ${slot} (phase ${pool.phase(slot)})`);
   };
+  const agree = (ok: boolean, what: string, slot: number): void => {
+    if (!ok) throw new Error(`the pool and the spec disagree for request ${request[slot]} in slot ${slot}: ${what}`);
+  };
+  const pagesOfSlot = (slot: number): number => pagesOf(tokens[request[slot] ?? 0] ?? 1, pageTokens);
 
   /** Admits requests in arrival order while a slot and enough pages are free. */
   const admit = (): void => {
     while (idleCount > 0 && admitted < n) {
       const slot = idle[idleCount - 1] ?? 0;
       const length = pagesOf(tokens[admitted] ?? 1, pageTokens);
-      if (!pool.allocate(slot, length)) {
+      if (!pool.allocate(slot, length, undefined, tokens[admitted] ?? 1)) {
         waits++;
         return;
       }
-      if (twin !== undefined) must(twin.allocate(slot, length), 'allocate in the twin', slot);
       idleCount--;
       options.onAction?.({ kind: 'allocate', slot, request: admitted, tokens: tokens[admitted] ?? 1, time: now });
+      monitor.allocate(admitted, pool.pageTable(slot), length);
       request[slot] = admitted++;
       next[slot] = WRITE;
       agenda.push(now + clock.next(), slot);
@@ -207,17 +242,21 @@ export function replay(options: ReplayOptions): ReplayResult {
     switch (next[slot]) {
       case WRITE: {
         // The pool, not the replay, knows P's limit: prefill is not enabled for an over-long prompt.
+        const length = pagesOfSlot(slot);
         const prefilled = pool.prefill(slot);
+        const t = tokens[r] ?? 1;
+        agree(prefilled !== overLong(t), `prefill ${prefilled ? 'accepted' : 'refused'} a prompt of ${t} tokens under the ${lengthRule} rule`, slot);
         if (!prefilled) must(pool.stub(slot), 'stub', slot);
-        if (twin !== undefined) must(prefilled ? twin.prefill(slot) : twin.stub(slot), 'the write in the twin', slot);
         told('write');
+        if (!prefilled) agree((pool.phase(slot) === Ph.refused) !== silentStub, `stub left phase ${pool.phase(slot)}`, slot);
+        if (prefilled || silentStub) monitor.write(r, !prefilled);
         if (pool.phase(slot) === Ph.refused) {
           outcome[r] = Outcome.refused;
           next[slot] = FREE;
           agenda.push(now + 2 * clock.next(), slot);
         } else {
           next[slot] = HANDOFF;
-          const cost = prefilled ? pagesOf(tokens[r] ?? 1, pageTokens) : 1;
+          const cost = prefilled ? length : 1;
           agenda.push(now + cost * (0.5 + clock.next()), slot);
         }
         break;
@@ -225,20 +264,19 @@ export function replay(options: ReplayOptions): ReplayResult {
       case HANDOFF:
         must(pool.handoff(slot), 'handoff', slot);
         told('handoff');
-        if (twin !== undefined) must(twin.handoff(slot), 'handoff in the twin', slot);
         next[slot] = DECODE;
         agenda.push(now + clock.logUniform(16, 4096), slot);
         break;
       case DECODE: {
         must(pool.decode(slot), 'decode', slot);
         told('decode');
-        const read = pool.foreignReads(slot);
-        foreign[r] = read;
-        outcome[r] = pool.phase(slot) === Ph.failed ? Outcome.failed : read > 0 ? Outcome.leaked : Outcome.served;
-        if (twin !== undefined && wouldLeak !== undefined) {
-          must(twin.decode(slot), 'decode in the twin', slot);
-          wouldLeak[r] = twin.foreignReads(slot) > 0 ? 1 : 0;
-        }
+        const read = monitor.decode(r);
+        const failed = pool.phase(slot) === Ph.failed;
+        agree(failed === (ownerCheck && !read.allOwn), `decode ${failed ? 'failed' : 'passed'}`, slot);
+        if (!failed) agree(pool.foreignReads(slot) === read.foreign, `the pool counted ${pool.foreignReads(slot)} foreign pages, the monitor ${read.foreign}`, slot);
+        foreign[r] = failed ? 0 : read.foreign;
+        outcome[r] = failed ? Outcome.failed : read.foreign > 0 ? Outcome.leaked : Outcome.served;
+        if (wouldLeak !== undefined) wouldLeak[r] = read.foreign > 0 ? 1 : 0;
         next[slot] = FREE;
         agenda.push(now + 2 * clock.next(), slot);
         break;
@@ -246,7 +284,7 @@ export function replay(options: ReplayOptions): ReplayResult {
       case FREE:
         must(pool.free(slot), 'free', slot);
         told('free');
-        if (twin !== undefined) must(twin.free(slot), 'free in the twin', slot);
+        monitor.free(r);
         request[slot] = -1;
         next[slot] = 0;
         idle[idleCount++] = slot;
@@ -263,6 +301,8 @@ export function replay(options: ReplayOptions): ReplayResult {
   return {
     workload,
     variant,
+    allocator,
+    lengthRule,
     seed,
     tokens,
     outcome,

@@ -24,14 +24,34 @@ export interface Bucket {
   readonly refused: number;
   /** Requests whose decode the owner check stopped. */
   readonly failedLoudly: number;
-  /** `owner-check` only: requests a buggy twin would have leaked; null otherwise. */
+  /** `owner-check` only: requests whose pages held other requests' data when they decoded (the monitor's count); null otherwise. */
   readonly wouldHaveLeaked: number | null;
+}
+
+/** What became of the requests of one exact length. */
+export interface LengthOutcome {
+  /** The prompt length, in tokens. */
+  readonly tokens: number;
+  /** Requests of exactly that length. */
+  readonly requests: number;
+  /** Responses returned (leaked ones included). */
+  readonly served: number;
+  /** Responses that read another request's data. */
+  readonly leaked: number;
+  /** Refused before the handoff. */
+  readonly refused: number;
+  /** Failed loudly by the owner check. */
+  readonly failedLoudly: number;
 }
 
 /** The report of one replay; the JSON output is exactly this object. */
 export interface IncidentReport {
   /** The variant replayed. */
   readonly variant: string;
+  /** The pool's allocation order. */
+  readonly allocator: string;
+  /** The length rule: `gt` refuses a prompt longer than P's memory, `ge` (SGLang's) one at least as long. */
+  readonly lengthRule: string;
   /** The seed that replays this run: `--seed`. */
   readonly seed: number;
   /** Requests replayed. */
@@ -42,7 +62,7 @@ export interface IncidentReport {
   readonly pool: { readonly pageTokens: number; readonly prefillTokens: number; readonly poolTokens: number; readonly pages: number; readonly prefillLimit: number };
   /** Responses returned to users (leaked ones included). */
   readonly served: number;
-  /** Requests longer than P's memory. */
+  /** Requests the length rule finds too long for P's memory (longer than it under `gt`, at least as long under `ge`). */
   readonly overLong: number;
   /** Responses that read data another request wrote: the incident. */
   readonly leaked: number;
@@ -50,7 +70,7 @@ export interface IncidentReport {
   readonly refused: number;
   /** Requests the owner check failed loudly. */
   readonly failedLoudly: number;
-  /** `owner-check` only: requests whose pages held other requests' data when they decoded (a buggy twin leaked them); null otherwise. */
+  /** `owner-check` only: requests whose pages held other requests' data when they decoded (the monitor's count); null otherwise. */
   readonly wouldHaveLeaked: number | null;
   /** Shortest leaked prompt, in tokens; null when nothing leaked. */
   readonly minLeakTokens: number | null;
@@ -58,8 +78,10 @@ export interface IncidentReport {
   readonly maxLeakTokens: number | null;
   /** Leaked responses whose prompt fit P's memory: zero if the incident's boundary is exact. */
   readonly leakedWithinLimit: number;
-  /** Requests of exactly P's memory, to the token, and how many of them leaked. */
-  readonly boundary: { readonly tokens: number; readonly requests: number; readonly served: number; readonly leaked: number };
+  /** Requests of exactly P's memory, to the token, and what became of them. */
+  readonly boundary: LengthOutcome;
+  /** Requests of one token more than P's memory, and what became of them. */
+  readonly oneOver: LengthOutcome;
   /** Over-long requests served without a leak: every page after the stub's had never been written. */
   readonly overLongClean: number;
   /** Longest prompt served without reading foreign data, in tokens; null when none was. */
@@ -85,6 +107,7 @@ const SHORT_BOUNDS = [8_192, 65_536] as const;
 export function summarize(result: ReplayResult): IncidentReport {
   const { workload, tokens, outcome, foreign, wouldLeak } = result;
   const limit = workload.prefillTokens;
+  const tooLong = (t: number): boolean => (result.lengthRule === 'ge' ? t >= limit : t > limit);
   const bounds = [...SHORT_BOUNDS.filter((b) => b < limit), limit, workload.poolTokens];
   // Six counters per bucket, in the order of the Bucket fields.
   const counts = new Float64Array(bounds.length * 6);
@@ -95,23 +118,25 @@ export function summarize(result: ReplayResult): IncidentReport {
   const counted = (b: number, k: number): number => counts[b * 6 + k] ?? 0;
   let served = 0, overLong = 0, leaked = 0, refused = 0, failedLoudly = 0, would = 0;
   let minLeak = Infinity, maxLeak = -Infinity, maxClean = -Infinity;
-  let leakedWithinLimit = 0, atBoundary = 0, boundaryServed = 0, boundaryLeaked = 0, overLongClean = 0, foreignPages = 0;
+  let leakedWithinLimit = 0, overLongClean = 0, foreignPages = 0;
+  const at = lengthCounter(limit);
+  const over = lengthCounter(limit + 1);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i] ?? 0;
     const o = outcome[i] ?? Outcome.pending;
     let b = 0;
     while (b < bounds.length - 1 && t > (bounds[b] ?? 0)) b++;
     count(b, REQ);
-    if (t > limit) overLong++;
-    if (t === limit) atBoundary++;
+    at.add(t, o);
+    over.add(t, o);
+    if (tooLong(t)) overLong++;
     if (o === Outcome.served || o === Outcome.leaked) {
       served++;
       count(b, SERVED);
-      if (t === limit) boundaryServed++;
     }
     if (o === Outcome.served) {
       if (t > maxClean) maxClean = t;
-      if (t > limit) overLongClean++;
+      if (tooLong(t)) overLongClean++;
     } else if (o === Outcome.leaked) {
       leaked++;
       count(b, LEAKED);
@@ -119,7 +144,6 @@ export function summarize(result: ReplayResult): IncidentReport {
       if (t < minLeak) minLeak = t;
       if (t > maxLeak) maxLeak = t;
       if (t <= limit) leakedWithinLimit++;
-      if (t === limit) boundaryLeaked++;
     } else if (o === Outcome.refused) {
       refused++;
       count(b, REFUSED);
@@ -150,6 +174,8 @@ export function summarize(result: ReplayResult): IncidentReport {
   const seconds = result.elapsedMs / 1000;
   return {
     variant: result.variant,
+    allocator: result.allocator,
+    lengthRule: result.lengthRule,
     seed: result.seed,
     requests: tokens.length,
     inFlight: workload.inFlight,
@@ -169,7 +195,8 @@ export function summarize(result: ReplayResult): IncidentReport {
     minLeakTokens: leaked > 0 ? minLeak : null,
     maxLeakTokens: leaked > 0 ? maxLeak : null,
     leakedWithinLimit,
-    boundary: { tokens: limit, requests: atBoundary, served: boundaryServed, leaked: boundaryLeaked },
+    boundary: at.outcome(),
+    oneOver: over.outcome(),
     overLongClean,
     maxCleanTokens: Number.isFinite(maxClean) ? maxClean : null,
     foreignPagesRead: foreignPages,
@@ -178,5 +205,21 @@ export function summarize(result: ReplayResult): IncidentReport {
     waits: result.waits,
     elapsedMs: Math.round(result.elapsedMs),
     requestsPerSecond: seconds > 0 ? Math.round(tokens.length / seconds) : 0,
+  };
+}
+
+/** Counts what became of the requests of exactly `tokens` tokens. */
+function lengthCounter(tokens: number): { add(t: number, o: number): void; outcome(): LengthOutcome } {
+  let requests = 0, served = 0, leaked = 0, refused = 0, failedLoudly = 0;
+  return {
+    add(t, o) {
+      if (t !== tokens) return;
+      requests++;
+      if (o === Outcome.served || o === Outcome.leaked) served++;
+      if (o === Outcome.leaked) leaked++;
+      if (o === Outcome.refused) refused++;
+      if (o === Outcome.failed) failedLoudly++;
+    },
+    outcome: () => ({ tokens, requests, served, leaked, refused, failedLoudly }),
   };
 }

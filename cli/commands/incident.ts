@@ -7,6 +7,8 @@ import * as Either from 'effect/Either';
 import type { Command } from 'commander';
 import { VARIANTS, type Variant } from '../../spec/index.ts';
 import { PagePool } from '../../impl/pool.ts';
+import { POOL_ALLOCATORS, type PoolAllocator } from '../../impl/allocator-order.ts';
+import type { LengthRule } from '../../impl/options.ts';
 import { replay, type PoolFactory } from '../../incident/replay.ts';
 import { summarize } from '../../incident/report.ts';
 import { describeSource, formatReport } from '../../incident/format.ts';
@@ -21,6 +23,8 @@ import { LogWriter, logAction } from '../../conformance/log-writer.ts';
 /** The flags as commander hands them over. */
 interface IncidentFlags {
   readonly variant: string;
+  readonly allocator: string;
+  readonly lengthRule?: string;
   readonly requests?: string;
   readonly seed: string;
   readonly workload?: string;
@@ -50,6 +54,16 @@ Workload file (JSON; every field optional; see examples/workload.json):
   in order and cycled up to "requests" (default: the list's length).
   --requests and --in-flight override the file.
 
+Allocators: sorted hands out the lowest free page ids; sglang is SGLang's P/D allocator
+(ids 1..pages, page 0 the padding page; freed pages wait in a release list that is merged
+and sorted into the free list when an allocation finds it short; with 64-token pages the
+alloc_extend test, need + 2 > free); lifo puts freed pages at the front (SGLang outside
+P/D mode). See docs/ALLOCATOR.md.
+
+Length rule: gt refuses (or, buggy, stubs) a prompt longer than P's memory; ge one at
+least as long, as SGLang's validate_input_length does (len(input_ids) >= max_req_input_len).
+The default is ge under --allocator sglang (SGLang as it is) and gt otherwise.
+
 Exit codes: 0 no response leaked, 1 some response leaked (Isolation violated),
 2 bad flag or workload file.`;
 
@@ -59,6 +73,8 @@ export function register(program: Command): void {
     .command('incident')
     .description('replay the incident at real scale: a realistic workload through the TypedArray page pool')
     .option('--variant <name>', `${VARIANTS.join(' | ')}`, 'buggy')
+    .option('--allocator <order>', `${POOL_ALLOCATORS.join(' | ')}: which free pages allocate hands out`, 'sorted')
+    .option('--length-rule <rule>', 'gt | ge: refuse a prompt longer than P\'s memory, or at least as long (default ge under sglang, else gt)')
     .option('--requests <n>', `requests to replay (default ${WORKLOAD_DEFAULTS.requests.toLocaleString('en-US')})`)
     .option('--seed <s>', 'seed of the lengths and the schedule, 0 to 4294967295', '1')
     .option('--workload <file>', 'workload file (JSON): your own mix or list of prompt lengths')
@@ -74,6 +90,9 @@ export function register(program: Command): void {
 /** Runs the replay and prints the report; returns the exit code. */
 function run(flags: IncidentFlags): number {
   const variant = parseVariant(flags.variant);
+  const allocator = parseChoice('--allocator', flags.allocator, POOL_ALLOCATORS);
+  const lengthRule: LengthRule =
+    flags.lengthRule === undefined ? (allocator === 'sglang' ? 'ge' : 'gt') : parseChoice('--length-rule', flags.lengthRule, ['gt', 'ge'] as const);
   const seed = parseWhole('--seed', flags.seed, 0, 0xffffffff);
   const requests = flags.requests === undefined ? undefined : parseWhole('--requests', flags.requests, 1, WORKLOAD_LIMITS.maxRequests);
   const inFlight = flags.inFlight === undefined ? undefined : parseWhole('--in-flight', flags.inFlight, 1, WORKLOAD_LIMITS.maxInFlight);
@@ -91,12 +110,14 @@ function run(flags: IncidentFlags): number {
     logged ??= built;
     return built;
   };
-  const log = flags.log === undefined ? undefined : openLog(flags.log, workload, variant);
+  const log = flags.log === undefined ? undefined : openLog(flags.log, workload, variant, allocator, lengthRule);
   const started = performance.now();
   const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
     workload,
     variant,
+    allocator,
+    lengthRule,
     seed,
     pool,
     ...(log === undefined ? {} : { onAction: (a) => logged !== undefined && logAction(log, logged, a) }),
@@ -110,23 +131,33 @@ function run(flags: IncidentFlags): number {
   log?.close();
   const report = summarize(result);
   if (json) process.stdout.write(`${JSON.stringify({ ...report, mix: describeSource(workload) }, null, 2)}\n`);
-  else process.stdout.write(`${formatReport(report, workload, replayCommand(flags, report.variant, seed, workload))}\n`);
+  else process.stdout.write(`${formatReport(report, workload, replayCommand(flags, report, workload))}\n`);
   return report.leaked > 0 ? EXIT.violation : EXIT.ok;
 }
 
 /** Opens the event log, or a usage error naming the file. */
-function openLog(path: string, workload: Workload, variant: Variant): LogWriter {
+function openLog(path: string, workload: Workload, variant: Variant, allocator: PoolAllocator, lengthRule: 'gt' | 'ge'): LogWriter {
   try {
-    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, variant });
+    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, variant, allocator, lengthRule });
   } catch (e) {
     throw new UsageError(`--log ${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
 }
 
 /** The command line that replays this run exactly. */
-function replayCommand(flags: IncidentFlags, variant: string, seed: number, workload: Workload): string {
+function replayCommand(flags: IncidentFlags, report: { readonly variant: string; readonly seed: number; readonly allocator: string; readonly lengthRule: string }, workload: Workload): string {
   const file = flags.workload === undefined ? '' : ` --workload ${flags.workload}`;
-  return commandLine(`incident --variant ${variant} --seed ${seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`);
+  // The defaults stay implicit, so that today's replay lines read as before.
+  const order = report.allocator === 'sorted' ? '' : ` --allocator ${report.allocator}`;
+  const rule = report.lengthRule === (report.allocator === 'sglang' ? 'ge' : 'gt') ? '' : ` --length-rule ${report.lengthRule}`;
+  return commandLine(`incident --variant ${report.variant}${order}${rule} --seed ${report.seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`);
+}
+
+/** A flag that names one of `choices`, or a usage error naming the flag and the value. */
+function parseChoice<T extends string>(flag: string, text: string, choices: readonly T[]): T {
+  const found = choices.find((c) => c === text);
+  if (found === undefined) throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got ${JSON.stringify(text)}`);
+  return found;
 }
 
 /** `--variant`, or a usage error naming the value. */

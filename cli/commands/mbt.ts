@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { EVENTS, POOL_FAULTS, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import { beginWork } from '../interrupt.ts';
+import type { PoolAllocator } from '../../impl/allocator-order.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { invocation } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -48,8 +49,16 @@ function whole(flag: string, text: string, min: number, max: number): number {
   return value;
 }
 
-/** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults). */
-type Target = { readonly config: Config } | { readonly variant: Variant; readonly faults?: readonly Fault[] };
+/** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
+type Target =
+  | { readonly config: Config }
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean };
+
+/** The pool hands pages out in an order; `any` is every choice at once, which only the checker explores. */
+function poolOrder(allocator: Config['allocator']): PoolAllocator | undefined {
+  if (allocator === 'any') throw new UsageError('--allocator: the pool hands out pages in one order; mbt tests sorted, sglang or lifo, got "any"');
+  return allocator;
+}
 
 /** What to test, from the flags: random configurations with `--random` (faults random unless given), else the model flags over the minimal incident. */
 function targetFrom(flags: MbtFlags): Target {
@@ -58,9 +67,7 @@ function targetFrom(flags: MbtFlags): Target {
   const faults = config?.faults ?? ('faults' in target ? (target.faults ?? []) : []);
   const missing = faults.filter((f) => !POOL_FAULTS.includes(f));
   if (missing.length > 0) throw new UsageError(`--faults: the pool does not implement ${missing.join(', ')} yet; it implements ${POOL_FAULTS.join(', ')}`);
-  if (config !== undefined && ((config.allocator ?? 'sorted') !== 'sorted' || config.eviction === true)) {
-    throw new UsageError(`--allocator/--eviction: the pool implements allocator sorted without eviction only, got ${config.allocator ?? 'sorted'}${config.eviction === true ? ' with eviction' : ''}`);
-  }
+  // The pool has the orders sorted, sglang and lifo and eviction; `any` is refused by poolOrder.
   return target;
 }
 
@@ -69,14 +76,23 @@ function rawTarget(flags: MbtFlags): Target {
   if (flags.random !== true) {
     // The minimal incident by default; the faults are left to the variant's own.
     const { pages, prefillLimit, requests } = incidentConfig('buggy');
-    return { config: configFromFlags(flags, { pages, prefillLimit, requests }) };
+    const config = configFromFlags(flags, { pages, prefillLimit, requests });
+    poolOrder(config.allocator);
+    return { config };
   }
   for (const [flag, value] of [['--config', flags.config], ['--pages', flags.pages], ['--prefill-limit', flags.prefillLimit], ['--requests', flags.requests]] as const) {
     if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
   }
   // Decode the variant and faults through the same schema as every other command.
   const decoded = configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' });
-  return { variant: decoded.variant, ...(flags.faults === undefined ? {} : { faults: decoded.faults }) };
+  const order = poolOrder(decoded.allocator);
+  return {
+    variant: decoded.variant,
+    ...(flags.faults === undefined ? {} : { faults: decoded.faults }),
+    ...(order === undefined ? {} : { allocators: [order] }),
+    // Random configurations then draw eviction on or off.
+    ...(flags.eviction === true ? { eviction: true } : {}),
+  };
 }
 
 /** A value as the shell reads it back. */
@@ -97,6 +113,9 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   add('--requests', flags.requests);
   add('--faults', flags.faults);
   if (flags.adapter !== undefined) add('--adapter', flags.adapter);
+  add('--allocator', flags.allocator);
+  add('--page-size', flags.pageSize);
+  if (flags.eviction === true) words.push('--eviction');
   if (flags.random === true) words.push('--random');
   if (flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
   add('--seed', String(seed));
@@ -108,7 +127,8 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
 function describeConfig(config: Config): string {
   const requests = config.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
   const faults = config.faults.length === 0 ? 'none' : config.faults.join(',');
-  return `variant ${config.variant}, faults ${faults}; ${config.pages} pages, prefill limit ${config.prefillLimit}, requests ${requests}`;
+  const order = config.allocator === undefined ? '' : `, allocator ${config.allocator}${config.pageSize === undefined ? '' : ` (page size ${config.pageSize})`}`;
+  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages, prefill limit ${config.prefillLimit}, requests ${requests}`;
 }
 
 /** The result as the JSON that `--json` prints. */
@@ -157,7 +177,10 @@ export function mbtCommand(flags: MbtFlags): number {
     out(JSON.stringify(resultJson(result, replay), null, 2));
     return f === undefined ? EXIT.ok : EXIT.violation;
   }
-  const what = 'config' in target ? describeConfig(target.config) : `random configurations, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}`;
+  const what =
+    'config' in target
+      ? describeConfig(target.config)
+      : `random configurations, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
   out(`pagecheck mbt: ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
   if (f === undefined && flags.path !== undefined) {
     out(`pass: the case at --path ${flags.path} passes now`);

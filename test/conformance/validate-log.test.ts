@@ -199,6 +199,6 @@ describe('bad input', () => {
     // Under owner-check B's decode fails loudly: the log's successful decode is a deviation.
     expect(r.code).toBe(4);
     const bad = await pagecheck('validate-log', 'examples/logs/d.jsonl', '--allocator', 'fifo');
-    expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('--allocator: expected one of sorted, any, got "fifo"')]);
+    expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('--allocator: expected one of sorted, sglang, lifo, any, got "fifo"')]);
   });
 });

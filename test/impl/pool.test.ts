@@ -136,6 +136,8 @@ describe('PagePool actions', () => {
     expect(() => pool.allocate(0, 0)).toThrow(/length 0/);
     expect(() => pool.allocate(0, 9)).toThrow(/length 9/);
     expect(() => pool.allocate(0, 1, 0)).toThrow(/prefix 0/);
+    // A prefix is one page; a one-page request with one would make a stub write past its table.
+    expect(() => small('buggy', { prefixes: 1 }).allocate(0, 1, 0)).toThrow(/at least 2 pages, got 1/);
     expect(() => new PagePool({ pages: 0, prefillLimit: 1, slots: 1, maxLength: 1, variant: 'buggy' })).toThrow(/pages.*got 0/);
   });
 });

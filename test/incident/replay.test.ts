@@ -102,15 +102,15 @@ describe('pagecheck incident, seed 1, 3,000 requests', () => {
   it('owner-check: no leak, and every over-long request whose pages held foreign data failed loudly', () => {
     const r = summarize(ownerCheck.result);
     expect(r).toMatchObject({ served: 2_907, overLong: 93, leaked: 0, refused: 0, failedLoudly: 93, wouldHaveLeaked: 93, minLeakTokens: null });
-    // The twin's verdict, request by request: what buggy leaked is exactly what the owner check stopped.
+    // The monitor's verdict, request by request: what buggy leaked is exactly what the owner check stopped.
     const would = ownerCheck.result.wouldLeak ?? new Uint8Array(0);
     const stopped = where(ownerCheck.result, (_o, _t, i) => would[i] === 1);
     expect(stopped).toEqual(where(buggy.result, (o) => o === Outcome.leaked));
     expect(where(ownerCheck.result, (o, _t, i) => would[i] === 1 && o !== Outcome.failed)).toEqual([]);
     expect(where(ownerCheck.result, (o, t) => (o === Outcome.failed) !== t > LIMIT)).toEqual([]);
-    // The twin is a buggy pool: its audit must find the foreign pages the main pool's check refused to read.
-    expect(ownerCheck.pools.length).toBe(2);
-    expect(ownerCheck.pools[1]?.audited.filter((f) => f > 0).length).toBe(93);
+    // The audit of the pool's own tables finds the foreign pages its check refused to read.
+    expect(ownerCheck.pools.length).toBe(1);
+    expect(ownerCheck.pools[0]?.audited.filter((f) => f > 0).length).toBe(93);
   });
 
   it('is a pure function of the seed', () => {
@@ -126,6 +126,47 @@ describe('pagecheck incident, seed 1, 3,000 requests', () => {
   it('interleaves requests and reuses freed pages', () => {
     expect(buggy.result.peakInFlight).toBe(64);
     expect(buggy.result.waits).toBeGreaterThan(1_000);
+  });
+});
+
+/** A pool whose decode under-counts: every tenth foreign page goes unreported. */
+class UnderCountingPool extends PagePool {
+  override foreignReads(slot: number): number {
+    const n = super.foreignReads(slot);
+    return n - Math.floor(n / 10);
+  }
+}
+
+/** A pool that hands out the highest free page as the last page of every long table: exclusive, but not the lowest free ids. */
+class SkipsAPagePool extends PagePool {
+  protected override takePages(at: number, n: number): void {
+    super.takePages(at, n);
+    if (n < 2 || this.freePages === 0) return;
+    const last = this.tables[at + n - 1] ?? 0;
+    for (let p = this.options.pages - 1; p > last; p--) {
+      if (this.freeSet.remove(p)) {
+        this.freeSet.add(last);
+        this.tables[at + n - 1] = p;
+        return;
+      }
+    }
+  }
+}
+
+describe('pagecheck incident: leaks are counted by an independent monitor, not by the pool', () => {
+  it("a pool that under-reports its foreign reads is caught, not believed", () => {
+    expect(() => replay({ workload, variant: 'buggy', seed: 1, pool: (o) => new UnderCountingPool(o) })).toThrow(
+      /the pool and the spec disagree for request \d+ in slot \d+: the pool counted \d+ foreign pages, the monitor \d+/,
+    );
+  });
+
+  it('a pool that does not hand out the lowest free pages is caught', () => {
+    expect(() => replay({ workload, variant: 'buggy', seed: 1, pool: (o) => new SkipsAPagePool(o) })).toThrow(/was not given the lowest free pages/);
+  });
+
+  it('the foreign pages counted are the monitor\'s, and equal a page-by-page audit of the pool\'s own tables', () => {
+    const sorted = (xs: Iterable<number>): number[] => Array.from(xs).sort((a, b) => a - b);
+    expect(sorted(buggy.result.foreign)).toEqual(sorted(buggy.pools[0]?.audited ?? []));
   });
 });
 

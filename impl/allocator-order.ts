@@ -1,0 +1,227 @@
+/**
+ * The pool's free lists other than the plain sorted set of `free-set.ts`: SGLang's P/D
+ * allocator (`sglang`: a sorted free list and a release list, merged and sorted when an
+ * allocation finds the free list short), SGLang outside P/D mode (`lifo`: a release goes
+ * to the front), and, with fault `double-free`, the sorted order as a multiset. Each
+ * follows docs/ALLOCATOR.md and the functions of SGLang's `mem_cache/allocator.py` named
+ * there: `alloc` / `alloc_extend` (the shortage test), `merge_and_sort_free`, `free`
+ * (`torch.unique` of the page ids, then `cat` onto the release list or the front of the
+ * free list). Under `sglang` and `lifo` page 0 is the padding page and never listed.
+ *
+ * A page may sit in a list more than once only under `double-free`; keeping the free
+ * list a set otherwise is the caller's job (it leaves out a page already listed).
+ * Nothing allocates after construction, except a `lifo` list that double frees outgrow.
+ */
+import { FreeSet } from './free-set.ts';
+
+/** The allocation orders the pool implements (`any` is a choice per allocation, which a pool does not make). */
+export const POOL_ALLOCATORS = ['sorted', 'sglang', 'lifo'] as const;
+
+/** One of {@link POOL_ALLOCATORS}. */
+export type PoolAllocator = (typeof POOL_ALLOCATORS)[number];
+
+/** A free list: how many entries it has, which pages, and the two operations. */
+export interface FreeList {
+  /** Entries in the free list and the release list together: how many pages an allocation can take. */
+  readonly count: number;
+  /** Copies of page `p` in the free list proper. */
+  listed(p: number): number;
+  /** Copies of page `p` in the release list (`sglang` only; 0 otherwise). */
+  released(p: number): number;
+  /** Takes `n <= count` entries off the front, writing them into `out` from `at` in the order taken. */
+  take(n: number, out: Int32Array, at: number): void;
+  /** One release: `batch[0 .. n-1]`, distinct and ascending, as `torch.unique` returns it. */
+  put(batch: Int32Array, n: number): void;
+  /** The free list front first, duplicates included (the release list apart). */
+  order(): number[];
+}
+
+/** A sorted multiset of page ids: a count per id and a bitset of the ids with a copy, for find-first-set. */
+class SortedCounts {
+  readonly counts: Int32Array;
+  total = 0;
+  private readonly present: FreeSet;
+  private readonly one = new Int32Array(1);
+
+  /** Ids `first .. size-1`, one copy each. */
+  constructor(size: number, first: number) {
+    this.counts = new Int32Array(size).fill(1, first);
+    this.present = new FreeSet(size);
+    for (let p = 0; p < first; p++) this.present.remove(p);
+    this.total = size - first;
+  }
+
+  add(p: number, k: number): void {
+    if (k <= 0) return;
+    if (this.counts[p] === 0) this.present.add(p);
+    this.counts[p] = (this.counts[p] ?? 0) + k;
+    this.total += k;
+  }
+
+  /** The `n` lowest entries, a duplicate twice in a row. */
+  take(n: number, out: Int32Array, at: number): void {
+    let taken = 0;
+    while (taken < n) {
+      this.present.takeLowest(1, this.one, 0);
+      const p = this.one[0] ?? 0;
+      const c = this.counts[p] ?? 0;
+      const k = Math.min(c, n - taken);
+      for (let i = 0; i < k; i++) out[at + taken++] = p;
+      this.counts[p] = c - k;
+      if (c > k) this.present.add(p);
+    }
+    this.total -= n;
+  }
+
+  order(): number[] {
+    const out: number[] = [];
+    this.counts.forEach((c, p) => {
+      for (let k = 0; k < c; k++) out.push(p);
+    });
+    return out;
+  }
+}
+
+/** `sorted` with `double-free`: the lowest entries of a multiset. */
+class SortedMultiset implements FreeList {
+  private readonly free: SortedCounts;
+  constructor(size: number) {
+    this.free = new SortedCounts(size, 0);
+  }
+  get count(): number {
+    return this.free.total;
+  }
+  listed(p: number): number {
+    return this.free.counts[p] ?? 0;
+  }
+  released(): number {
+    return 0;
+  }
+  take(n: number, out: Int32Array, at: number): void {
+    this.free.take(n, out, at);
+  }
+  put(batch: Int32Array, n: number): void {
+    for (let i = 0; i < n; i++) this.free.add(batch[i] ?? 0, 1);
+  }
+  order(): number[] {
+    return this.free.order();
+  }
+}
+
+/** `sglang`: `free_pages` (sorted) and `release_pages`; a shortage merges and sorts them (`merge_and_sort_free`). */
+class SglangLists implements FreeList {
+  private readonly free: SortedCounts;
+  private readonly releaseCounts: Int32Array;
+  /** The distinct ids in the release list, in no particular order (only a sort consumes it). */
+  private readonly releaseIds: Int32Array;
+  private releaseDistinct = 0;
+  private releaseTotal = 0;
+  private readonly pageSize: number;
+
+  /** Pages `1 .. size-1` (0 is the padding page); `pageSize` tokens per page picks the shortage test. */
+  constructor(size: number, pageSize: number) {
+    this.free = new SortedCounts(size, 1);
+    this.releaseCounts = new Int32Array(size);
+    this.releaseIds = new Int32Array(size);
+    this.pageSize = pageSize;
+  }
+  get count(): number {
+    return this.free.total + this.releaseTotal;
+  }
+  listed(p: number): number {
+    return this.free.counts[p] ?? 0;
+  }
+  released(p: number): number {
+    return this.releaseCounts[p] ?? 0;
+  }
+  /**
+   * `alloc` (pages of one token) merges when it needs more than `free_pages` holds;
+   * `alloc_extend` for one request merges when `tokens // page_size + bs + 1` exceeds it,
+   * that is `n + 2` with whole pages.
+   */
+  private short(n: number): boolean {
+    return this.pageSize === 1 ? n > this.free.total : n + 2 > this.free.total;
+  }
+  take(n: number, out: Int32Array, at: number): void {
+    if (this.releaseTotal > 0 && this.short(n)) {
+      for (let i = 0; i < this.releaseDistinct; i++) {
+        const p = this.releaseIds[i] ?? 0;
+        this.free.add(p, this.releaseCounts[p] ?? 0);
+        this.releaseCounts[p] = 0;
+      }
+      this.releaseDistinct = 0;
+      this.releaseTotal = 0;
+    }
+    this.free.take(n, out, at);
+  }
+  put(batch: Int32Array, n: number): void {
+    for (let i = 0; i < n; i++) {
+      const p = batch[i] ?? 0;
+      if (this.releaseCounts[p] === 0) this.releaseIds[this.releaseDistinct++] = p;
+      this.releaseCounts[p] = (this.releaseCounts[p] ?? 0) + 1;
+      this.releaseTotal++;
+    }
+  }
+  order(): number[] {
+    return this.free.order();
+  }
+}
+
+/** `lifo`: each release goes to the front (`cat(free_page_indices, free_pages)`); kept as a stack whose top is the front. */
+class LifoList implements FreeList {
+  private stack: Int32Array;
+  private top = 0;
+  private readonly counts: Int32Array;
+
+  /** Pages `1 .. size-1` in order, 1 at the front. */
+  constructor(size: number) {
+    this.stack = new Int32Array(2 * size);
+    this.counts = new Int32Array(size).fill(1, 1);
+    for (let p = size - 1; p >= 1; p--) this.stack[this.top++] = p;
+  }
+  get count(): number {
+    return this.top;
+  }
+  listed(p: number): number {
+    return this.counts[p] ?? 0;
+  }
+  released(): number {
+    return 0;
+  }
+  take(n: number, out: Int32Array, at: number): void {
+    for (let i = 0; i < n; i++) {
+      const p = this.stack[--this.top] ?? 0;
+      out[at + i] = p;
+      this.counts[p] = (this.counts[p] ?? 0) - 1;
+    }
+  }
+  put(batch: Int32Array, n: number): void {
+    if (this.top + n > this.stack.length) {
+      // Only double frees outgrow two copies per page.
+      const grown = new Int32Array(2 * (this.top + n));
+      grown.set(this.stack.subarray(0, this.top));
+      this.stack = grown;
+    }
+    // The batch's first page must end on top: push it last.
+    for (let i = n - 1; i >= 0; i--) {
+      const p = batch[i] ?? 0;
+      this.stack[this.top++] = p;
+      this.counts[p] = (this.counts[p] ?? 0) + 1;
+    }
+  }
+  order(): number[] {
+    return Array.from(this.stack.subarray(0, this.top)).reverse();
+  }
+}
+
+/** The free list of an order over page ids `0 .. size-1`; undefined for the plain sorted set (`free-set.ts`). */
+export function makeFreeList(allocator: PoolAllocator, size: number, multiset: boolean, pageSize: number): FreeList | undefined {
+  if (allocator === 'sglang') return new SglangLists(size, pageSize);
+  if (allocator === 'lifo') return new LifoList(size);
+  return multiset ? new SortedMultiset(size) : undefined;
+}
+
+/** Whether page ids start at 1, page 0 being SGLang's padding page. */
+export function hasPaddingPage(allocator: PoolAllocator): boolean {
+  return allocator !== 'sorted';
+}

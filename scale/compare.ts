@@ -1,0 +1,134 @@
+/**
+ * The abstraction at scale: the pool's state read in the reference model's terms and
+ * compared with it, field by field, incrementally. After an action only the pages the
+ * reference touched and the acting slot are compared (plus the free count and the prefix
+ * cache), so a step costs what the action costs, not what the pool's size costs; every
+ * few steps, and at the end of a run, everything is compared, which catches a write the
+ * reference did not make.
+ *
+ * Serials map to admissions: each accepted `allocate` records the serial the pool gave the
+ * admission, and a serial that an earlier admission already had is itself a failure (the
+ * pool's labels would no longer say whose data a page holds).
+ */
+import { HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
+import { NO_PAGE } from '../impl/options.ts';
+import type { PagePool } from '../impl/pool.ts';
+import { admissionLabel, type ReferencePool, type RefRequest } from './reference.ts';
+
+/** Compares a pool with a reference pool driven by the same actions; each method returns the first difference in words, or undefined. */
+export class ScaleComparer {
+  private readonly ref: ReferencePool;
+  private readonly pool: PagePool;
+  private readonly admissionOf = new Map<number, number>();
+
+  constructor(ref: ReferencePool, pool: PagePool) {
+    this.ref = ref;
+    this.pool = pool;
+  }
+
+  /** After both accepted `allocate(slot)`: records the new admission's serial; a reused serial is a difference. */
+  admitted(slot: number): string | undefined {
+    const r = this.ref.slots[slot];
+    if (r === undefined) return `slot ${slot}: the reference admitted nothing`;
+    const serial = this.pool.serial(slot);
+    const earlier = this.admissionOf.get(serial);
+    this.admissionOf.set(serial, r.admission);
+    if (earlier !== undefined) return `admission ${r.admission} got serial ${serial}, which admission ${earlier} already had`;
+    return undefined;
+  }
+
+  /** A pool label in the reference's alphabet (NaN for a serial no admission got). */
+  private label(x: number): number {
+    if (x <= 0) return x;
+    const k = this.admissionOf.get(x);
+    return k === undefined ? Number.NaN : admissionLabel(k);
+  }
+
+  /** Page `p`'s holder, data, tag and copies on the free lists. */
+  comparePage(p: number): string | undefined {
+    const want = this.ref.page(p);
+    const fields = [
+      ['holder', want.holder, this.pool.holder[p] ?? 0],
+      ['data', want.data, this.pool.data[p] ?? 0],
+      ['tag', want.tag, this.pool.tag[p] ?? 0],
+    ] as const;
+    for (const [name, expected, got] of fields) {
+      const mine = this.label(got);
+      if (mine !== expected) return `page ${p} ${name}: reference ${expected}, pool ${got} (= ${mine})`;
+    }
+    const free = this.pool.freeCopies(p) + this.pool.releaseCopies(p);
+    if (free !== this.ref.copies(p)) return `page ${p} free copies: reference ${this.ref.copies(p)}, pool ${free}`;
+    return undefined;
+  }
+
+  /** Slot `slot`: phase, flags, length, serial, page table and what its decode read. */
+  compareSlot(slot: number): string | undefined {
+    const r = this.ref.slots[slot];
+    const where = `slot ${slot}${r === undefined ? '' : ` (admission ${r.admission})`}`;
+    const phase = r === undefined ? Ph.new : Ph[r.phase];
+    if (this.pool.phase(slot) !== phase) return `${where} phase: reference ${phase}, pool ${this.pool.phase(slot)}`;
+    if (r === undefined) return undefined;
+    const flags = (this.pool.flags[slot] ?? 0) & (HIT | INSERTED | READ_UNHELD);
+    const want = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
+    if (flags !== want) return `${where} flags: reference ${want}, pool ${flags}`;
+    if (this.pool.lengths[slot] !== r.length) return `${where} length: reference ${r.length}, pool ${this.pool.lengths[slot]}`;
+    if (this.label(this.pool.serial(slot)) !== admissionLabel(r.admission)) return `${where}: the pool's serial ${this.pool.serial(slot)} is not this admission's`;
+    const table = this.pool.pageTable(slot);
+    for (let i = 0; i < r.length; i++) {
+      if (table[i] !== r.table[i]) return `${where} table[${i}]: reference ${r.table[i]}, pool ${table[i]}`;
+    }
+    return this.compareReads(slot, r, where);
+  }
+
+  private compareReads(slot: number, r: RefRequest, where: string): string | undefined {
+    const count = this.pool.readCounts[slot] ?? 0;
+    if (count !== r.reads.length) return `${where} reads: reference ${r.reads.length} pages, pool ${count}`;
+    const base = slot * this.pool.options.maxLength;
+    for (let i = 0; i < count; i++) {
+      const got = this.label(this.pool.reads[base + i] ?? 0);
+      if (got !== r.reads[i]) return `${where} read[${i}]: reference ${r.reads[i]}, pool ${got}`;
+    }
+    const foreign = this.ref.foreignReads(r);
+    if (r.reads.length > 0 && this.pool.foreignReads(slot) !== foreign) return `${where} foreign reads: reference ${foreign}, pool ${this.pool.foreignReads(slot)}`;
+    return undefined;
+  }
+
+  /** The free count and the prefix cache's entries. */
+  compareShared(): string | undefined {
+    if (this.pool.freePages !== this.ref.freePages) return `free pages: reference ${this.ref.freePages}, pool ${this.pool.freePages}`;
+    for (let g = 0; g < this.pool.prefixPages.length; g++) {
+      const want = this.ref.cache.get(g) ?? NO_PAGE;
+      if (this.pool.prefixPages[g] !== want) return `prefix ${g} cache entry: reference ${want}, pool ${this.pool.prefixPages[g]}`;
+    }
+    return undefined;
+  }
+
+  /** The pages the reference touched since the last call, then slot `slot` and the shared fields; empties the touched set. */
+  compareStep(slot: number): string | undefined {
+    let diff: string | undefined;
+    for (const p of this.ref.touched) {
+      diff = this.comparePage(p);
+      if (diff !== undefined) break;
+    }
+    this.ref.touched.clear();
+    return diff ?? this.compareSlot(slot) ?? this.compareShared();
+  }
+
+  /** Every page, every slot, the shared fields, and the free list's order. */
+  compareAll(): string | undefined {
+    if (this.pool.holder.length !== this.ref.pages.length) return `page ids: reference 0..${this.ref.pages.length - 1}, pool 0..${this.pool.holder.length - 1}`;
+    for (let p = 0; p < this.ref.pages.length; p++) {
+      const diff = this.comparePage(p);
+      if (diff !== undefined) return diff;
+    }
+    if (this.ref.freeList !== undefined) {
+      const got = this.pool.freeOrder().join(' ');
+      if (got !== this.ref.freeList.join(' ')) return `free list order: reference ${this.ref.freeList.join(' ')}, pool ${got}`;
+    }
+    for (let s = 0; s < this.ref.slots.length; s++) {
+      const diff = this.compareSlot(s);
+      if (diff !== undefined) return diff;
+    }
+    return this.compareShared();
+  }
+}

@@ -1,0 +1,355 @@
+/**
+ * The model-based test at the scale the pool runs at: hundreds to thousands of pages,
+ * tables longer than 64 pages, pools run to exhaustion, hundreds of admissions through
+ * reused slots. The spec's byte encoding cannot hold such sizes, so the pool is compared
+ * with the reference model (scale/reference.ts, anchored to the spec on small sizes)
+ * through the incremental comparer (scale/compare.ts).
+ *
+ * A run is a list of steps, each naming a slot, a starting action kind and a request
+ * length. A step tries the actions on that slot in the fixed order from its starting kind
+ * until the reference enables one; every try is made on both sides, so a disabled action
+ * the pool accepts fails at once, and the first enabled one is taken. Lengths are drawn
+ * to hit the sizes that matter: one page, short, longer than 64, exactly P's limit or one
+ * over, and exactly what is free (the pool runs dry).
+ */
+import fc from 'fast-check';
+import { match } from 'ts-pattern';
+import type { ActionKind } from '../spec/actions.ts';
+import { FAULTS, type Fault, type Variant } from '../spec/config.ts';
+import type { PoolOptions } from '../impl/options.ts';
+import { POOL_ALLOCATORS, type PoolAllocator } from '../impl/allocator-order.ts';
+import { realPool, type PoolFactory } from '../impl/drive.ts';
+import type { PagePool } from '../impl/pool.ts';
+import { ScaleComparer } from './compare.ts';
+import { REFERENCE_VARIANTS, ReferencePool } from './reference.ts';
+
+/** The actions the pool has, in the spec's order: the kinds a step tries. */
+export const POOL_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
+
+/** One of {@link POOL_ACTIONS}. */
+type PoolAction = (typeof POOL_ACTIONS)[number];
+
+/** How a step picks the length of an admission. */
+export const LENGTH_KINDS = ['one', 'short', 'long', 'at-limit', 'over-limit', 'exhaust', 'any'] as const;
+
+/** One of {@link LENGTH_KINDS}. */
+export type LengthKind = (typeof LENGTH_KINDS)[number];
+
+/** One step of a run. */
+export interface ScaleStep {
+  /** The slot acted on (modulo the slots). */
+  readonly slot: number;
+  /** The first action kind tried, as an index into the kinds (modulo their number). */
+  readonly kind: number;
+  /** How an `allocate` picks its length. */
+  readonly length: LengthKind;
+  /** Where in its range the length falls, from 0 to 1. */
+  readonly at: number;
+  /** The prefix group of an `allocate` (modulo the groups), or -1. */
+  readonly prefix: number;
+}
+
+/** A pool configuration at scale. */
+export interface ScaleConfig {
+  /** D's pages. */
+  readonly pages: number;
+  /** P's limit, in pages. */
+  readonly prefillLimit: number;
+  /** Request slots (reused). */
+  readonly slots: number;
+  /** Prefix groups. */
+  readonly prefixes: number;
+  /** The variant. */
+  readonly variant: Variant;
+  /** The faults (`double-free` among them once the spec's catalogue has it; see {@link ScaleConfig.doubleFree}). */
+  readonly faults: readonly Fault[];
+  /** Which free pages `allocate` hands out. */
+  readonly allocator: PoolAllocator;
+  /** Tokens per page: picks `sglang`'s shortage test. */
+  readonly pageSize: number;
+  /** Whether fault `double-free` is on (added to the faults both sides get). */
+  readonly doubleFree: boolean;
+}
+
+/** What the runs reached: the coverage a test pins. */
+export interface ScaleStats {
+  /** Actions taken (enabled). */
+  actions: number;
+  /** Admissions over all runs. */
+  admissions: number;
+  /** The most admissions in one run. */
+  maxAdmissions: number;
+  /** The largest pool. */
+  maxPages: number;
+  /** The longest table admitted. */
+  maxTable: number;
+  /** Decodes of a table longer than 64 pages. */
+  longDecodes: number;
+  /** Admissions that left no page free. */
+  exhaustions: number;
+  /** Admissions into a slot that held an earlier one. */
+  reuses: number;
+  /** Decodes that the owner check failed. */
+  failedLoudly: number;
+  /** Decodes that read another request's data. */
+  leaks: number;
+  /** Second releases accepted (`stale-free` or `double-free`). */
+  secondReleases: number;
+  /** Pages handed out while a live table still had them (`double-free`). */
+  takenTwice: number;
+  /** Admissions per allocation order. */
+  byAllocator: Record<PoolAllocator, number>;
+}
+
+/** All counts zero. */
+export function noStats(): ScaleStats {
+  return {
+    actions: 0,
+    admissions: 0,
+    maxAdmissions: 0,
+    maxPages: 0,
+    maxTable: 0,
+    longDecodes: 0,
+    exhaustions: 0,
+    reuses: 0,
+    failedLoudly: 0,
+    leaks: 0,
+    secondReleases: 0,
+    takenTwice: 0,
+    byAllocator: { sorted: 0, sglang: 0, lifo: 0 },
+  };
+}
+
+/** The pool options of a configuration: tables as wide as the pool, slots reused. */
+export function scalePoolOptions(c: ScaleConfig): PoolOptions {
+  return {
+    pages: c.pages,
+    prefillLimit: c.prefillLimit,
+    variant: c.variant,
+    faults: faultsOf(c),
+    slots: c.slots,
+    maxLength: c.pages,
+    prefixes: c.prefixes,
+    reuseSlots: true,
+    allocator: c.allocator,
+    pageSize: c.pageSize,
+  };
+}
+
+/** The faults both sides get: the configuration's, with `double-free` when it is on. */
+function faultsOf(c: ScaleConfig): readonly Fault[] {
+  const named = c.faults as readonly string[];
+  // Until the spec's catalogue names `double-free`, it travels as a plain string.
+  return (c.doubleFree && !named.includes('double-free') ? [...named, 'double-free'] : named) as readonly Fault[];
+}
+
+/** The length a step asks for, given what is free now. */
+function lengthOf(step: ScaleStep, c: ScaleConfig, ref: ReferencePool, group: number): number {
+  const pick = (lo: number, hi: number): number => Math.min(hi, lo + Math.floor(step.at * (hi - lo + 1)));
+  const max = c.pages;
+  const n = match(step.length)
+    .with('one', () => 1)
+    .with('short', () => pick(2, 32))
+    .with('long', () => pick(65, max))
+    .with('at-limit', () => c.prefillLimit)
+    .with('over-limit', () => c.prefillLimit + 1)
+    .with('exhaust', () => ref.freePages + (ref.need(2, group) === 1 ? 1 : 0))
+    .with('any', () => pick(1, max))
+    .exhaustive();
+  // A prefix is one page: a request with one needs a page of its own besides.
+  return Math.max(group >= 0 ? 2 : 1, Math.min(max, n));
+}
+
+/** One run: the steps on a fresh pool and a fresh reference; the first difference in words, or undefined. */
+export function runScaleCase(
+  c: ScaleConfig,
+  steps: readonly ScaleStep[],
+  makePool: PoolFactory,
+  stats: ScaleStats,
+  isolation: boolean,
+  log?: string[],
+): string | undefined {
+  const ref = new ReferencePool({ ...c, faults: faultsOf(c), reuseSlots: true });
+  const pool = makePool(scalePoolOptions(c));
+  const cmp = new ScaleComparer(ref, pool);
+  stats.maxPages = Math.max(stats.maxPages, c.pages);
+  let taken = 0;
+  for (const [i, s] of steps.entries()) {
+    const slot = s.slot % c.slots;
+    const group = c.prefixes > 0 && s.prefix >= 0 ? s.prefix % c.prefixes : -1;
+    for (let t = 0; t < POOL_ACTIONS.length; t++) {
+      const kind = POOL_ACTIONS[(s.kind + t) % POOL_ACTIONS.length] ?? 'allocate';
+      const where = `step ${i + 1}, ${kind}(slot ${slot})`;
+      const before = ref.slots[slot];
+      const length = kind === 'allocate' ? lengthOf(s, c, ref, group) : 0;
+      const want = act(ref, kind, slot, length, group);
+      let got: boolean;
+      try {
+        got = actPool(pool, kind, slot, length, group);
+      } catch (e) {
+        return `${where}: the pool threw ${e instanceof Error ? e.message : String(e)}`;
+      }
+      if (got !== want) return `${where}${kind === 'allocate' ? ` of ${length} pages` : ''}: the reference ${want ? 'enables' : 'does not enable'} it, the pool ${got ? 'accepted' : 'refused'} it`;
+      if (!want) continue;
+      taken++;
+      stats.actions++;
+      log?.push(kind === 'allocate' ? `allocate(${slot}, ${length}${group >= 0 ? `, prefix ${group}` : ''})` : `${kind}(${slot})`);
+      const diff = (kind === 'allocate' ? cmp.admitted(slot) : undefined) ?? cmp.compareStep(slot) ?? (taken % 64 === 0 ? cmp.compareAll() : undefined);
+      if (diff !== undefined) return `${where}: ${diff}`;
+      count(stats, ref, kind, slot, before);
+      if (kind === 'allocate') stats.byAllocator[c.allocator]++;
+      const r = ref.slots[slot];
+      if (isolation && kind === 'decode' && r !== undefined && ref.foreignReads(r) > 0) return `${where}: Isolation: it read another request's data`;
+      break;
+    }
+  }
+  stats.maxAdmissions = Math.max(stats.maxAdmissions, ref.requests.length);
+  stats.takenTwice += ref.takenTwice;
+  const diff = cmp.compareAll();
+  return diff === undefined ? undefined : `at the end: ${diff}`;
+}
+
+/** Counts what an accepted action reached. */
+function count(stats: ScaleStats, ref: ReferencePool, kind: PoolAction, slot: number, before: unknown): void {
+  const r = ref.slots[slot];
+  if (r === undefined) return;
+  if (kind === 'allocate') {
+    stats.admissions++;
+    stats.maxTable = Math.max(stats.maxTable, r.length);
+    if (ref.freePages === 0) stats.exhaustions++;
+    if (before !== undefined) stats.reuses++;
+  } else if (kind === 'decode') {
+    if (r.length > 64) stats.longDecodes++;
+    if (r.phase === 'failed') stats.failedLoudly++;
+    else if (ref.foreignReads(r) > 0) stats.leaks++;
+  } else if (kind === 'free' && r.phase === 'released') stats.secondReleases++;
+}
+
+/** An action on the reference. */
+function act(ref: ReferencePool, kind: PoolAction, slot: number, length: number, group: number): boolean {
+  return match(kind)
+    .with('allocate', () => ref.allocate(slot, length, group))
+    .with('prefill', () => ref.prefill(slot))
+    .with('stub', () => ref.stub(slot))
+    .with('handoff', () => ref.handoff(slot))
+    .with('decode', () => ref.decode(slot))
+    .with('free', () => ref.free(slot))
+    .with('timeout', () => ref.timeout(slot))
+    .with('insert', () => ref.insert(slot))
+    .exhaustive();
+}
+
+/** The same action on the pool. */
+function actPool(pool: PagePool, kind: PoolAction, slot: number, length: number, group: number): boolean {
+  return match(kind)
+    .with('allocate', () => (group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length)))
+    .with('prefill', () => pool.prefill(slot))
+    .with('stub', () => pool.stub(slot))
+    .with('handoff', () => pool.handoff(slot))
+    .with('decode', () => pool.decode(slot))
+    .with('free', () => pool.free(slot))
+    .with('timeout', () => pool.timeout(slot))
+    .with('insert', () => pool.insert(slot))
+    .exhaustive();
+}
+
+/** Which orders, page sizes and double-free setting random configurations draw from. */
+export interface ScaleAllocation {
+  /** The orders (all three when left out). */
+  readonly allocators?: readonly PoolAllocator[];
+  /** Whether `double-free` is on (random when left out). */
+  readonly doubleFree?: boolean;
+}
+
+/** Random configurations at scale: 33 to 4,096 pages (often exactly 256, 1,000 or 4,096), 1 to 6 slots, up to 2 prefixes. */
+export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[], allocation: ScaleAllocation = {}): fc.Arbitrary<ScaleConfig> {
+  return fc
+    .record({
+      pages: fc.oneof(fc.constantFrom(256, 1_000, 4_096), fc.integer({ min: 33, max: 2_048 })),
+      limit: fc.double({ min: 0, max: 1, noNaN: true }),
+      slots: fc.integer({ min: 1, max: 6 }),
+      prefixes: fc.integer({ min: 0, max: 2 }),
+      variant: variant === undefined ? fc.constantFrom(...REFERENCE_VARIANTS) : fc.constant(variant),
+      faults: faults === undefined ? fc.subarray([...FAULTS]) : fc.constant(faults),
+      allocator: fc.constantFrom(...(allocation.allocators ?? POOL_ALLOCATORS)),
+      pageSize: fc.constantFrom(1, 64),
+      doubleFree: allocation.doubleFree === undefined ? fc.boolean() : fc.constant(allocation.doubleFree),
+    })
+    .map(({ limit, ...c }) => ({ ...c, prefillLimit: Math.floor(limit * c.pages) }));
+}
+
+/** Random steps: up to `maxSteps` (at least a tenth of that), lengths from every kind. */
+export function scaleStepsArbitrary(maxSteps: number): fc.Arbitrary<ScaleStep[]> {
+  const step = fc.record({
+    slot: fc.nat({ max: 63 }),
+    kind: fc.nat({ max: POOL_ACTIONS.length - 1 }),
+    length: fc.constantFrom(...LENGTH_KINDS),
+    at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    prefix: fc.integer({ min: -1, max: 1 }),
+  });
+  return fc.array(step, { minLength: Math.ceil(maxSteps / 10), maxLength: maxSteps, size: 'max' });
+}
+
+/** What to test at scale. */
+export interface ScaleMbtOptions {
+  /** The variant (random when left out). */
+  readonly variant?: Variant;
+  /** The faults (a random subset when left out). */
+  readonly faults?: readonly Fault[];
+  /** One configuration instead of random ones. */
+  readonly config?: ScaleConfig;
+  /** For random configurations: the orders and the double-free setting. */
+  readonly allocation?: ScaleAllocation;
+  /** Number of runs. */
+  readonly runs: number;
+  /** fast-check's seed. */
+  readonly seed: number;
+  /** Longest run, in steps (default 1,500). */
+  readonly maxSteps?: number;
+  /** Whether a decode that read another request's data fails the run (default false). */
+  readonly isolation?: boolean;
+  /** The pool under test (default the real one). */
+  readonly makePool?: PoolFactory;
+  /** Whether to shrink a failure (default true; off makes a mutant's failure cheap). */
+  readonly shrink?: boolean;
+  /** Coverage counts to add to. */
+  readonly stats?: ScaleStats;
+}
+
+/** The outcome of a run at scale. */
+export interface ScaleMbtResult {
+  /** `pass` when every run passed. */
+  readonly verdict: 'pass' | 'fail';
+  /** Runs done. */
+  readonly runs: number;
+  /** The first difference, in words, with the failing configuration. */
+  readonly failure?: {
+    /** The difference. */
+    readonly message: string;
+    /** The configuration. */
+    readonly config: ScaleConfig;
+    /** Steps of the (shrunk) run. */
+    readonly steps: number;
+    /** The actions taken up to the difference, as `allocate(slot, pages)` and `decode(slot)`. */
+    readonly actions: readonly string[];
+  };
+  /** What the runs reached. */
+  readonly stats: ScaleStats;
+}
+
+/** Runs the model-based test at scale. */
+export function runScaleMbt(options: ScaleMbtOptions): ScaleMbtResult {
+  const stats = options.stats ?? noStats();
+  const makePool = options.makePool ?? realPool;
+  const configs = options.config === undefined ? scaleConfigArbitrary(options.variant, options.faults, options.allocation) : fc.constant(options.config);
+  const property = fc.property(configs, scaleStepsArbitrary(options.maxSteps ?? 1_500), (c, steps) => {
+    const diff = runScaleCase(c, steps, makePool, stats, options.isolation ?? false);
+    if (diff !== undefined) throw new Error(diff);
+  });
+  const details = fc.check(property, { numRuns: options.runs, seed: options.seed, endOnFailure: options.shrink === false });
+  if (!details.failed || details.counterexample === null) return { verdict: 'pass', runs: details.numRuns, stats };
+  const [config, steps] = details.counterexample;
+  const actions: string[] = [];
+  const message = runScaleCase(config, steps, makePool, noStats(), options.isolation ?? false, actions) ?? String(details.errorInstance);
+  return { verdict: 'fail', runs: details.numRuns, failure: { message, config, steps: steps.length, actions }, stats };
+}

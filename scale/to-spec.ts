@@ -1,0 +1,86 @@
+/**
+ * The reference model seen as the spec: on a configuration small enough for the spec,
+ * with slot `r` standing for request `r` and each slot admitted once, the reference pool's
+ * state in the spec's byte layout. Equal bytes after every step anchor the reference model
+ * (written from the documentation) to the spec (the code the documentation comes from).
+ */
+import type { Action } from '../spec/actions.ts';
+import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
+import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, type State } from '../spec/state.ts';
+import { match } from 'ts-pattern';
+import type { ReferencePool } from './reference.ts';
+
+/** The reference pool that stands for model `m`: its sizes, switches and order, slots not reused; throws under `any`, which a pool does not choose. */
+export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePool>[0] {
+  if (m.allocator === 'any') throw new Error('reference: allocator any is a choice per allocation, not an order');
+  return {
+    pages: m.config.pages,
+    prefillLimit: m.config.prefillLimit,
+    variant: m.config.variant,
+    faults: m.config.faults,
+    slots: m.n,
+    reuseSlots: false,
+    allocator: m.allocator,
+    pageSize: m.pageSize,
+  };
+}
+
+/** Applies spec action `a` to the reference pool: the request's own length and prefix on `allocate`. */
+export function applyToReference(m: Model, ref: ReferencePool, a: Action): boolean {
+  return (
+    match(a.kind)
+      .with('allocate', () => ref.allocate(a.r, m.len[a.r] ?? 0, m.group[a.r] ?? -1))
+      .with('prefill', () => ref.prefill(a.r))
+      .with('stub', () => ref.stub(a.r))
+      .with('handoff', () => ref.handoff(a.r))
+      .with('decode', () => ref.decode(a.r))
+      .with('free', () => ref.free(a.r))
+      .with('timeout', () => ref.timeout(a.r))
+      .with('insert', () => ref.insert(a.r))
+      // An action the reference does not have is one it refuses: enabled in the spec, that is a difference.
+      .otherwise(() => false)
+  );
+}
+
+/** The spec state the reference pool stands for. */
+export function referenceToSpec(m: Model, ref: ReferencePool): State {
+  const s = initial(m);
+  writeFreeList(m, ref, s);
+  const label = (x: number): number => {
+    if (x === 0) return 0;
+    if (x < 0) return prefixLabel(m, -x - 1);
+    const r = ref.requests[x - 1];
+    if (r === undefined) throw new Error(`reference: no admission ${x - 1}`);
+    return bodyLabel(r.slot);
+  };
+  ref.pages.forEach((page, p) => {
+    s[m.holderAt + p] = label(page.holder);
+    s[m.dataAt + p] = label(page.data);
+    s[m.tagAt + p] = label(page.tag);
+  });
+  ref.slots.forEach((r, slot) => {
+    if (r === undefined) return;
+    s[m.phaseAt + slot] = Ph[r.phase];
+    s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
+    const at = m.tableAt[slot] ?? 0;
+    r.table.forEach((p, i) => {
+      s[at + i] = p < m.pages ? p : NO_PAGE;
+    });
+    let observed = 0;
+    for (const x of r.reads) if (x !== 0) observed |= 1 << (label(x) - 1);
+    setObserved(m, s, slot, observed >>> 0);
+  });
+  return s;
+}
+
+/** The spec's free-list fields from the reference's lists: copies per page, the release list, `lifo`'s order. */
+function writeFreeList(m: Model, ref: ReferencePool, s: State): void {
+  const list = ref.freeList ?? [];
+  // `initial` lists every page once already: count afresh.
+  if (m.freeAt >= 0) s.fill(0, m.freeAt, m.freeAt + m.pages);
+  if (m.freeAt >= 0) for (const p of list) s[m.freeAt + p] = (s[m.freeAt + p] ?? 0) + 1;
+  if (m.releaseAt >= 0) for (const p of ref.releaseList) s[m.releaseAt + p] = (s[m.releaseAt + p] ?? 0) + 1;
+  if (m.listAt < 0) return;
+  s.fill(NO_PAGE, m.listAt, m.listAt + m.listCap);
+  list.forEach((p, i) => (s[m.listAt + i] = p));
+}
