@@ -3,6 +3,7 @@
  * replay and printers, and the TypedArray page pool.
  */
 export * from './spec/index.ts';
-export { check, runMatrix, type CheckOptions, type CheckResult, type Violation, type WitnessResult } from './checker/index.ts';
+export { check, DEADLOCK, type Checkable, type ModelProperty, type CheckOptions, type CheckResult, type Violation, type WitnessResult } from './checker/index.ts';
+export { runMatrix } from './matrix/matrix.ts';
 export { formatTrace, formatItf, replayItf, ReplayError, type ReplayResult } from './trace/index.ts';
 export { PagePool, type PoolOptions } from './impl/index.ts';

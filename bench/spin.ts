@@ -17,7 +17,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { check } from '../checker/index.ts';
-import { compile, configFrom, type Config } from '../spec/index.ts';
+import { checkedModel, compile, configFrom, type Config } from '../spec/index.ts';
 import { PAN_CFLAGS, buildPan, runPan, spinAvailable, type SpinResult } from '../spin/run.ts';
 
 /**
@@ -51,7 +51,7 @@ function measureChecker(): Record<string, number | string> {
   let peakRss = baselineRss;
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const result = check(m, {
+  const result = check(checkedModel(m), {
     symmetry: false,
     onProgress: () => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);

@@ -38,6 +38,19 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'Decode inserts a request\'s first page into the prefix cache although it was not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
 };
 
+/**
+ * Whether a fault can read a finished request's page table again: a late second release
+ * frees exactly that list. Where no configured fault can, the table is dead once the
+ * request finishes, and is cleared (see `liveness.ts`); a new fault that re-reads old
+ * tables says so here.
+ */
+export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
+  'silent-stub': false,
+  'early-free': false,
+  'stale-free': true,
+  'prefix-poison': false,
+};
+
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
 export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
   buggy: ['silent-stub'],

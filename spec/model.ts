@@ -9,7 +9,26 @@
  * `g = label - n - 1` (data written for that shared prefix, or the prefix cache entry
  * that holds the page). One alphabet keeps the tag check a single comparison.
  */
-import type { Config, Fault, RequestSpec, Variant } from './config.ts';
+import { FAULT_REREADS_FINISHED_TABLE, type Config, type Fault, type RequestSpec, type Variant } from './config.ts';
+
+/**
+ * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
+ * bytes `at[r] .. at[r]+width[r]` go to the renamed request's place. A `value` is copied
+ * as it is (a phase, flags, page ids); a `labelSet` is a 32-bit little-endian set of
+ * content labels (bit `label - 1`), whose request bits are renamed too. Every
+ * per-request variable is listed here, in the order the symmetry key compares them: a
+ * new variable registered here is permuted, and compared, with no other change.
+ */
+export interface RequestField {
+  /** The variable's name. */
+  readonly name: string;
+  /** How its bytes change under a renaming. */
+  readonly kind: 'value' | 'labelSet';
+  /** Per request: its offset in the state. */
+  readonly at: Uint16Array;
+  /** Per request: its width in bytes. */
+  readonly width: Uint8Array;
+}
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -43,6 +62,12 @@ export interface Model {
   readonly observedAt: number;
   /** Length of a state in bytes. */
   readonly size: number;
+  /** The per-request variables, for the symmetry reduction (see {@link RequestField}). */
+  readonly requestFields: readonly RequestField[];
+  /** The bytes `[0, labelBytes)` are per-page content labels (holder, data, tag), renamed label by label. */
+  readonly labelBytes: number;
+  /** Whether some configured fault can read a finished request's page table again (see `liveness.ts`). */
+  readonly rereadsFinishedTable: boolean;
   /** Whether `stub` writes a dummy and reports success (rather than refusing). */
   readonly silentStub: boolean;
   /** Whether decode checks owner tags. */
@@ -84,6 +109,16 @@ export function compile(config: Config): Model {
     at += len[r] ?? 0;
   }
   const has = (f: Fault): boolean => config.faults.includes(f);
+  const every = (offset: (r: number) => number, width: (r: number) => number) => ({
+    at: Uint16Array.from({ length: n }, (_, r) => offset(r)),
+    width: Uint8Array.from({ length: n }, (_, r) => width(r)),
+  });
+  const requestFields: RequestField[] = [
+    { name: 'phase', kind: 'value', ...every((r) => phaseAt + r, () => 1) },
+    { name: 'flags', kind: 'value', ...every((r) => flagsAt + r, () => 1) },
+    { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => len[r] ?? 0) },
+    { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + 4 * r, () => 4) },
+  ];
   const variant: Variant = config.variant;
   return {
     config,
@@ -101,6 +136,9 @@ export function compile(config: Config): Model {
     flagsAt,
     observedAt,
     size: at,
+    requestFields,
+    labelBytes: phaseAt,
+    rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
     silentStub: variant !== 'length-fix' && has('silent-stub'),
     ownerCheck: variant === 'owner-check',
     fault: {

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { check, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
-import { actionLabel, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { actionLabel, checkedModel, type Action, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
@@ -18,6 +18,8 @@ export const CHECK_DEFAULTS = { pages: 3, prefillLimit: 2, requests: [{ length: 
 interface CheckFlags extends ModelFlags {
   /** False with `--no-symmetry`. */
   readonly symmetry: boolean;
+  /** False with `--no-deadlock`. */
+  readonly deadlock: boolean;
   /** `--max-states N`. */
   readonly maxStates?: string;
   /** `--continue`. */
@@ -81,6 +83,11 @@ export function unreachedWitnesses(witnesses: readonly WitnessResult[]): string[
   return witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name);
 }
 
+/** Witnesses reached but trivial (true in the initial state, or in every state explored): they witness nothing. */
+export function trivialWitnesses(witnesses: readonly WitnessResult[]): string[] {
+  return witnesses.filter((w) => w.applies && w.reached && w.trivial).map((w) => w.name);
+}
+
 /** A count with thousands separators. */
 export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
@@ -89,7 +96,7 @@ export function count(n: number): string {
 /** A search timed by the caller: the checker itself reads no clock. */
 export interface TimedResult {
   /** What the checker found. */
-  readonly result: CheckResult;
+  readonly result: CheckResult<Action>;
   /** Wall time of the search. */
   readonly elapsedMs: number;
   /** Distinct states per second of wall time. */
@@ -100,7 +107,7 @@ export interface TimedResult {
 export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet: boolean): TimedResult {
   const progress = createProgress('checking: {states} states, queue {queue}, depth {depth}, {rate} states/s', quiet);
   const started = performance.now();
-  const result = check(m, {
+  const result = check(checkedModel(m), {
     ...options,
     onProgress: (p) => {
       const seconds = (performance.now() - started) / 1000;
@@ -116,7 +123,7 @@ export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet
 function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined): unknown {
   const { result } = timed;
   const first = result.violations[0];
-  const labels = (v: Violation): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
+  const labels = (v: Violation<Action>): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
   const unreached = unreachedWitnesses(result.witnesses);
   return {
     verdict: result.verdict,
@@ -133,7 +140,10 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
     maxStates: maxStates ?? null,
     config,
     violations: result.violations.map((v) => ({ invariant: v.invariant, traceLength: v.trace.steps.length, trace: labels(v) })),
-    warnings: unreached.map((w) => `witness ${w} applies but was not reached`),
+    warnings: [
+      ...unreached.map((w) => `witness ${w} applies but was not reached`),
+      ...trivialWitnesses(result.witnesses).map((w) => `witness ${w} is trivial: true in the initial state or in every state explored`),
+    ],
   };
 }
 
@@ -163,6 +173,9 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
     const why = complete ? 'the invariants may hold vacuously' : 'the search stopped before the whole space was explored';
     lines.push(paint('1;33', `warning: witness ${w} applies here but was not reached (${why})`));
   }
+  for (const w of trivialWitnesses(result.witnesses)) {
+    lines.push(paint('1;33', `warning: witness ${w} is trivial: true in the initial state or in every state explored, so it witnesses nothing`));
+  }
   for (const v of result.violations) {
     lines.push('', `counterexample: ${v.invariant} (${v.trace.steps.length} actions)`, formatTrace(m, v.trace, { color, violation: v.invariant }));
   }
@@ -174,7 +187,7 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
 function witnessLine(witnesses: readonly WitnessResult[], paint: (code: string, s: string) => string): string {
   const applicable = witnesses.filter((w) => w.applies);
   if (applicable.length === 0) return 'none apply';
-  return applicable.map((w) => (w.reached ? `${w.name} ${paint('32', 'reached')}` : `${w.name} ${paint('1;33', 'NOT reached')}`)).join(', ');
+  return applicable.map((w) => (w.reached ? `${w.name} ${w.trivial ? paint('1;33', 'TRIVIAL') : paint('32', 'reached')}` : `${w.name} ${paint('1;33', 'NOT reached')}`)).join(', ');
 }
 
 /** Runs `check` with parsed flags; returns the exit code. */
@@ -188,6 +201,7 @@ export function runCheck(flags: CheckFlags): number {
     m,
     {
       symmetry: flags.symmetry,
+      deadlock: flags.deadlock,
       continueAfterViolation: flags.continue === true,
       ...(maxStates === undefined ? {} : { maxStates }),
       ...(invariants === undefined ? {} : { invariants }),
@@ -222,6 +236,7 @@ export function register(program: Command): void {
     );
   addModelOptions(cmd)
     .option('--no-symmetry', 'explore the raw state space: do not merge states that differ only by renaming interchangeable requests')
+    .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled (Deadlock)')
     .option('--max-states <n>', 'stop with verdict incomplete (exit 3) after this many distinct states')
     .option('--continue', 'record violations and keep exploring, so that the count is the whole reachable space')
     .option('--invariant <names>', `check only these invariants, comma-separated (${INVARIANTS.map((p) => p.name).join(', ')})`)

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { check, createCanonicalizer, symmetryClasses } from '../../checker/index.ts';
-import { actionLabel, compile, configFrom, incidentConfig, type State } from '../../spec/index.ts';
+import { check } from '../../checker/index.ts';
+import { actionLabel, checkedModel, compile, configFrom, createCanonicalizer, incidentConfig, symmetryClasses, type State } from '../../spec/index.ts';
 import { keyOf, orbitCount, reachable, rename, renamings } from './orbits.ts';
 
 /** Small configurations with interchangeable requests, and what the search must find in each. */
@@ -38,8 +38,8 @@ describe('symmetry reduction', () => {
       const states = reachable(m);
 
       it('explores the raw space without it, and exactly one state per orbit with it', () => {
-        const raw = check(m, { symmetry: false, continueAfterViolation: true });
-        const reduced = check(m, { continueAfterViolation: true });
+        const raw = check(checkedModel(m), { symmetry: false, continueAfterViolation: true });
+        const reduced = check(checkedModel(m), { continueAfterViolation: true });
         expect([raw.distinctStates, raw.depth, raw.symmetry]).toEqual([c.raw, c.depth, false]);
         expect([reduced.distinctStates, reduced.depth, reduced.symmetry]).toEqual([c.reduced, c.depth, true]);
         expect(states.length).toBe(c.raw);
@@ -92,8 +92,8 @@ describe('symmetry reduction', () => {
 
   it('a counterexample found under symmetry is a real execution of the unreduced model, as short as without it', () => {
     const m = compile(configFrom(CASES[0].input));
-    const reduced = check(m);
-    const raw = check(m, { symmetry: false });
+    const reduced = check(checkedModel(m));
+    const raw = check(checkedModel(m), { symmetry: false });
     const trace = reduced.violations[0]!.trace;
     expect(trace.steps.map((s) => actionLabel(m, s.action))).toEqual([
       'allocate(A)',

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import {
+import { checkedModel,
   actionLabel,
   compile,
   configFrom,
@@ -67,7 +67,7 @@ const CASES: readonly Case[] = [
 /** pagecheck's shortest counterexample: the least depth, ties broken by the order in which invariants are checked (SPIN asserts them in that order). */
 function shortest(c: Case): { invariant: string; length: number; trace: string[] } | null {
   const m = compile(c.config);
-  const result = check(m, { symmetry: false });
+  const result = check(checkedModel(m), { symmetry: false });
   const rank = (name: string): number => INVARIANTS.findIndex((p) => p.name === name);
   const first = [...result.violations].sort((a, b) => a.depth - b.depth || rank(a.invariant) - rank(b.invariant))[0];
   if (first === undefined) return null;
@@ -77,7 +77,7 @@ function shortest(c: Case): { invariant: string; length: number; trace: string[]
 describe.skipIf(!spinAvailable())('pagecheck agrees with SPIN (breadth-first, no symmetry reduction)', () => {
   for (const c of CASES) {
     it(c.name, () => {
-      const full = check(compile(c.config), { symmetry: false, continueAfterViolation: true });
+      const full = check(checkedModel(compile(c.config)), { symmetry: false, continueAfterViolation: true });
       const mine = shortest(c);
       const build = buildPan(c.config, { optimize: false });
       try {
