@@ -30,7 +30,8 @@ export function isFinished(phase: number): boolean {
 
 /** Whether a request's page table can never be read again once it is in `phase`. */
 export function tableIsDead(m: Model, phase: number): boolean {
-  return false && (phase === Ph.released || (isFinished(phase) && !m.rereadsFinishedTable));
+  if (m.keepDeadState) return false;
+  return phase === Ph.released || (isFinished(phase) && !m.rereadsFinishedTable);
 }
 
 /** Moves request `r` of a state being built into `phase`, resetting what dies there. */

@@ -68,6 +68,8 @@ export interface Model {
   readonly labelBytes: number;
   /** Whether some configured fault can read a finished request's page table again (see `liveness.ts`). */
   readonly rereadsFinishedTable: boolean;
+  /** Whether dead variables are kept as they were (the naive encoding, for comparison) rather than reset. */
+  readonly keepDeadState: boolean;
   /** Whether `stub` writes a dummy and reports success (rather than refusing). */
   readonly silentStub: boolean;
   /** Whether decode checks owner tags. */
@@ -79,8 +81,14 @@ export interface Model {
 /** Marks a page-table slot that holds no page yet. */
 export const NO_PAGE = 0xff;
 
+/** How to compile: `keepDeadState` gives the naive encoding, which keeps dead variables (for comparisons only). */
+export interface CompileOptions {
+  /** Keep a finished request's dead page table instead of resetting it; default false. */
+  readonly keepDeadState?: boolean;
+}
+
 /** Compiles a validated configuration. */
-export function compile(config: Config): Model {
+export function compile(config: Config, options: CompileOptions = {}): Model {
   const n = config.requests.length;
   const groupNames: string[] = [];
   const group = new Int8Array(n);
@@ -139,6 +147,7 @@ export function compile(config: Config): Model {
     requestFields,
     labelBytes: phaseAt,
     rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
+    keepDeadState: options.keepDeadState ?? false,
     silentStub: variant !== 'length-fix' && has('silent-stub'),
     ownerCheck: variant === 'owner-check',
     fault: {

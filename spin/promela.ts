@@ -86,6 +86,7 @@ function defines(m: Model): string {
     `#define EARLY_FREE     ${flag(m.fault['early-free'])}`,
     `#define STALE_FREE     ${flag(m.fault['stale-free'])}`,
     `#define PREFIX_POISON  ${flag(m.fault['prefix-poison'])}`,
+    `#define REREAD_FINISHED ${flag(m.rereadsFinishedTable)}  /* a configured fault can release a finished request's table again */`,
     '',
     '/* The number of free pages, and whether the prefix cache holds a page for group g. */',
     `#define FREE_COUNT (${pages.map((p) => `(holder[${p}] == 0)`).join(' + ')})`,

@@ -89,6 +89,21 @@ inline release(r, L, T) {
   od
 }
 
+/* Only live state (spec/liveness.ts): once r has finished, its table is dead unless a
+   configured fault can release an old table again; after the second release it is
+   always dead. A dead table is reset to NO_PAGE, as before allocate. */
+inline settle(r, L, T) {
+  if
+  :: phase[r] == RELEASED || (!REREAD_FINISHED && (phase[r] == FREED || phase[r] == LANDED)) ->
+     i = 0;
+     do
+     :: i < L -> table[T + i] = NO_PAGE; i++
+     :: else -> break
+     od
+  :: else
+  fi
+}
+
 /* allocate(r): D reserves the lowest free page ids for the whole prompt (alloc_extend).
    On a prefix-cache hit the cached page comes first, shared, not taken. */
 inline Allocate(r, L, G, T) {
@@ -137,6 +152,7 @@ inline Prefill(r, L, G, T) {
     :: else -> break
     od;
     phase[r] = (phase[r] == TIMED_OUT -> LANDED : WRITTEN);
+    settle(r, L, T);
     end_action(1, r)
   }
 }
@@ -153,6 +169,7 @@ inline Stub(r, L, G, T) {
     :: else ->
        phase[r] = (phase[r] == TIMED_OUT -> FREED : REFUSED)
     fi;
+    settle(r, L, T);
     end_action(2, r)
   }
 }
@@ -211,6 +228,7 @@ inline Free(r, L, G, T) {
     STALE_FREE && (phase[r] == FREED || phase[r] == LANDED) ->
     release(r, L, T);
     phase[r] = (phase[r] == DECODED || phase[r] == REFUSED || phase[r] == FAILED -> FREED : RELEASED);
+    settle(r, L, T);
     end_action(5, r)
   }
 }

@@ -59,7 +59,7 @@ describe('counterexamples are genuine, shortest executions', () => {
 
   it('keeps the first violation of each invariant, in breadth-first order', () => {
     expect(r.violations.map((v) => `${v.invariant}@${v.depth}`)).toEqual(['ExclusiveHold@7', 'Conservation@7', 'Isolation@9', 'ReadsOwnPages@10']);
-    expect([r.distinctStates, r.depth]).toEqual([1896, 20]);
+    expect([r.distinctStates, r.depth]).toEqual([1880, 20]); // regression pin; the same configuration's raw count is enumerated in symmetry.test.ts
   });
 
   it('each trace re-runs from the initial state and ends in a state that violates its invariant, and only there', () => {
@@ -98,15 +98,14 @@ describe('options', () => {
   });
 
   it('onProgress is called about every 65,536 states with the running figures', () => {
-    const m = compile(configFrom({ pages: 6, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }, { length: 3 }, { length: 2 }] }));
+    const m = compile(configFrom({ pages: 7, prefillLimit: 3, requests: [{ length: 1 }, { length: 2 }, { length: 2 }, { length: 3 }, { length: 3 }], variant: 'length-fix' }));
     const seen: Array<{ states: number; queue: number; depth: number }> = [];
     const r = check(checkedModel(m), { symmetry: false, continueAfterViolation: true, onProgress: (p) => seen.push(p) });
-    expect([r.distinctStates, r.depth]).toEqual([70352, 25]);
-    expect(seen.length).toBe(1);
-    expect(seen[0]!.states).toBe(65537);
-    expect(seen[0]!.queue).toBeGreaterThan(0);
-    expect(seen[0]!.depth).toBeLessThanOrEqual(25);
-  });
+    // Regression pin (293,212 in the naive encoding that keeps dead tables: see test/spec/liveness.test.ts).
+    expect([r.distinctStates, r.depth]).toEqual([172114, 25]);
+    expect(seen.map((p) => p.states)).toEqual([65537, 131073]);
+    expect(seen.every((p) => p.queue > 0 && p.depth <= 25)).toBe(true);
+  }, 30_000);
 
   it('reports the memory per stored state', () => {
     const r = check(checkedModel(compile(incidentConfig('buggy'))), { continueAfterViolation: true });

@@ -38,7 +38,7 @@ describe('ITF', () => {
     ]);
     expect(last?.requests).toEqual({
       '#map': [
-        ['A', { phase: 'freed', table: [0, 1], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
+        ['A', { phase: 'freed', table: [], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
         ['B', { phase: 'decoded', table: [0, 1, 2], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false }],
       ],
     });
