@@ -4,7 +4,7 @@
  * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 3 incomplete.
  */
 import type { Command } from 'commander';
-import { check, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
+import { check, DEADLOCK, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, checkedModel, type Action, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -179,7 +179,7 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
   for (const v of result.violations) {
     lines.push('', `counterexample: ${v.invariant} (${v.trace.steps.length} actions)`, formatTrace(m, v.trace, { color, violation: v.invariant }));
   }
-  if (first !== undefined) lines.push('', `replay: ${replayCommand(config, ['--invariant', first.invariant])}`);
+  if (first !== undefined) lines.push('', `replay: ${replayCommand(config, first.invariant === DEADLOCK ? [] : ['--invariant', first.invariant])}`);
   return lines.join('\n');
 }
 

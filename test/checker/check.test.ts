@@ -16,6 +16,13 @@ import { checkedModel,
 } from '../../spec/index.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
+/*
+ * Provenance of the pinned counts: the whole-space counts of the minimal incident (21, 16,
+ * 21) are also SPIN's on the exported model (test/spin/cross-check.test.ts) and a
+ * brute-force enumeration's (test/proofs/reachable.test.ts); the 9-action leak is
+ * derived by hand in the protocol's description (README, "the incident in nine actions").
+ * Counts of a search that stops at its first violation (18) are regression pins.
+ */
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
 const reached = (r: ReturnType<typeof check>): string[] => r.witnesses.filter((w) => w.reached).map((w) => w.name);
 const unreached = (r: ReturnType<typeof check>): string[] => r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name);
