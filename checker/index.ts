@@ -7,3 +7,5 @@ export { check } from './bfs.ts';
 export { runActions } from './replay.ts';
 export { ScratchState } from './scratch.ts';
 export { strideOf, wordState, type WordState } from './words.ts';
+export { simulate, mergeSimulations, type SimulateOptions, type SimulatedViolation, type SimulationResult } from './simulate.ts';
+export { shrinkActions } from './shrink.ts';

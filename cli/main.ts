@@ -14,6 +14,7 @@ import * as matrix from './commands/matrix.ts';
 import * as mbt from './commands/mbt.ts';
 import * as prove from './commands/prove.ts';
 import * as replay from './commands/replay.ts';
+import * as simulate from './commands/simulate.ts';
 
 /** Builds the program with every command registered. */
 export function buildProgram(): Command {
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
     .description('Model checker and executable specification for KV-cache page ownership across a prefill/decode handoff')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
-  for (const command of [demo, check, replay, matrix, mbt, incident, prove, docs, exporter]) command.register(program);
+  for (const command of [demo, check, simulate, replay, matrix, mbt, incident, prove, docs, exporter]) command.register(program);
   for (const sub of program.commands) sub.exitOverride();
   return program;
 }

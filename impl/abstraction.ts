@@ -9,7 +9,7 @@
  */
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
-import { initial, Ph, setObserved, type State } from '../spec/state.ts';
+import { initial, Ph, setObserved, setTablePage, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { groupOfLabel } from './options.ts';
 import type { PagePool } from './pool.ts';
@@ -46,10 +46,9 @@ export function abstractState(m: Model, pool: PagePool): State {
     if (length !== 0 && length !== specLength) {
       throw new Error(`abstraction: slot ${r} holds a request of ${length} pages, the model's has ${specLength}`);
     }
-    const table = m.tableAt[r] ?? 0;
     for (let i = 0; i < (tableIsDead(m, pool.phase(r)) ? 0 : length); i++) {
       const page = pool.tables[r * width + i] ?? -1;
-      s[table + i] = page >= 0 && page < m.pages ? page : SPEC_NO_PAGE;
+      setTablePage(m, s, r, i, page >= 0 && page < m.pages ? page : SPEC_NO_PAGE);
     }
     let observed = 0;
     const reads = pool.readCounts[r] ?? 0;

@@ -85,8 +85,8 @@ export interface Config {
   readonly faults: readonly Fault[];
 }
 
-/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits. */
-export const LIMITS = { maxPages: 254, maxRequests: 16 } as const;
+/** The encoding's bounds: content labels are bytes, page ids one byte up to 254 pages and two above, a read set is 32 bits. */
+export const LIMITS = { maxPages: 4096, maxRequests: 16 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

@@ -10,7 +10,7 @@
  *   only a fault that releases an old table again can read it: each fault declares
  *   whether it can (`FAULT_REREADS_FINISHED_TABLE` in `config.ts`). Without such a fault
  *   the table dies when the request finishes; after the second release it always dies.
- *   A dead table is all {@link NO_PAGE}, as before `allocate`.
+ *   A dead table is all empty slots, as before `allocate`.
  * - What is kept although a finished request will not use it: its read set and its flags,
  *   because the invariants (`Isolation`, `ReadsOwnPages`) and witnesses (`PrefixHit`)
  *   read them in every state; page contents and tags, because a page's next holder reads
@@ -20,8 +20,8 @@
  * pages); the counts of the two differ only by merging states that no action and no
  * property can tell apart.
  */
-import { NO_PAGE, type Model } from './model.ts';
-import { Ph, type State } from './state.ts';
+import type { Model } from './model.ts';
+import { clearTable, Ph, type State } from './state.ts';
 
 /** Whether a request in `phase` has finished: nothing of its handoff is left to happen (a legitimate end for it). */
 export function isFinished(phase: number): boolean {
@@ -38,8 +38,7 @@ export function tableIsDead(m: Model, phase: number): boolean {
 export function enter(m: Model, t: State, r: number, phase: number): void {
   t[m.phaseAt + r] = phase;
   if (!tableIsDead(m, phase)) return;
-  const at = m.tableAt[r] ?? 0;
-  t.fill(NO_PAGE, at, at + (m.len[r] ?? 0));
+  clearTable(m, t, r);
 }
 
 /** Whether every request has finished: the legitimate end of the model, where nothing more happening is right. */

@@ -25,9 +25,9 @@ export interface RequestField {
   /** How its bytes change under a renaming. */
   readonly kind: 'value' | 'labelSet';
   /** Per request: its offset in the state. */
-  readonly at: Uint16Array;
+  readonly at: Uint32Array;
   /** Per request: its width in bytes. */
-  readonly width: Uint8Array;
+  readonly width: Uint16Array;
 }
 
 /** A configuration with the offsets of every state variable precomputed. */
@@ -45,9 +45,11 @@ export interface Model {
   /** Per request: its prefix group, or -1. */
   readonly group: Int8Array;
   /** Per request: its length in pages. */
-  readonly len: Uint8Array;
+  readonly len: Uint16Array;
   /** Per request: the offset of its page table in the state. */
-  readonly tableAt: Uint16Array;
+  readonly tableAt: Uint32Array;
+  /** Bytes per page id in a page table: 1, or 2 (little-endian) for a pool of more than 254 pages. */
+  readonly pageBytes: 1 | 2;
   /** Offset of the per-page holder bytes. */
   readonly holderAt: number;
   /** Offset of the per-page data bytes (the content last written; never cleared). */
@@ -78,8 +80,11 @@ export interface Model {
   readonly fault: Readonly<Record<Fault, boolean>>;
 }
 
-/** Marks a page-table slot that holds no page yet. */
-export const NO_PAGE = 0xff;
+/** Marks a page-table slot that holds no page yet, as page accessors return it (stored as all-ones bytes). */
+export const NO_PAGE = 0xffff;
+
+/** Pools up to this many pages store a page id in one byte. */
+const ONE_BYTE_PAGES = 254;
 
 /** How to compile: `keepDeadState` gives the naive encoding, which keeps dead variables (for comparisons only). */
 export interface CompileOptions {
@@ -92,7 +97,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const n = config.requests.length;
   const groupNames: string[] = [];
   const group = new Int8Array(n);
-  const len = new Uint8Array(n);
+  const len = new Uint16Array(n);
   config.requests.forEach((req: RequestSpec, r) => {
     len[r] = req.length;
     if (req.prefix === undefined) {
@@ -110,21 +115,22 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const phaseAt = 3 * pages;
   const flagsAt = phaseAt + n;
   const observedAt = flagsAt + n;
-  const tableAt = new Uint16Array(n);
+  const pageBytes = pages > ONE_BYTE_PAGES ? 2 : 1;
+  const tableAt = new Uint32Array(n);
   let at = observedAt + 4 * n;
   for (let r = 0; r < n; r++) {
     tableAt[r] = at;
-    at += len[r] ?? 0;
+    at += pageBytes * (len[r] ?? 0);
   }
   const has = (f: Fault): boolean => config.faults.includes(f);
   const every = (offset: (r: number) => number, width: (r: number) => number) => ({
-    at: Uint16Array.from({ length: n }, (_, r) => offset(r)),
-    width: Uint8Array.from({ length: n }, (_, r) => width(r)),
+    at: Uint32Array.from({ length: n }, (_, r) => offset(r)),
+    width: Uint16Array.from({ length: n }, (_, r) => width(r)),
   });
   const requestFields: RequestField[] = [
     { name: 'phase', kind: 'value', ...every((r) => phaseAt + r, () => 1) },
     { name: 'flags', kind: 'value', ...every((r) => flagsAt + r, () => 1) },
-    { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => len[r] ?? 0) },
+    { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => pageBytes * (len[r] ?? 0)) },
     { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + 4 * r, () => 4) },
   ];
   const variant: Variant = config.variant;
@@ -137,6 +143,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     group,
     len,
     tableAt,
+    pageBytes,
     holderAt,
     dataAt,
     tagAt,

@@ -17,6 +17,7 @@ import {
   Ph,
   READ_UNHELD,
   sharesFirstPage,
+  tablePage,
   type State,
 } from './state.ts';
 
@@ -89,9 +90,8 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
   for (let r = 0; r < m.n; r++) {
     if (!isLive(s[m.phaseAt + r]!)) continue;
     const len = m.len[r]!;
-    const table = m.tableAt[r]!;
     for (let i = 0; i < len; i++) {
-      const p = s[table + i]!;
+      const p = tablePage(m, s, r, i);
       if (p === NO_PAGE) return false;
       const shared = i === 0 && sharesFirstPage(m, s, r);
       const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);

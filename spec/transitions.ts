@@ -22,6 +22,7 @@ import {
   Ph,
   READ_UNHELD,
   setObserved,
+  setTablePage,
   sharesFirstPage,
   tablePage,
   tagOf,
@@ -52,10 +53,9 @@ export function allocate(m: Model, s: State, r: number): State | undefined {
   if (free < need) return undefined;
 
   const t = s.slice();
-  const table = m.tableAt[r] ?? 0;
   let i = 0;
   if (hitPage >= 0) {
-    t[table] = hitPage;
+    setTablePage(m, t, r, 0, hitPage);
     t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
     i = 1;
   }
@@ -63,7 +63,7 @@ export function allocate(m: Model, s: State, r: number): State | undefined {
     if (holderOf(m, s, p) !== 0) continue;
     t[m.holderAt + p] = bodyLabel(r);
     if (m.ownerCheck) t[m.tagAt + p] = 0;
-    t[table + i++] = p;
+    setTablePage(m, t, r, i++, p);
   }
   enter(m, t, r, Ph.allocated);
   return t;
