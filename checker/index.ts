@@ -9,3 +9,4 @@ export { ScratchState } from './scratch.ts';
 export { strideOf, wordState, type WordState } from './words.ts';
 export { simulate, mergeSimulations, type SimulateOptions, type SimulatedViolation, type SimulationResult } from './simulate.ts';
 export { shrinkActions } from './shrink.ts';
+export { checkParallel, type ParallelOptions } from './parallel.ts';

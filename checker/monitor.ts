@@ -65,6 +65,11 @@ export class PropertyMonitor {
     return failed;
   }
 
+  /** Whether the property of that name is still evaluated: an invariant not yet violated, a witness not yet settled. */
+  isOpen(name: string): boolean {
+    return this.open.some((p) => p.name === name) || this.unsettled.some((p) => p.name === name);
+  }
+
   /** Every witness with whether it applies here, was reached, and was trivial. */
   witnesses(): WitnessResult[] {
     return this.all.map((w) => {

@@ -4,7 +4,8 @@
  * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 3 incomplete.
  */
 import type { Command } from 'commander';
-import { check, DEADLOCK, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
+import { availableParallelism } from 'node:os';
+import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, checkedModel, type Action, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -20,6 +21,8 @@ interface CheckFlags extends ModelFlags {
   readonly symmetry: boolean;
   /** False with `--no-deadlock`. */
   readonly deadlock: boolean;
+  /** `--workers N`. */
+  readonly workers?: string;
   /** `--max-states N`. */
   readonly maxStates?: string;
   /** `--continue`. */
@@ -103,17 +106,31 @@ export interface TimedResult {
   readonly statesPerSecond: number;
 }
 
-/** Runs the checker on `m` with a progress line (on a TTY, unless `quiet`), timing it. */
-export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet: boolean): TimedResult {
+/** How worker threads build the spec's model: `spec/checked-model.ts`'s `createModel`, given the configuration as JSON. */
+export function specFactory(config: Config): ModelFactory {
+  return { module: new URL('../../spec/checked-model.ts', import.meta.url).href, config };
+}
+
+/** `--workers` as a number: default the machine's cores; a whole number from 1 to 256, or a {@link UsageError}. */
+export function parseWorkers(text: string | undefined): number {
+  if (text === undefined) return availableParallelism();
+  const value = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 256) throw new UsageError(`--workers: expected a whole number from 1 to 256, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** Runs the checker on `m` with `workers` threads (one: in this thread) and a progress line (on a TTY, unless `quiet`), timing it. */
+export async function timedCheck(m: Model, options: CheckOptions, quiet: boolean, workers = 1): Promise<TimedResult> {
   const progress = createProgress('checking: {states} states, queue {queue}, depth {depth}, {rate} states/s', quiet);
   const started = performance.now();
-  const result = check(checkedModel(m), {
+  const withProgress: CheckOptions = {
     ...options,
     onProgress: (p) => {
       const seconds = (performance.now() - started) / 1000;
       progress.update({ states: count(p.states), queue: count(p.queue), depth: p.depth, rate: count(p.states / Math.max(seconds, 1e-3)) });
     },
-  });
+  };
+  const result = workers === 1 ? check(checkedModel(m), withProgress) : await checkParallel(checkedModel(m), specFactory(m.config), { ...withProgress, workers });
   progress.stop();
   const elapsedMs = performance.now() - started;
   return { result, elapsedMs, statesPerSecond: result.distinctStates / Math.max(elapsedMs / 1000, 1e-6) };
@@ -191,13 +208,14 @@ function witnessLine(witnesses: readonly WitnessResult[], paint: (code: string, 
 }
 
 /** Runs `check` with parsed flags; returns the exit code. */
-export function runCheck(flags: CheckFlags): number {
+export async function runCheck(flags: CheckFlags): Promise<number> {
+  const workers = parseWorkers(flags.workers);
   const maxStates = parseMaxStates(flags.maxStates);
   const invariants = parseInvariants(flags.invariant);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
   const json = flags.json === true;
-  const timed = timedCheck(
+  const timed = await timedCheck(
     m,
     {
       symmetry: flags.symmetry,
@@ -207,6 +225,7 @@ export function runCheck(flags: CheckFlags): number {
       ...(invariants === undefined ? {} : { invariants }),
     },
     json,
+    workers,
   );
   const { result } = timed;
   if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates), null, 2)}\n`);
@@ -244,7 +263,8 @@ export function register(program: Command): void {
     .option('--itf <file>', 'write the counterexample as an ITF trace (JSON; pagecheck replay reads it)')
     .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
     .option('--html <file>', 'write the counterexample as a self-contained HTML report')
-    .action((flags: CheckFlags) => {
-      process.exitCode = runCheck(flags);
+    .option('--workers <n>', "worker threads for the breadth-first search (default: the machine's cores); the counts, verdict and traces are the same for every n")
+    .action(async (flags: CheckFlags) => {
+      process.exitCode = await runCheck(flags);
     });
 }
