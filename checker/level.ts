@@ -43,6 +43,8 @@ export class LevelTask<A> {
   private readonly witnesses: readonly ModelProperty[];
   private readonly actionCount: number;
   private words = new Int32Array(0);
+  /** The same buffer as bytes. */
+  private bytes = new Uint8Array(0);
   private hashes = new Int32Array(0);
   private parents = new Int32Array(0);
   private actions = new Uint8Array(0);
@@ -72,8 +74,9 @@ export class LevelTask<A> {
     const sink = (t: Uint8Array, action: number): void => {
       const c = this.canonicalize === undefined ? t : this.canonicalize(t);
       const k = this.reserve();
-      const bytes = new Uint8Array(this.words.buffer, 4 * k * width, this.size);
-      bytes.set(c.subarray(0, this.size));
+      const bytes = this.bytes;
+      const at = 4 * k * width;
+      for (let i = 0; i < this.size; i++) bytes[at + i] = c[i]!;
       if (width > 0) this.words[k * width + width - 1] = this.words[k * width + width - 1]! & lastMask;
       fingerprint(this.words, k * width, width, this.hashes, k);
       this.parents[k] = parent;
@@ -98,26 +101,27 @@ export class LevelTask<A> {
 
   /** The successors that are new at `level`, in order, with the open properties evaluated on each. */
   selectNew(table: Int32Array, level: number, openInvariants: number, openWitnesses: number): Selected {
-    const keep: number[] = [];
-    for (let k = 0; k < this.count; k++) if (isNewAt(table, this.slots[k]!, level, this.keyOf(k))) keep.push(k);
+    const keep = new Int32Array(this.count);
+    let n = 0;
+    for (let k = 0; k < this.count; k++) if (isNewAt(table, this.slots[k]!, level, this.keyOf(k))) keep[n++] = k;
     const width = this.stride >>> 2;
-    const states = new Uint8Array(keep.length * this.stride);
-    const out = {
-      states,
-      parents: new Int32Array(keep.length),
-      actions: new Uint8Array(keep.length),
-      failing: new Int32Array(keep.length),
-      holding: new Int32Array(keep.length),
-    };
-    keep.forEach((k, j) => {
-      const bytes = new Uint8Array(this.words.buffer, 4 * k * width, this.stride);
-      states.set(bytes, j * this.stride);
-      const s = states.subarray(j * this.stride, j * this.stride + this.size);
+    const states = new Uint8Array(n * this.stride);
+    const words = new Int32Array(states.buffer);
+    const out = { states, parents: new Int32Array(n), actions: new Uint8Array(n), failing: new Int32Array(n), holding: new Int32Array(n) };
+    // The properties read a state through one reused buffer.
+    const scratch = wordState(this.size);
+    for (let j = 0; j < n; j++) {
+      const k = keep[j]!;
+      for (let w = 0; w < width; w++) {
+        const x = this.words[k * width + w]!;
+        words[j * width + w] = x;
+        scratch.words[w] = x;
+      }
       out.parents[j] = this.parents[k]!;
       out.actions[j] = this.actions[k]!;
-      out.failing[j] = mask(this.invariants, openInvariants, s, false);
-      out.holding[j] = mask(this.witnesses, openWitnesses, s, true);
-    });
+      out.failing[j] = mask(this.invariants, openInvariants, scratch.bytes, false);
+      out.holding[j] = mask(this.witnesses, openWitnesses, scratch.bytes, true);
+    }
     return out;
   }
 
@@ -138,6 +142,7 @@ export class LevelTask<A> {
       return next;
     };
     this.words = grow(this.words, (n) => new Int32Array(n), width);
+    this.bytes = new Uint8Array(this.words.buffer);
     this.hashes = grow(this.hashes, (n) => new Int32Array(n), 2);
     this.parents = grow(this.parents, (n) => new Int32Array(n), 1);
     this.actions = grow(this.actions, (n) => new Uint8Array(n), 1);

@@ -174,41 +174,49 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
 
       // Apply the one-worker search's stopping rules to the level, batch by batch, in order.
       const firstDeadlock = expanded.map((e) => e.deadlock).find((d) => d >= 0) ?? -1;
-      const next: Uint8Array[] = [];
       const meetDeadlock = (batch: number): void => {
         if (deadlockSeen || firstDeadlock < 0 || Math.floor(firstDeadlock / BATCH_STATES) > batch) return;
         deadlocks.push({ state: levelBase + firstDeadlock, depth });
         deadlockSeen = true;
         if (!keepGoing) stop = true;
       };
-      outer: for (const share of selected) {
-        for (let j = 0; j < share.parents.length; j++) {
+      // Per share, how many of its new states are stored before a stopping rule cuts the level.
+      const kept: number[] = [];
+      for (const share of selected) {
+        let j = 0;
+        for (; j < share.parents.length && !stop; j++) {
           meetDeadlock(Math.floor(share.parents[j]! / BATCH_STATES));
-          if (stop) break outer;
+          if (stop) break;
           if (stored >= maxStates) {
             incomplete = true;
             stop = true;
-            break outer;
+            break;
           }
           const index = stored++;
           links.set(index, levelBase + share.parents[j]!, share.actions[j]!);
           failing = share.failing[j]!;
           holding = share.holding[j]!;
-          const state = share.states.subarray(j * stride, (j + 1) * stride);
-          next.push(state);
           deepest = level;
-          if (monitor.visit(state, index, level) && !keepGoing) {
+          // The monitor reads the state only through the bits above.
+          if (monitor.visit(share.states, index, level) && !keepGoing) {
             stop = true;
-            break outer;
+            j++;
+            break;
           }
         }
+        kept.push(j);
       }
       if (!stop) meetDeadlock(Number.POSITIVE_INFINITY);
-      options.onProgress?.({ states: stored, queue: next.length, depth: deepest });
+      const total = kept.reduce((a, b) => a + b, 0);
+      options.onProgress?.({ states: stored, queue: total, depth: deepest });
       levelBase += frontierCount;
-      frontier = new Uint8Array(new SharedArrayBuffer(Math.max(1, next.length * stride)));
-      next.forEach((s, i) => frontier.set(s, i * stride));
-      frontierCount = next.length;
+      frontier = new Uint8Array(new SharedArrayBuffer(Math.max(1, total * stride)));
+      let at = 0;
+      selected.forEach((share, k) => {
+        frontier.set(share.states.subarray(0, kept[k]! * stride), at);
+        at += kept[k]! * stride;
+      });
+      frontierCount = total;
       peakFrontier = Math.max(peakFrontier, frontierCount);
       depth = level;
     }
