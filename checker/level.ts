@@ -7,12 +7,12 @@
  */
 import { fingerprint } from './fingerprints.ts';
 import { successorsOf, type Checkable, type ModelProperty } from './model.ts';
-import { insertShared, isNewAt } from './shared-table.ts';
+import { hasShared, insertShared, isNewAt } from './shared-table.ts';
 import { strideOf, wordState } from './words.ts';
 
 /** What an expansion found: the number of successors and the first state (level index) with none that is not a legitimate end, or -1. */
 export interface Expanded {
-  /** Successors generated. */
+  /** Successors generated that were not in the table yet. */
   readonly count: number;
   /** Level index of the first deadlocked state of the range, or -1. */
   readonly deadlock: number;
@@ -62,8 +62,12 @@ export class LevelTask<A> {
     this.actionCount = model.actionCount;
   }
 
-  /** Generates the successors of level states `from .. to` of `frontier` (`stride` bytes each), canonical and fingerprinted. */
-  expandRange(frontier: Uint8Array, from: number, to: number): Expanded {
+  /**
+   * Generates the successors of level states `from .. to` of `frontier` (`stride` bytes
+   * each), canonical and fingerprinted, and keeps those not already in `table` (states of
+   * earlier levels: most successors are): nobody inserts during this step.
+   */
+  expandRange(frontier: Uint8Array, from: number, to: number, table: Int32Array): Expanded {
     this.count = 0;
     const state = wordState(this.size);
     const width = this.stride >>> 2;
@@ -71,7 +75,9 @@ export class LevelTask<A> {
     const lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
     let parent = 0;
     let deadlock = -1;
+    let produced = false;
     const sink = (t: Uint8Array, action: number): void => {
+      produced = true;
       const c = this.canonicalize === undefined ? t : this.canonicalize(t);
       const k = this.reserve();
       const bytes = this.bytes;
@@ -79,15 +85,19 @@ export class LevelTask<A> {
       for (let i = 0; i < this.size; i++) bytes[at + i] = c[i]!;
       if (width > 0) this.words[k * width + width - 1] = this.words[k * width + width - 1]! & lastMask;
       fingerprint(this.words, k * width, width, this.hashes, k);
+      if (hasShared(table, this.hashes[2 * k]!, this.hashes[2 * k + 1]!)) {
+        this.count--; // seen at an earlier level
+        return;
+      }
       this.parents[k] = parent;
       this.actions[k] = action;
     };
     for (let p = from; p < to; p++) {
       state.bytes.set(frontier.subarray(p * this.stride, p * this.stride + this.size));
       parent = p;
-      const before = this.count;
+      produced = false;
       this.expand(state.bytes, sink);
-      if (this.count === before && deadlock < 0 && this.isEnd !== undefined && !this.isEnd(state.bytes)) deadlock = p;
+      if (!produced && deadlock < 0 && this.isEnd !== undefined && !this.isEnd(state.bytes)) deadlock = p;
     }
     return { count: this.count, deadlock };
   }

@@ -9,7 +9,7 @@ import type { Checkable, ModelFactory } from './model.ts';
 
 /** What the main thread asks a worker to do. */
 export type WorkerRequest =
-  | { readonly kind: 'expand'; readonly frontier: Uint8Array; readonly from: number; readonly to: number }
+  | { readonly kind: 'expand'; readonly frontier: Uint8Array; readonly from: number; readonly to: number; readonly table: Int32Array }
   | { readonly kind: 'insert'; readonly table: Int32Array; readonly level: number }
   | { readonly kind: 'select'; readonly table: Int32Array; readonly level: number; readonly openInvariants: number; readonly openWitnesses: number };
 
@@ -27,7 +27,7 @@ const mod = (await import(setup.factory.module)) as { createModel: (config: unkn
 const task = new LevelTask(mod.createModel(setup.factory.config), setup.options);
 
 port.on('message', (m: WorkerRequest) => {
-  if (m.kind === 'expand') port.postMessage(task.expandRange(m.frontier, m.from, m.to));
+  if (m.kind === 'expand') port.postMessage(task.expandRange(m.frontier, m.from, m.to, m.table));
   else if (m.kind === 'insert') {
     task.insertAll(m.table, m.level);
     port.postMessage(null);

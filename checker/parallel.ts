@@ -159,7 +159,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       const bounds = Array.from({ length: shares + 1 }, (_, k) => Math.floor((k * frontierCount) / shares));
       const run = <T>(step: (task: LevelTask<A>) => T, request: WorkerRequest): Promise<T[]> =>
         shares === 1 ? Promise.resolve([step(local)]) : Promise.all(workers.slice(0, shares).map((w) => w.ask<T>(request)));
-      const expanded = shares === 1 ? [local.expandRange(frontier, 0, frontierCount)] : await Promise.all(workers.slice(0, shares).map((w, k) => w.ask<Expanded>({ kind: 'expand', frontier, from: bounds[k]!, to: bounds[k + 1]! })));
+      const expanded = shares === 1 ? [local.expandRange(frontier, 0, frontierCount, table)] : await Promise.all(workers.slice(0, shares).map((w, k) => w.ask<Expanded>({ kind: 'expand', frontier, from: bounds[k]!, to: bounds[k + 1]!, table })));
       // Room for every successor to be new, so that no worker ever meets a full table.
       const incoming = expanded.reduce((n, e) => n + e.count, 0);
       let slots = slotsOf(table);

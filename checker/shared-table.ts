@@ -58,6 +58,17 @@ export function insertShared(t: Int32Array, h1: number, h2: number, level: numbe
   }
 }
 
+/** Whether fingerprint `(h1, h2)` is in the table; only while nobody inserts (the expand step), so plain reads suffice. */
+export function hasShared(t: Int32Array, h1: number, h2: number): boolean {
+  const mask = slotsOf(t) - 1;
+  for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
+    const i = slot * WORDS;
+    const e2 = t[i + 1]!;
+    if (e2 === 0) return false;
+    if (e2 === h2 && t[i] === h1) return true;
+  }
+}
+
 /** Whether the successor with `key` in `slot` is the one that makes its state new at `level`. */
 export function isNewAt(t: Int32Array, slot: number, level: number, key: number): boolean {
   const i = slot * WORDS;

@@ -4,9 +4,12 @@ import { runMatrix } from '../../matrix/matrix.ts';
 import { checkedModel, compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
 
 /**
- * The fault matrix on `matrixConfig`, full exploration, as measured independently by a
- * throwaway breadth-first search (no symmetry: no two requests of that configuration are
- * interchangeable): states, depth, and the depth of each invariant's first violation.
+ * The fault matrix on `matrixConfig`, full exploration (no symmetry: no two requests of
+ * that configuration are interchangeable): states, depth, and the depth of each
+ * invariant's first violation. Provenance: the owner-check counts are also the
+ * brute-force enumeration's (test/proofs/reachable.test.ts); buggy × early-free,
+ * buggy × prefix-poison and length-fix × silent-stub are also SPIN's on the exported
+ * model (test/spin/cross-check.test.ts); the other rows are regression pins.
  */
 const EXPECTED = `
 buggy        silent-stub    156 16 Isolation@9
