@@ -47,7 +47,7 @@ const MAX_LOAD = 0.7;
 /** A worker thread and its reply queue. */
 class WorkerHandle {
   private readonly worker: Worker;
-  private readonly waiting: ((value: unknown) => void)[] = [];
+  private readonly waiting: { resolve: (value: unknown) => void; reject: (e: Error) => void }[] = [];
   readonly ready: Promise<unknown>;
 
   constructor(setup: WorkerSetup) {
@@ -56,9 +56,10 @@ class WorkerHandle {
     const entry = new URL('./parallel-worker.ts', import.meta.url).href;
     const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
     this.worker = new Worker(boot, { eval: true, workerData: setup });
-    this.worker.on('message', (m: unknown) => this.waiting.shift()?.(m));
+    this.worker.on('message', (m: unknown) => this.waiting.shift()?.resolve(m));
+    // A worker that fails (its model cannot be built, say) fails the search with its error.
     this.worker.on('error', (e) => {
-      throw e;
+      for (const w of this.waiting.splice(0)) w.reject(e);
     });
     this.ready = this.reply();
   }
@@ -76,7 +77,7 @@ class WorkerHandle {
   }
 
   private reply(): Promise<unknown> {
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 }
 

@@ -60,4 +60,10 @@ describe('--workers 2 gives what --workers 1 gives, on every pinned configuratio
     const alone = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2 });
     expect(summary(m, alone)).toEqual(summary(m, check(checkedModel(m), c.options)));
   }, 60_000);
+
+  it('a worker that cannot build its model fails the search with its error', async () => {
+    const config = incidentConfig('buggy');
+    const bad = { module: new URL('./no-such-model.ts', import.meta.url).href, config };
+    await expect(checkParallel(checkedModel(compile(config)), bad, { workers: 2, parallelFrom: 1 })).rejects.toThrow(/no-such-model/);
+  }, 60_000);
 });
