@@ -32,6 +32,17 @@ const PINNED: readonly { name: string; config: Config; options: CheckOptions }[]
   { name: '6 pages 2,3,2,3,2 (stops at the leak)', config: configFrom({ pages: 6, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }, { length: 3 }, { length: 2 }] }), options: { symmetry: false } },
   { name: '6 pages 2,3,2,3,2, whole space', config: configFrom({ pages: 6, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }, { length: 3 }, { length: 2 }] }), options: { symmetry: false, continueAfterViolation: true } },
   { name: 'budget', config: incidentConfig('owner-check'), options: { maxStates: 10 } },
+  ...(['buggy', 'length-fix'] as const).map((variant) => ({
+    name: `4 pages 2,3,1 ${variant}, whole space`,
+    config: configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 1 }], variant }),
+    options: { symmetry: false, continueAfterViolation: true },
+  })),
+  { name: 'matrix length-fix, every fault, raw', config: matrixConfig('length-fix', [...FAULTS]), options: { symmetry: false, continueAfterViolation: true } },
+  {
+    name: '7 pages 1,2,2,3,3 length-fix, raw (172,114 states)',
+    config: configFrom({ pages: 7, prefillLimit: 3, requests: [{ length: 1 }, { length: 2 }, { length: 2 }, { length: 3 }, { length: 3 }], variant: 'length-fix' }),
+    options: { symmetry: false, continueAfterViolation: true },
+  },
 ];
 
 /** Everything a result says, traces as labels, that must not depend on the number of workers. */
