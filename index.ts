@@ -3,6 +3,22 @@
  * replay and printers, and the TypedArray page pool.
  */
 export * from './spec/index.ts';
-export { check, runMatrix, type CheckOptions, type CheckResult, type Violation, type WitnessResult } from './checker/index.ts';
+export {
+  check,
+  checkParallel,
+  simulate,
+  mergeSimulations,
+  DEADLOCK,
+  type Checkable,
+  type ModelFactory,
+  type ModelProperty,
+  type CheckOptions,
+  type CheckResult,
+  type ParallelOptions,
+  type SimulationResult,
+  type Violation,
+  type WitnessResult,
+} from './checker/index.ts';
+export { runMatrix } from './matrix/matrix.ts';
 export { formatTrace, formatItf, replayItf, ReplayError, type ReplayResult } from './trace/index.ts';
 export { PagePool, type PoolOptions } from './impl/index.ts';

@@ -16,6 +16,7 @@ interface Bench {
 
 const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
   checkerVsSpin: () => import('./spin.ts'),
+  handwritten: () => import('./handwritten.ts'),
   pool: () => import('./pool.ts'),
   startup: () => import('./startup.ts'),
   validateLog: () => import('./validate-log.ts'),

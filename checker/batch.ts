@@ -18,11 +18,16 @@ export class SuccessorBatch {
   readonly parents: Int32Array;
   /** The action index that generated each. */
   readonly actions: Uint8Array;
+  /** Keeps the state's bytes of its last word, clears the padding: a model's buffer may hold anything past its state. */
+  private readonly lastMask: number;
   /** Number of successors held. */
   count = 0;
 
-  constructor(stride: number, capacity: number) {
+  constructor(size: number, capacity: number) {
+    const stride = (size + 3) & ~3;
     this.width = stride >>> 2;
+    const tail = size & 3;
+    this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
     this.words = new Int32Array(this.width * capacity);
     this.hashes = new Int32Array(2 * capacity);
     this.parents = new Int32Array(capacity);
@@ -34,6 +39,7 @@ export class SuccessorBatch {
     const k = this.count++;
     const at = k * this.width;
     copyWords(src, 0, this.words, at, this.width);
+    if (this.width > 0) this.words[at + this.width - 1] = this.words[at + this.width - 1]! & this.lastMask; // little-endian
     fingerprint(this.words, at, this.width, this.hashes, k);
     this.parents[k] = parent;
     this.actions[k] = action;

@@ -1,72 +1,75 @@
 /**
- * Breadth-first search over the spec. States are stored once, in the order found, so the
- * queue is an index and the first violating state found is at the least depth: its path
- * of parent links is a shortest counterexample. The visited set holds only 64-bit
- * fingerprints; a path is kept as action indices and rebuilt by replay.
+ * Breadth-first search over any {@link Checkable} model. States are stored once, in the
+ * order found, so the queue is an index and the first violating state found is at the
+ * least depth: its path of parent links is a shortest counterexample. The visited set
+ * holds only 64-bit fingerprints; a path is kept as action numbers and rebuilt by replay.
  *
  * States are expanded a few at a time: their successors are generated and fingerprinted
  * into a batch, the batch's table slots are touched together, then the successors are
  * probed in the order generated. The numbering, and so every count and trace, is the
  * same as expanding one state at a time; only the memory misses overlap.
+ *
+ * Deadlock: a state that produces no successor at all and is not a legitimate end of the
+ * model is reported as `Deadlock` when it is expanded. Expansion is in breadth-first
+ * order, so the first one found is at the least depth among deadlocks.
  */
-import { INVARIANTS, initial, type Model } from '../spec/index.ts';
 import { SuccessorBatch } from './batch.ts';
 import { FingerprintSet } from './fingerprints.ts';
+import { successorsOf, type Checkable, type SuccessorSink } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
 import { replayPath } from './replay.ts';
-import { ScratchState } from './scratch.ts';
 import { ParentLinks, StateQueue } from './store.ts';
-import { createCanonicalizer } from './symmetry.ts';
-import { actionTable, type Sink } from './transitions.ts';
+import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
-import type { CheckOptions, CheckResult, Violation } from './types.ts';
 
 /** How often, in new states, `onProgress` is called. */
 const PROGRESS_MASK = 0xffff;
 /** States expanded per batch: enough successors to overlap their misses, few enough to stay in cache. */
 const BATCH_STATES = 8;
 
-/** Explores every state reachable in `m` breadth-first and checks the invariants in each. */
-export function check(m: Model, options: CheckOptions = {}): CheckResult {
+/** Explores every state reachable in `model` breadth-first and checks its invariants (and deadlock) in each. */
+export function check<A>(model: Checkable<A>, options: CheckOptions = {}): CheckResult<A> {
   const symmetry = options.symmetry ?? true;
+  const canonicalize = symmetry ? model.canonicalize?.bind(model) : undefined;
   const maxStates = options.maxStates ?? Number.POSITIVE_INFINITY;
   const keepGoing = options.continueAfterViolation ?? false;
   const onProgress = options.onProgress;
-  const table = actionTable(m);
-  if (table.actions.length > 256) throw new Error(`checker: ${table.actions.length} actions do not fit a one-byte action index`);
-  const expanders = table.expanders;
-  const actionCount = table.actions.length;
-  const size = m.size;
-  const canon = symmetry ? createCanonicalizer(m) : undefined;
+  let isEnd = (options.deadlock ?? true) ? model.isLegitimateEnd?.bind(model) : undefined;
+  if (model.actionCount > 256) throw new Error(`checker: ${model.actionCount} actions do not fit a one-byte action index`);
+  const size = model.stateBytes;
+  const expand = successorsOf(model);
   const seen = new FingerprintSet();
   const queue = new StateQueue(strideOf(size));
   const links = new ParentLinks();
-  const monitor = new PropertyMonitor(m, options.invariants ?? INVARIANTS);
-  const batch = new SuccessorBatch(strideOf(size), BATCH_STATES * actionCount);
-  // Buffers whose word views are known: the state expanded, its successor, the canonical form.
-  const s = new ScratchState(size);
-  const successor = s.successor;
-  const successorWords = s.successorWords;
-  const canonical = canon?.output;
-  const canonicalWords = canon?.outputWords ?? successorWords;
+  const monitor = new PropertyMonitor(invariantsOf(model, options), model.properties.filter((p) => p.kind === 'sometimes'));
+  const batch = new SuccessorBatch(size, Math.max(BATCH_STATES * model.actionCount, 1));
+  const words = new WordViews(size);
+  const expanded = wordState(size);
   const fresh = wordState(size);
-  const spare = wordState(size);
+  const deadlocks: { state: number; depth: number }[] = [];
 
-  batch.add(padded(canon === undefined ? initial(m) : canon.canonical(initial(m)), spare), -1, 0);
-  seen.add(batch.hashes[0]!, batch.hashes[1]!);
-  batch.copyTo(0, fresh.words);
-  queue.push(fresh.words);
-  let stop = monitor.visit(fresh.bytes, 0, 0) && !keepGoing;
-  // Where the expanders put each successor: canonical form, words, fingerprint, into the batch.
+  // The initial states, canonical and without repeats, are states 0 .. roots-1.
+  let stop = false;
+  for (const init of model.initialStates()) {
+    batch.count = 0;
+    batch.add(words.of(canonicalize === undefined ? init : canonicalize(init)), -1, 0);
+    if (!seen.add(batch.hashes[0]!, batch.hashes[1]!)) continue;
+    batch.copyTo(0, fresh.words);
+    queue.push(fresh.words);
+    stop = (monitor.visit(fresh.bytes, queue.length - 1, 0) && !keepGoing) || stop;
+  }
+  links.roots = queue.length;
+  const roots = Array.from({ length: queue.length }, (_, i) => {
+    queue.take(i, expanded.words);
+    return expanded.bytes.slice();
+  });
+  // Where the model puts each successor: canonical form, words, fingerprint, into the batch.
   let parent = 0;
-  const sink: Sink = (t, a) => {
-    const c = canon === undefined ? t : canon.canonical(t);
-    batch.add(c === successor ? successorWords : c === canonical ? canonicalWords : padded(c, spare), parent, a);
-  };
+  const sink: SuccessorSink = (t, a) => batch.add(words.of(canonicalize === undefined ? t : canonicalize(t)), parent, a);
   let incomplete = false;
   let depth = 0;
   let deepest = 0;
-  let levelEnd = 1;
+  let levelEnd = queue.length;
   let i = 0;
   while (i < queue.length && !stop) {
     // Crossing into the next level: everything queued so far is one level deeper.
@@ -78,13 +81,20 @@ export function check(m: Model, options: CheckOptions = {}): CheckResult {
     batch.count = 0;
     const batchEnd = Math.min(i + BATCH_STATES, levelEnd);
     for (; i < batchEnd; i++) {
-      queue.take(i, s.words);
+      queue.take(i, expanded.words);
       parent = i;
-      for (let k = 0; k < expanders.length; k++) expanders[k]!(s, sink); // enabled actions only reach the sink
+      const before = batch.count;
+      expand(expanded.bytes, sink); // enabled actions only reach the sink
+      // Nothing enabled, and not a legitimate end: a deadlock.
+      if (batch.count === before && isEnd !== undefined && !isEnd(expanded.bytes)) {
+        deadlocks.push({ state: i, depth });
+        isEnd = undefined; // the first is the shortest
+        if (!keepGoing) stop = true;
+      }
     }
     seen.touch(batch.hashes, batch.count);
     // Store the new ones, in the order generated.
-    for (let k = 0; k < batch.count; k++) {
+    for (let k = 0; k < batch.count && !stop; k++) {
       if (!seen.add(batch.hashes[2 * k]!, batch.hashes[2 * k + 1]!)) continue; // seen before
       if (queue.length >= maxStates) {
         incomplete = true;
@@ -96,21 +106,23 @@ export function check(m: Model, options: CheckOptions = {}): CheckResult {
       queue.push(fresh.words);
       links.set(j, batch.parents[k]!, batch.actions[k]!);
       deepest = depth + 1;
-      if (monitor.visit(fresh.bytes, j, deepest) && !keepGoing) {
-        stop = true;
-        break;
-      }
+      if (monitor.visit(fresh.bytes, j, deepest) && !keepGoing) stop = true;
       if ((j & PROGRESS_MASK) === 0 && onProgress !== undefined) {
         onProgress({ states: queue.length, queue: queue.length - i, depth: deepest });
       }
     }
   }
 
-  const violations: Violation[] = monitor.failures.map((f) => ({
-    invariant: f.invariant.name,
-    depth: f.depth,
-    trace: replayPath(m, table, canon, links.pathTo(f.state)),
-  }));
+  const canonical = canonicalize !== undefined;
+  const traceTo = (state: number): Violation<A>['trace'] => {
+    const { root, path } = links.pathFrom(state);
+    return replayPath(model, canonical, roots[root]!, path);
+  };
+  const found = [
+    ...monitor.failures.map((f) => ({ invariant: f.invariant, state: f.state, depth: f.depth })),
+    ...deadlocks.map((d) => ({ invariant: DEADLOCK, state: d.state, depth: d.depth })),
+  ];
+  const violations: Violation<A>[] = found.map((f) => ({ invariant: f.invariant, depth: f.depth, trace: traceTo(f.state) }));
   return {
     verdict: violations.length > 0 ? 'violation' : incomplete ? 'incomplete' : 'holds',
     violations,
@@ -123,8 +135,46 @@ export function check(m: Model, options: CheckOptions = {}): CheckResult {
   };
 }
 
-/** The words of a state in a buffer the search does not know: copied into `spare`. */
-function padded(state: Uint8Array, spare: WordState): Int32Array {
-  spare.bytes.set(state);
-  return spare.words;
+/** The model's `always` properties, or those of them that `options.invariants` names. */
+function invariantsOf<A>(model: Checkable<A>, options: CheckOptions) {
+  const all = model.properties.filter((p) => p.kind === 'always');
+  if (options.invariants === undefined) return all;
+  const names = new Set(options.invariants.map((p) => p.name));
+  return all.filter((p) => names.has(p.name));
+}
+
+/**
+ * Word views of the states a model hands over. A state in a buffer of exactly a stride's
+ * bytes, at offset 0, is read in place through a cached word view (the batch clears
+ * its padding); any other is copied into a spare word buffer first.
+ */
+class WordViews {
+  private readonly stride: number;
+  private readonly spare: WordState;
+  private readonly buffers: ArrayBufferLike[] = [];
+  private readonly views: Int32Array[] = [];
+
+  constructor(size: number) {
+    this.stride = strideOf(size);
+    this.spare = wordState(size);
+  }
+
+  /** The words of state `s`. */
+  of(s: Uint8Array): Int32Array {
+    const buffer = s.buffer;
+    if (s.byteOffset !== 0 || buffer.byteLength !== this.stride) {
+      this.spare.bytes.set(s);
+      return this.spare.words;
+    }
+    for (let k = 0; k < this.buffers.length; k++) if (this.buffers[k] === buffer) return this.views[k]!;
+    const view = new Int32Array(buffer, 0, this.stride >>> 2);
+    // A few buffers recur (the model's scratch, its canonicaliser's output); keep the last four.
+    if (this.buffers.length === 4) {
+      this.buffers.shift();
+      this.views.shift();
+    }
+    this.buffers.push(buffer);
+    this.views.push(view);
+    return view;
+  }
 }

@@ -1,5 +1,12 @@
-/** The explicit-state model checker: its public surface. */
-export type { CheckOptions, CheckResult, Violation, WitnessResult } from './types.ts';
+/** The explicit-state model checker: its public surface. It knows no particular model: a model implements {@link Checkable}. */
+export type { CheckOptions, CheckResult, Trace, TraceStep, Violation, WitnessResult } from './types.ts';
+export { DEADLOCK } from './types.ts';
+export type { Checkable, ModelFactory, ModelProperty, SuccessorSink } from './model.ts';
+export { successorsOf } from './model.ts';
 export { check } from './bfs.ts';
-export { createCanonicalizer, symmetryClasses, type Canonicalizer } from './symmetry.ts';
-export { runMatrix, cellConfig, type MatrixBase, type MatrixCell, type MatrixOptions, type MatrixResult } from './matrix.ts';
+export { runActions } from './replay.ts';
+export { ScratchState } from './scratch.ts';
+export { strideOf, wordState, type WordState } from './words.ts';
+export { simulate, mergeSimulations, type SimulateOptions, type SimulatedViolation, type SimulationResult } from './simulate.ts';
+export { shrinkActions } from './shrink.ts';
+export { checkParallel, type ParallelOptions } from './parallel.ts';

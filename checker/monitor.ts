@@ -1,15 +1,18 @@
 /**
  * Evaluates the properties on every stored state: the invariants until each first fails,
- * the witnesses until each is first reached. A property that has settled is no longer
- * evaluated, so a long search pays only for the questions still open.
+ * the witnesses until each is both reached and seen false somewhere. A property that has
+ * settled is no longer evaluated, so a long search pays only for the questions still open.
+ *
+ * A witness must be reached *and* false in some state: one true in the initial state, or
+ * in every state explored, is trivial, since a predicate made true everywhere would pass.
  */
-import { WITNESSES, type Model, type Property, type State } from '../spec/index.ts';
+import type { ModelProperty } from './model.ts';
 import type { WitnessResult } from './types.ts';
 
 /** Where an invariant first failed: the state's number (breadth-first order) and depth. */
 export interface FirstFailure {
-  /** The invariant. */
-  readonly invariant: Property;
+  /** The invariant's name. */
+  readonly invariant: string;
   /** The violating state's number. */
   readonly state: number;
   /** Its depth. */
@@ -18,47 +21,61 @@ export interface FirstFailure {
 
 /** Tracks the invariants' first failures and the witnesses reached. */
 export class PropertyMonitor {
-  private readonly m: Model;
   /** Invariants not yet violated. */
-  private open: Property[];
-  /** Witnesses not yet reached. */
-  private unreached: Property[];
+  private open: ModelProperty[];
+  /** Every witness, in the model's order. */
+  private readonly all: readonly ModelProperty[];
+  /** Witnesses that apply and are not yet both reached and seen false. */
+  private unsettled: ModelProperty[];
+  private readonly reached = new Set<string>();
+  private readonly falsified = new Set<string>();
+  private readonly trueInitially = new Set<string>();
   /** First failures, in the order found. */
   readonly failures: FirstFailure[] = [];
 
-  constructor(m: Model, invariants: readonly Property[]) {
-    this.m = m;
+  constructor(invariants: readonly ModelProperty[], witnesses: readonly ModelProperty[]) {
     this.open = [...invariants];
+    this.all = witnesses;
     // A witness that does not apply is not looked for: it would be evaluated, in vain, on every state.
-    this.unreached = WITNESSES.filter((w) => w.appliesTo(m));
+    this.unsettled = witnesses.filter((w) => w.applies !== false);
   }
 
   /** Evaluates the open properties on state number `index` at `depth`; true when an invariant failed there for the first time. */
-  visit(s: State, index: number, depth: number): boolean {
-    const m = this.m;
+  visit(s: Uint8Array, index: number, depth: number): boolean {
     let failed = false;
     for (let k = 0; k < this.open.length; k++) {
       const inv = this.open[k]!;
-      if (inv.holds(m, s)) continue;
-      this.failures.push({ invariant: inv, state: index, depth });
+      if (inv.holds(s)) continue;
+      this.failures.push({ invariant: inv.name, state: index, depth });
       failed = true;
     }
-    if (failed) this.open = this.open.filter((inv) => !this.failures.some((f) => f.invariant === inv));
-    for (let k = 0; k < this.unreached.length; k++) {
-      if (!this.unreached[k]!.holds(m, s)) continue;
-      // Swap-remove: order among the unreached does not matter.
-      this.unreached[k] = this.unreached[this.unreached.length - 1]!;
-      this.unreached.pop();
+    if (failed) this.open = this.open.filter((inv) => !this.failures.some((f) => f.invariant === inv.name));
+    for (let k = 0; k < this.unsettled.length; k++) {
+      const w = this.unsettled[k]!;
+      if (w.holds(s)) {
+        this.reached.add(w.name);
+        if (index === 0) this.trueInitially.add(w.name);
+      } else this.falsified.add(w.name);
+      if (!this.reached.has(w.name) || !this.falsified.has(w.name)) continue;
+      // Swap-remove: order among the unsettled does not matter.
+      this.unsettled[k] = this.unsettled[this.unsettled.length - 1]!;
+      this.unsettled.pop();
       k--;
     }
     return failed;
   }
 
-  /** Every witness of the spec with whether it applies here and was reached (one that does not apply is never reached). */
+  /** Whether the property of that name is still evaluated: an invariant not yet violated, a witness not yet settled. */
+  isOpen(name: string): boolean {
+    return this.open.some((p) => p.name === name) || this.unsettled.some((p) => p.name === name);
+  }
+
+  /** Every witness with whether it applies here, was reached, and was trivial. */
   witnesses(): WitnessResult[] {
-    return WITNESSES.map((w) => {
-      const applies = w.appliesTo(this.m);
-      return { name: w.name, applies, reached: applies && !this.unreached.includes(w) };
+    return this.all.map((w) => {
+      const applies = w.applies !== false;
+      const reached = applies && this.reached.has(w.name);
+      return { name: w.name, applies, reached, trivial: reached && (this.trueInitially.has(w.name) || !this.falsified.has(w.name)) };
     });
   }
 }

@@ -1,52 +1,58 @@
 /**
- * Turns a path of stored action indices into a genuine execution. Without symmetry the
+ * Turns a path of stored action numbers into a genuine execution. Without symmetry the
  * path already is one. With symmetry each stored action was taken in a canonical state,
  * not in the state the execution is really in; so the canonical chain is replayed beside
  * the real one, and at each step the real execution takes the first enabled action whose
  * successor has the same canonical form as the chain's next state. Either way the result
- * is re-run from `initial` by the spec's own `run`.
+ * is re-run from the initial state through the model's own `nextState`.
  */
-import { initial, run, type Action, type Model, type Trace } from '../spec/index.ts';
-import type { Canonicalizer } from './symmetry.ts';
-import type { ActionTable } from './transitions.ts';
+import type { Checkable } from './model.ts';
+import type { Trace, TraceStep } from './types.ts';
 
-/** The execution that the stored `path` (action indices from state 0) stands for. */
-export function replayPath(m: Model, table: ActionTable, canon: Canonicalizer | undefined, path: readonly number[]): Trace {
-  const actions = canon === undefined ? path.map((i) => actionAt(table, i)) : realActions(m, table, canon, path);
-  const result = run(m, actions);
-  if ('notEnabled' in result) {
-    throw new Error(`checker: stored path does not replay: step ${result.notEnabled.step}, ${result.notEnabled.action} not enabled`);
+/** The execution that the stored `path` (action numbers from initial state `start`) stands for. */
+export function replayPath<A>(model: Checkable<A>, canonical: boolean, start: Uint8Array, path: readonly number[]): Trace<A> {
+  const actions = canonical && model.canonicalize !== undefined ? realActions(model, start, path) : path;
+  return runActions(model, start, actions);
+}
+
+/** Runs action numbers from `start`, copying every state; throws when one is not enabled (a stored path always replays). */
+export function runActions<A>(model: Checkable<A>, start: Uint8Array, actions: readonly number[]): Trace<A> {
+  const steps: TraceStep<A>[] = [];
+  let s = start.slice();
+  for (const [k, i] of actions.entries()) {
+    const t = model.nextState(s, i);
+    if (t === undefined) throw new Error(`checker: stored path does not replay: step ${k + 1}, ${model.actionLabel(i)} not enabled`);
+    s = t.slice();
+    steps.push({ action: model.action(i), state: s });
   }
-  return result.trace;
+  return { initial: start.slice(), steps };
 }
 
 /** The real actions whose states are, step by step, in the orbits of the canonical chain. */
-function realActions(m: Model, table: ActionTable, canon: Canonicalizer, path: readonly number[]): Action[] {
-  let chain = canon.canonical(initial(m)).slice();
-  let real = initial(m);
-  const out: Action[] = [];
+function realActions<A>(model: Checkable<A>, start: Uint8Array, path: readonly number[]): number[] {
+  const canon = (s: Uint8Array): Uint8Array => model.canonicalize!(s).slice();
+  let chain = canon(start);
+  let real = start.slice();
+  const enabled: number[] = [];
+  const out: number[] = [];
   for (const i of path) {
-    const next = table.fns[i]!(m, chain, table.requests[i]!);
-    if (next === undefined) throw new Error(`checker: stored action ${i} is not enabled in its canonical state`);
-    chain = canon.canonical(next).slice();
+    const next = model.nextState(chain, i);
+    if (next === undefined) throw new Error(`checker: stored action ${model.actionLabel(i)} is not enabled in its canonical state`);
+    chain = canon(next);
+    model.actions(real, enabled);
     let taken = -1;
-    for (let b = 0; b < table.actions.length && taken < 0; b++) {
-      const t = table.fns[b]!(m, real, table.requests[b]!);
-      if (t !== undefined && equalBytes(canon.canonical(t), chain)) {
+    for (const b of enabled) {
+      const t = model.nextState(real, b);
+      if (t !== undefined && equalBytes(canon(t), chain)) {
         taken = b;
-        real = t;
+        real = t.slice();
+        break;
       }
     }
     if (taken < 0) throw new Error('checker: no real action matches the canonical chain');
-    out.push(actionAt(table, taken));
+    out.push(taken);
   }
   return out;
-}
-
-function actionAt(table: ActionTable, i: number): Action {
-  const a = table.actions[i];
-  if (a === undefined) throw new Error(`checker: no action number ${i}`);
-  return a;
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

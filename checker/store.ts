@@ -85,16 +85,24 @@ export class ParentLinks {
     this.actions[c]![o] = action;
   }
 
+  /** The states numbered below this are initial states, with no parent. */
+  roots = 1;
+
   /** The action indices that lead from state 0 to state `i`, in order. */
   pathTo(i: number): number[] {
+    return this.pathFrom(i).path;
+  }
+
+  /** The initial state that state `i` was found from, and the action indices that lead from it to `i`. */
+  pathFrom(i: number): { root: number; path: number[] } {
     const path: number[] = [];
-    while (i > 0) {
+    while (i >= this.roots) {
       const c = i >>> 18;
       const o = i & (LINK_CHUNK - 1);
       path.push(this.actions[c]![o]!);
       i = this.parents[c]![o]!;
     }
-    return path.reverse();
+    return { root: i, path: path.reverse() };
   }
 
   /** Bytes per link: a 4-byte parent and a 1-byte action. */

@@ -1,31 +1,51 @@
 /** The checker's contract: what a caller may ask for and what it gets back. */
-import type { Property, Trace } from '../spec/index.ts';
+
+/** One step of a trace: the action taken and the state it led to. */
+export interface TraceStep<A> {
+  /** The action taken. */
+  readonly action: A;
+  /** The state after it. */
+  readonly state: Uint8Array;
+}
+
+/** An execution: the initial state and the steps taken from it. */
+export interface Trace<A> {
+  /** State 0. */
+  readonly initial: Uint8Array;
+  /** Steps 1..n. */
+  readonly steps: readonly TraceStep<A>[];
+}
 
 /** How to search. */
 export interface CheckOptions {
-  /** Merge states that differ only by renaming interchangeable requests; default true. */
+  /** Merge states of one symmetry orbit, when the model has a canonicaliser; default true. */
   readonly symmetry?: boolean;
   /** Stop with verdict `incomplete` once this many distinct states are stored. */
   readonly maxStates?: number;
   /** Record violations and keep exploring, successors of violating states included, so the count is the whole reachable space. */
   readonly continueAfterViolation?: boolean;
-  /** The invariants to check; default `INVARIANTS`. */
-  readonly invariants?: readonly Property[];
+  /** The invariants to check, by name; default every `always` property of the model. */
+  readonly invariants?: readonly { readonly name: string }[];
+  /** Report a state with no enabled action that is not a legitimate end as `Deadlock`; default true. */
+  readonly deadlock?: boolean;
   /** Called about every 65,536 new states. */
   readonly onProgress?: (p: { states: number; queue: number; depth: number }) => void;
 }
 
-/** The shortest counterexample found for one invariant. */
-export interface Violation {
-  /** The invariant's name. */
+/** The name of the violation reported for a state where nothing can happen but the model has not legitimately ended. */
+export const DEADLOCK = 'Deadlock';
+
+/** The shortest counterexample found for one invariant (or `Deadlock`). */
+export interface Violation<A = unknown> {
+  /** The invariant's name, or `Deadlock`. */
   readonly invariant: string;
   /** Number of actions from the initial state to the violating one. */
   readonly depth: number;
   /** A genuine execution, replayed from the initial state with real actions. */
-  readonly trace: Trace;
+  readonly trace: Trace<A>;
 }
 
-/** Whether a non-vacuity witness was reached. */
+/** Whether a non-vacuity witness was reached, and whether it could not have been vacuous. */
 export interface WitnessResult {
   /** The witness's name. */
   readonly name: string;
@@ -33,22 +53,24 @@ export interface WitnessResult {
   readonly applies: boolean;
   /** Whether some explored state satisfied it; only a witness that applies is looked for. */
   readonly reached: boolean;
+  /** Reached, but true in the initial state or in every state explored: it witnesses nothing. */
+  readonly trivial: boolean;
 }
 
 /** What a search found. */
-export interface CheckResult {
-  /** `violation` if any invariant failed; otherwise `incomplete` if the state budget ran out; otherwise `holds`. */
+export interface CheckResult<A = unknown> {
+  /** `violation` if any invariant failed (or a deadlock was found); otherwise `incomplete` if the state budget ran out; otherwise `holds`. */
   readonly verdict: 'holds' | 'violation' | 'incomplete';
   /** The first (shortest) violation of each invariant, in breadth-first order. */
-  readonly violations: readonly Violation[];
+  readonly violations: readonly Violation<A>[];
   /** Distinct states stored (after symmetry reduction, when on). */
   readonly distinctStates: number;
   /** The greatest depth of a stored state: the longest shortest path explored. */
   readonly depth: number;
-  /** Every witness of the spec, reached or not. */
+  /** Every witness of the model, reached or not. */
   readonly witnesses: readonly WitnessResult[];
   /** Peak bytes of the search's stores per distinct state: the fingerprint table as allocated, parent links and the queue at its longest. */
   readonly bytesPerState: number;
-  /** Whether symmetry reduction was on. */
+  /** Whether symmetry reduction was asked for (it reduces only where the model has a canonicaliser). */
   readonly symmetry: boolean;
 }

@@ -20,6 +20,7 @@ interface CommandModule {
 export const COMMANDS: Readonly<Record<string, () => Promise<CommandModule>>> = {
   demo: () => import('./commands/demo.ts'),
   check: () => import('./commands/check.ts'),
+  simulate: () => import('./commands/simulate.ts'),
   replay: () => import('./commands/replay.ts'),
   matrix: () => import('./commands/matrix.ts'),
   mbt: () => import('./commands/mbt.ts'),

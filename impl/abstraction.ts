@@ -3,10 +3,13 @@
  * spec's terms. Slot `r` is request `r` of the configuration; serials map back to request
  * labels, prefix groups to prefix labels, and the result is a state in the spec's own
  * byte layout (spec/model.ts, spec/state.ts). Refinement is then "the bytes are equal"
- * after every step, and {@link refinementDiff} says in words where they are not.
+ * after every step, and {@link refinementDiff} says in words where they are not. The pool
+ * keeps a finished request's table; the spec resets it once it is dead, so the
+ * abstraction drops it by the spec's own rule (`tableIsDead`, spec/liveness.ts).
  */
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
-import { initial, Ph, setObserved, type State } from '../spec/state.ts';
+import { tableIsDead } from '../spec/liveness.ts';
+import { initial, Ph, setObserved, setTablePage, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { groupOfLabel } from './options.ts';
@@ -49,10 +52,9 @@ export function abstractState(m: Model, pool: PagePool): State {
     if (length !== 0 && length !== specLength) {
       throw new Error(`abstraction: slot ${r} holds a request of ${length} pages, the model's has ${specLength}`);
     }
-    const table = m.tableAt[r] ?? 0;
-    for (let i = 0; i < length; i++) {
+    for (let i = 0; i < (tableIsDead(m, pool.phase(r)) ? 0 : length); i++) {
       const page = pool.tables[r * width + i] ?? -1;
-      s[table + i] = page >= 0 && page < m.pages ? page : SPEC_NO_PAGE;
+      setTablePage(m, s, r, i, page >= 0 && page < m.pages ? page : SPEC_NO_PAGE);
     }
     let observed = 0;
     const reads = pool.readCounts[r] ?? 0;

@@ -32,6 +32,7 @@ import {
   sharesFirstPage,
   tablePage,
   dataOf,
+  tableIsDead,
   tagOf,
   type Model,
   type State,
@@ -84,7 +85,8 @@ const everyOwnSlot = (m: Model, s: State, r: number, test: (i: number, p: number
 /**
  * Conjunct 0, TypeOK: every byte is in its domain. Labels are in the alphabet (tags are
  * zero without the owner check), phases are phases, read sets name labels only, only a request with a prefix carries a sharing flag,
- * a new request has an empty table and any other a full table of page ids. In the z3
+ * a new request, and a finished one whose table is dead (spec/liveness.ts), has an empty
+ * table and any other a full table of page ids. In the z3
  * encoding this is not a formula but the sorts themselves.
  */
 export function typeOK(m: Model, s: State): boolean {
@@ -101,7 +103,7 @@ export function typeOK(m: Model, s: State): boolean {
     if (top < 32 && observedOf(m, s, r) >>> top !== 0) return false;
     for (let i = 0; i < (m.len[r] ?? 0); i++) {
       const p = tablePage(m, s, r, i);
-      if (phase === Ph.new ? p !== NO_PAGE : p >= m.pages) return false;
+      if (phase === Ph.new || tableIsDead(m, phase) ? p !== NO_PAGE : p >= m.pages) return false;
     }
     return true;
   });

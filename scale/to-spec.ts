@@ -6,7 +6,7 @@
  */
 import type { Action } from '../spec/actions.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
-import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, type State } from '../spec/state.ts';
+import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, setTablePage, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import type { ReferencePool } from './reference.ts';
 
@@ -62,10 +62,7 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
     if (r === undefined) return;
     s[m.phaseAt + slot] = Ph[r.phase];
     s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
-    const at = m.tableAt[slot] ?? 0;
-    r.table.forEach((p, i) => {
-      s[at + i] = p < m.pages ? p : NO_PAGE;
-    });
+    r.table.forEach((p, i) => setTablePage(m, s, slot, i, p < m.pages ? p : NO_PAGE));
     let observed = 0;
     for (const x of r.reads) if (x !== 0) observed |= 1 << (label(x) - 1);
     setObserved(m, s, slot, observed >>> 0);

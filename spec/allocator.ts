@@ -14,6 +14,12 @@
  * they write into a state the caller has just copied.
  */
 import { NO_PAGE, type Model } from './model.ts';
+
+/** The end of `lifo`'s ordered free list: the list holds one byte per entry, so ids stay below it. */
+const LIST_END = 0xff;
+
+/** The most pages `lifo` can order (ids 1 .. pages, below {@link LIST_END}). */
+export const LIFO_MAX_PAGES = 253;
 import type { State } from './state.ts';
 
 /** Copies of page `p` in the free list and the release list together. */
@@ -61,7 +67,7 @@ export function releaseList(m: Model, s: State): number[] {
 export function initFree(m: Model, t: State): void {
   if (m.freeAt >= 0) for (let p = m.firstPage; p < m.pages; p++) t[m.freeAt + p] = 1;
   if (m.listAt >= 0) {
-    t.fill(NO_PAGE, m.listAt, m.listAt + m.listCap);
+    t.fill(LIST_END, m.listAt, m.listAt + m.listCap);
     for (let p = m.firstPage; p < m.pages; p++) t[m.listAt + p - m.firstPage] = p;
   }
 }
@@ -152,7 +158,7 @@ function listOf(m: Model, s: State): number[] {
   const out: number[] = [];
   for (let i = 0; i < m.listCap; i++) {
     const p = s[m.listAt + i]!;
-    if (p === NO_PAGE) break;
+    if (p === LIST_END) break;
     out.push(p);
   }
   return out;
@@ -160,6 +166,6 @@ function listOf(m: Model, s: State): number[] {
 
 function writeList(m: Model, t: State, list: readonly number[]): void {
   if (list.length > m.listCap) throw new Error(`spec: lifo free list overflows its ${m.listCap} entries`);
-  t.fill(NO_PAGE, m.listAt, m.listAt + m.listCap);
+  t.fill(LIST_END, m.listAt, m.listAt + m.listCap);
   list.forEach((p, i) => (t[m.listAt + i] = p));
 }

@@ -60,6 +60,22 @@ export const ALLOCATOR_DOCS: Readonly<Record<Allocator, string>> = {
   any: 'Any allocator: an allocation may take any free pages in any order, each choice a transition; a verdict here holds for every order.',
 };
 
+/**
+ * Whether a fault can read a finished request's page table again: a late second release
+ * frees exactly that list. Where no configured fault can, the table is dead once the
+ * request finishes, and is cleared (see `liveness.ts`); a new fault that re-reads old
+ * tables says so here.
+ */
+export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
+  'silent-stub': false,
+  'early-free': false,
+  'stale-free': true,
+  'prefix-poison': false,
+  'lock-underflow': false,
+  // A second release of a finished request's table: the same list, freed again.
+  'double-free': true,
+};
+
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
 export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
   buggy: ['silent-stub'],
@@ -100,8 +116,8 @@ export interface Config {
   readonly pageSize?: number;
 }
 
-/** The encoding's bounds: page ids and content labels are bytes, a read set is 32 bits, an action index a byte. */
-export const LIMITS = { maxPages: 254, maxRequests: 16, maxActions: 256 } as const;
+/** The encoding's bounds: content labels are bytes, page ids one byte up to 254 pages and two above, a read set is 32 bits, an action index a byte. */
+export const LIMITS = { maxPages: 4096, maxRequests: 16, maxActions: 256 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

@@ -6,6 +6,7 @@
 import * as Either from 'effect/Either';
 import * as ParseResult from 'effect/ParseResult';
 import * as Schema from 'effect/Schema';
+import { LIFO_MAX_PAGES } from './allocator.ts';
 import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {
@@ -131,6 +132,9 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     if (actions > LIMITS.maxActions) {
       issues.push({ path: 'allocator', message: `"any" makes every choice of pages its own action: ${actions} actions here, more than the ${LIMITS.maxActions} the checker indexes; use fewer pages or shorter requests` });
     }
+  }
+  if (input.allocator === 'lifo' && input.pages > LIFO_MAX_PAGES) {
+    issues.push({ path: 'pages', message: `allocator "lifo" keeps its free list one byte per entry: at most ${LIFO_MAX_PAGES} pages, got ${input.pages}` });
   }
   faults.forEach((f, i) => {
     if (faults.indexOf(f) !== i) issues.push({ path: `faults[${i}]`, message: `fault ${show(f)} is named twice` });

@@ -35,3 +35,7 @@ export * from './transitions.ts';
 export * from './properties.ts';
 export * from './run.ts';
 export * from './view.ts';
+export * from './liveness.ts';
+export * from './symmetry.ts';
+export * from './expanders.ts';
+export * from './checked-model.ts';

@@ -9,7 +9,26 @@
  * `g = label - n - 1` (data written for that shared prefix, or the prefix cache entry
  * that holds the page). One alphabet keeps the tag check a single comparison.
  */
-import type { Allocator, Config, Fault, RequestSpec, Variant } from './config.ts';
+import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type RequestSpec, type Variant } from './config.ts';
+
+/**
+ * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
+ * bytes `at[r] .. at[r]+width[r]` go to the renamed request's place. A `value` is copied
+ * as it is (a phase, flags, page ids); a `labelSet` is a 32-bit little-endian set of
+ * content labels (bit `label - 1`), whose request bits are renamed too. Every
+ * per-request variable is listed here, in the order the symmetry key compares them: a
+ * new variable registered here is permuted, and compared, with no other change.
+ */
+export interface RequestField {
+  /** The variable's name. */
+  readonly name: string;
+  /** How its bytes change under a renaming. */
+  readonly kind: 'value' | 'labelSet';
+  /** Per request: its offset in the state. */
+  readonly at: Uint32Array;
+  /** Per request: its width in bytes. */
+  readonly width: Uint16Array;
+}
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -26,9 +45,11 @@ export interface Model {
   /** Per request: its prefix group, or -1. */
   readonly group: Int8Array;
   /** Per request: its length in pages. */
-  readonly len: Uint8Array;
+  readonly len: Uint16Array;
   /** Per request: the offset of its page table in the state. */
-  readonly tableAt: Uint16Array;
+  readonly tableAt: Uint32Array;
+  /** Bytes per page id in a page table: 1, or 2 (little-endian) for a pool of more than 254 pages. */
+  readonly pageBytes: 1 | 2;
   /** Offset of the per-page holder bytes. */
   readonly holderAt: number;
   /** Offset of the per-page data bytes (the content last written; never cleared). */
@@ -43,6 +64,14 @@ export interface Model {
   readonly observedAt: number;
   /** Length of a state in bytes. */
   readonly size: number;
+  /** The per-request variables, for the symmetry reduction (see {@link RequestField}). */
+  readonly requestFields: readonly RequestField[];
+  /** The bytes `[0, labelBytes)` are per-page content labels (holder, data, tag), renamed label by label. */
+  readonly labelBytes: number;
+  /** Whether some configured fault can read a finished request's page table again (see `liveness.ts`). */
+  readonly rereadsFinishedTable: boolean;
+  /** Whether dead variables are kept as they were (the naive encoding, for comparison) rather than reset. */
+  readonly keepDeadState: boolean;
   /** Whether `stub` writes a dummy and reports success (rather than refusing). */
   readonly silentStub: boolean;
   /** Whether decode checks owner tags. */
@@ -73,15 +102,24 @@ export interface Model {
   readonly listCap: number;
 }
 
-/** Marks a page-table slot that holds no page yet. */
-export const NO_PAGE = 0xff;
+/** Marks a page-table slot that holds no page yet, as page accessors return it (stored as all-ones bytes). */
+export const NO_PAGE = 0xffff;
+
+/** Pools up to this many pages store a page id in one byte. */
+const ONE_BYTE_PAGES = 254;
+
+/** How to compile: `keepDeadState` gives the naive encoding, which keeps dead variables (for comparisons only). */
+export interface CompileOptions {
+  /** Keep a finished request's dead page table instead of resetting it; default false. */
+  readonly keepDeadState?: boolean;
+}
 
 /** Compiles a validated configuration. */
-export function compile(config: Config): Model {
+export function compile(config: Config, options: CompileOptions = {}): Model {
   const n = config.requests.length;
   const groupNames: string[] = [];
   const group = new Int8Array(n);
-  const len = new Uint8Array(n);
+  const len = new Uint16Array(n);
   config.requests.forEach((req: RequestSpec, r) => {
     len[r] = req.length;
     if (req.prefix === undefined) {
@@ -101,13 +139,24 @@ export function compile(config: Config): Model {
   const phaseAt = 3 * pages;
   const flagsAt = phaseAt + n;
   const observedAt = flagsAt + n;
-  const tableAt = new Uint16Array(n);
+  const pageBytes = pages > ONE_BYTE_PAGES ? 2 : 1;
+  const tableAt = new Uint32Array(n);
   let at = observedAt + 4 * n;
   for (let r = 0; r < n; r++) {
     tableAt[r] = at;
-    at += len[r] ?? 0;
+    at += pageBytes * (len[r] ?? 0);
   }
   const has = (f: Fault): boolean => config.faults.includes(f);
+  const every = (offset: (r: number) => number, width: (r: number) => number) => ({
+    at: Uint32Array.from({ length: n }, (_, r) => offset(r)),
+    width: Uint16Array.from({ length: n }, (_, r) => width(r)),
+  });
+  const requestFields: RequestField[] = [
+    { name: 'phase', kind: 'value', ...every((r) => phaseAt + r, () => 1) },
+    { name: 'flags', kind: 'value', ...every((r) => flagsAt + r, () => 1) },
+    { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => pageBytes * (len[r] ?? 0)) },
+    { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + 4 * r, () => 4) },
+  ];
   const variant: Variant = config.variant;
   const multiset = has('double-free');
   const tailAt = at;
@@ -132,6 +181,7 @@ export function compile(config: Config): Model {
     group,
     len,
     tableAt,
+    pageBytes,
     holderAt,
     dataAt,
     tagAt,
@@ -139,6 +189,10 @@ export function compile(config: Config): Model {
     flagsAt,
     observedAt,
     size: at,
+    requestFields,
+    labelBytes: phaseAt,
+    rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
+    keepDeadState: options.keepDeadState ?? false,
     silentStub: variant !== 'length-fix' && has('silent-stub'),
     ownerCheck: variant === 'owner-check',
     fault: {

@@ -19,6 +19,7 @@ import {
   READ_UNHELD,
   EVICTED_FOR,
   sharesFirstPage,
+  tablePage,
   type State,
 } from './state.ts';
 
@@ -91,9 +92,8 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
   for (let r = 0; r < m.n; r++) {
     if (!isLive(s[m.phaseAt + r]!)) continue;
     const len = m.len[r]!;
-    const table = m.tableAt[r]!;
     for (let i = 0; i < len; i++) {
-      const p = s[table + i]!;
+      const p = tablePage(m, s, r, i);
       if (p === NO_PAGE) return false;
       const shared = i === 0 && sharesFirstPage(m, s, r);
       const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
@@ -150,9 +150,8 @@ export const NoUseAfterFree = always('NoUseAfterFree', (m, s) => {
   for (let r = 0; r < m.n; r++) {
     if (!isLive(s[m.phaseAt + r]!)) continue;
     const len = m.len[r]!;
-    const table = m.tableAt[r]!;
     for (let i = 0; i < len; i++) {
-      const p = s[table + i]!;
+      const p = tablePage(m, s, r, i);
       if (p !== NO_PAGE && freeCopies(m, s, p) > 0) return false;
     }
   }
@@ -227,7 +226,7 @@ export const HandedOutTwice = sometimes(
     for (let r = 0; r < m.n; r++) {
       if (!isLive(phaseOf(m, s, r))) continue;
       for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < m.len[r]!; i++) {
-        const p = s[m.tableAt[r]! + i]!;
+        const p = tablePage(m, s, r, i);
         if (p === NO_PAGE) continue;
         if (seen[p] === 1) return true;
         seen[p] = 1;
@@ -281,7 +280,7 @@ export const EvictedWhileRead = sometimes(
   (m, s) =>
     anyRequest(m, (r) => {
       if (!isLive(phaseOf(m, s, r)) || (flagsOf(m, s, r) & HIT) === 0) return false;
-      return holderOf(m, s, s[m.tableAt[r]!]!) !== prefixLabel(m, m.group[r]!);
+      return holderOf(m, s, tablePage(m, s, r, 0)) !== prefixLabel(m, m.group[r]!);
     }),
 );
 

@@ -129,7 +129,22 @@ export function setObserved(m: Model, t: State, r: number, bits: number): void {
 
 /** The `i`-th page of request `r`'s table, or {@link NO_PAGE}. */
 export function tablePage(m: Model, s: State, r: number, i: number): number {
-  return s[(m.tableAt[r] ?? 0) + i] ?? NO_PAGE;
+  const at = (m.tableAt[r] ?? 0) + m.pageBytes * i;
+  const raw = m.pageBytes === 1 ? (s[at] ?? 0xff) : (s[at] ?? 0xff) | ((s[at + 1] ?? 0xff) << 8);
+  return raw === (m.pageBytes === 1 ? 0xff : 0xffff) ? NO_PAGE : raw;
+}
+
+/** Sets the `i`-th page of request `r`'s table in a state being built ({@link NO_PAGE} clears the slot). */
+export function setTablePage(m: Model, t: State, r: number, i: number, p: number): void {
+  const at = (m.tableAt[r] ?? 0) + m.pageBytes * i;
+  t[at] = p & 0xff;
+  if (m.pageBytes === 2) t[at + 1] = (p >>> 8) & 0xff;
+}
+
+/** Clears request `r`'s whole page table in a state being built: every slot {@link NO_PAGE}. */
+export function clearTable(m: Model, t: State, r: number): void {
+  const at = m.tableAt[r] ?? 0;
+  t.fill(0xff, at, at + m.pageBytes * (m.len[r] ?? 0));
 }
 
 /** Request `r`'s page table (empty before `allocate`). */
@@ -163,7 +178,7 @@ export function sharesFirstPage(m: Model, s: State, r: number): boolean {
 /** The initial state: every page free (but the padding page) and never written, every request new. */
 export function initial(m: Model): State {
   const s = new Uint8Array(m.size);
-  for (let r = 0; r < m.n; r++) s.fill(NO_PAGE, m.tableAt[r], (m.tableAt[r] ?? 0) + (m.len[r] ?? 0));
+  for (let r = 0; r < m.n; r++) clearTable(m, s, r);
   initFree(m, s);
   return s;
 }

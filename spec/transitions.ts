@@ -4,12 +4,13 @@
  * copy; whatever an action does not mention stays as it was. Enabledness is defined here
  * and nowhere else: the checker, the tests and the implementation's harness all ask
  * {@link isEnabled} or {@link step}. Every transition copies its input once, with
- * `slice()`, before it writes: the checker relies on that to reuse one buffer for the
- * copies (checker/scratch.ts).
+ * `slice()`, before it writes: the search's fast path relies on that to reuse one buffer
+ * for the copies (`expanders.ts`). A request changes phase only through `enter`
+ * (`liveness.ts`), which also resets what dies with the phase.
  */
-import { match } from 'ts-pattern';
-import type { Action } from './actions.ts';
+import type { Action, ActionKind } from './actions.ts';
 import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
+import { enter } from './liveness.ts';
 import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import {
   cachedPage,
@@ -22,6 +23,7 @@ import {
   Ph,
   READ_UNHELD,
   setObserved,
+  setTablePage,
   sharesFirstPage,
   tablePage,
   tagOf,
@@ -57,10 +59,9 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
 
   const t = s.slice();
-  const table = m.tableAt[r] ?? 0;
   let i = 0;
   if (hitPage >= 0) {
-    t[table] = hitPage;
+    setTablePage(m, t, r, 0, hitPage);
     t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
     // The hit locks the cached page while r is live; with lock-underflow it locks another node.
     if (m.eviction && !m.fault['lock-underflow']) t[m.lockAt + g] = lockOf(m, s, g) + 1;
@@ -70,9 +71,9 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
     if (pages !== undefined) takeOne(m, t, p);
     t[m.holderAt + p] = bodyLabel(r);
     if (m.ownerCheck) t[m.tagAt + p] = 0;
-    t[table + i++] = p;
+    setTablePage(m, t, r, i++, p);
   }
-  t[m.phaseAt + r] = Ph.allocated;
+  enter(m, t, r, Ph.allocated);
   return t;
 }
 
@@ -96,7 +97,7 @@ export function prefill(m: Model, s: State, r: number): State | undefined {
   for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
     write(m, t, tablePage(m, s, r, i), i === 0 && g >= 0 ? prefixLabel(m, g) : bodyLabel(r));
   }
-  t[m.phaseAt + r] = phase === Ph.timedOut ? Ph.landed : Ph.written;
+  enter(m, t, r, phase === Ph.timedOut ? Ph.landed : Ph.written);
   return t;
 }
 
@@ -120,11 +121,11 @@ export function stub(m: Model, s: State, r: number): State | undefined {
 
   const t = s.slice();
   if (!m.silentStub) {
-    t[m.phaseAt + r] = phase === Ph.timedOut ? Ph.freed : Ph.refused;
+    enter(m, t, r, phase === Ph.timedOut ? Ph.freed : Ph.refused);
     return t;
   }
   write(m, t, tablePage(m, s, r, sharesFirstPage(m, s, r) ? 1 : 0), bodyLabel(r));
-  t[m.phaseAt + r] = phase === Ph.timedOut ? Ph.landed : Ph.written;
+  enter(m, t, r, phase === Ph.timedOut ? Ph.landed : Ph.written);
   return t;
 }
 
@@ -137,7 +138,7 @@ export function stub(m: Model, s: State, r: number): State | undefined {
 export function handoff(m: Model, s: State, r: number): State | undefined {
   if (phaseOf(m, s, r) !== Ph.written) return undefined;
   const t = s.slice();
-  t[m.phaseAt + r] = Ph.handedOff;
+  enter(m, t, r, Ph.handedOff);
   return t;
 }
 
@@ -159,7 +160,7 @@ export function decode(m: Model, s: State, r: number): State | undefined {
   if (m.ownerCheck) {
     for (let i = 0; i < len; i++) {
       if (!mayRead(m, r, tagOf(m, s, tablePage(m, s, r, i)))) {
-        t[m.phaseAt + r] = Ph.failed;
+        enter(m, t, r, Ph.failed);
         return t;
       }
     }
@@ -177,7 +178,7 @@ export function decode(m: Model, s: State, r: number): State | undefined {
   }
   setObserved(m, t, r, observed);
   t[m.flagsAt + r] = flags;
-  t[m.phaseAt + r] = Ph.decoded;
+  enter(m, t, r, Ph.decoded);
   return t;
 }
 
@@ -203,7 +204,7 @@ export function free(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   if (normal) unlock(m, s, t, r);
-  t[m.phaseAt + r] = normal ? Ph.freed : Ph.released;
+  enter(m, t, r, normal ? Ph.freed : Ph.released);
   return t;
 }
 
@@ -219,7 +220,7 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   unlock(m, s, t, r);
-  t[m.phaseAt + r] = Ph.timedOut;
+  enter(m, t, r, Ph.timedOut);
   return t;
 }
 
@@ -277,19 +278,16 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   return t;
 }
 
+/** A transition of one kind: the next state, or `undefined` when not enabled. */
+export type Transition = (m: Model, s: State, r: number) => State | undefined;
+
+/** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, decode, free, timeout, insert, evict };
+
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
-  return match(a.kind)
-    .with('allocate', () => allocate(m, s, a.r, a.pages))
-    .with('prefill', () => prefill(m, s, a.r))
-    .with('stub', () => stub(m, s, a.r))
-    .with('handoff', () => handoff(m, s, a.r))
-    .with('decode', () => decode(m, s, a.r))
-    .with('free', () => free(m, s, a.r))
-    .with('timeout', () => timeout(m, s, a.r))
-    .with('insert', () => insert(m, s, a.r))
-    .with('evict', () => evict(m, s, a.r))
-    .exhaustive();
+  // Under allocator `any` an allocation names its pages; every other action is a kind and a request.
+  return a.kind === 'allocate' ? allocate(m, s, a.r, a.pages) : TRANSITIONS[a.kind](m, s, a.r);
 }
 
 /** Whether action `a` is enabled in state `s`. */

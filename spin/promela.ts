@@ -92,6 +92,7 @@ function defines(m: Model): string {
     `#define STALE_FREE     ${flag(m.fault['stale-free'])}`,
     `#define PREFIX_POISON  ${flag(m.fault['prefix-poison'])}`,
     `#define DOUBLE_FREE    ${flag(m.fault['double-free'])}  /* the free list as a multiset */`,
+    `#define REREAD_FINISHED ${flag(m.rereadsFinishedTable)}  /* a configured fault can release a finished request's table again */`,
     '',
     '/* The number of free pages (entries of the free list), and whether the prefix cache holds a page for group g. */',
     `#define FREE_COUNT (${pages.map((p) => `COPIES(${p})`).join(' + ')})`,

@@ -88,6 +88,28 @@ export function buildPan(config: Config, options: BuildOptions = {}): PanBuild {
   }
 }
 
+/**
+ * Compiles the verifier of a Promela file written by hand (spin/handwritten/), with
+ * `defines` passed to its preprocessor (`-DNAME=value`). `config` is what the model
+ * stands for; a hand-written model has no counterexample replay.
+ */
+export function buildPanFromFile(path: string, config: Config, defines: Readonly<Record<string, number>> = {}, options: BuildOptions = {}): PanBuild {
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-spin-'));
+  const dispose = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    const started = Date.now();
+    writeFileSync(join(dir, 'model.pml'), readFileSync(path, 'utf8'));
+    const d = Object.entries(defines).map(([k, v]) => `-D${k}=${v}`);
+    tool(spawnSync('spin', [...d, '-a', 'model.pml'], { cwd: dir, encoding: 'utf8' }), 'spin -a');
+    const flags = [options.optimize === false ? '-O0' : '-O2', ...PAN_CFLAGS, `-DMEMLIM=${options.memoryLimitMb ?? 8192}`];
+    tool(spawnSync('gcc', [...flags, '-o', 'pan', 'pan.c'], { cwd: dir, encoding: 'utf8' }), 'gcc pan.c');
+    return { config, dir, buildMs: Date.now() - started, dispose };
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+}
+
 /** Runs a compiled verifier breadth-first; for a violation, replays the trail. Throws when pan does not finish. */
 export function runPan(build: PanBuild, options: RunOptions = {}): SpinResult {
   const { dir, config } = build;

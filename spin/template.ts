@@ -111,6 +111,21 @@ inline release(r, L, T) {
   j = 0
 }
 
+/* Only live state (spec/liveness.ts): once r has finished, its table is dead unless a
+   configured fault can release an old table again; after the second release it is
+   always dead. A dead table is reset to NO_PAGE, as before allocate. */
+inline settle(r, L, T) {
+  if
+  :: phase[r] == RELEASED || (!REREAD_FINISHED && (phase[r] == FREED || phase[r] == LANDED)) ->
+     i = 0;
+     do
+     :: i < L -> table[T + i] = NO_PAGE; i++
+     :: else -> break
+     od
+  :: else
+  fi
+}
+
 /* allocate(r): D reserves the lowest free page ids for the whole prompt (alloc_extend).
    On a prefix-cache hit the cached page comes first, shared, not taken. */
 inline Allocate(r, L, G, T) {
@@ -165,6 +180,7 @@ inline Prefill(r, L, G, T) {
     :: else -> break
     od;
     phase[r] = (phase[r] == TIMED_OUT -> LANDED : WRITTEN);
+    settle(r, L, T);
     end_action(1, r)
   }
 }
@@ -181,6 +197,7 @@ inline Stub(r, L, G, T) {
     :: else ->
        phase[r] = (phase[r] == TIMED_OUT -> FREED : REFUSED)
     fi;
+    settle(r, L, T);
     end_action(2, r)
   }
 }
@@ -240,6 +257,7 @@ inline Free(r, L, G, T) {
     (STALE_FREE || DOUBLE_FREE && STILL_FREE(r)) && (phase[r] == FREED || phase[r] == LANDED) ->
     release(r, L, T);
     phase[r] = (phase[r] == DECODED || phase[r] == REFUSED || phase[r] == FAILED -> FREED : RELEASED);
+    settle(r, L, T);
     end_action(5, r)
   }
 }

@@ -8,9 +8,12 @@ import {
   dataOf,
   flagsOf,
   holderOf,
+  isFinished,
   isLive,
   mayRead,
   observedOf,
+  Ph,
+  PHASES,
   phaseOf,
   prefixLabel,
   READ_UNHELD,
@@ -194,7 +197,32 @@ function readsOwnPages(m: Model, trace: Trace): Explanation {
   return { invariant: 'ReadsOwnPages', step: at, pages, headline, details };
 }
 
+/** Deadlock: which requests have not finished, though no action is enabled. */
+function deadlock(m: Model, trace: Trace): Explanation {
+  const last = stateAt(trace, trace.steps.length);
+  let free = 0;
+  for (let p = 0; p < m.pages; p++) if (holderOf(m, last, p) === 0) free++;
+  const waiting: string[] = [];
+  for (let r = 0; r < m.n; r++) {
+    const phase = phaseOf(m, last, r);
+    if (isFinished(phase)) continue;
+    const need = phase === Ph.new ? `, needs ${m.len[r] ?? 0} free page${m.len[r] === 1 ? '' : 's'}` : '';
+    waiting.push(`${name(m, r)} (${PHASES[phase] ?? phase}${need})`);
+  }
+  const held: number[] = [];
+  for (let p = 0; p < m.pages; p++) if (holderOf(m, last, p) > m.n) held.push(p);
+  const cache = held.length === 0 ? '' : `; the prefix cache holds page${held.length === 1 ? '' : 's'} ${held.join(', ')} and never evicts`;
+  return {
+    invariant: 'Deadlock',
+    step: trace.steps.length,
+    pages: held,
+    headline: [`no action is enabled, but ${waiting.join(', ')} ${waiting.length === 1 ? 'has' : 'have'} not finished: ${free} page${free === 1 ? ' is' : 's are'} free${cache}.`],
+    details: [],
+  };
+}
+
 const EXPLAINERS: Readonly<Record<string, (m: Model, trace: Trace) => Explanation>> = {
+  Deadlock: deadlock,
   Isolation: isolation,
   ExclusiveHold: exclusiveHold,
   Conservation: conservation,

@@ -34,7 +34,7 @@ export interface StepContext {
   readonly who: string;
   /** Whether its first page is the shared prefix page. */
   readonly shared: boolean;
-  /** Its page table after the step. */
+  /** Its page table after the step; for a step that ended the request, the table it acted on (a finished request's dead table is reset, see spec/liveness.ts). */
   readonly table: number[];
 }
 
@@ -46,15 +46,17 @@ export function stepContext(m: Model, trace: Trace, k: number): StepContext | un
   const r = action.r;
   const after = taken.state;
   const req = view(m, after).requests[r];
+  const before = stateAt(trace, k - 1);
+  const table = tableOf(m, after, r);
   return {
     action,
     r,
-    before: stateAt(trace, k - 1),
+    before,
     after,
     req,
     who: req?.name ?? `#${r}`,
     shared: (req?.hit ?? false) || (req?.inserted ?? false),
-    table: tableOf(m, after, r),
+    table: table.length === 0 ? tableOf(m, before, r) : table,
   };
 }
 

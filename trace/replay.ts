@@ -11,6 +11,8 @@ import * as Schema from 'effect/Schema';
 import {
   ACTION_KINDS,
   ConfigError,
+  allFinished,
+  enabled,
   INVARIANTS,
   actionLabel,
   compile,
@@ -214,6 +216,11 @@ export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayRes
       throw new ReplayError(`#meta.invariant says ${claimed} is violated, but the trace first violates ${broken.map((p) => p.name).join(', ')}, at step ${k}`, k);
     }
     return { outcome: 'violation', model: m, trace: { initial: init, steps: steps.slice(0, k) }, invariant: chosen.name, step: k };
+  }
+  // A deadlock is a property of the last state: nothing is enabled there, yet some request has not finished.
+  const last = steps.at(-1)?.state ?? init;
+  if (claimed === 'Deadlock' && enabled(m, last).length === 0 && !allFinished(m, last)) {
+    return { outcome: 'violation', model: m, trace, invariant: 'Deadlock', step: steps.length };
   }
   if (claimed !== null) {
     throw new ReplayError(`#meta.invariant says ${claimed} is violated, but no state of the replayed trace violates an invariant`, null);

@@ -41,14 +41,20 @@ export function cellText(cell: PageCell, tags: boolean): string {
   return parts.map((x) => x ?? '-').join('/');
 }
 
-/** The row of every page at one state, aligned across the whole trace. */
+/** Pools above this many pages print, at each state, only the pages that changed or that the violation points at. */
+const ALL_PAGES_UP_TO = 32;
+
+/** The row of every page at one state (only the changed ones, in a large pool), aligned across the whole trace. */
 function pageRow(story: Story, cells: readonly PageCell[], width: number, paint: Paint): string {
-  const body = cells.map((c) => {
+  const compact = cells.length > ALL_PAGES_UP_TO;
+  const shown = compact ? cells.filter((c) => c.changed || c.leak) : cells;
+  if (compact && shown.length === 0) return `  ${paint.dim('pages')}  ${paint.dim('(no page changed)')}`;
+  const body = shown.map((c) => {
     const mark = c.leak ? '!' : c.changed ? '*' : ' ';
     const text = `${c.id} ${cellText(c, story.tags)}${mark}`.padEnd(width + String(c.id).length + 2);
     return c.leak ? paint.leak(text.trimEnd()) + text.slice(text.trimEnd().length) : c.changed ? paint.changed(text) : text;
   });
-  return `  ${paint.dim('pages')}  ${body.join('  ').trimEnd()}`;
+  return `  ${paint.dim(compact ? 'changed' : 'pages')}  ${body.join('  ').trimEnd()}`;
 }
 
 /** Where the free list is stored (every order but `sorted` and `any` without double-free), its order: `[3 4] release [1 2]`. */

@@ -4,8 +4,9 @@
  * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 2 bad input, 3 incomplete.
  */
 import type { Command } from 'commander';
-import { check, type CheckResult, type Violation, type WitnessResult } from '../../checker/index.ts';
-import { actionLabel, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { availableParallelism } from 'node:os';
+import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
+import { actionLabel, checkedModel, type Action, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { commandLine } from '../invocation.ts';
 import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
@@ -21,6 +22,10 @@ export const CHECK_DEFAULTS = { pages: 3, prefillLimit: 2, requests: [{ length: 
 interface CheckFlags extends ModelFlags {
   /** False with `--no-symmetry`. */
   readonly symmetry: boolean;
+  /** False with `--no-deadlock`. */
+  readonly deadlock: boolean;
+  /** `--workers N`. */
+  readonly workers?: string;
   /** `--max-states N`. */
   readonly maxStates?: string;
   /** `--continue`. */
@@ -92,6 +97,11 @@ export function unreachedWitnesses(witnesses: readonly WitnessResult[]): string[
   return witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name);
 }
 
+/** Witnesses reached but trivial (true in the initial state, or in every state explored): they witness nothing. */
+export function trivialWitnesses(witnesses: readonly WitnessResult[]): string[] {
+  return witnesses.filter((w) => w.applies && w.reached && w.trivial).map((w) => w.name);
+}
+
 /** A count with thousands separators. */
 export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
@@ -100,26 +110,42 @@ export function count(n: number): string {
 /** A search timed by the caller: the checker itself reads no clock. */
 export interface TimedResult {
   /** What the checker found. */
-  readonly result: CheckResult;
+  readonly result: CheckResult<Action>;
   /** Wall time of the search. */
   readonly elapsedMs: number;
   /** Distinct states per second of wall time. */
   readonly statesPerSecond: number;
 }
 
-/** Runs the checker on `m` with a progress line (on a TTY, unless `quiet`), timing it. */
-export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet: boolean): TimedResult {
+/** How worker threads build the spec's model: `spec/checked-model.ts`'s `createModel`, given the configuration as JSON. */
+export function specFactory(config: Config): ModelFactory {
+  // The compiled package has the module as JavaScript beside this file's own extension.
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  return { module: new URL(`../../spec/checked-model.${ext}`, import.meta.url).href, config };
+}
+
+/** `--workers` as a number: default the machine's cores; a whole number from 1 to 256, or a {@link UsageError}. */
+export function parseWorkers(text: string | undefined): number {
+  if (text === undefined) return availableParallelism();
+  const value = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || value < 1 || value > 256) throw new UsageError(`--workers: expected a whole number from 1 to 256, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** Runs the checker on `m` with `workers` threads (one: in this thread) and a progress line (on a TTY, unless `quiet`), timing it. */
+export async function timedCheck(m: Model, options: CheckOptions, quiet: boolean, workers = 1): Promise<TimedResult> {
   const progress = createProgress('checking: {states} states, queue {queue}, depth {depth}, {rate} states/s', quiet);
   const started = performance.now();
   const work = beginWork('check', ['states', 'depth']);
-  const result = check(m, {
+  const withProgress: CheckOptions = {
     ...options,
     onProgress: (p) => {
       work.report(p);
       const seconds = (performance.now() - started) / 1000;
       progress.update({ states: count(p.states), queue: count(p.queue), depth: p.depth, rate: count(p.states / Math.max(seconds, 1e-3)) });
     },
-  });
+  };
+  const result = workers === 1 ? check(checkedModel(m), withProgress) : await checkParallel(checkedModel(m), specFactory(m.config), { ...withProgress, workers });
   progress.stop();
   const elapsedMs = performance.now() - started;
   return { result, elapsedMs, statesPerSecond: result.distinctStates / Math.max(elapsedMs / 1000, 1e-6) };
@@ -129,7 +155,7 @@ export function timedCheck(m: Model, options: Parameters<typeof check>[1], quiet
 function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined): unknown {
   const { result } = timed;
   const first = result.violations[0];
-  const labels = (v: Violation): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
+  const labels = (v: Violation<Action>): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
   const unreached = unreachedWitnesses(result.witnesses);
   return {
     verdict: result.verdict,
@@ -146,7 +172,11 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
     maxStates: maxStates ?? null,
     config,
     violations: result.violations.map((v) => ({ invariant: v.invariant, traceLength: v.trace.steps.length, trace: labels(v) })),
-    warnings: [...configWarnings(m), ...unreached.map((w) => `witness ${w} applies but was not reached`)],
+    warnings: [
+      ...configWarnings(m),
+      ...unreached.map((w) => `witness ${w} applies but was not reached`),
+      ...trivialWitnesses(result.witnesses).map((w) => `witness ${w} is trivial: true in the initial state or in every state explored`),
+    ],
   };
 }
 
@@ -177,10 +207,13 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
     const why = complete ? 'the invariants may hold vacuously' : 'the search stopped before the whole space was explored';
     lines.push(paint('1;33', `warning: witness ${w} applies here but was not reached (${why})`));
   }
+  for (const w of trivialWitnesses(result.witnesses)) {
+    lines.push(paint('1;33', `warning: witness ${w} is trivial: true in the initial state or in every state explored, so it witnesses nothing`));
+  }
   for (const v of result.violations) {
     lines.push('', `counterexample: ${v.invariant} (${v.trace.steps.length} actions)`, formatTrace(m, v.trace, { color, violation: v.invariant }));
   }
-  if (first !== undefined) lines.push('', `replay: ${replayCommand(config, ['--invariant', first.invariant])}`);
+  if (first !== undefined) lines.push('', `replay: ${replayCommand(config, first.invariant === DEADLOCK ? [] : ['--invariant', first.invariant])}`);
   return lines.join('\n');
 }
 
@@ -188,11 +221,12 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
 function witnessLine(witnesses: readonly WitnessResult[], paint: (code: string, s: string) => string): string {
   const applicable = witnesses.filter((w) => w.applies);
   if (applicable.length === 0) return 'none apply';
-  return applicable.map((w) => (w.reached ? `${w.name} ${paint('32', 'reached')}` : `${w.name} ${paint('1;33', 'NOT reached')}`)).join(', ');
+  return applicable.map((w) => (w.reached ? `${w.name} ${w.trivial ? paint('1;33', 'TRIVIAL') : paint('32', 'reached')}` : `${w.name} ${paint('1;33', 'NOT reached')}`)).join(', ');
 }
 
 /** Runs `check` with parsed flags; returns the exit code. */
-export function runCheck(flags: CheckFlags): number {
+export async function runCheck(flags: CheckFlags): Promise<number> {
+  const workers = parseWorkers(flags.workers);
   const maxStates = parseMaxStates(flags.maxStates);
   const invariants = parseInvariants(flags.invariant);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
@@ -201,15 +235,17 @@ export function runCheck(flags: CheckFlags): number {
   const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   // Before the search, so that a bad path costs nothing and never hides the verdict.
   checkTraceFiles(files, flags.force === true);
-  const timed = timedCheck(
+  const timed = await timedCheck(
     m,
     {
       symmetry: flags.symmetry,
+      deadlock: flags.deadlock,
       continueAfterViolation: flags.continue === true,
       ...(maxStates === undefined ? {} : { maxStates }),
       ...(invariants === undefined ? {} : { invariants }),
     },
     json,
+    workers,
   );
   const { result } = timed;
   if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates), null, 2)}\n`);
@@ -238,6 +274,7 @@ export function register(program: Command): void {
     );
   addModelOptions(cmd)
     .option('--no-symmetry', 'explore the raw state space: do not merge states that differ only by renaming interchangeable requests')
+    .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled (Deadlock)')
     .option('--max-states <n>', 'stop with verdict incomplete (exit 3) after this many distinct states')
     .option('--continue', 'record violations and keep exploring, so that the count is the whole reachable space')
     .option('--invariant <names>', `check only these invariants, comma-separated (${INVARIANTS.map((p) => p.name).join(', ')})`)
@@ -246,8 +283,9 @@ export function register(program: Command): void {
     .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
     .option('--html <file>', 'write the counterexample as a self-contained HTML report')
     .option('--force', 'overwrite --itf/--mermaid/--html files that pagecheck has no record of writing')
+    .option('--workers <n>', "worker threads for the breadth-first search (default: the machine's cores); the counts, verdict and traces are the same for every n")
     .addHelpText('after', EXIT_HELP)
-    .action((flags: CheckFlags) => {
-      process.exitCode = runCheck(flags);
+    .action(async (flags: CheckFlags) => {
+      process.exitCode = await runCheck(flags);
     });
 }

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { check, type CheckResult } from '../../checker/index.ts';
-import { compile, incidentConfig, VARIANTS, type Variant } from '../../spec/index.ts';
+import { checkedModel, compile, incidentConfig, VARIANTS, type Variant } from '../../spec/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT } from '../errors.ts';
 import { count, describeConfig, replayCommand, unreachedWitnesses } from './check.ts';
@@ -36,7 +36,7 @@ export function runDemo(): number {
   for (const variant of VARIANTS) {
     const config = incidentConfig(variant);
     const m = compile(config);
-    const result = check(m);
+    const result = check(checkedModel(m));
     const problem = surprise(variant, result);
     if (problem !== undefined) problems.push(problem);
     const first = result.violations[0];

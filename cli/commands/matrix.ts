@@ -5,7 +5,7 @@
  * report, not a verdict.
  */
 import type { Command } from 'commander';
-import { runMatrix, cellConfig, type MatrixCell, type MatrixResult } from '../../checker/index.ts';
+import { runMatrix, cellConfig, type MatrixCell, type MatrixResult } from '../../matrix/matrix.ts';
 import { FAULTS, matrixConfig, VARIANTS } from '../../spec/index.ts';
 import { shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';

@@ -4,8 +4,9 @@
  * computed by running the checker every time the document is generated, so the document
  * cannot show a counterexample the spec no longer produces.
  */
-import { cellConfig, check, runMatrix, type CheckResult, type MatrixCell, type Violation } from '../../checker/index.ts';
-import { compile, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Config, type Model, type Variant } from '../../spec/index.ts';
+import { check, type CheckResult, type Violation } from '../../checker/index.ts';
+import { cellConfig, runMatrix, type MatrixCell } from '../../matrix/matrix.ts';
+import { checkedModel, compile, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Config, type Model, type Variant } from '../../spec/index.ts';
 import { formatTrace } from '../../trace/index.ts';
 import { toMermaid } from '../../trace/mermaid.ts';
 import { commandFor, NPM_PAGECHECK } from './commands.ts';
@@ -53,19 +54,19 @@ export const MATRIX_COMMAND = `${NPM_PAGECHECK} matrix`;
 export function computeFigures(): Figures {
   const config = incidentConfig('buggy');
   const m: Model = compile(config);
-  const result = check(m);
+  const result = check(checkedModel(m));
   const violation = result.violations.find((v) => v.invariant === 'Isolation');
   if (violation === undefined) throw new Error('the checker found no Isolation violation in incidentConfig("buggy"): the minimal leak is gone');
   const variants = VARIANTS.map((variant) => {
     const c = incidentConfig(variant);
-    return { variant, command: commandFor('check', c), result: variant === 'buggy' ? result : check(compile(c)) };
+    return { variant, command: commandFor('check', c), result: variant === 'buggy' ? result : check(checkedModel(compile(c))) };
   });
   const witnessRuns = VARIANTS.flatMap((variant): WitnessRun[] => {
     const minimal = incidentConfig(variant);
     const everything = matrixConfig(variant, FAULTS);
     return [
-      { label: `${variant}, minimal incident`, command: commandFor('check', minimal, '--continue'), result: check(compile(minimal), { continueAfterViolation: true }) },
-      { label: `${variant}, matrix config, every fault`, command: commandFor('check', everything, '--continue'), result: check(compile(everything), { continueAfterViolation: true }) },
+      { label: `${variant}, minimal incident`, command: commandFor('check', minimal, '--continue'), result: check(checkedModel(compile(minimal)), { continueAfterViolation: true }) },
+      { label: `${variant}, matrix config, every fault`, command: commandFor('check', everything, '--continue'), result: check(checkedModel(compile(everything)), { continueAfterViolation: true }) },
     ];
   });
   return {

@@ -1,13 +1,13 @@
 /**
  * State counts for the four allocation orders (docs/ALLOCATOR.md) on several
  * configurations, the whole reachable space each (`continueAfterViolation`), with the
- * first violation of each invariant. Produced by `check(m, { continueAfterViolation:
+ * first violation of each invariant. Produced by `check(checkedModel(m), { continueAfterViolation:
  * true })` with symmetry on; the command line of each row is
  * `npm run -s pagecheck -- check --continue --prefill-limit 2 --allocator ORDER <flags>`.
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, compile, ExclusiveHold, HandedOutTwice, Isolation, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { checkedModel, actionLabel, compile, ExclusiveHold, HandedOutTwice, Isolation, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 const config = (pages: number, lengths: number[], variant: Variant, faults: Fault[], allocator: Allocator): Config => ({
@@ -43,7 +43,7 @@ describe('state counts per allocation order', () => {
     const [flags = '', ...cells] = line.split('|').map((x) => x.trim());
     it(flags, () => {
       const got = ORDERS.map((allocator) => {
-        const r = check(compile(fromFlags(flags, allocator)), { continueAfterViolation: true });
+        const r = check(checkedModel(compile(fromFlags(flags, allocator))), { continueAfterViolation: true });
         return [r.distinctStates, r.depth, ...r.violations.map((v) => `${v.invariant}@${v.depth}`)].join(' ');
       });
       expect(got).toEqual(cells);
@@ -61,7 +61,7 @@ describe('state counts per allocation order', () => {
 describe('the minimal incident under sglang', () => {
   it('keeps its 9 actions, with page ids from 1 (page 0 is the padding page)', () => {
     const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], 'sglang'));
-    const r = check(m);
+    const r = check(checkedModel(m));
     const trace = r.violations[0]!.trace;
     expect(trace.steps.map((s) => actionLabel(m, s.action))).toEqual([...MINIMAL_LEAK]);
     expect(tableOf(m, lastState(trace), 0)).toEqual([1, 2]);
@@ -72,7 +72,7 @@ describe('the minimal incident under sglang', () => {
 describe('fault double-free', () => {
   it('ExclusiveHold: the shortest trace in which one page has two live owners (8 actions; --pages 2 --requests 1,1,1 --faults double-free --invariant ExclusiveHold)', () => {
     const m = compile(config(2, [1, 1, 1], 'buggy', ['double-free'], 'sorted'));
-    const r = check(m, { invariants: [ExclusiveHold] });
+    const r = check(checkedModel(m), { invariants: [ExclusiveHold] });
     const trace = r.violations[0]!.trace;
     expect(trace.steps.map((s) => actionLabel(m, s.action))).toEqual([
       'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'free(A)', 'allocate(B)', 'allocate(C)',
@@ -85,7 +85,7 @@ describe('fault double-free', () => {
   it('owner-check keeps Isolation with double-free, stale-free and early-free on together, on every order', () => {
     for (const allocator of ORDERS) {
       const m = compile(config(3, [1, 1, 2], 'owner-check', ['silent-stub', 'early-free', 'stale-free', 'double-free'], allocator));
-      const r = check(m, { invariants: [Isolation], continueAfterViolation: true });
+      const r = check(checkedModel(m), { invariants: [Isolation], continueAfterViolation: true });
       expect(r.violations, allocator).toEqual([]);
     }
   });
@@ -95,7 +95,7 @@ describe('the text trace shows the free list where it is stored', () => {
   it('under sglang: the release list waits, then the merge hands B pages 1 2 3', async () => {
     const { formatTrace } = await import('../../trace/index.ts');
     const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], 'sglang'));
-    const text = formatTrace(m, check(m).violations[0]!.trace, { color: false });
+    const text = formatTrace(m, check(checkedModel(m)).violations[0]!.trace, { color: false });
     expect(text).toContain('  free   [1 2 3]  release []');
     expect(text).toContain('  free   [3]  release [1 2]');
     expect(text).toContain('D gives B pages 1, 2, 3');
@@ -107,7 +107,7 @@ describe('ITF round trip under every order', () => {
     const { toItf, replayItf } = await import('../../trace/index.ts');
     for (const allocator of ORDERS) {
       const m = compile(config(3, [2, 3], 'buggy', ['silent-stub'], allocator));
-      const trace = check(m).violations[0]!.trace;
+      const trace = check(checkedModel(m)).violations[0]!.trace;
       const back = replayItf(JSON.parse(JSON.stringify(toItf(m, trace, 'Isolation'))));
       expect(back.outcome, allocator).toBe('violation');
       expect(back.trace.steps.map((s) => actionLabel(back.model, s.action)), allocator).toEqual(trace.steps.map((s) => actionLabel(m, s.action)));

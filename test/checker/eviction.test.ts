@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, AllServed, compile, configFrom, enabled, FailsLoudly, Isolation, type Model } from '../../spec/index.ts';
+import { checkedModel, actionLabel, AllServed, compile, configFrom, enabled, FailsLoudly, Isolation, type Model } from '../../spec/index.ts';
 import { reachable } from './orbits.ts';
 
 /** 3 pages, prefill limit 3: A (2, prefix sys), B (3), C (2, prefix sys). B needs every page. */
@@ -31,14 +31,14 @@ describe('eviction', () => {
   });
 
   it('with it the same configuration holds and every request is served: 120 states, depth 19 (--pages 3 --prefill-limit 3 --requests 2:sys,3,2:sys --variant length-fix --faults none --eviction)', () => {
-    const r = check(starving(true), { continueAfterViolation: true });
+    const r = check(checkedModel(starving(true)), { continueAfterViolation: true });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 120, 19]);
     expect(reachedNames(r)).toEqual(expect.arrayContaining(['AllServed', 'CacheEvicts']));
     expect(r.witnesses.filter((w) => w.applies && !w.reached)).toEqual([]);
   });
 
   it('without the fault, lock counts keep a page in the cache while a request that hit it is live: holds on 100 states', () => {
-    const r = check(underflow('buggy', []), { continueAfterViolation: true });
+    const r = check(checkedModel(underflow('buggy', [])), { continueAfterViolation: true });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 100, 16]);
   });
 });
@@ -46,7 +46,7 @@ describe('eviction', () => {
 describe('fault lock-underflow', () => {
   it('buggy: B hits the cache without locking it; A releases, the page is evicted for C and rewritten; B reads C’s data (13 actions)', () => {
     const m = underflow('buggy', ['lock-underflow']);
-    const r = check(m, { invariants: [Isolation] });
+    const r = check(checkedModel(m), { invariants: [Isolation] });
     expect(r.violations.map((v) => [v.invariant, v.depth])).toEqual([['Isolation', 13]]);
     expect(r.violations[0]!.trace.steps.map((s) => actionLabel(m, s.action))).toEqual([
       'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'insert(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)',
@@ -55,14 +55,14 @@ describe('fault lock-underflow', () => {
   });
 
   it('buggy, whole space: the bookkeeping breaks first (221 states)', () => {
-    const r = check(underflow('buggy', ['lock-underflow']), { continueAfterViolation: true });
+    const r = check(checkedModel(underflow('buggy', ['lock-underflow'])), { continueAfterViolation: true });
     expect([r.distinctStates, r.depth]).toEqual([221, 17]);
     expect(r.violations.map((v) => v.invariant)).toEqual(['ExclusiveHold', 'NoUseAfterFree', 'ReadsOwnPages', 'Isolation']);
     expect(reachedNames(r)).toContain('EvictedWhileRead');
   });
 
   it('owner-check: Isolation holds; the read that would have leaked fails loudly', () => {
-    const r = check(underflow('owner-check', ['lock-underflow']), { continueAfterViolation: true });
+    const r = check(checkedModel(underflow('owner-check', ['lock-underflow'])), { continueAfterViolation: true });
     expect(r.violations.map((v) => v.invariant)).not.toContain('Isolation');
     expect([r.distinctStates, r.depth]).toEqual([225, 17]);
     expect(reachedNames(r)).toContain('EvictedWhileRead');

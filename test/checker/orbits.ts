@@ -5,7 +5,7 @@
  * simple on purpose; only small configurations go through it.
  */
 import { allActions, initial, step, type Model, type State } from '../../spec/index.ts';
-import { symmetryClasses } from '../../checker/index.ts';
+import { symmetryClasses } from '../../spec/index.ts';
 
 /** A state as a map key (bytes as latin1 characters). */
 export const keyOf = (s: State): string => Buffer.from(s).toString('latin1');

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { compile, NO_PAGE, type Config, type Model, type State } from '../../spec/index.ts';
+import { checkedModel, compile, NO_PAGE, type Config, type Model, type State } from '../../spec/index.ts';
 import { keyOf, reachable, rename, renamings } from './orbits.ts';
 
 /** Every permutation of `0 .. n-1`. */
@@ -62,8 +62,8 @@ describe('allocator any: every choice of pages, reduced by page symmetry', () =>
     it(`${name}: exactly one state per orbit of pages and requests`, () => {
       const m = compile(config);
       const states = reachable(m);
-      const full = check(m, { symmetry: false, continueAfterViolation: true });
-      const sym = check(m, { continueAfterViolation: true });
+      const full = check(checkedModel(m), { symmetry: false, continueAfterViolation: true });
+      const sym = check(checkedModel(m), { continueAfterViolation: true });
       expect(full.distinctStates).toBe(states.length);
       expect(sym.distinctStates).toBe(orbits(m, states));
       expect([full.distinctStates, sym.distinctStates]).toEqual([raw, reduced]);

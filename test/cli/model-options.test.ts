@@ -35,9 +35,9 @@ describe('model flags and configuration files', () => {
     expect(errorOf(() => configFromFlags({ pages: '0', prefillLimit: 'two', requests: '2,x' }))).toBe(
       [
         'invalid model configuration:',
-        '  --pages: expected a number of pages: a whole number from 1 to 254, got 0',
-        '  --prefill-limit: expected a prefill limit in pages: a whole number from 0 to 254, got "two"',
-        '  --requests[1].length: expected a length in pages: a whole number from 1 to 254, got "x"',
+        '  --pages: expected a number of pages: a whole number from 1 to 4096, got 0',
+        '  --prefill-limit: expected a prefill limit in pages: a whole number from 0 to 4096, got "two"',
+        '  --requests[1].length: expected a length in pages: a whole number from 1 to 4096, got "x"',
       ].join('\n'),
     );
     expect(errorOf(() => configFromFlags({ pages: '3', prefillLimit: '2', requests: '2', variant: 'fast' }))).toContain(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compile, FAULTS, incidentConfig, matrixConfig, type Config } from '../../spec/index.ts';
 import { checkReachable } from './enumerate.ts';
 
-/** The checker's small configurations, with their number of reachable states (pinned: a change in semantics shows here). */
+/** The checker's small configurations, with their number of reachable states, derived by this file's own brute-force enumeration (enumerate.ts) and pinned: a change in semantics shows here. */
 const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['incident, owner-check', incidentConfig('owner-check'), 21],
   ['incident, length-fix', incidentConfig('length-fix'), 16],

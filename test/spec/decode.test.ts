@@ -26,8 +26,8 @@ describe('configuration decoding', () => {
 
   it('names the field and the value of every problem', () => {
     expect(messages({ pages: 0, prefillLimit: 2, requests: [{ length: -1 }], variant: 'fast' })).toEqual([
-      'pages: expected a number of pages: a whole number from 1 to 254, got 0',
-      'requests[0].length: expected a length in pages: a whole number from 1 to 254, got -1',
+      'pages: expected a number of pages: a whole number from 1 to 4096, got 0',
+      'requests[0].length: expected a length in pages: a whole number from 1 to 4096, got -1',
       'variant: expected one of buggy, length-fix, owner-check, got "fast"',
     ]);
     expect(messages({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }], faults: ['early-free', 'late-free'] })).toEqual([

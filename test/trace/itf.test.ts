@@ -40,7 +40,7 @@ describe('ITF', () => {
     ]);
     expect(last?.requests).toEqual({
       '#map': [
-        ['A', { phase: 'freed', table: [int(0), int(1)], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
+        ['A', { phase: 'freed', table: [], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
         ['B', { phase: 'decoded', table: [int(0), int(1), int(2)], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false }],
       ],
     });

@@ -14,9 +14,10 @@
  * differ by a page renaming get the same form, and so, taking the least over the request
  * renamings, do two states of one orbit of the whole group.
  */
-import { NO_PAGE, type Model, type State } from '../spec/index.ts';
+import { NO_PAGE, type Model } from './model.ts';
+import { setTablePage, tablePage, type State } from './state.ts';
 import { renameRequests, type Canonicalizer } from './symmetry.ts';
-import { wordState } from './words.ts';
+import { wordState } from '../checker/words.ts';
 
 /** The canonicalizer of allocator `any`: pages and interchangeable requests together. */
 export class PageCanonicalizer implements Canonicalizer {
@@ -65,7 +66,7 @@ export class PageCanonicalizer implements Canonicalizer {
     let next = 0;
     for (let r = 0; r < m.n; r++) {
       for (let i = 0; i < m.len[r]!; i++) {
-        const p = s[m.tableAt[r]! + i]!;
+        const p = tablePage(m, s, r, i);
         if (p !== NO_PAGE && id[p] === -1) id[p] = next++;
       }
     }
@@ -91,9 +92,8 @@ export class PageCanonicalizer implements Canonicalizer {
     }
     for (let r = 0; r < m.n; r++) {
       for (let i = 0; i < m.len[r]!; i++) {
-        const at = m.tableAt[r]! + i;
-        const p = s[at]!;
-        out[at] = p === NO_PAGE ? NO_PAGE : id[p]!;
+        const p = tablePage(m, s, r, i);
+        setTablePage(m, out, r, i, p === NO_PAGE ? NO_PAGE : id[p]!);
       }
     }
   }

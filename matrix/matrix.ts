@@ -5,9 +5,8 @@
  * short the leak is) and which other invariants break: a bug can still break
  * `ExclusiveHold` under the owner check; the bug is there, the leak is not.
  */
-import { compile, FAULTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
-import { check } from './bfs.ts';
-import type { WitnessResult } from './types.ts';
+import { check, type WitnessResult } from '../checker/index.ts';
+import { checkedModel, compile, FAULTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
 export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests'>;
@@ -63,7 +62,7 @@ export function runMatrix(base: MatrixBase = matrixConfig('buggy'), options: Mat
   const cells: MatrixCell[] = [];
   for (const variant of variants) {
     for (const fault of faults) {
-      const result = check(compile(cellConfig(base, variant, fault)), {
+      const result = check(checkedModel(compile(cellConfig(base, variant, fault))), {
         continueAfterViolation: true,
         symmetry: options.symmetry ?? true,
       });

@@ -11,10 +11,15 @@
  * states of one orbit have the same set of key-ordered renamings and the same least one:
  * the form is exact, not a heuristic. Requests with equal keys are tried in every order;
  * requests still `new` are identical and never tried twice.
+ *
+ * Which bytes move under a renaming is read from the model's layout description
+ * (`requestFields`, `labelBytes` in `model.ts`), so a new state variable is permuted by
+ * registering it there.
  */
-import { Ph, type Model, type State } from '../spec/index.ts';
+import { wordState } from '../checker/words.ts';
+import type { Model, RequestField } from './model.ts';
 import { PageCanonicalizer } from './page-symmetry.ts';
-import { wordState } from './words.ts';
+import { Ph, type State } from './state.ts';
 
 /** Maps a state to the canonical member of its orbit. */
 export interface Canonicalizer {
@@ -120,24 +125,30 @@ class ClassCanonicalizer implements Canonicalizer {
     return this.output;
   }
 
-  /** Orders requests `a` and `b` of one class by the renaming-invariant key. */
+  /** Orders requests `a` and `b` of one class by the renaming-invariant key: every value field in layout order, own pages, then the prefix part of every label set. */
   private compare(s: State, a: number, b: number): number {
-    const m = this.m;
-    let d = s[m.phaseAt + a]! - s[m.phaseAt + b]!;
-    if (d !== 0) return d;
-    d = s[m.flagsAt + a]! - s[m.flagsAt + b]!;
-    if (d !== 0) return d;
-    const ta = m.tableAt[a]!;
-    const tb = m.tableAt[b]!;
-    const len = m.len[a]!;
-    for (let i = 0; i < len; i++) {
-      d = s[ta + i]! - s[tb + i]!;
-      if (d !== 0) return d;
+    const fields = this.m.requestFields;
+    for (let f = 0; f < fields.length; f++) {
+      const field = fields[f]!;
+      if (field.kind !== 'value') continue;
+      const fa = field.at[a]!;
+      const fb = field.at[b]!;
+      const width = field.width[a]!;
+      for (let i = 0; i < width; i++) {
+        const d = s[fa + i]! - s[fb + i]!;
+        if (d !== 0) return d;
+      }
     }
-    d = this.own[a]! - this.own[b]!;
+    const d = this.own[a]! - this.own[b]!;
     if (d !== 0) return d;
     // Read bits of prefix labels (above the n request labels) do not change under renaming.
-    return (read32(s, m.observedAt + 4 * a) >>> m.n) - (read32(s, m.observedAt + 4 * b) >>> m.n);
+    for (let f = 0; f < fields.length; f++) {
+      const field = fields[f]!;
+      if (field.kind !== 'labelSet') continue;
+      const e = (read32(s, field.at[a]!) >>> this.m.n) - (read32(s, field.at[b]!) >>> this.m.n);
+      if (e !== 0) return e;
+    }
+    return 0;
   }
 
   /** Tries every order of the tie runs from `k` on, keeping the least encoding in `output`. */
@@ -176,36 +187,49 @@ class ClassCanonicalizer implements Canonicalizer {
 
 /**
  * Writes `s` with every request `r` renamed to `perm[r]` into `out`; `map` is a 256-entry
- * scratch that is the identity on entry and on exit.
+ * scratch that is the identity on entry and on exit. The allocator's fields after the
+ * tables (free and release lists, lock counts) hold page ids and prefix counts only: a
+ * renaming of requests leaves them as they are.
  */
 export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint8Array, out: Uint8Array): void {
   for (let r = 0; r < m.n; r++) map[r + 1] = perm[r]! + 1;
-  // Holder, data and tag bytes are contiguous per page and hold labels.
-  for (let i = 0; i < m.phaseAt; i++) out[i] = map[s[i]!]!;
-  const low = (1 << m.n) - 1;
-  for (let r = 0; r < m.n; r++) {
-    const q = perm[r]!;
-    out[m.phaseAt + q] = s[m.phaseAt + r]!;
-    out[m.flagsAt + q] = s[m.flagsAt + r]!;
-    const bits = read32(s, m.observedAt + 4 * r);
+  for (let i = 0; i < m.labelBytes; i++) out[i] = map[s[i]!]!;
+  const fields = m.requestFields;
+  for (let f = 0; f < fields.length; f++) {
+    const field = fields[f]!;
+    if (field.kind === 'value') moveValues(field, s, out, perm, m.n);
+    else moveLabelSets(field, s, out, perm, m.n);
+  }
+  for (let i = m.tailAt; i < m.size; i++) out[i] = s[i]!;
+  for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
+}
+
+/** Copies each request's bytes of `field` to its renamed place. */
+function moveValues(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, n: number): void {
+  for (let r = 0; r < n; r++) {
+    const from = field.at[r]!;
+    const to = field.at[perm[r]!]!;
+    const width = field.width[r]!;
+    for (let i = 0; i < width; i++) out[to + i] = s[from + i]!;
+  }
+}
+
+/** Moves each request's label set of `field` to its renamed place, renaming the request bits in it. */
+function moveLabelSets(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, n: number): void {
+  const low = (1 << n) - 1;
+  for (let r = 0; r < n; r++) {
+    const bits = read32(s, field.at[r]!);
     let moved = bits & ~low;
     for (let rest = bits & low; rest !== 0; rest &= rest - 1) {
       const b = 31 - Math.clz32(rest & -rest);
       moved |= 1 << perm[b]!;
     }
-    const oq = m.observedAt + 4 * q;
-    out[oq] = moved & 0xff;
-    out[oq + 1] = (moved >>> 8) & 0xff;
-    out[oq + 2] = (moved >>> 16) & 0xff;
-    out[oq + 3] = (moved >>> 24) & 0xff;
-    const from = m.tableAt[r]!;
-    const to = m.tableAt[q]!;
-    const len = m.len[r]!;
-    for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
+    const o = field.at[perm[r]!]!;
+    out[o] = moved & 0xff;
+    out[o + 1] = (moved >>> 8) & 0xff;
+    out[o + 2] = (moved >>> 16) & 0xff;
+    out[o + 3] = (moved >>> 24) & 0xff;
   }
-  // The allocator's fields (free and release lists) hold page ids only: a renaming leaves them as they are.
-  for (let i = m.tailAt; i < m.size; i++) out[i] = s[i]!;
-  for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
 }
 
 /** The little-endian 32-bit word at `o`, unsigned. */

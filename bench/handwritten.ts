@@ -1,0 +1,120 @@
+/**
+ * pagecheck against SPIN on a Promela model nobody here tuned: spin/handwritten/length-fix.pml,
+ * written as a SPIN user would, on 9 pages, prefill limit 3, requests 1,2,2,3,3,4,5 under
+ * `length-fix`: 16,720,306 states, the same count on both sides (the hand-written model's
+ * agreement on smaller configurations is a test, test/spin/handwritten.test.ts).
+ *
+ * Each side runs as a whole process, start to verdict, under /usr/bin/time: pagecheck's
+ * `check --no-symmetry --json` with 1 worker and with one per core, and SPIN's
+ * `spin -a` + gcc + pan (BFS, SAFETY). Reported: states per second (of the search, as each
+ * tool reports it, and of the whole process), bytes per state, peak RSS, CPU seconds.
+ * The machine is shared, so CPU seconds are given beside wall time.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configFrom } from '../spec/index.ts';
+import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
+
+/** The configuration, as `check` flags and as the hand-written model's defines. */
+const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
+const LENGTHS = [1, 2, 2, 3, 3, 4, 5];
+const MODEL = fileURLToPath(new URL('../spin/handwritten/length-fix.pml', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MB = 2 ** 20;
+const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
+const log = (line: string): void => void process.stderr.write(`bench handwritten: ${line}\n`);
+
+/** `/usr/bin/time -f` of a command: wall seconds, max RSS in bytes, CPU seconds, and its stdout. */
+function timed(cmd: string, args: readonly string[], cwd: string): { wall: number; rss: number; cpu: number; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-bench-'));
+  try {
+    const usage = join(dir, 'usage.txt');
+    const r = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', '-o', usage, cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} failed (exit ${r.status}): ${r.stderr.slice(0, 500)}`);
+    const [wall = NaN, rssKb = NaN, user = NaN, sys = NaN] = (readFileSync(usage, 'utf8').trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+    return { wall, rss: rssKb * 1024, cpu: user + sys, out: r.stdout };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** pagecheck as a whole process with `workers` threads. */
+function pagecheck(workers: number): Record<string, number | string> {
+  log(`pagecheck --workers ${workers} ...`);
+  const t = timed('node', ['--import', 'tsx', 'cli/main.ts', 'check', ...FLAGS, '--workers', `${workers}`, '--json'], ROOT);
+  const json = JSON.parse(t.out) as { verdict: string; distinctStates: number; elapsedMs: number; statesPerSecond: number; bytesPerState: number };
+  return {
+    workers,
+    verdict: json.verdict,
+    distinctStates: json.distinctStates,
+    searchSeconds: round(json.elapsedMs / 1000, 4),
+    statesPerSecond: json.statesPerSecond,
+    processSeconds: round(t.wall, 4),
+    processStatesPerSecond: Math.round(json.distinctStates / t.wall),
+    cpuSeconds: round(t.cpu, 4),
+    statesPerCpuSecond: Math.round(json.distinctStates / t.cpu),
+    bytesPerState: json.bytesPerState,
+    peakRssMb: round(t.rss / MB, 4),
+  };
+}
+
+/** SPIN on the hand-written model: compile, then run pan. */
+function spin(): Record<string, number | string | null> {
+  log('spin: compiling the hand-written model ...');
+  const defines: Record<string, number> = { PAGES: 9, LIMIT: 3, N: LENGTHS.length, MAXLEN: 5 };
+  LENGTHS.forEach((l, i) => (defines[`L${i}`] = l));
+  const config = configFrom({ pages: 9, prefillLimit: 3, requests: LENGTHS.map((length) => ({ length })), variant: 'length-fix' });
+  const build = buildPanFromFile(MODEL, config, defines, { optimize: true, memoryLimitMb: 16384 });
+  try {
+    log('spin: running pan ...');
+    const r = runPan(build, { hashBits: 25 });
+    const wall = (build.buildMs + r.runMs) / 1000;
+    return {
+      verdict: r.verdict,
+      statesStored: r.pan.statesStored,
+      searchSeconds: r.pan.elapsedSeconds,
+      statesPerSecond: r.pan.statesPerSecond,
+      buildSeconds: round(build.buildMs / 1000, 4),
+      processSeconds: round(wall, 4),
+      processStatesPerSecond: Math.round(r.pan.statesStored / wall),
+      cpuSeconds: r.cpuSeconds === null ? null : round(r.cpuSeconds, 4),
+      statesPerCpuSecond: r.cpuSeconds === null ? null : Math.round(r.pan.statesStored / r.cpuSeconds),
+      bytesPerState: round((r.pan.memoryMb * MB) / r.pan.statesStored),
+      peakRssMb: r.maxRssBytes === null ? null : round(r.maxRssBytes / MB, 4),
+    };
+  } finally {
+    build.dispose();
+  }
+}
+
+/** Runs the three and reports their figures and ratios (pagecheck over SPIN). */
+export async function run(): Promise<Record<string, unknown>> {
+  const cores = availableParallelism();
+  const one = pagecheck(1);
+  const many = pagecheck(cores);
+  if (!spinAvailable()) return { pagecheck: [one, many], spin: null, skipped: 'spin or gcc is not installed' };
+  const s = spin();
+  const ratio = (a: unknown, b: unknown): number | null => (typeof a === 'number' && typeof b === 'number' && b > 0 ? round(a / b) : null);
+  const ratios = (p: Record<string, unknown>) => ({
+    statesPerSecond: ratio(p['statesPerSecond'], s['statesPerSecond']),
+    statesPerCpuSecond: ratio(p['statesPerCpuSecond'], s['statesPerCpuSecond']),
+    processStatesPerSecond: ratio(p['processStatesPerSecond'], s['processStatesPerSecond']),
+    bytesPerState: ratio(p['bytesPerState'], s['bytesPerState']),
+    peakRss: ratio(p['peakRssMb'], s['peakRssMb']),
+  });
+  return {
+    compared: 'complete breadth-first search without symmetry reduction; whole processes; pagecheck check against SPIN pan (BFS, SAFETY, -O2) on spin/handwritten/length-fix.pml',
+    config: FLAGS.join(' '),
+    agree: one['distinctStates'] === s['statesStored'] && many['distinctStates'] === s['statesStored'],
+    cores,
+    pagecheck: { oneWorker: one, allCores: many },
+    spin: s,
+    ratios: { oneWorker: ratios(one), allCores: ratios(many), speedupOfAllCores: ratio(many['statesPerSecond'], one['statesPerSecond']) },
+  };
+}
+
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) process.stdout.write(`${JSON.stringify(await run(), null, 2)}\n`);

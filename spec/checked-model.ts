@@ -1,0 +1,64 @@
+/**
+ * The page-ownership spec as a model the checker can explore (`checker/model.ts`).
+ * Everything is derived from the spec's own definitions: the actions from `allActions`,
+ * the next state from `step`, the properties from `INVARIANTS` and `WITNESSES`, the
+ * legitimate ends from `liveness.ts`, symmetry from the layout description in
+ * `model.ts`. A new action kind, state variable or property registered in the spec is
+ * checked with no change here or in `checker/`.
+ */
+import type { Checkable, ModelProperty } from '../checker/model.ts';
+import { actionLabel, allActions, type Action } from './actions.ts';
+import { configFrom } from './decode.ts';
+import { successorsFunction } from './expanders.ts';
+import { allFinished } from './liveness.ts';
+import { compile, type Model } from './model.ts';
+import { INVARIANTS, WITNESSES } from './properties.ts';
+import { initial, type State } from './state.ts';
+import { createCanonicalizer } from './symmetry.ts';
+import { step } from './transitions.ts';
+
+/** The spec's properties for the checker: each bound to the model, witnesses marked with whether they apply. */
+export function checkedProperties(m: Model): ModelProperty[] {
+  return [
+    ...INVARIANTS.map((p): ModelProperty => ({ name: p.name, kind: 'always', holds: (s) => p.holds(m, s) })),
+    ...WITNESSES.map((p): ModelProperty => ({ name: p.name, kind: 'sometimes', applies: p.appliesTo(m), holds: (s) => p.holds(m, s) })),
+  ];
+}
+
+/**
+ * The compiled spec `m` as a {@link Checkable}. Legitimate ends are the states in which
+ * every request has finished (freed, its late write landed, or released again); a state
+ * where some request has not finished and nothing is enabled is a deadlock.
+ */
+export function checkedModel(m: Model): Checkable<Action> {
+  const actions = allActions(m);
+  const canon = createCanonicalizer(m);
+  const successors = successorsFunction(m);
+  const model: Checkable<Action> = {
+    stateBytes: m.size,
+    initialStates: () => [initial(m)],
+    actionCount: actions.length,
+    action: (i) => actionAt(actions, i),
+    actionLabel: (i) => actionLabel(m, actionAt(actions, i)),
+    actions: (s, out) => {
+      out.length = 0;
+      for (let i = 0; i < actions.length; i++) if (step(m, s, actions[i]!) !== undefined) out.push(i);
+    },
+    nextState: (s, i) => step(m, s, actionAt(actions, i)),
+    properties: checkedProperties(m),
+    isLegitimateEnd: (s) => allFinished(m, s),
+    successors,
+  };
+  return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
+}
+
+/** The model factory's entry point (`checker/model.ts`, `ModelFactory`): a configuration as JSON, validated, compiled and wrapped. */
+export function createModel(config: unknown): Checkable<Action> {
+  return checkedModel(compile(configFrom(config)));
+}
+
+function actionAt(actions: readonly Action[], i: number): Action {
+  const a = actions[i];
+  if (a === undefined) throw new Error(`spec: no action number ${i}`);
+  return a;
+}

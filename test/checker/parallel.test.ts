@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { check, checkParallel, type CheckOptions, type CheckResult } from '../../checker/index.ts';
+import { actionLabel, checkedModel, compile, configFrom, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Action, type Config, type Model } from '../../spec/index.ts';
+import { specFactory } from '../../cli/commands/check.ts';
+
+/** Every configuration whose counts are pinned in test/checker and test/spin, with the options they are pinned under. */
+const PINNED: readonly { name: string; config: Config; options: CheckOptions }[] = [
+  ...VARIANTS.flatMap((v) => [
+    { name: `incident ${v}`, config: incidentConfig(v), options: {} },
+    { name: `incident ${v}, whole space`, config: incidentConfig(v), options: { continueAfterViolation: true, symmetry: false } },
+    ...FAULTS.map((f) => ({ name: `matrix ${v} ${f}`, config: matrixConfig(v, [f]), options: { continueAfterViolation: true } })),
+  ]),
+  { name: '4 pages 2,2,3', config: configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 2 }, { length: 3 }] }), options: {} },
+  { name: '5 pages 2,2,2, raw', config: configFrom({ pages: 5, prefillLimit: 2, requests: [{ length: 2 }, { length: 2 }, { length: 2 }] }), options: { symmetry: false, continueAfterViolation: true } },
+  {
+    name: 'owner-check 1,2,2,1, reduced',
+    config: configFrom({ pages: 4, prefillLimit: 1, requests: [{ length: 1 }, { length: 2 }, { length: 2 }, { length: 1 }], variant: 'owner-check' }),
+    options: { continueAfterViolation: true },
+  },
+  {
+    name: 'shared prefix, two faults',
+    config: configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2, prefix: 's' }, { length: 2, prefix: 's' }, { length: 3 }], faults: ['silent-stub', 'stale-free', 'prefix-poison'] }),
+    options: { continueAfterViolation: true },
+  },
+  {
+    name: 'early-free and stale-free, raw',
+    config: configFrom({ pages: 4, prefillLimit: 1, requests: [{ length: 2 }, { length: 2 }, { length: 2 }], faults: ['early-free', 'stale-free'] }),
+    options: { symmetry: false, continueAfterViolation: true },
+  },
+  { name: 'the deadlock', config: configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 2 }] }), options: {} },
+  { name: 'the deadlock, whole space', config: configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 2 }] }), options: { continueAfterViolation: true } },
+  { name: '6 pages 2,3,2,3,2 (stops at the leak)', config: configFrom({ pages: 6, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }, { length: 3 }, { length: 2 }] }), options: { symmetry: false } },
+  { name: '6 pages 2,3,2,3,2, whole space', config: configFrom({ pages: 6, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }, { length: 3 }, { length: 2 }] }), options: { symmetry: false, continueAfterViolation: true } },
+  { name: 'budget', config: incidentConfig('owner-check'), options: { maxStates: 10 } },
+  ...(['buggy', 'length-fix'] as const).map((variant) => ({
+    name: `4 pages 2,3,1 ${variant}, whole space`,
+    config: configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 1 }], variant }),
+    options: { symmetry: false, continueAfterViolation: true },
+  })),
+  { name: 'matrix length-fix, every fault, raw', config: matrixConfig('length-fix', [...FAULTS]), options: { symmetry: false, continueAfterViolation: true } },
+  {
+    name: '7 pages 1,2,2,3,3 length-fix, raw (172,114 states)',
+    config: configFrom({ pages: 7, prefillLimit: 3, requests: [{ length: 1 }, { length: 2 }, { length: 2 }, { length: 3 }, { length: 3 }], variant: 'length-fix' }),
+    options: { symmetry: false, continueAfterViolation: true },
+  },
+];
+
+/** Everything a result says, traces as labels, that must not depend on the number of workers. */
+const summary = (m: Model, r: CheckResult<Action>) => ({
+  verdict: r.verdict,
+  distinctStates: r.distinctStates,
+  depth: r.depth,
+  witnesses: r.witnesses,
+  violations: r.violations.map((v) => ({ invariant: v.invariant, depth: v.depth, trace: v.trace.steps.map((s) => actionLabel(m, s.action)) })),
+});
+
+describe('--workers 2 gives what --workers 1 gives, on every pinned configuration', () => {
+  it('same counts, verdicts, witnesses, and the same shortest traces, action for action', async () => {
+    for (const c of PINNED) {
+      const m = compile(c.config);
+      const one = summary(m, check(checkedModel(m), c.options));
+      // parallelFrom 1: every level is split between the two threads, however small.
+      const two = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 1 }));
+      expect(two, c.name).toEqual(one);
+    }
+  }, 300_000);
+
+  it('the main thread alone (a level below parallelFrom) gives the same as well', async () => {
+    const c = PINNED.at(-2)!;
+    const m = compile(c.config);
+    const alone = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2 });
+    expect(summary(m, alone)).toEqual(summary(m, check(checkedModel(m), c.options)));
+  }, 60_000);
+
+  it('a worker that cannot build its model fails the search with its error', async () => {
+    const config = incidentConfig('buggy');
+    const bad = { module: new URL('./no-such-model.ts', import.meta.url).href, config };
+    await expect(checkParallel(checkedModel(compile(config)), bad, { workers: 2, parallelFrom: 1 })).rejects.toThrow(/no-such-model/);
+  }, 60_000);
+});
