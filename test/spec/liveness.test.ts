@@ -40,7 +40,7 @@ describe('only live state', () => {
     expect(tableOf(twice.m, twice.last, 0)).toEqual([]);
   });
 
-  it('every fault declares whether it re-reads a finished table; only stale-free does today', () => {
-    expect(FAULTS.filter((f) => FAULT_REREADS_FINISHED_TABLE[f])).toEqual(['stale-free']);
+  it('every fault declares whether it re-reads a finished table: the two late second releases, stale-free and double-free', () => {
+    expect(FAULTS.filter((f) => FAULT_REREADS_FINISHED_TABLE[f])).toEqual(['stale-free', 'double-free']);
   });
 });
