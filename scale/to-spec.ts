@@ -6,6 +6,7 @@
  */
 import type { Action } from '../spec/actions.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
+import { tableIsDead } from '../spec/liveness.ts';
 import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, setTablePage, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import type { ReferencePool } from './reference.ts';
@@ -62,7 +63,8 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
     if (r === undefined) return;
     s[m.phaseAt + slot] = Ph[r.phase];
     s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
-    r.table.forEach((p, i) => setTablePage(m, s, slot, i, p < m.pages ? p : NO_PAGE));
+    // A finished request's table that nothing can read again is dead in the spec (spec/liveness.ts): left empty.
+    if (!tableIsDead(m, Ph[r.phase])) r.table.forEach((p, i) => setTablePage(m, s, slot, i, p < m.pages ? p : NO_PAGE));
     let observed = 0;
     for (const x of r.reads) if (x !== 0) observed |= 1 << (label(x) - 1);
     setObserved(m, s, slot, observed >>> 0);
