@@ -30,16 +30,16 @@ describe('eviction', () => {
     expect(deadlocks(starving(true))).toBe(0);
   });
 
-  it('with it the same configuration holds and every request is served: 120 states, depth 19 (--pages 3 --prefill-limit 3 --requests 2:sys,3,2:sys --variant length-fix --faults none --eviction)', () => {
+  it('with it the same configuration holds and every request is served: 116 states, depth 19 (--pages 3 --prefill-limit 3 --requests 2:sys,3,2:sys --variant length-fix --faults none --eviction)', () => {
     const r = check(checkedModel(starving(true)), { continueAfterViolation: true });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 120, 19]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 116, 19]);
     expect(reachedNames(r)).toEqual(expect.arrayContaining(['AllServed', 'CacheEvicts']));
     expect(r.witnesses.filter((w) => w.applies && !w.reached)).toEqual([]);
   });
 
-  it('without the fault, lock counts keep a page in the cache while a request that hit it is live: holds on 100 states', () => {
+  it('without the fault, lock counts keep a page in the cache while a request that hit it is live: holds on 96 states', () => {
     const r = check(checkedModel(underflow('buggy', [])), { continueAfterViolation: true });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 100, 16]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 96, 16]);
   });
 });
 
@@ -54,9 +54,9 @@ describe('fault lock-underflow', () => {
     ]);
   });
 
-  it('buggy, whole space: the bookkeeping breaks first (221 states)', () => {
+  it('buggy, whole space: the bookkeeping breaks first (217 states)', () => {
     const r = check(checkedModel(underflow('buggy', ['lock-underflow'])), { continueAfterViolation: true });
-    expect([r.distinctStates, r.depth]).toEqual([221, 17]);
+    expect([r.distinctStates, r.depth]).toEqual([217, 17]);
     expect(r.violations.map((v) => v.invariant)).toEqual(['ExclusiveHold', 'NoUseAfterFree', 'ReadsOwnPages', 'Isolation']);
     expect(reachedNames(r)).toContain('EvictedWhileRead');
   });
@@ -64,7 +64,7 @@ describe('fault lock-underflow', () => {
   it('owner-check: Isolation holds; the read that would have leaked fails loudly', () => {
     const r = check(checkedModel(underflow('owner-check', ['lock-underflow'])), { continueAfterViolation: true });
     expect(r.violations.map((v) => v.invariant)).not.toContain('Isolation');
-    expect([r.distinctStates, r.depth]).toEqual([225, 17]);
+    expect([r.distinctStates, r.depth]).toEqual([221, 17]);
     expect(reachedNames(r)).toContain('EvictedWhileRead');
     const m = underflow('owner-check', ['lock-underflow']);
     expect(reachable(m).some((s) => FailsLoudly.holds(m, s))).toBe(true);

@@ -23,13 +23,13 @@ buggy        silent-stub    156 16 Isolation@9
 buggy        early-free     331 14 Isolation@7
 buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10
 buggy        prefix-poison  123 14 Isolation@13
-buggy        double-free    664 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
+buggy        double-free    656 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
 buggy        lock-underflow  91 15 ExclusiveHold@8 NoUseAfterFree@8
 length-fix   silent-stub     83 14
 length-fix   early-free     331 14 Isolation@7
 length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10
 length-fix   prefix-poison  123 14 Isolation@13
-length-fix   double-free    664 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
+length-fix   double-free    656 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
 length-fix   lock-underflow  91 15 ExclusiveHold@8 NoUseAfterFree@8
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
