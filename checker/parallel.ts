@@ -51,11 +51,7 @@ class WorkerHandle {
   readonly ready: Promise<unknown>;
 
   constructor(setup: WorkerSetup) {
-    // The worker runs TypeScript: it registers tsx first, as the main process did.
-    const tsx = tsxEsmApi();
-    const entry = new URL('./parallel-worker.ts', import.meta.url).href;
-    const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
-    this.worker = new Worker(boot, { eval: true, workerData: setup });
+    this.worker = startWorker(setup);
     this.worker.on('message', (m: unknown) => this.waiting.shift()?.resolve(m));
     // A worker that fails (its model cannot be built, say) fails the search with its error.
     this.worker.on('error', (e) => {
@@ -82,6 +78,17 @@ class WorkerHandle {
 }
 
 /** The URL of tsx's ESM registration API (the package's `import` export of `./esm/api`). */
+/** Whether this is the TypeScript source run under tsx (then the worker needs tsx too), not the compiled package. */
+const SOURCE = import.meta.url.endsWith('.ts');
+
+/** Starts parallel-worker.js (the build) directly; from the sources, through tsx's loader, which a worker does not inherit. */
+function startWorker(setup: WorkerSetup): Worker {
+  const entry = new URL(`./parallel-worker.${SOURCE ? 'ts' : 'js'}`, import.meta.url);
+  if (!SOURCE) return new Worker(entry, { workerData: setup });
+  const boot = `import(${JSON.stringify(tsxEsmApi())}).then((t) => { t.register(); return import(${JSON.stringify(entry.href)}); })`;
+  return new Worker(boot, { eval: true, workerData: setup });
+}
+
 function tsxEsmApi(): string {
   const require = createRequire(import.meta.url);
   const manifest = require.resolve('tsx/package.json');
