@@ -16,9 +16,9 @@ const REPO = join(import.meta.dirname, '../..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** A user's file that imports and uses the public API. */
-const USER_CODE = `import { check, compile, formatItf, incidentConfig, replayItf, PagePool, type CheckResult } from 'pagecheck';
+const USER_CODE = `import { check, checkedModel, compile, formatItf, incidentConfig, replayItf, PagePool, type Action, type CheckResult } from 'pagecheck';
 const m = compile(incidentConfig('buggy'));
-const result: CheckResult = check(m);
+const result: CheckResult<Action> = check(checkedModel(m));
 const v = result.violations[0];
 if (v !== undefined) {
   const r = replayItf(JSON.parse(formatItf(m, v.trace, v.invariant)) as unknown);
