@@ -228,17 +228,16 @@ function timeout(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   };
 }
 
-/**
- * insert(r): r's first page goes to its prefix's cache entry. Looser than the spec: the
- * guard that the prefix has no cached page yet is dropped.
- */
+/** insert(r): r's first page goes to its prefix's cache entry, if the prefix has none yet. */
 function insert(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { Not, Or, Bool } = v.ctx;
   const first = at(s.table, r, v.slot0);
+  const p = v.ctx.Const('p', v.Page);
   const poison = sem.fault['prefix-poison'] ? phaseIn(v, s, r, 'refused', 'failed') : Bool.val(false);
   return {
     constraints: [
       v.hasPrefix(r),
+      forAll(v, [p], Not(at(s.holder, p).eq(v.prefix(v.group(r))))),
       Not(shares(v, s, r)),
       at(s.holder, first).eq(v.body(r)),
       Or(phaseIn(v, s, r, 'decoded'), poison),

@@ -12,6 +12,7 @@
 import type { Solver } from 'z3-solver';
 import { ACTION_KINDS, type Fault, type Variant } from '../spec/index.ts';
 import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
+import { checkConformance, type ConformanceReport, type StepFn } from './conformance.ts';
 import { readCounterexample, type Counterexample } from './counterexample.ts';
 import { initial, semanticsOf, transition } from './encoding.ts';
 import { invariantFor, LENGTH_FIX_INVARIANT, type Invariant } from './invariant.ts';
@@ -53,6 +54,13 @@ export interface ProveOptions {
   readonly only?: readonly ObligationName[];
   /** z3's time limit per obligation (default 60 s). */
   readonly timeoutMs?: number;
+  /**
+   * Check the encoding against the spec's `step` first (`conformance.ts`; default true).
+   * Only tests that prove the same encoding many times switch it off.
+   */
+  readonly checkEncoding?: boolean;
+  /** The spec's step function to check the encoding against (default the spec's own; a test hands in a mutant). */
+  readonly step?: StepFn;
 }
 
 /** The outcome of a proof attempt. */
@@ -65,9 +73,11 @@ export interface ProofReport {
   readonly invariant: Invariant;
   /** The conjunct dropped, if any. */
   readonly dropped?: { readonly id: number; readonly name: string };
+  /** The encoding checked against the spec's `step`, unless switched off. */
+  readonly conformance?: ConformanceReport;
   /** Each obligation's outcome. */
   readonly obligations: readonly ObligationResult[];
-  /** Whether every obligation was proved. */
+  /** Whether the encoding agrees with `step` and every obligation was proved. */
   readonly proved: boolean;
 }
 
@@ -76,6 +86,7 @@ export async function prove(z3: Z3Session, options: ProveOptions): Promise<Proof
   const invariant = invariantFor(options.variant);
   const dropped = invariant.conjuncts.find((c) => c.id === options.drop);
   if (options.drop !== undefined && dropped === undefined) throw new RangeError(`the ${invariant.name} invariant has no conjunct ${options.drop}`);
+  const conformance = options.checkEncoding === false ? undefined : await conformanceOf(z3, options);
   const obligations: ObligationResult[] = [];
   for (const name of options.only ?? OBLIGATIONS) obligations.push(await discharge(z3, options, invariant, name));
   return {
@@ -83,9 +94,24 @@ export async function prove(z3: Z3Session, options: ProveOptions): Promise<Proof
     faults: options.faults,
     invariant,
     ...(dropped === undefined ? {} : { dropped: { id: dropped.id, name: dropped.name } }),
+    ...(conformance === undefined ? {} : { conformance }),
     obligations,
-    proved: obligations.every((o) => o.result === 'proved'),
+    proved: obligations.every((o) => o.result === 'proved') && (conformance?.mismatches.length ?? 0) === 0,
   };
+}
+
+/** Conformance reports of the spec's own step, per session and semantics: the same check is not run twice. */
+const checked = new WeakMap<Z3Session, Map<string, Promise<ConformanceReport>>>();
+
+/** The encoding checked against `step` for these options' variant and faults (cached for the spec's own step). */
+function conformanceOf(z3: Z3Session, options: ProveOptions): Promise<ConformanceReport> {
+  if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step);
+  const key = `${options.variant}|${[...options.faults].sort().join(',')}`;
+  const known = checked.get(z3) ?? new Map<string, Promise<ConformanceReport>>();
+  checked.set(z3, known);
+  const report = known.get(key) ?? checkConformance(z3, options.variant, options.faults);
+  known.set(key, report);
+  return report;
 }
 
 /** The bounded universe searched for a counterexample before the unbounded proof is tried. */

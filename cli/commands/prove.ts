@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
+import type { ConformanceReport } from '../../proofs/conformance.ts';
 import { prove, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
 import { openZ3 } from '../../proofs/z3.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -20,6 +21,11 @@ interface ProveFlags {
 }
 
 const HELP = `
+Before the obligations, the encoding is checked against the spec's own step function on
+a bounded universe that passes every loop bound of the spec (6 pages, tables of up to 5
+pages): every step the spec takes must be a step of the encoding, and the encoding must
+not be enabled where the spec is not. A disagreement fails the proof (exit 1).
+
 Obligations: init (the initial state satisfies the invariant) and one per action
 (Inv ∧ action ⇒ Inv'), for an arbitrary acting request, over unbounded sorts of pages,
 requests and prefixes. Each is first searched for a counterexample in a small bounded
@@ -32,7 +38,8 @@ without faults. --drop N leaves conjunct N out to show what it is needed for.
 Default faults: every fault for owner-check and buggy (the most permissive guards),
 none for length-fix.
 
-Exit codes: 0 every obligation proved, 1 a counterexample to induction,
+Exit codes: 0 every obligation proved, 1 a counterexample to induction or an encoding
+that disagrees with the spec,
 2 bad flag, 3 z3 answered unknown (no counterexample, no proof).`;
 
 /** Registers the command. */
@@ -71,7 +78,8 @@ async function run(flags: ProveFlags): Promise<number> {
 /** 0 all proved, 1 some counterexample, 3 some unknown and no counterexample. */
 export function exitCode(report: ProofReport): number {
   if (report.proved) return EXIT.ok;
-  return report.obligations.some((o) => o.result === 'counterexample') ? EXIT.violation : EXIT.incomplete;
+  const disagrees = (report.conformance?.mismatches.length ?? 0) > 0;
+  return disagrees || report.obligations.some((o) => o.result === 'counterexample') ? EXIT.violation : EXIT.incomplete;
 }
 
 /** The report as `--json` prints it. */
@@ -81,6 +89,7 @@ export function toJson(report: ProofReport): unknown {
     faults: report.faults,
     invariant: ['Isolation', ...report.invariant.conjuncts.filter((c) => c.id !== report.dropped?.id).map((c) => c.name)],
     ...(report.dropped === undefined ? {} : { dropped: report.dropped }),
+    ...(report.conformance === undefined ? {} : { conformance: report.conformance }),
     obligations: report.obligations.map((o) => ({
       name: o.name,
       result: o.result,
@@ -100,15 +109,25 @@ export function formatReport(report: ProofReport): string {
     `invariant: Isolation${conjuncts.map((c) => ` ∧ ${c.id}.${c.name}`).join('')}${report.dropped ? `   (dropped ${report.dropped.id}.${report.dropped.name})` : ''}`,
     '',
   ];
+  if (report.conformance !== undefined) lines.push(...conformanceLines(report.conformance));
   for (const o of report.obligations) lines.push(...obligationLines(o));
-  const failed = report.obligations.filter((o) => o.result !== 'proved');
+  const failed = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name} (${o.result})`);
+  const mismatches = report.conformance?.mismatches ?? [];
+  if (mismatches.length > 0) failed.unshift(`the encoding disagrees with the spec's step at ${mismatches.map((x) => x.action).join(', ')}`);
   lines.push('');
   lines.push(
     failed.length === 0
       ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests and prefixes.`
-      : `not proved: ${failed.map((o) => `${o.name} (${o.result})`).join(', ')}.`,
+      : `not proved: ${failed.join(', ')}.`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The encoding-against-step line, and each disagreement's story under it. */
+function conformanceLines(c: ConformanceReport): string[] {
+  const verdict = c.mismatches.length === 0 ? 'agrees' : 'DISAGREES';
+  const head = `  ${'encoding'.padEnd(9)} ${verdict.padEnd(15)} ${String(c.ms).padStart(6)} ms   (with step: ${c.steps} steps and ${c.disabled} disabled actions; ${c.universe})`;
+  return [head, ...c.mismatches.flatMap((x) => [`      ${x.action}:`, ...x.story.map((line) => `        ${line}`)])];
 }
 
 /** One obligation's line, and its counterexample's story under it. */
