@@ -166,8 +166,8 @@ function handoff(v: Vocabulary, s: ZState, r: Z): Transition {
 /**
  * decode(r): with the owner check, every slot's tag must be r's or its prefix's, or r
  * fails and reads nothing; otherwise the label of every page in the table joins r's read
- * set. `slotOf[l]` is the slot whose page gave label `l`: a label joins exactly when some
- * slot's page holds it. The READ_UNHELD flag is not encoded: nothing reads it.
+ * set. `slotOf[l]` is the slot whose page gave label `l`, constrained to name such a slot
+ * whenever there is one: a label joins exactly when some slot's page holds it. The READ_UNHELD flag is not encoded: nothing reads it.
  */
 function decode(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { ctx, none } = v;
@@ -178,10 +178,16 @@ function decode(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const q = ctx.Const('q', v.Req);
   const l = ctx.Const('l', v.Label);
   const checked = forAll(v, [k], Implies(v.inTable(r, k), mayRead(v, r, at(s.tag, at(s.table, r, k)))));
-  const from = at(slotOf, l);
-  const gained = And(Not(l.eq(none)), v.inTable(r, from), at(s.data, at(s.table, r, from)).eq(l));
+  const gainedVia = (x: Z, from: Z): F => And(Not(x.eq(none)), v.inTable(r, from), at(s.data, at(s.table, r, from)).eq(x));
+  const gained = gainedVia(l, at(slotOf, l));
+  const l2 = ctx.Const('l2', v.Label);
   return {
-    constraints: [phaseIn(v, s, r, 'handedOff'), sem.ownerCheck ? ok.eq(checked) : ok],
+    constraints: [
+      phaseIn(v, s, r, 'handedOff'),
+      sem.ownerCheck ? ok.eq(checked) : ok,
+      // slotOf names a slot holding the label whenever one does: every label in the table is read
+      forAll(v, [l2, k], Implies(gainedVia(l2, k), gainedVia(l2, at(slotOf, l2)))),
+    ],
     post: {
       ...s,
       read: lambda(v, [q, l], Or(holds(s.read, q, l), And(ok, q.eq(r), gained))),

@@ -100,17 +100,19 @@ export async function prove(z3: Z3Session, options: ProveOptions): Promise<Proof
   };
 }
 
-/** Conformance reports of the spec's own step, per session and semantics: the same check is not run twice. */
-const checked = new WeakMap<Z3Session, Map<string, Promise<ConformanceReport>>>();
+/**
+ * Conformance reports of the spec's own step, by variant and faults. The check is
+ * deterministic and depends on nothing but the spec and the encoding, so one run per
+ * process and semantics is enough, whichever z3 session asks.
+ */
+const checked = new Map<string, Promise<ConformanceReport>>();
 
-/** The encoding checked against `step` for these options' variant and faults (cached for the spec's own step). */
+/** The encoding checked against `step` for these options' variant and faults (once per process for the spec's own step). */
 function conformanceOf(z3: Z3Session, options: ProveOptions): Promise<ConformanceReport> {
   if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step);
-  const key = `${options.variant}|${[...options.faults].sort().join(',')}`;
-  const known = checked.get(z3) ?? new Map<string, Promise<ConformanceReport>>();
-  checked.set(z3, known);
-  const report = known.get(key) ?? checkConformance(z3, options.variant, options.faults);
-  known.set(key, report);
+  const key = `${options.variant}|${[...new Set(options.faults)].sort().join(',')}`;
+  const report = checked.get(key) ?? checkConformance(z3, options.variant, options.faults);
+  checked.set(key, report);
   return report;
 }
 

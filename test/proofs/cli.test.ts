@@ -34,7 +34,7 @@ describe('pagecheck prove', () => {
       expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
     }
     expect(out).toContain('all 9 obligations proved');
-  });
+  }, 120_000);
 
   it('buggy --json: the report with decode’s counterexample, exits 1', async () => {
     const { code, out } = await pagecheck('prove', '--variant', 'buggy', '--json');
@@ -61,7 +61,7 @@ describe('pagecheck prove', () => {
     const decode = report.obligations[5]?.counterexample;
     expect(decode?.violated).toBe('Isolation');
     expect(decode?.story.at(-1)).toMatch(/^Isolation fails \(reader (r\d), label (r\d)'s data\): request \1 has read \2's data, which is not its own\.$/);
-  });
+  }, 120_000);
 
   it('--drop 1 leaves TagNamesContent out and decode fails; length-fix proves without faults', async () => {
     const dropped = await pagecheck('prove', '--variant', 'owner-check', '--drop', '1');
@@ -72,7 +72,7 @@ describe('pagecheck prove', () => {
     expect(lengthFix.code).toBe(0);
     expect(lengthFix.out).toContain('variant length-fix, faults none');
     expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
-  });
+  }, 120_000);
 
   it('names the flag and the value in its errors, exit 2', async () => {
     expect(await pagecheck('prove', '--variant', 'fast')).toMatchObject({
@@ -87,5 +87,5 @@ describe('pagecheck prove', () => {
     expect((await pagecheck('prove', '--faults', 'early-free,late')).err).toBe(
       'pagecheck: --faults: expected a comma-separated list of silent-stub, early-free, stale-free, prefix-poison (or all, none), got "late"\n',
     );
-  });
+  }, 120_000);
 });

@@ -18,12 +18,12 @@ describe('the invariant holds on every reachable state of the small configuratio
       const result = checkReachable(compile(config));
       expect(result.breaches).toEqual([]);
       expect(result.states).toBe(states);
-    });
+    }, 60_000);
   }
 
   it('and fails where it should: the buggy incident reaches a state that breaks Isolation', () => {
     const result = checkReachable(compile(incidentConfig('buggy')));
     expect(result.breaches.length).toBeGreaterThan(0);
     expect(result.breaches.every((b) => b.parts.includes('Isolation'))).toBe(true);
-  });
+  }, 60_000);
 });

@@ -11,11 +11,11 @@ describe('the executable spec agrees with z3 on what fails, obligation for oblig
     expect(results.map((r) => kinds(r.brokenBy))).toEqual(FAULTS.map((f) => [...LENGTH_FIX_FAULTS[f]].sort()));
     // the silent stub is off under length-fix whatever the faults say: the fix's own universe, prefill limit 1
     expect(results[0]).toMatchObject({ candidates: 7_053_312, satisfying: 627_368, transitions: 199_584, breaches: [] });
-  });
+  }, 180_000);
 
   it('length-fix with a conjunct dropped: the steps that break the weakened invariant are of the kinds z3 finds', () => {
     const drops = Object.keys(LENGTH_FIX_DROPS).map(Number);
     const results = checkUniverses(drops.map((drop) => ({ variant: 'length-fix', faults: [], prefillLimit: 2, drop })));
     expect(results.map((r) => kinds(r.brokenBy))).toEqual(drops.map((d) => [...(LENGTH_FIX_DROPS[d] ?? [])].sort()));
-  });
+  }, 180_000);
 });

@@ -13,7 +13,7 @@ describe('the invariant is inductive over every state of a small universe, reach
     if (result === undefined) throw new Error('no result');
     expect(result.breaches).toEqual([]);
     expect([result.candidates, result.satisfying, result.transitions]).toEqual([21_600_768, 21_600_768, 42_491_232]);
-  });
+  }, 180_000);
 
   // (limit 1 is checked in universe-drops.test.ts: length-fix with the silent stub is length-fix without faults)
   it('length-fix, no fault, limit 2: 7,053,312 states, 627,368 satisfy the invariant, 199,584 steps, none breaks it', () => {
@@ -21,18 +21,18 @@ describe('the invariant is inductive over every state of a small universe, reach
     if (result === undefined) throw new Error('no result');
     expect(result.breaches).toEqual([]);
     expect([result.candidates, result.satisfying, result.transitions]).toEqual([7_053_312, 627_368, 199_584]);
-  });
+  }, 180_000);
 
   it('buggy: the same enumeration finds steps that break it, every one a decode, as z3 says', () => {
     const [result] = checkUniverses([{ variant: 'buggy', faults: [...FAULTS], prefillLimit: 1 }]);
     if (result === undefined) throw new Error('no result');
     expect(result.brokenBy).toEqual({ decode: 572_416 });
     expect(result.breaches.every((b) => b.parts.includes('Isolation'))).toBe(true);
-  });
+  }, 180_000);
 
   it('the enumeration calls the spec’s own transitions: they agree with step on every reachable state', () => {
     const m = compile(matrixConfig('owner-check', [...FAULTS]));
     expect(dispatchAgrees(m, reachableStates(m))).toBe(true);
     expect(checkReachable(m).states).toBe(6509);
-  });
+  }, 180_000);
 });
