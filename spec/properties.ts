@@ -213,10 +213,13 @@ export const OverLongRefused = sometimes(
 /** Under `owner-check`, a read that would have leaked fails the request loudly instead. */
 export const FailsLoudly = sometimes(
   'FailsLoudly',
-  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all.
+  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all;
+  // under `hardened` a late write and a stale release never reach a page with a new holder.
   (m) =>
     m.ownerCheck &&
-    ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) || m.fault['early-free'] || m.fault['stale-free'] || m.fault['torn-write']),
+    ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) ||
+      (m.fault['early-free'] && !m.mechanism['revoke-writer']) ||
+      (m.fault['stale-free'] && !m.mechanism['release-checks-holder'])),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 
