@@ -12,7 +12,7 @@
  * the form is exact, not a heuristic. Requests with equal keys are tried in every order;
  * requests still `new` are identical and never tried twice.
  */
-import { Ph, type Model, type State } from '../spec/index.ts';
+import { Ph, READ_LABEL, type Model, type State } from '../spec/index.ts';
 import { wordState } from './words.ts';
 
 /** Maps a state to the canonical member of its orbit. */
@@ -193,7 +193,19 @@ class ClassCanonicalizer implements Canonicalizer {
       const to = m.tableAt[q]!;
       const len = m.len[r]!;
       for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
+      out[m.stepsAt + q] = s[m.stepsAt + r]!;
+      out[m.dataNextAt + q] = s[m.dataNextAt + r]!;
+      out[m.tagNextAt + q] = s[m.tagNextAt + r]!;
+      // A read record holds a label in its low bits and two flags above them.
+      const readFrom = m.readAt[r]!;
+      const readTo = m.readAt[q]!;
+      for (let i = 0; i < len; i++) {
+        const rec = s[readFrom + i]!;
+        out[readTo + i] = (rec & ~READ_LABEL) | map[rec & READ_LABEL]!;
+      }
     }
+    // Content positions are table positions, not labels: they do not change under renaming.
+    for (let p = 0; p < m.pages; p++) out[m.dataPosAt + p] = s[m.dataPosAt + p]!;
     for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
   }
 }

@@ -16,6 +16,8 @@ import {
   free,
   handoff,
   insert,
+  landData,
+  landTag,
   prefill,
   stub,
   timeout,
@@ -45,6 +47,8 @@ export function transitionOf(kind: ActionKind): Transition {
     .with('free', () => free)
     .with('timeout', () => timeout)
     .with('insert', () => insert)
+    .with('landData', () => landData)
+    .with('landTag', () => landTag)
     .exhaustive();
 }
 
@@ -97,6 +101,18 @@ function expanderOf(m: Model, kind: ActionKind, base: number): Expander {
     .with('insert', (): Expander => (s, sink) => {
       for (let r = 0; r < n; r++) {
         const t = insert(m, s, r);
+        if (t !== undefined) sink(t, base + r);
+      }
+    })
+    .with('landData', (): Expander => (s, sink) => {
+      for (let r = 0; r < n; r++) {
+        const t = landData(m, s, r);
+        if (t !== undefined) sink(t, base + r);
+      }
+    })
+    .with('landTag', (): Expander => (s, sink) => {
+      for (let r = 0; r < n; r++) {
+        const t = landTag(m, s, r);
         if (t !== undefined) sink(t, base + r);
       }
     })

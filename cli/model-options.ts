@@ -23,17 +23,20 @@ export interface ModelFlags {
   readonly requests?: string;
   /** `--faults a,b` or `none`. */
   readonly faults?: string;
+  /** `--decode-steps N`. */
+  readonly decodeSteps?: string;
 }
 
 /** Adds the model flags to a command. */
 export function addModelOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'model configuration (JSON); flags override its fields')
-    .option('--variant <name>', 'buggy | length-fix | owner-check (default buggy)')
+    .option('--variant <name>', 'buggy | length-fix | owner-check | hardened (default buggy)')
     .option('--pages <n>', "number of D's KV pages")
     .option('--prefill-limit <n>', 'longest prompt, in pages, that P computes')
     .option('--requests <lengths>', 'request lengths in pages, named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
-    .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)");
+    .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)")
+    .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)');
 }
 
 const FLAG_OF: Readonly<Record<string, string>> = {
@@ -42,6 +45,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   requests: '--requests',
   variant: '--variant',
   faults: '--faults',
+  decodeSteps: '--decode-steps',
 };
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
@@ -88,6 +92,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.prefillLimit !== undefined) set('prefillLimit', numberish(flags.prefillLimit));
   if (flags.requests !== undefined) set('requests', parseRequests(flags.requests));
   if (flags.variant !== undefined) set('variant', flags.variant);
+  if (flags.decodeSteps !== undefined) set('decodeSteps', numberish(flags.decodeSteps));
   if (flags.faults !== undefined) {
     const list = flags.faults.trim();
     set('faults', list === '' || list === 'none' ? [] : list.split(',').map((f) => f.trim()));

@@ -48,6 +48,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('free', () => pool.free(a.r))
     .with('timeout', () => pool.timeout(a.r))
     .with('insert', () => pool.insert(a.r))
+    // The pool lands every write whole: it does not implement fault torn-write yet.
+    .with('landData', 'landTag', () => false)
     .exhaustive();
 }
 
@@ -88,5 +90,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('free', () => (now === Ph.released ? ('stale-release' as const) : undefined))
     .with('timeout', () => 'timeout' as const)
     .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
+    .with('landData', 'landTag', () => undefined)
     .exhaustive();
 }

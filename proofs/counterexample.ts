@@ -153,5 +153,7 @@ function narrate(
     .with('free', () => ` D releases ${r}'s own pages by id, whoever holds them: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('timeout', () => ` D times ${r} out and frees its pages: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('insert', () => ` ${r}'s first page goes to its prefix's cache entry: ${changedPages('holder').join(', ')}`)
+    .with('landData', () => ` a content part of ${r}'s write lands: ${changedPages('data').join(', ') || 'no content changes'}`)
+    .with('landTag', () => ` a tag part of ${r}'s write lands`)
     .exhaustive();
 }

@@ -63,6 +63,8 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('free', () => free(v, sem, s, r))
     .with('timeout', () => timeout(v, sem, s, r))
     .with('insert', () => insert(v, sem, s, r))
+    // Not encoded yet: `prove` refuses fault torn-write (cli/commands/prove.ts), without which these never happen.
+    .with('landData', 'landTag', (): Transition => ({ constraints: [v.ctx.Bool.val(false)], post: s, never: true }))
     .exhaustive();
 }
 

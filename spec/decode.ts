@@ -57,6 +57,7 @@ export const ConfigSchema = Schema.Struct({
     Schema.Array(FaultSchema).annotations({ message: (issue) => ({ message: `expected a list of faults, got ${show(issue.actual)}`, override: false }) }),
     { exact: true },
   ),
+  decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
 }).annotations({
   message: (issue) => ({
     message: `expected a configuration object such as {"pages": 3, "prefillLimit": 2, "requests": [{"length": 2}]}, got ${show(issue.actual)}`,
@@ -142,6 +143,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     })),
     variant,
     faults: FAULTS.filter((f) => faults.includes(f)),
+    ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
   });
 }
 

@@ -34,3 +34,6 @@ export * from './transitions.ts';
 export * from './properties.ts';
 export * from './run.ts';
 export * from './view.ts';
+export * from './hardening.ts';
+export * from './reads.ts';
+export * from './writes.ts';

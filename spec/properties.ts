@@ -5,20 +5,30 @@
  * could hold only because nothing happens. A witness that does not apply to a
  * configuration (no over-long request, say) is not expected there.
  */
-import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { verdictOf, type ReadVerdict } from './reads.ts';
 import {
   dataOf,
   flagsOf,
   HIT,
   holderOf,
   isLive,
-  observedOf,
   phaseOf,
   Ph,
   READ_UNHELD,
+  readRecordOf,
   sharesFirstPage,
+  tablePage,
   type State,
 } from './state.ts';
+
+/** What breaks an invariant in a state: the requests, and the pages (with their table positions), at fault. */
+export interface Breach {
+  /** Indices of the requests at fault. */
+  readonly requests: readonly number[];
+  /** The pages at fault: the request, its table position and the page id. */
+  readonly pages: readonly { readonly r: number; readonly i: number; readonly page: number }[];
+}
 
 /** A named state predicate: an invariant (`always`) or a witness (`sometimes`). */
 export interface Property {
@@ -30,6 +40,8 @@ export interface Property {
   readonly appliesTo: (m: Model) => boolean;
   /** The predicate itself. */
   readonly holds: (m: Model, s: State) => boolean;
+  /** For an invariant that says so: what breaks it in `s`, or `undefined` when it holds. */
+  readonly breach?: (m: Model, s: State) => Breach | undefined;
 }
 
 const always = (name: string, holds: Property['holds']): Property => ({
@@ -56,25 +68,59 @@ let claimed = new Uint8Array(64);
 
 const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.length > m.config.prefillLimit);
 
-/**
- * No request has ever read data written by another request. The one exception is a
- * shared prefix: a request may read a page that holds its own prefix's data, whoever
- * computed it, because that content is the same for every request with that prefix.
- * This is the property the incident broke.
- */
-export const Isolation = always('Isolation', (m, s) => {
+/** The reads of every request whose read record says `verdict` somewhere: what breaks `Isolation` or `Integrity`. */
+function readsWith(m: Model, s: State, verdict: ReadVerdict): Breach | undefined {
+  const requests: number[] = [];
+  const pages: { r: number; i: number; page: number }[] = [];
   for (let r = 0; r < m.n; r++) {
-    let bits = observedOf(m, s, r);
-    // Most read sets hold only the request's own label: clear its bit before looking at the rest.
-    bits = (bits & ~(1 << (bodyLabel(r) - 1))) >>> 0;
-    while (bits !== 0) {
-      const bit = 31 - Math.clz32(bits);
-      if (!mayRead(m, r, bit + 1)) return false;
-      bits = (bits & ~(1 << bit)) >>> 0;
+    const len = m.len[r]!;
+    let bad = false;
+    for (let i = 0; i < len; i++) {
+      if (verdictOf(m, r, i, readRecordOf(m, s, r, i)) !== verdict && !(verdict === 'integrity' && verdictOf(m, r, i, readRecordOf(m, s, r, i)) === 'isolation')) continue;
+      bad = true;
+      pages.push({ r, i, page: tablePage(m, s, r, i) });
+    }
+    if (bad) requests.push(r);
+  }
+  return requests.length === 0 ? undefined : { requests, pages };
+}
+
+/** Whether some read of some request has the verdict (or, for `integrity`, any bad verdict). */
+function anyRead(m: Model, s: State, verdict: ReadVerdict): boolean {
+  for (let r = 0; r < m.n; r++) {
+    const len = m.len[r]!;
+    for (let i = 0; i < len; i++) {
+      const v = verdictOf(m, r, i, readRecordOf(m, s, r, i));
+      if (v === verdict || (verdict === 'integrity' && v === 'isolation')) return true;
     }
   }
-  return true;
-});
+  return false;
+}
+
+/**
+ * No request has ever read data written by another request, at any decode step. The one
+ * exception is a shared prefix: a request may read, at its prefix's position, a page that
+ * holds its own prefix's data, whoever computed it, because that content is the same for
+ * every request with that prefix. The prefix's content anywhere else is a leak. This is
+ * the property the incident broke; it is about confidentiality (another user's data).
+ * Broken by the reads whose verdict is `isolation` (`reads.ts`).
+ */
+export const Isolation: Property = {
+  ...always('Isolation', (m, s) => !anyRead(m, s, 'isolation')),
+  breach: (m, s) => readsWith(m, s, 'isolation'),
+};
+
+/**
+ * Every decode step that passed its check read, at every position of its table, content
+ * written for this request (or for its prefix) at that position during its current hold.
+ * About correctness, not confidentiality: a page never written (a stub over pages nobody
+ * wrote) breaks `Integrity` only; another user's page, or a misplaced one, breaks both.
+ * "Would have answered garbage." Broken by every read whose verdict is not `ok`.
+ */
+export const Integrity: Property = {
+  ...always('Integrity', (m, s) => !anyRead(m, s, 'integrity')),
+  breach: (m, s) => readsWith(m, s, 'integrity'),
+};
 
 /**
  * No page is held by two requests; every page in a live page table is held by its
@@ -167,8 +213,13 @@ export const OverLongRefused = sometimes(
 /** Under `owner-check`, a read that would have leaked fails the request loudly instead. */
 export const FailsLoudly = sometimes(
   'FailsLoudly',
-  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all.
-  (m) => m.ownerCheck && ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) || m.fault['early-free'] || m.fault['stale-free']),
+  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all;
+  // under `hardened` a late write and a stale release never reach a page with a new holder.
+  (m) =>
+    m.ownerCheck &&
+    ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) ||
+      (m.fault['early-free'] && !m.mechanism['revoke-writer']) ||
+      (m.fault['stale-free'] && !m.mechanism['release-checks-holder'])),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 
@@ -209,8 +260,29 @@ export const PoisonedInsert = sometimes(
   },
 );
 
-/** The invariants, in the order they are checked and reported. */
-export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages];
+/** With fault `torn-write`: a page's content has landed and its tag not yet, or the other way round. */
+export const TornPage = sometimes(
+  'TornPage',
+  (m) => m.fault['torn-write'] && m.ownerCheck,
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.writing && s[m.dataNextAt + r] !== s[m.tagNextAt + r]),
+);
+
+/** With several decode steps: a request is between two of them. */
+export const BetweenSteps = sometimes(
+  'BetweenSteps',
+  (m) => m.decodeSteps > 1,
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.decoding),
+);
+
+/** Every invariant, in the order they are checked and reported. */
+export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, Integrity];
+
+/**
+ * The invariants a search checks when none are named: all but `Integrity`. A search stops
+ * at its first violation, and a silent stub over pages nobody wrote breaks `Integrity` in
+ * four actions, before the incident's leak (nine); name `Integrity` to check it.
+ */
+export const DEFAULT_INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages];
 
 /** The non-vacuity witnesses. */
 export const WITNESSES: readonly Property[] = [
@@ -223,6 +295,8 @@ export const WITNESSES: readonly Property[] = [
   DoubleRelease,
   PrefixHit,
   PoisonedInsert,
+  TornPage,
+  BetweenSteps,
 ];
 
 /** The property of that name, if there is one. */

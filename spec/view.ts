@@ -5,6 +5,8 @@
 import { labelName, NO_PAGE, type Model } from './model.ts';
 import {
   dataOf,
+  dataPartsLanded,
+  dataPosOf,
   flagsOf,
   HIT,
   holderOf,
@@ -13,8 +15,10 @@ import {
   PHASES,
   phaseOf,
   READ_UNHELD,
+  stepsOf,
   tableOf,
   tagOf,
+  tagPartsLanded,
   type Phase,
   type State,
 } from './state.ts';
@@ -29,6 +33,8 @@ export interface PageView {
   readonly data: string | null;
   /** The owner tag, in the same words as `data`; `null` when cleared. */
   readonly tag: string | null;
+  /** The table position its content was written for; `null` when never written. */
+  readonly position: number | null;
 }
 
 /** One request in words. */
@@ -47,6 +53,10 @@ export interface RequestView {
   readonly inserted: boolean;
   /** Whether its decode read a page it did not hold. */
   readonly readUnheld: boolean;
+  /** How many decode steps it has taken. */
+  readonly steps: number;
+  /** How many content parts, and tag parts, of P's write for it have landed (fault `torn-write`). */
+  readonly partsLanded: { readonly data: number; readonly tag: number };
 }
 
 /** A whole state in words. */
@@ -73,6 +83,7 @@ export function view(m: Model, s: State): StateView {
       holder: word(m, holderOf(m, s, p), 'cache'),
       data: word(m, dataOf(m, s, p), 'prefix'),
       tag: word(m, tagOf(m, s, p), 'prefix'),
+      position: dataOf(m, s, p) === 0 ? null : dataPosOf(m, s, p),
     });
   }
   const requests: RequestView[] = [];
@@ -91,6 +102,8 @@ export function view(m: Model, s: State): StateView {
       hit: (flags & HIT) !== 0,
       inserted: (flags & INSERTED) !== 0,
       readUnheld: (flags & READ_UNHELD) !== 0,
+      steps: stepsOf(m, s, r),
+      partsLanded: { data: dataPartsLanded(m, s, r), tag: tagPartsLanded(m, s, r) },
     });
   }
   return { pages, requests };

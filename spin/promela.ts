@@ -35,13 +35,18 @@ const INLINE_OF = {
   free: 'Free',
   timeout: 'Timeout',
   insert: 'Insert',
+  landData: 'LandData',
+  landTag: 'LandTag',
 } as const;
 
-/** Generates the Promela model of a configuration. Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
+/** Generates the Promela model of a configuration. Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}, or for what it does not cover yet. */
 export function toPromela(config: Config): string {
   const m = compile(config);
   if (m.pages > PROMELA_MAX_PAGES) {
     throw new RangeError(`the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${m.pages}`);
+  }
+  if (m.fault['torn-write'] || m.decodeSteps > 1 || m.config.variant === 'hardened') {
+    throw new RangeError('the Promela model does not cover torn writes, several decode steps or variant hardened yet');
   }
   return [header(m), defines(m), PROMELA_BODY, loop(m)].join('\n');
 }

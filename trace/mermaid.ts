@@ -4,7 +4,7 @@
  * and the step that breaks an invariant is boxed in red with the explanation beside it.
  */
 import { match } from 'ts-pattern';
-import { dataOf, holderOf, mayRead, tagOf, type Model, type Trace } from '../spec/index.ts';
+import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../spec/index.ts';
 import { dataName, holderWords, stepContext, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
@@ -53,7 +53,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     })
     .with('decode', () => {
       if (req?.phase === 'failed') {
-        const bad = table.find((p) => !mayRead(m, r, tagOf(m, before, p))) ?? 0;
+        const bad = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p))) ?? 0;
         const tag = tagOf(m, before, bad);
         return [
           `D->>Pool: ${label}: check the tags of ${ids(table)}`,
@@ -74,6 +74,11 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     )
     .with('timeout', () => [`D->>Pool: ${label}: time out, return ${ids(own)} while P still writes`, `D-->>C: ${who} timed out`])
     .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
+    .with('landData', 'landTag', (kind) => {
+      const p = changedPage(m, before, after, kind === 'landData' ? m.dataAt : m.tagAt);
+      const part = kind === 'landData' ? 'content' : 'tag';
+      return [`P->>Pool: ${label}: the ${part} part of ${who}'s write lands in page ${p ?? '?'}${p === undefined ? '' : `, held by ${holderWords(m, holderOf(m, after, p))}`}`];
+    })
     .exhaustive()
     .map(text);
 }
@@ -106,3 +111,9 @@ export function formatMermaid(m: Model, trace: Trace, violation?: string): strin
 
 /** {@link formatMermaid} under the name the documentation generator uses. */
 export const toMermaid = formatMermaid;
+
+/** The page whose byte at `base + p` an action changed (a part landing changes one), if any. */
+function changedPage(m: Model, before: Uint8Array, after: Uint8Array, base: number): number | undefined {
+  for (let p = 0; p < m.pages; p++) if (before[base + p] !== after[base + p]) return p;
+  return undefined;
+}

@@ -7,7 +7,7 @@ import { match } from 'ts-pattern';
 import {
   dataOf,
   holderOf,
-  mayRead,
+  mayReadAt,
   tagOf,
   view,
   type Model,
@@ -56,7 +56,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     })
     .with('decode', () => {
       if (req?.phase === 'failed') {
-        const bad = table.find((p) => !mayRead(m, r, tagOf(m, before, p)));
+        const bad = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p)));
         const tag = bad === undefined ? 0 : tagOf(m, before, bad);
         const found = tag === 0 ? 'has no tag' : `is tagged ${dataName(m, tag)}`;
         return `owner check: page ${bad ?? '?'} ${found}, which ${who} may not read: ${who} fails loudly and reads nothing.`;
@@ -75,6 +75,14 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     .with('insert', () => {
       const p = table[0] ?? 0;
       return `D puts ${who}'s page ${p} into ${holderWords(m, holderOf(m, after, p))}; it holds ${dataWords(m, dataOf(m, after, p))}.`;
+    })
+    .with('landData', 'landTag', (kind) => {
+      const base = kind === 'landData' ? m.dataAt : m.tagAt;
+      let p = -1;
+      for (let q = 0; q < m.pages && p < 0; q++) if (before[base + q] !== after[base + q]) p = q;
+      const part = kind === 'landData' ? 'content' : 'owner tag';
+      if (p < 0) return `the ${part} part of ${who}'s write lands; it changes nothing.`;
+      return `the ${part} part of ${who}'s write lands in page ${p}, held by ${holderWords(m, holderOf(m, after, p))}; the page now holds ${dataWords(m, dataOf(m, after, p))}, tagged ${dataName(m, tagOf(m, after, p))}.`;
     })
     .exhaustive();
 }

@@ -6,37 +6,55 @@ import { compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
  * The fault matrix on `matrixConfig`, full exploration, as measured independently by a
  * throwaway breadth-first search (no symmetry: no two requests of that configuration are
  * interchangeable): states, depth, and the depth of each invariant's first violation.
+ * The torn-write column, the hardened row and the Integrity figures were added with
+ * issue 14 and are pinned from `npx tsx cli/main.ts matrix --json` itself.
  */
 const EXPECTED = `
-buggy        silent-stub    156 16 Isolation@9
-buggy        early-free     331 14 Isolation@7
-buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8 Isolation@10
-buggy        prefix-poison  123 14 Isolation@13
+buggy        silent-stub    156 16 Isolation@9 Integrity@4
+buggy        early-free     331 14 Isolation@7 Integrity@7
+buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8 Isolation@10 Integrity@10
+buggy        prefix-poison  123 14 Isolation@13 Integrity@8
+buggy        torn-write     824 18 Isolation@10 Integrity@10
 length-fix   silent-stub     83 14
-length-fix   early-free     331 14 Isolation@7
-length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8 Isolation@10
-length-fix   prefix-poison  123 14 Isolation@13
+length-fix   early-free     331 14 Isolation@7 Integrity@7
+length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8 Isolation@10 Integrity@10
+length-fix   prefix-poison  123 14 Isolation@13 Integrity@8
+length-fix   torn-write     824 18 Isolation@10 Integrity@10
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 ReadsOwnPages@8
 owner-check  prefix-poison  128 14
+owner-check  torn-write    7640 22 Isolation@12 Integrity@12
+hardened     silent-stub    106 16
+hardened     early-free     284 14
+hardened     stale-free     288 17
+hardened     prefix-poison  128 14
+hardened     torn-write    2145 22
 `;
 
 describe('the fault matrix', () => {
   const { cells } = runMatrix();
 
-  it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check never', () => {
+  it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13'],
-      ['holds', 'holds', 'holds', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'leak 10'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'leak 10'],
+      ['holds', 'holds', 'holds', 'holds', 'leak 12'],
+      ['holds', 'holds', 'holds', 'holds', 'holds'],
+    ]);
+    const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
+    expect(garbage).toEqual([
+      [4, 7, 10, 8, 10],
+      [0, 7, 10, 8, 10],
+      [0, 0, 0, 0, 12],
+      [0, 0, 0, 0, 0],
     ]);
   });
 
   it('pins every cell: whole space, depth, and the other invariants broken', () => {
     const lines = cells.map((c) => {
-      const broken = c.isolation === 'leak' ? [...c.brokenInvariants, 'Isolation'] : c.brokenInvariants;
+      const broken = [...c.brokenInvariants, ...(c.isolation === 'leak' ? ['Isolation'] : []), ...(c.integrity === 'garbage' ? ['Integrity'] : [])];
       return { c, broken };
     });
     const rows = EXPECTED.trim().split('\n').map((l) => l.trim().split(/\s+/));
@@ -62,7 +80,7 @@ describe('the fault matrix', () => {
     expect(one.cells.map((c) => [c.variant, c.fault, c.isolation, c.distinctStates])).toEqual([['owner-check', 'early-free', 'holds', 393]]);
   });
 
-  it('the minimal incident under full exploration: buggy 21 states, length-fix 16, owner-check 21', () => {
+  it('the minimal incident under full exploration: buggy 21 states, length-fix 16, owner-check 21, hardened 21', () => {
     const figures = VARIANTS.map((v) => {
       const r = check(compile(incidentConfig(v)), { continueAfterViolation: true });
       return [v, r.distinctStates, r.depth, r.violations.map((x) => `${x.invariant}@${x.depth}`).join(' ')];
@@ -71,6 +89,7 @@ describe('the fault matrix', () => {
       ['buggy', 21, 10, 'Isolation@9'],
       ['length-fix', 16, 8, ''],
       ['owner-check', 21, 10, ''],
+      ['hardened', 21, 10, ''],
     ]);
   });
 });

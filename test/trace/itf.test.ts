@@ -32,14 +32,14 @@ describe('ITF', () => {
   it('records pages as records and requests as an ITF map, reads as an ITF set, nobody as ""', () => {
     const last = itf.states[9];
     expect(last?.pages).toEqual([
-      { id: 0, holder: 'B', data: 'B', tag: '' },
-      { id: 1, holder: 'B', data: 'A', tag: '' },
-      { id: 2, holder: 'B', data: '', tag: '' },
+      { id: 0, holder: 'B', data: 'B', tag: '', position: 0 },
+      { id: 1, holder: 'B', data: 'A', tag: '', position: 1 },
+      { id: 2, holder: 'B', data: '', tag: '', position: -1 },
     ]);
     expect(last?.requests).toEqual({
       '#map': [
-        ['A', { phase: 'freed', table: [0, 1], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
-        ['B', { phase: 'decoded', table: [0, 1, 2], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false }],
+        ['A', { phase: 'freed', table: [0, 1], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false, steps: 1, partsLanded: { data: 0, tag: 0 } }],
+        ['B', { phase: 'decoded', table: [0, 1, 2], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false, steps: 1, partsLanded: { data: 0, tag: 0 } }],
       ],
     });
   });
@@ -47,7 +47,7 @@ describe('ITF', () => {
   it('uses the words of view for the prefix cache and prefix data', () => {
     const p = prefixPoison();
     const last = toItf(p.m, p.trace, 'Isolation').states.at(-1);
-    expect(last?.pages[0]).toEqual({ id: 0, holder: 'cache:sys', data: 'A', tag: '' });
+    expect(last?.pages[0]).toEqual({ id: 0, holder: 'cache:sys', data: 'A', tag: '', position: 0 });
   });
 
   it('has invariant null and no explanation without a violation', () => {
