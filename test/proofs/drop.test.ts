@@ -28,7 +28,7 @@ describe('no conjunct is dead weight: dropping any one makes z3 find a counterex
     const cti = report.obligations[0]?.counterexample;
     const reader = cti?.witnesses['reader'] ?? '?';
     expect(cti?.violated).toBe('Isolation');
-    expect(cti?.story.join('\n')).toMatch(new RegExp(`holds (r\\d)'s data; tag ${reader}`));
+    expect(cti?.story.join('\n')).toMatch(new RegExp(`holds (r\\d)'s data \\(for slot \\d\\); tag ${reader}`));
   }, 120_000);
 
   it('length-fix: each of the seven conjuncts is needed by the obligations pinned for it', async () => {

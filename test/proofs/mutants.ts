@@ -27,46 +27,44 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'decode lets a cleared tag pass',
-    patches: [['if (!mayRead(m, r, tagOf(m, s, tablePage(m, s, r, i)))) {', 'if (tagOf(m, s, tablePage(m, s, r, i)) !== 0 && !mayRead(m, r, tagOf(m, s, tablePage(m, s, r, i)))) {']],
+    patches: [['    if (!mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;', '    if (tagOf(m, s, tablePage(m, s, r, i)) !== 0 && !mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;']],
     caughtAt: 'decode',
   },
   {
     name: 'a failing decode still records what it read',
-    patches: [
-      ['  const len = m.len[r] ?? 0;\n  if (m.ownerCheck) {', '  const len = m.len[r] ?? 0;\n  let refusedByCheck = false;\n  if (m.ownerCheck) {'],
-      ['        t[m.phaseAt + r] = Ph.failed;\n        return t;', '        refusedByCheck = true;\n        break;'],
-      ['  t[m.phaseAt + r] = Ph.decoded;', '  t[m.phaseAt + r] = refusedByCheck ? Ph.failed : Ph.decoded;'],
-    ],
+    patches: [["  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    setPhase(m, t, r, 'failed');", "  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    readTable(m, s, t, r);\n    setPhase(m, t, r, 'failed');"]],
     caughtAt: 'decode',
   },
   {
     name: 'the owner check skips the pages past the third of a table',
-    patches: [['    for (let i = 0; i < len; i++) {\n      if (!mayRead', '    for (let i = 0; i < Math.min(len, 3); i++) {\n      if (!mayRead']],
+    patches: [['  for (let i = 0; i < len; i++) {\n    if (!mayReadAt', '  for (let i = 0; i < Math.min(len, 3); i++) {\n    if (!mayReadAt']],
     caughtAt: 'decode',
   },
   {
     name: 'decode reads only the first four pages of a table',
-    patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    const label', '  for (let i = 0; i < Math.min(len, 4); i++) {\n    const p = tablePage(m, s, r, i);\n    const label']],
+    patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    const label = dataOf', '  for (let i = 0; i < Math.min(len, 4); i++) {\n    const p = tablePage(m, s, r, i);\n    const label = dataOf']],
     caughtAt: 'decode',
   },
   {
     name: 'allocate does not clear the tags of the pages it hands out past the third',
-    patches: [['    if (m.ownerCheck) t[m.tagAt + p] = 0;', '    if (m.ownerCheck && i < 3) t[m.tagAt + p] = 0;']],
+    patches: [['    if (m.ownerCheck) setTag(m, t, p, 0);', '    if (m.ownerCheck && i < 3) setTag(m, t, p, 0);']],
     caughtAt: 'allocate',
   },
   {
-    name: 'a write stores content without stamping the tag of a page past the third slot',
-    patches: [['    write(m, t, tablePage(m, s, r, i), i === 0', '    if (i < 3) write(m, t, tablePage(m, s, r, i), i === 0']],
+    name: 'a write stores content without stamping the tag of a page past the third position',
+    patches: [['  if (m.ownerCheck) setTag(m, t, p, label);', '  if (m.ownerCheck && pos < 3) setTag(m, t, p, label);']],
+    // prefill's write. (The token write of a later decode step is no witness: decode passes only
+    // if the last page's tag is already the request's own, so not stamping it changes nothing.)
     caughtAt: 'prefill',
   },
   {
     name: 'release frees all but the last page of a table',
-    patches: [['  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p !== NO_PAGE) t[m.holderAt + p] = 0;', '  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len - 1; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p !== NO_PAGE) t[m.holderAt + p] = 0;']],
+    patches: [['  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;', '  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len - 1; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;']],
     caughtAt: 'free,timeout',
   },
   {
     name: 'prefill also runs for a request exactly one page over the limit',
-    patches: [['  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;\n\n  const t = s.slice();\n  const len', '  if ((m.len[r] ?? 0) > m.config.prefillLimit + 1) return undefined;\n\n  const t = s.slice();\n  const len']],
+    patches: [['  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;\n  const t = s.slice();\n  postWrite', '  if ((m.len[r] ?? 0) > m.config.prefillLimit + 1) return undefined;\n  const t = s.slice();\n  postWrite']],
     caughtAt: 'prefill',
   },
 ];
