@@ -81,6 +81,18 @@ describe('pagecheck prove', () => {
     expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
   }, 120_000);
 
+  it('hardened: proved with every fault the encoding covers; torn-write is refused, exit 2', async () => {
+    const hardened = await pagecheck('prove', '--variant', 'hardened');
+    expect(hardened.code).toBe(0);
+    expect(hardened.out).toContain('variant hardened, faults silent-stub, early-free, stale-free, prefix-poison');
+    expect(hardened.out).toMatch(/^ {2}encoding +agrees/m);
+    expect(hardened.out).toContain('all 11 obligations proved');
+    expect(await pagecheck('prove', '--variant', 'owner-check', '--faults', 'early-free,torn-write')).toMatchObject({
+      code: 2,
+      err: 'pagecheck: --faults: the proof does not encode fault torn-write yet\n',
+    });
+  }, 120_000);
+
   it('names the flag and the value in its errors, exit 2', async () => {
     expect(await pagecheck('prove', '--variant', 'fast')).toMatchObject({
       code: 2,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compile, initial, matrixConfig, Ph, setObserved, type Model, type State } from '../../spec/index.ts';
+import { compile, initial, matrixConfig, Ph, PHASES, setObserved, type Model, type State } from '../../spec/index.ts';
 import { failingParts, inductiveInvariant, LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT, typeOK } from '../../proofs/invariant.ts';
 import { runLabels } from '../spec/helpers.ts';
 
@@ -55,7 +55,7 @@ describe('the executable invariant', () => {
     };
     expect(typeOK(m, s)).toBe(true);
     expect(junk((t) => (t[m.tagAt] = 1))).toBe(false); // a tag without the owner check
-    expect(junk((t) => (t[m.phaseAt] = 11))).toBe(false); // no such phase
+    expect(junk((t) => (t[m.phaseAt] = PHASES.length))).toBe(false); // no such phase
     expect(junk((t) => (t[m.tableAt[1] ?? 0] = 0))).toBe(false); // a new request with a table
     expect(junk((t) => (t[m.tableAt[0] ?? 0] = 3))).toBe(false); // page 3 of 3
     expect(junk((t) => (t[m.flagsAt] = 1))).toBe(false); // a sharing flag on A, which has no prefix
