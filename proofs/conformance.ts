@@ -41,6 +41,10 @@ import {
   READ_LABEL,
   readRecordOf,
   stepsOf,
+  dataPartsLanded,
+  tagPartsLanded,
+  writeCount,
+  writePosition,
   HIT,
   holderOf,
   initial,
@@ -308,6 +312,18 @@ class KindSolver {
         if (p === NO_PAGE) continue;
         out.push(this.lit(`${which}.table.${q}.${i}.${p}`, () => at(z.table, req, slots[i] as Z).eq(pages[p] as Z)));
       }
+      if (phase === Ph.writing || phase === Ph.landing) {
+        // the parts landed: the spec's two counts, as one flag per slot of the write set
+        const count = writeCount(m, s, q);
+        const first = writePosition(m, s, q, 0);
+        for (let i = 0; i < (m.len[q] ?? 0); i++) {
+          const part = i - first;
+          for (const [name, landed] of [['dataLanded', dataPartsLanded(m, s, q)], ['tagLanded', tagPartsLanded(m, s, q)]] as const) {
+            const on = part >= 0 && part < count && part < landed;
+            out.push(this.lit(`${which}.${name}.${q}.${i}.${on}`, () => holds(z[name], req, slots[i] as Z).eq(v.ctx.Bool.val(on))));
+          }
+        }
+      }
       const steps = stepsOf(m, s, q);
       out.push(this.lit(`${which}.steps.${q}.${steps}`, () => (at(z.steps, req) as N).eq(steps)));
     }
@@ -429,7 +445,10 @@ export async function checkConformance(
 function unmodelledChange(m: Model, s: State, t: State): string | undefined {
   for (let q = 0; q < m.n; q++) {
     const who = m.config.requests[q]?.name ?? String(q);
-    if (s[m.dataNextAt + q] !== t[m.dataNextAt + q] || s[m.tagNextAt + q] !== t[m.tagNextAt + q]) return `the parts landed of ${who}'s write`;
+    // the counts of parts landed are modelled (as flags) while a write is in flight; elsewhere they mean nothing, and must not change
+    const inFlight = (x: State): boolean => phaseOf(m, x, q) === Ph.writing || phaseOf(m, x, q) === Ph.landing;
+    const counts = s[m.dataNextAt + q] !== t[m.dataNextAt + q] || s[m.tagNextAt + q] !== t[m.tagNextAt + q];
+    if (counts && !inFlight(s) && !inFlight(t)) return `the parts landed of ${who}'s write`;
     if (((flagsOf(m, s, q) ^ flagsOf(m, t, q)) & ~(HIT | INSERTED | READ_UNHELD)) !== 0) return `${who}'s flags`;
   }
   return undefined;

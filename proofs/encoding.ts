@@ -68,8 +68,8 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('free', () => free(v, sem, s, r))
     .with('timeout', () => timeout(v, sem, s, r))
     .with('insert', () => insert(v, sem, s, r))
-    // Not encoded yet: `prove` refuses fault torn-write (cli/commands/prove.ts), without which these never happen.
-    .with('landData', 'landTag', (): Transition => ({ constraints: [v.ctx.Bool.val(false)], post: s, never: true }))
+    .with('landData', () => land(v, sem, s, r, 'data'))
+    .with('landTag', () => land(v, sem, s, r, 'tag'))
     .exhaustive();
 }
 
@@ -130,6 +130,7 @@ function prefill(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const p = ctx.Const('p', v.Page);
   const label = (x: Z): Z => slotLabel(v, r, at(slotOf, x));
   const lands = landsAnywhere(v, sem, s, r);
+  if (sem.fault['torn-write']) return { constraints: [v.len(r).le(v.limit), phaseIn(v, s, r, 'allocated', 'timedOut')], post: posted(v, s, r, lands) };
   return {
     constraints: [
       v.len(r).le(v.limit),
@@ -158,6 +159,7 @@ function stub(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const slot = If(shares(v, s, r), v.slot1, v.slot0) as Z;
   const page = at(s.table, r, slot);
   const lands = landsAnywhere(v, sem, s, r);
+  if (sem.fault['torn-write']) return { constraints: guard, post: posted(v, s, r, lands) };
   return {
     constraints: guard,
     post: {
@@ -229,6 +231,77 @@ function severity(v: Vocabulary, r: Z, k: Z, x: Z): N {
   const { If, Or, Not, And, Int } = v.ctx;
   const bad = And(v.isRd(x), Or(v.rdLabel(x).eq(v.none), v.rdMisplaced(x), Not(mayReadAt(v, r, k, v.rdLabel(x)))));
   return If(leaks(v, r, k, x), Int.val(2), If(bad, Int.val(1), Int.val(0))) as N;
+}
+
+/**
+ * Fault torn-write: P's write is posted, none of its parts landed yet; the request is
+ * writing (landing, when D already timed it out). A late write that does not land at all
+ * (`revoke-writer`) leaves the request landed.
+ */
+function posted(v: Vocabulary, s: ZState, r: Z, lands: F): ZState {
+  const { ctx } = v;
+  const { If, And } = ctx;
+  const q = ctx.Const('q', v.Req);
+  const k = ctx.Const('k', v.Slot);
+  const reset = (a: Arr): Arr => lambda(v, [q, k], If(And(lands, q.eq(r)), ctx.Bool.val(false), at(a, q, k)) as Z);
+  const late = phaseIn(v, s, r, 'timedOut');
+  return {
+    ...s,
+    dataLanded: reset(s.dataLanded),
+    tagLanded: reset(s.tagLanded),
+    phase: setPhase(s, r, If(lands, If(late, v.ph('landing'), v.ph('writing')), v.ph('landed')) as Z),
+  };
+}
+
+/** Whether slot `k` is in r's write set: its first own slot for a stub, every own slot for a prefill. */
+function inWrite(v: Vocabulary, s: ZState, r: Z, k: Z): F {
+  const { If, And } = v.ctx;
+  const first = If(shares(v, s, r), v.slot1, v.slot0) as Z;
+  return If(v.len(r).gt(v.limit), And(v.inTable(r, k), k.eq(first)), ownSlot(v, s, r, k)) as F;
+}
+
+/** What r's write puts at slot `k`: its prefix's content at slot 0 of a prefill, else its own. */
+function writeLabel(v: Vocabulary, r: Z, k: Z): Z {
+  const { If, And } = v.ctx;
+  return If(And(k.eq(v.slot0), v.hasPrefix(r), v.len(r).le(v.limit)), v.prefix(v.group(r)), v.body(r)) as Z;
+}
+
+/**
+ * landData(r) / landTag(r), fault torn-write: one part of r's write not yet landed lands,
+ * by page id, whoever holds the page now. Looser than the spec: any such part, not the
+ * next in table order. When every part of both streams (content only, without an owner
+ * check) has landed, r is written (landed, when it was timed out).
+ */
+function land(v: Vocabulary, sem: Semantics, s: ZState, r: Z, part: 'data' | 'tag'): Transition {
+  const { ctx } = v;
+  const { And, If, Implies, Not } = ctx;
+  const k = ctx.Const(`${part}.part`, v.Slot);
+  const k2 = ctx.Const('k2', v.Slot);
+  const p = ctx.Const('p', v.Page);
+  const flags = part === 'data' ? s.dataLanded : s.tagLanded;
+  const after = put(flags, r, k, true);
+  const page = at(s.table, r, k);
+  const dataLanded = part === 'data' ? after : s.dataLanded;
+  const tagLanded = part === 'tag' ? after : s.tagLanded;
+  const done = forAll(v, [k2], Implies(inWrite(v, s, r, k2), And(holds(dataLanded, r, k2), sem.ownerCheck ? holds(tagLanded, r, k2) : ctx.Bool.val(true))));
+  const finished = If(phaseIn(v, s, r, 'landing'), v.ph('landed'), v.ph('written')) as Z;
+  const enabled = sem.fault['torn-write'] && (part === 'data' || sem.ownerCheck);
+  return {
+    constraints: [ctx.Bool.val(enabled), phaseIn(v, s, r, 'writing', 'landing'), inWrite(v, s, r, k), Not(holds(flags, r, k))],
+    post: {
+      ...s,
+      ...(part === 'data'
+        ? {
+            data: lambda(v, [p], If(p.eq(page), writeLabel(v, r, k), at(s.data, p)) as Z),
+            dataPos: lambda(v, [p], If(p.eq(page), k, at(s.dataPos, p)) as Z),
+          }
+        : { tag: sem.ownerCheck ? lambda(v, [p], If(p.eq(page), writeLabel(v, r, k), at(s.tag, p)) as Z) : s.tag }),
+      dataLanded,
+      tagLanded,
+      phase: setPhase(s, r, If(done, finished, at(s.phase, r)) as Z),
+    },
+    ...(enabled ? {} : { never: true as const }),
+  };
 }
 
 /** Whether r's write lands at all: not a late one under `revoke-writer`, whose access was revoked at the timeout. */

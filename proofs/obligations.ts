@@ -19,7 +19,7 @@ import { invariantFor, LENGTH_FIX_INVARIANT, type Invariant } from './invariant.
 import { forAll, freshState, type Bounds, type F, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
 
-/** The faults the encoding covers: torn writes (`landData`, `landTag`) are not encoded yet. */
+/** The faults the proof covers: torn writes (`landData`, `landTag`) are encoded and checked against `step`, but have no invariant yet. */
 export const PROVABLE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write');
 
 /** What an obligation came to. */

@@ -50,6 +50,10 @@ export interface ZState {
   readonly steps: Arr;
   /** Req × Slot → Rec: the read record, what decode read at each position (`spec/reads.ts`). */
   readonly rec: Arr;
+  /** Req × Slot → Bool: the content part of r's write for this slot has landed (fault `torn-write`; meaningful while writing or landing). */
+  readonly dataLanded: Arr;
+  /** Req × Slot → Bool: the tag part of r's write for this slot has landed (likewise). */
+  readonly tagLanded: Arr;
 }
 
 /** Sizes of a bounded universe: the finite sorts used to search for counterexamples fast. */
@@ -248,6 +252,8 @@ export function freshState(v: Vocabulary, name: string, ownerCheck: boolean): ZS
     dataPos: A.const(`${name}.dataPos`, v.Page, v.Slot),
     steps: A.const(`${name}.steps`, v.Req, v.ctx.Int.sort()),
     rec: A.const(`${name}.rec`, v.Req, v.Slot, v.Rec),
+    dataLanded: A.const(`${name}.dataLanded`, v.Req, v.Slot, Bool.sort()),
+    tagLanded: A.const(`${name}.tagLanded`, v.Req, v.Slot, Bool.sort()),
   };
 }
 

@@ -156,7 +156,7 @@ function parseFaults(text: string | undefined, variant: Variant): Fault[] {
   return text.split(',').map((part) => {
     const f = FAULTS.find((x) => x === part.trim());
     if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
-    if (!PROVABLE_FAULTS.includes(f)) throw new UsageError(`--faults: the proof does not encode fault ${f} yet`);
+    if (!PROVABLE_FAULTS.includes(f)) throw new UsageError(`--faults: the proof has no invariant for fault ${f} yet (its actions are encoded and checked against the spec)`);
     return f;
   });
 }

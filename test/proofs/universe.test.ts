@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compile, FAULTS, matrixConfig } from '../../spec/index.ts';
+import { compile, matrixConfig } from '../../spec/index.ts';
+import { PROVABLE_FAULTS } from '../../proofs/obligations.ts';
 import { checkReachable, dispatchAgrees, reachableStates } from './enumerate.ts';
 import { checkUniverses } from './universe-run.ts';
 
@@ -9,7 +10,7 @@ import { checkUniverses } from './universe-run.ts';
 
 describe('the invariant is inductive over every state of a small universe, reachable or not', () => {
   it('owner-check, every fault on, limit 1: 21,600,768 states, all kept by the invariant, 42,491,232 steps, none breaks it', () => {
-    const [result] = checkUniverses([{ variant: 'owner-check', faults: [...FAULTS], prefillLimit: 1 }]);
+    const [result] = checkUniverses([{ variant: 'owner-check', faults: [...PROVABLE_FAULTS], prefillLimit: 1 }]);
     if (result === undefined) throw new Error('no result');
     expect(result.breaches).toEqual([]);
     expect([result.candidates, result.satisfying, result.transitions]).toEqual([21_600_768, 21_600_768, 42_491_232]);
@@ -24,14 +25,14 @@ describe('the invariant is inductive over every state of a small universe, reach
   }, 180_000);
 
   it('buggy: the same enumeration finds steps that break it, every one a decode, as z3 says', () => {
-    const [result] = checkUniverses([{ variant: 'buggy', faults: [...FAULTS], prefillLimit: 1 }]);
+    const [result] = checkUniverses([{ variant: 'buggy', faults: [...PROVABLE_FAULTS], prefillLimit: 1 }]);
     if (result === undefined) throw new Error('no result');
     expect(result.brokenBy).toEqual({ decode: 572_416 });
     expect(result.breaches.every((b) => b.parts.includes('Isolation'))).toBe(true);
   }, 180_000);
 
   it('the enumeration calls the spec’s own transitions: they agree with step on every reachable state', () => {
-    const m = compile(matrixConfig('owner-check', [...FAULTS]));
+    const m = compile(matrixConfig('owner-check', [...PROVABLE_FAULTS]));
     expect(dispatchAgrees(m, reachableStates(m))).toBe(true);
     expect(checkReachable(m).states).toBe(6509);
   }, 180_000);
