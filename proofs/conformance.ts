@@ -439,8 +439,9 @@ export async function checkConformance(
 
 /**
  * What the step changes that the encoding has no variable for, if anything: the counts of
- * parts landed (fault `torn-write`, not encoded). READ_UNHELD is left out on purpose: no
- * guard, effect or invariant the proof concerns reads it.
+ * parts landed outside a write in flight (where the encoding's flags stand for them), and
+ * flags other than the sharing ones. READ_UNHELD is left out on purpose: no guard, effect
+ * or invariant the proof concerns reads it.
  */
 function unmodelledChange(m: Model, s: State, t: State): string | undefined {
   for (let q = 0; q < m.n; q++) {
