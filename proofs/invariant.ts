@@ -129,7 +129,7 @@ export const OWNER_CHECK_INVARIANT: Invariant = {
   ],
 };
 
-const WRITTEN: ReadonlySet<number> = new Set([Ph.written, Ph.handedOff, Ph.decoded]);
+const WRITTEN: ReadonlySet<number> = new Set([Ph.written, Ph.handedOff, Ph.decoding, Ph.decoded]);
 
 /** The length fix's strengthening, without faults: seven conjuncts about who holds what. */
 export const LENGTH_FIX_INVARIANT: Invariant = {
