@@ -58,6 +58,7 @@ export class PagePool {
   /** The free list. */
   protected readonly freeSet: FreeSet;
   private readonly foreign: Int32Array;
+  private readonly garbage: Int32Array;
   private readonly views: Int32Array[];
   private lastSerial = 0;
 
@@ -79,6 +80,7 @@ export class PagePool {
     this.serials = new Int32Array(slots);
     this.readCounts = new Int32Array(slots);
     this.foreign = new Int32Array(slots);
+    this.garbage = new Int32Array(slots);
     this.prefixPages = new Int32Array(options.prefixes ?? 0).fill(NO_PAGE);
     this.freeSet = new FreeSet(pages);
     this.views = [];
@@ -103,6 +105,11 @@ export class PagePool {
   /** Pages whose data another request wrote (its own prefix's excepted), read by the slot's decode; 0 if none or not decoded. */
   foreignReads(slot: number): number {
     return this.foreign[this.slotIndex(slot)] ?? 0;
+  }
+
+  /** Pages the slot's decode read that hold no other request's data but were not written for it at that position (never written, or misplaced): `Integrity` failures, "would have answered garbage". */
+  garbageReads(slot: number): number {
+    return this.garbage[this.slotIndex(slot)] ?? 0;
   }
 
   /** The slot's page-table row (`maxLength` entries, the first `lengths[slot]` in use); a view, not a copy. */
@@ -148,6 +155,7 @@ export class PagePool {
     this.serials[s] = serial;
     this.readCounts[s] = 0;
     this.foreign[s] = 0;
+    this.garbage[s] = 0;
     return true;
   }
 
@@ -297,18 +305,24 @@ export class PagePool {
     const shared = this.sharesFirstPage(s);
     const { tables, data, holder, reads } = this;
     let foreign = 0;
+    let garbage = 0;
     let unheld = false;
     for (let i = 0; i < length; i++) {
       const p = tables[base + i] ?? 0;
       const d = data[p] ?? 0;
+      const pos = this.position[p] ?? 0;
       reads[base + i] = d;
-      this.readPositions[base + i] = this.position[p] ?? 0;
-      if (d !== serial && d !== own && d !== 0) foreign++;
+      this.readPositions[base + i] = pos;
+      // A prefix's data is the reader's own only at the prefix's position, the first.
+      const mine = d === serial || (i === 0 && g >= 0 && d === own);
+      if (d !== 0 && !mine) foreign++;
+      else if (d === 0 || pos !== i) garbage++;
       const h = holder[p];
       // The shared prefix page is held by the cache entry (or was inserted by this request).
       if (h !== serial && !(i === 0 && shared && h === own)) unheld = true;
     }
     this.foreign[s] = foreign;
+    this.garbage[s] = garbage;
     this.readCounts[s] = length;
     if (unheld) this.flags[s] = (this.flags[s] ?? 0) | READ_UNHELD;
   }
