@@ -98,8 +98,8 @@ function anyRead(m: Model, s: State, verdict: ReadVerdict): boolean {
  * No request has ever read data written by another request, at any decode step. The one
  * exception is a shared prefix: a request may read, at its prefix's position, a page that
  * holds its own prefix's data, whoever computed it, because that content is the same for
- * every request with that prefix. The prefix's content anywhere else is a leak. This is
- * the property the incident broke; it is about confidentiality (another user's data).
+ * every request with that prefix. The prefix's content anywhere else is a leak. This is the property the incident broke.
+ * It is about confidentiality (another user's data).
  * Broken by the reads whose verdict is `isolation` (`reads.ts`).
  */
 export const Isolation: Property = {
