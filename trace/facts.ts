@@ -95,12 +95,14 @@ export function lastWrite(m: Model, trace: Trace, p: number, upTo: number): numb
   return 0;
 }
 
-/** How many pages P wrote for request `r` at its latest `prefill` or `stub` before step `k`. */
+/** How many pages P wrote for request `r` at its latest `prefill` or `stub` before step `k` (a posted write: the pages of its write set, all landed by the handoff). */
 export function writtenBefore(m: Model, trace: Trace, r: number, k: number): number {
   for (let j = k - 1; j >= 1; j--) {
     const taken = trace.steps[j - 1];
     if (taken === undefined || taken.action.r !== r) continue;
-    if (taken.action.kind === 'prefill' || taken.action.kind === 'stub') return writesOf(m, stateAt(trace, j - 1), taken.action).length;
+    if (taken.action.kind !== 'prefill' && taken.action.kind !== 'stub') continue;
+    if (writeMode(m, trace, j) === 'posted') return postedPages(m, stateAt(trace, j - 1), r).length;
+    return writesOf(m, stateAt(trace, j - 1), taken.action).length;
   }
   return 0;
 }
