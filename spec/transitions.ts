@@ -163,7 +163,8 @@ export function landData(m: Model, s: State, r: number): State | undefined {
   if (k >= writeCount(m, s, r)) return undefined;
   const t = s.slice();
   const i = writePosition(m, s, r, k);
-  writeContent(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i);
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i);
   setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
   finishIfLanded(m, t, r);
   return t;
@@ -184,7 +185,8 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
   if (k >= writeCount(m, s, r)) return undefined;
   const t = s.slice();
   const i = writePosition(m, s, r, k);
-  setTag(m, t, tablePage(m, s, r, i), writeLabel(m, r, i));
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i));
   setPartsLanded(m, t, r, dataPartsOf(m, s, r), k + 1);
   finishIfLanded(m, t, r);
   return t;
