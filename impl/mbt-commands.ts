@@ -157,7 +157,7 @@ export function commandsArbitrary(
   replayPath?: string,
 ): fc.Arbitrary<Iterable<fc.Command<MbtModel, MbtReal>>> {
   const named = fc
-    .record({ kind: fc.constantFrom(...ACTION_KINDS), r: fc.nat({ max: requests - 1 }) })
+    .record({ kind: fc.constantFrom(...POOL_ACTION_KINDS), r: fc.nat({ max: requests - 1 }) })
     .map(({ kind, r }): fc.Command<MbtModel, MbtReal> => new ActionCommand(kind, r));
   const live = fc.nat({ max: 63 }).map((k): fc.Command<MbtModel, MbtReal> => new EnabledCommand(k));
   return fc.commands([fc.oneof({ weight: 1, arbitrary: named }, { weight: 3, arbitrary: live })], {
@@ -167,6 +167,12 @@ export function commandsArbitrary(
     ...(replayPath === undefined ? {} : { replayPath }),
   });
 }
+
+/** The faults the pool implements: every one but `torn-write` (the pool lands each write whole). */
+export const POOL_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write');
+
+/** The action kinds the pool implements: every one but the part landings of `torn-write`. */
+const POOL_ACTION_KINDS = ACTION_KINDS.filter((k) => k !== 'landData' && k !== 'landTag');
 
 /** The most requests a random configuration has. */
 export const MAX_RANDOM_REQUESTS = 4;
@@ -187,7 +193,7 @@ export function configArbitrary(variant?: Variant, faults?: readonly Fault[]): f
       prefillLimit: fc.integer({ min: 0, max: MAX_RANDOM_PAGES }),
       requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
       variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
-      faults: faults === undefined ? fc.subarray([...FAULTS]) : fc.constant(faults),
+      faults: faults === undefined ? fc.subarray([...POOL_FAULTS]) : fc.constant(faults),
     })
     .map(({ pages, prefillLimit, requests, variant: v, faults: f }): Config => ({
       pages,

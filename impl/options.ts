@@ -50,6 +50,10 @@ export interface Behaviour {
   readonly prefixPoison: boolean;
   /** See {@link PoolOptions.reuseSlots}. */
   readonly reuseSlots: boolean;
+  /** `hardened`'s `revoke-writer`: a timed-out request's write lands nowhere. */
+  readonly revokeWriter: boolean;
+  /** `hardened`'s `release-checks-holder`: a release frees only the pages the request still holds. */
+  readonly releaseChecksHolder: boolean;
 }
 
 /** Marks a page-table entry that holds no page. */
@@ -83,10 +87,12 @@ export function resolveOptions(options: PoolOptions): Behaviour {
   const has = (f: Fault): boolean => faults.includes(f);
   return {
     silentStub: options.variant !== 'length-fix' && has('silent-stub'),
-    ownerCheck: options.variant === 'owner-check',
+    ownerCheck: options.variant === 'owner-check' || options.variant === 'hardened',
     earlyFree: has('early-free'),
     staleFree: has('stale-free'),
     prefixPoison: has('prefix-poison'),
     reuseSlots: options.reuseSlots ?? true,
+    revokeWriter: options.variant === 'hardened',
+    releaseChecksHolder: options.variant === 'hardened',
   };
 }

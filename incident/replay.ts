@@ -43,6 +43,8 @@ export interface ReplayPool {
   phase(slot: number): number;
   /** Pages read by the last decode in `slot` whose data another request wrote. */
   foreignReads(slot: number): number;
+  /** Pages read by the last decode in `slot` that hold no other request's data but were not written for it there (`Integrity`). */
+  garbageReads(slot: number): number;
   /** Pages on the free list. */
   readonly freePages: number;
 }
@@ -84,8 +86,10 @@ export interface ReplayResult {
   readonly outcome: Uint8Array;
   /** Per request: pages its decode read whose data another request wrote. */
   readonly foreign: Int32Array;
+  /** Per request: pages its decode read that no one wrote for it there, another user's excepted: "would have answered garbage". */
+  readonly garbage: Int32Array;
   /**
-   * `owner-check` only: per request, 1 when a buggy twin pool, driven by the same actions,
+   * `owner-check` and `hardened` only: per request, 1 when a buggy twin pool, driven by the same actions,
    * read another request's data in its decode: the leak the owner check stopped.
    */
   readonly wouldLeak: Uint8Array | undefined;
@@ -138,10 +142,11 @@ export function replay(options: ReplayOptions): ReplayResult {
   };
   const pool = options.pool(poolOptions);
   // The twin sees every action the pool sees; only the owner check's verdict differs.
-  const twin = variant === 'owner-check' ? options.pool({ ...poolOptions, variant: 'buggy' }) : undefined;
+  const twin = variant === 'owner-check' || variant === 'hardened' ? options.pool({ ...poolOptions, variant: 'buggy' }) : undefined;
 
   const outcome = new Uint8Array(n);
   const foreign = new Int32Array(n);
+  const garbage = new Int32Array(n);
   const wouldLeak = twin === undefined ? undefined : new Uint8Array(n);
   const request = new Int32Array(slots).fill(-1);
   const next = new Uint8Array(slots);
@@ -213,6 +218,7 @@ export function replay(options: ReplayOptions): ReplayResult {
         must(pool.decode(slot), 'decode', slot);
         const read = pool.foreignReads(slot);
         foreign[r] = read;
+        garbage[r] = pool.phase(slot) === Ph.failed ? 0 : pool.garbageReads(slot);
         outcome[r] = pool.phase(slot) === Ph.failed ? Outcome.failed : read > 0 ? Outcome.leaked : Outcome.served;
         if (twin !== undefined && wouldLeak !== undefined) {
           must(twin.decode(slot), 'decode in the twin', slot);
@@ -245,6 +251,7 @@ export function replay(options: ReplayOptions): ReplayResult {
     tokens,
     outcome,
     foreign,
+    garbage,
     wouldLeak,
     peakInFlight,
     waits,

@@ -4,29 +4,34 @@
  * Each is a switch, defined here once; `hardened` has them all, and a test switches each
  * one off and shows the counterexample the checker then finds.
  *
- * Why these two and not the other candidates. The checker's counterexamples under
- * `owner-check` with `torn-write` come in exactly two shapes:
- * 1. a timed-out request's late write lands its content part after the new holder's tag
- *    (`early-free`): the tag says "mine", the content is another user's;
- * 2. a stale second release frees a page that another request still holds, a third
- *    request is allocated it, and its content part lands after the first holder's tag
- *    (`stale-free`): the same disagreement between tag and content, without any timeout.
+ * Why these two. The checker's counterexamples under `owner-check` with `torn-write` come
+ * in two shapes:
+ * - a timed-out request's late write lands its content part after the new holder's tag
+ *   (`early-free`): the tag says "mine", the content is another user's;
+ * - a stale second release frees a page that another request still holds, a third
+ *   request is allocated it, and one holder's content part lands after the other's tag
+ *   (`stale-free`): the same disagreement between tag and content, without any timeout.
+ *
  * In both, the owner check is right about the tag and wrong about the content, because
  * the tag and the content are two writes: no check made at read time can see which part
- * came last. So the mechanisms must stop the foreign write from reaching a page that has
- * a new holder at all; one per path by which it gets there.
+ * came last. So a mechanism must stop the foreign write from reaching a page that has a
+ * new holder at all, one per path by which it gets there; and each is needed: without
+ * either one, the checker finds a leak (test/hardened/hardened.test.ts).
  *
- * Candidates that the checker shows are not needed in this model:
- * - a generation number per allocation inside the tag: every request is allocated once,
- *   so a request's label already names one hold; in code, where request slots are
- *   reused, the label is (slot, generation) and that is where the generation lives;
- * - a write that meets another hold's tag poisons the page: with the writer revoked and
- *   releases checked, no write ever meets another hold's tag;
+ * Candidates left out, and why:
+ * - a generation number per allocation inside the tag: every request is allocated once
+ *   in this model, so a request's label already names one hold; in code, where request
+ *   slots are reused, the label is (slot, generation), and `release-checks-holder`
+ *   compares exactly that;
+ * - a write that meets another hold's tag poisons the page: `hardened` holds without it,
+ *   because with the writer revoked and releases checked no write meets another hold;
  * - a release that waits for the writer (SGLang #35049): fault `early-free` is exactly its
- *   timeout path (#38961), which frees with the writer still live; waiting helps only
- *   while it does not time out, and then `revoke-writer` is what makes the timeout safe;
- * - allocation that refuses a page still held: `release-checks-holder` keeps a held page
- *   off the free list in the first place, which also covers a page freed twice.
+ *   timeout path (#38961), which frees with the writer still live; waiting narrows the
+ *   window, and `revoke-writer` is what makes the timeout itself safe;
+ * - allocation that refuses a page still held: `hardened` holds without it, because
+ *   `release-checks-holder` keeps a held page off the free list in the first place. A
+ *   page freed twice in one hold (a double free) is the same case: the second release
+ *   finds the page no longer held by the releasing request and frees nothing.
  */
 
 /** The mechanisms, in the order they are documented. */

@@ -5,7 +5,7 @@
  * could hold only because nothing happens. A witness that does not apply to a
  * configuration (no over-long request, say) is not expected there.
  */
-import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { bodyLabel, isBodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { verdictOf, type ReadVerdict } from './reads.ts';
 import {
   dataOf,
@@ -63,9 +63,6 @@ const anyRequest = (m: Model, test: (r: number) => boolean): boolean => {
   return false;
 };
 
-/** ExclusiveHold's scratch: one byte per page, grown when a model has more pages. */
-let claimed = new Uint8Array(64);
-
 const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.length > m.config.prefillLimit);
 
 /** The reads of every request whose read record says `verdict` somewhere: what breaks `Isolation` or `Integrity`. */
@@ -101,8 +98,8 @@ function anyRead(m: Model, s: State, verdict: ReadVerdict): boolean {
  * No request has ever read data written by another request, at any decode step. The one
  * exception is a shared prefix: a request may read, at its prefix's position, a page that
  * holds its own prefix's data, whoever computed it, because that content is the same for
- * every request with that prefix. The prefix's content anywhere else is a leak. This is
- * the property the incident broke; it is about confidentiality (another user's data).
+ * every request with that prefix. The prefix's content anywhere else is a leak. This is the property the incident broke.
+ * It is about confidentiality (another user's data).
  * Broken by the reads whose verdict is `isolation` (`reads.ts`).
  */
 export const Isolation: Property = {
@@ -129,28 +126,23 @@ export const Integrity: Property = {
  * nobody holds.
  */
 export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
-  // Which pages a live table has claimed; reused across calls, since this runs on every state.
-  const seen = m.pages <= claimed.length ? claimed : (claimed = new Uint8Array(m.pages));
-  for (let p = 0; p < m.pages; p++) seen[p] = 0;
+  const claimedBy = new Map<number, number>();
   for (let r = 0; r < m.n; r++) {
-    if (!isLive(s[m.phaseAt + r]!)) continue;
-    const len = m.len[r]!;
-    const table = m.tableAt[r]!;
-    for (let i = 0; i < len; i++) {
-      const p = s[table + i]!;
+    if (!isLive(phaseOf(m, s, r))) continue;
+    for (let i = 0; i < (m.len[r] ?? 0); i++) {
+      const p = tablePage(m, s, r, i);
       if (p === NO_PAGE) return false;
       const shared = i === 0 && sharesFirstPage(m, s, r);
-      const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
-      if (s[m.holderAt + p] !== owner) return false;
-      if (!shared) {
-        if (seen[p] === 1) return false;
-        seen[p] = 1;
-      }
+      const owner = shared ? prefixLabel(m, m.group[r] ?? -1) : bodyLabel(r);
+      if (holderOf(m, s, p) !== owner) return false;
+      if (shared) continue;
+      if (claimedBy.has(p)) return false;
+      claimedBy.set(p, r);
     }
   }
   for (let p = 0; p < m.pages; p++) {
-    const h = s[m.holderAt + p]!;
-    if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
+    const h = holderOf(m, s, p);
+    if (isBodyLabel(m, h) && claimedBy.get(p) !== h - 1) return false;
   }
   return true;
 });
@@ -162,20 +154,16 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
  */
 export const Conservation = always('Conservation', (m, s) => {
   let count = 0;
-  for (let p = 0; p < m.pages; p++) {
-    const h = s[m.holderAt + p]!;
-    if (h === 0 || h > m.n) count++;
-  }
+  for (let p = 0; p < m.pages; p++) if (!isBodyLabel(m, holderOf(m, s, p))) count++;
   for (let r = 0; r < m.n; r++) {
-    if (!isLive(s[m.phaseAt + r]!)) continue;
-    count += m.len[r]! - (sharesFirstPage(m, s, r) ? 1 : 0);
+    if (isLive(phaseOf(m, s, r))) count += (m.len[r] ?? 0) - (sharesFirstPage(m, s, r) ? 1 : 0);
   }
   return count === m.pages;
 });
 
 /** Decode reads only pages its request holds at the moment of reading (or its prefix's cached page). */
 export const ReadsOwnPages = always('ReadsOwnPages', (m, s) => {
-  for (let r = 0; r < m.n; r++) if ((s[m.flagsAt + r]! & READ_UNHELD) !== 0) return false;
+  for (let r = 0; r < m.n; r++) if ((flagsOf(m, s, r) & READ_UNHELD) !== 0) return false;
   return true;
 });
 

@@ -19,15 +19,17 @@
  * - table: its page table, the ordered page ids decode reads; kept after `free`, because a
  *   stale second release frees exactly that list.
  *
- * Appended for writes as they land and decode as steps (the layout only grows at its end):
- * - per page, the content's position: the table position the content was written for;
- * - per request, steps: how many decode steps it has taken;
- * - per request, data parts and tag parts landed: how far each of the two streams of its
- *   write has got (fault `torn-write`; see `landData` and `landTag`);
- * - per request, the read record: per table position, one byte saying what its decode
- *   read there (see {@link readRecordOf}). Over several steps it keeps the worst read per
- *   position (one that breaks `Isolation` over one that breaks only `Integrity`, over a
- *   correct one), the first of equals: what a step read is never lost by a later step.
+ * Per page, appended for content with a position (the layout only grows at its end):
+ * - dataPos: the table position the page's content was written for.
+ *
+ * Per request, appended for writes as they land and decode as steps:
+ * - steps: how many decode steps it has taken;
+ * - dataParts (`torn-write`): how many content parts of P's write for it have landed;
+ * - tagParts (`torn-write`): how many tag parts of P's write for it have landed;
+ * - readRecord: per table position, one byte saying what its decode read there. Over
+ *   several steps it keeps the worst read per position (one that breaks `Isolation` over
+ *   one that breaks only `Integrity`, over a correct one), the first of equals: what a
+ *   step read is never lost by a later step.
  */
 import { NO_PAGE, type Model } from './model.ts';
 
@@ -161,12 +163,12 @@ export function stepsOf(m: Model, s: State, r: number): number {
 }
 
 /** How many content parts of request `r`'s write have landed. */
-export function dataPartsLanded(m: Model, s: State, r: number): number {
+export function dataPartsOf(m: Model, s: State, r: number): number {
   return s[m.dataNextAt + r] ?? 0;
 }
 
 /** How many tag parts of request `r`'s write have landed. */
-export function tagPartsLanded(m: Model, s: State, r: number): number {
+export function tagPartsOf(m: Model, s: State, r: number): number {
   return s[m.tagNextAt + r] ?? 0;
 }
 

@@ -35,7 +35,7 @@ import {
   addFlags,
   cachedPage,
   dataOf,
-  dataPartsLanded,
+  dataPartsOf,
   dataPosOf,
   HIT,
   holderOf,
@@ -57,7 +57,7 @@ import {
   stepsOf,
   tablePage,
   tagOf,
-  tagPartsLanded,
+  tagPartsOf,
   writeContent,
   type State,
 } from './state.ts';
@@ -159,12 +159,13 @@ export function stub(m: Model, s: State, r: number): State | undefined {
 export function landData(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
-  const k = dataPartsLanded(m, s, r);
+  const k = dataPartsOf(m, s, r);
   if (k >= writeCount(m, s, r)) return undefined;
   const t = s.slice();
   const i = writePosition(m, s, r, k);
-  writeContent(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i);
-  setPartsLanded(m, t, r, k + 1, tagPartsLanded(m, s, r));
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i);
+  setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
   finishIfLanded(m, t, r);
   return t;
 }
@@ -180,12 +181,13 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
   if (!m.ownerCheck) return undefined;
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
-  const k = tagPartsLanded(m, s, r);
+  const k = tagPartsOf(m, s, r);
   if (k >= writeCount(m, s, r)) return undefined;
   const t = s.slice();
   const i = writePosition(m, s, r, k);
-  setTag(m, t, tablePage(m, s, r, i), writeLabel(m, r, i));
-  setPartsLanded(m, t, r, dataPartsLanded(m, s, r), k + 1);
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i));
+  setPartsLanded(m, t, r, dataPartsOf(m, s, r), k + 1);
   finishIfLanded(m, t, r);
   return t;
 }
@@ -361,8 +363,8 @@ function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void
 /** After a part landed: when every part of `r`'s write has, `r` is written (or, late, landed). */
 function finishIfLanded(m: Model, t: State, r: number): void {
   const count = writeCount(m, t, r);
-  if (dataPartsLanded(m, t, r) < count) return;
-  if (m.ownerCheck && tagPartsLanded(m, t, r) < count) return;
+  if (dataPartsOf(m, t, r) < count) return;
+  if (m.ownerCheck && tagPartsOf(m, t, r) < count) return;
   setPhase(m, t, r, phaseOf(m, t, r) === Ph.landing ? 'landed' : 'written');
 }
 

@@ -5,7 +5,7 @@
 import { labelName, NO_PAGE, type Model } from './model.ts';
 import {
   dataOf,
-  dataPartsLanded,
+  dataPartsOf,
   dataPosOf,
   flagsOf,
   HIT,
@@ -18,7 +18,7 @@ import {
   stepsOf,
   tableOf,
   tagOf,
-  tagPartsLanded,
+  tagPartsOf,
   type Phase,
   type State,
 } from './state.ts';
@@ -103,7 +103,7 @@ export function view(m: Model, s: State): StateView {
       inserted: (flags & INSERTED) !== 0,
       readUnheld: (flags & READ_UNHELD) !== 0,
       steps: stepsOf(m, s, r),
-      partsLanded: { data: dataPartsLanded(m, s, r), tag: tagPartsLanded(m, s, r) },
+      partsLanded: { data: dataPartsOf(m, s, r), tag: tagPartsOf(m, s, r) },
     });
   }
   return { pages, requests };

@@ -39,16 +39,13 @@ const INLINE_OF = {
   landTag: 'LandTag',
 } as const;
 
-/** Generates the Promela model of a configuration. Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}, or for what it does not cover yet. */
-export function toPromela(config: Config): string {
+/** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
+export function toPromela(config: Config, checkIntegrity = false): string {
   const m = compile(config);
   if (m.pages > PROMELA_MAX_PAGES) {
     throw new RangeError(`the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${m.pages}`);
   }
-  if (m.fault['torn-write'] || m.decodeSteps > 1 || m.config.variant === 'hardened') {
-    throw new RangeError('the Promela model does not cover torn writes, several decode steps or variant hardened yet');
-  }
-  return [header(m), defines(m), PROMELA_BODY, loop(m)].join('\n');
+  return [header(m), defines(m, checkIntegrity), PROMELA_BODY, loop(m)].join('\n');
 }
 
 /** What the file is and which configuration it models. */
@@ -74,7 +71,7 @@ function header(m: Model): string {
 }
 
 /** The configuration as `#define`s, with the guards unrolled over the pages. */
-function defines(m: Model): string {
+function defines(m: Model, checkIntegrity: boolean): string {
   const c = m.config;
   const flag = (on: boolean): number => (on ? 1 : 0);
   const pages = Array.from({ length: m.pages }, (_, p) => p);
@@ -86,11 +83,16 @@ function defines(m: Model): string {
     `#define N              ${m.n}  /* requests */`,
     `#define PREFILL_LIMIT  ${c.prefillLimit}`,
     `#define TABLE_SIZE     ${tableSize}  /* the page tables, end to end */`,
-    `#define OWNER_CHECK    ${flag(m.ownerCheck)}  /* variant owner-check */`,
+    `#define OWNER_CHECK    ${flag(m.ownerCheck)}  /* variant owner-check or hardened */`,
     `#define SILENT_STUB    ${flag(m.silentStub)}  /* fault silent-stub, and not length-fix */`,
     `#define EARLY_FREE     ${flag(m.fault['early-free'])}`,
     `#define STALE_FREE     ${flag(m.fault['stale-free'])}`,
     `#define PREFIX_POISON  ${flag(m.fault['prefix-poison'])}`,
+    `#define TORN_WRITE     ${flag(m.fault['torn-write'])}`,
+    `#define DECODE_STEPS   ${m.decodeSteps}`,
+    `#define REVOKE_WRITER  ${flag(m.mechanism['revoke-writer'])}  /* hardened */`,
+    `#define RELEASE_CHECKS ${flag(m.mechanism['release-checks-holder'])}  /* hardened */`,
+    `#define CHECK_INTEGRITY ${flag(checkIntegrity)}  /* assert Integrity too */`,
     '',
     '/* The number of free pages, and whether the prefix cache holds a page for group g. */',
     `#define FREE_COUNT (${pages.map((p) => `(holder[${p}] == 0)`).join(' + ')})`,

@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../spec/index.ts';
-import { dataName, holderWords, stepContext, writesOf, writtenBefore } from './facts.ts';
+import { dataName, decodeStepWords, holderWords, postedPages, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -34,24 +34,18 @@ function messages(m: Model, trace: Trace, k: number): string[] {
       `Pool-->>D: ${ids(table)} hold: ${contents(table)}`,
       `D->>P: page ids ${table.join(',')}`,
     ])
-    .with('prefill', () => {
-      const writes = writesOf(m, before, action);
-      const out = [`P->>Pool: ${label}: write ${who}'s prompt into ${ids(writes)}`];
-      if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
-      return out;
-    })
-    .with('stub', () => {
-      const writes = writesOf(m, before, action);
-      if (writes.length === 0) {
-        return [`P->>D: ${label}: refuse ${who}, ${m.len[r] ?? 0} pages is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
-      }
-      return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${own.length} pages), then report success`];
+    .with('prefill', 'stub', (kind) => {
+      const mode = writeMode(m, trace, k);
+      if (mode === 'dropped') return [`P->>Pool: ${label}: late write for ${who}, dropped (P's access was revoked at the timeout)`];
+      if (mode === 'posted') return [`P->>Pool: ${label}: post the write of ${kind === 'stub' ? 'a one-page dummy' : `${who}'s prompt`} into ${ids(postedPages(m, before, r))}, parts land later`];
+      return kind === 'prefill' ? prefillLines() : stubLines();
     })
     .with('handoff', () => {
       const written = writtenBefore(m, trace, r, k);
       return [`P->>D: ${label}: Success (${written} of ${own.length} pages written)`, `Note over D: commits ${who}`];
     })
     .with('decode', () => {
+      const stepWords = decodeStepWords(m, trace, k);
       if (req?.phase === 'failed') {
         const bad = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p))) ?? 0;
         const tag = tagOf(m, before, bad);
@@ -61,11 +55,13 @@ function messages(m: Model, trace: Trace, k: number): string[] {
           `D-->>C: ${who} fails with an error`,
         ];
       }
-      return [
-        `D->>Pool: ${label}: read ${ids(table)}`,
+      const out = [
+        `D->>Pool: ${label}: read ${ids(table)}${stepWords}`,
         `Pool-->>D: ${ids(table)}: ${contents(table)}`,
         `D-->>C: answer for ${who}, from the data of ${req?.read.join(', ') || 'nobody'}`,
       ];
+      if ((req?.steps ?? 0) > 1) out.push(`D->>Pool: write ${who}'s new token into page ${table.at(-1) ?? '?'}`);
+      return out;
     })
     .with('free', () =>
       req?.phase === 'released'
@@ -81,6 +77,23 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     })
     .exhaustive()
     .map(text);
+
+  /** `prefill` landing whole. */
+  function prefillLines(): string[] {
+    const writes = writesOf(m, before, action);
+    const out = [`P->>Pool: ${label}: write ${who}'s prompt into ${ids(writes)}`];
+    if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
+    return out;
+  }
+
+  /** A silent `stub` landing whole, or a refusal. */
+  function stubLines(): string[] {
+    const writes = writesOf(m, before, action);
+    if (writes.length === 0) {
+      return [`P->>D: ${label}: refuse ${who}, ${m.len[r] ?? 0} pages is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
+    }
+    return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${own.length} pages), then report success`];
+  }
 }
 
 /** The trace as a Mermaid sequence diagram; with `violation`, its step is boxed and explained. */

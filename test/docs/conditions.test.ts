@@ -6,9 +6,9 @@ const universe = allPoints();
 const keys = (pred: (p: Point) => boolean): Set<string> => new Set(universe.filter(pred).map(pointKey));
 
 describe('conditions in words', () => {
-  it('spans every variant with every subset of the four faults', () => {
-    expect(universe).toHaveLength(3 * 16);
-    expect(new Set(universe.map(pointKey)).size).toBe(48);
+  it('spans every variant with every subset of the five faults', () => {
+    expect(universe).toHaveLength(4 * 32);
+    expect(new Set(universe.map(pointKey)).size).toBe(128);
   });
 
   it('says nothing for the whole space and names the deciding switches otherwise', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actionLabel, FAULTS, incidentConfig, run } from '../../spec/index.ts';
+import { actionLabel, incidentConfig, run } from '../../spec/index.ts';
+import { POOL_FAULTS } from '../../impl/mbt-commands.ts';
 import { EVENTS, noEvents, runMbt } from '../../impl/index.ts';
 
 /** The minimal leak of PROTOCOL.md section 4, as the shrinker must find it. */
@@ -15,7 +16,13 @@ describe('model-based test: the pool refines the spec', () => {
   });
 
   it('owner-check with all four faults at once: Isolation holds', () => {
-    const result = runMbt({ variant: 'owner-check', faults: FAULTS, runs: 2_000, seed: 2 });
+    const result = runMbt({ variant: 'owner-check', faults: POOL_FAULTS, runs: 2_000, seed: 2 });
+    expect(result.failure?.message).toBeUndefined();
+    expect(result.verdict).toBe('pass');
+  });
+
+  it('hardened with all four faults at once: the pool refines the spec, Isolation holds', () => {
+    const result = runMbt({ variant: 'hardened', faults: POOL_FAULTS, runs: 2_000, seed: 12 });
     expect(result.failure?.message).toBeUndefined();
     expect(result.verdict).toBe('pass');
   });
