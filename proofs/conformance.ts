@@ -41,8 +41,8 @@ import {
   READ_LABEL,
   readRecordOf,
   stepsOf,
-  dataPartsLanded,
-  tagPartsLanded,
+  dataPartsOf,
+  tagPartsOf,
   writeCount,
   writePosition,
   HIT,
@@ -318,7 +318,7 @@ class KindSolver {
         const first = writePosition(m, s, q, 0);
         for (let i = 0; i < (m.len[q] ?? 0); i++) {
           const part = i - first;
-          for (const [name, landed] of [['dataLanded', dataPartsLanded(m, s, q)], ['tagLanded', tagPartsLanded(m, s, q)]] as const) {
+          for (const [name, landed] of [['dataLanded', dataPartsOf(m, s, q)], ['tagLanded', tagPartsOf(m, s, q)]] as const) {
             const on = part >= 0 && part < count && part < landed;
             out.push(this.lit(`${which}.${name}.${q}.${i}.${on}`, () => holds(z[name], req, slots[i] as Z).eq(v.ctx.Bool.val(on))));
           }
