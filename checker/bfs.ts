@@ -9,7 +9,7 @@
  * probed in the order generated. The numbering, and so every count and trace, is the
  * same as expanding one state at a time; only the memory misses overlap.
  */
-import { INVARIANTS, initial, type Model } from '../spec/index.ts';
+import { DEFAULT_INVARIANTS, initial, type Model } from '../spec/index.ts';
 import { SuccessorBatch } from './batch.ts';
 import { FingerprintSet } from './fingerprints.ts';
 import { PropertyMonitor } from './monitor.ts';
@@ -41,7 +41,7 @@ export function check(m: Model, options: CheckOptions = {}): CheckResult {
   const seen = new FingerprintSet();
   const queue = new StateQueue(strideOf(size));
   const links = new ParentLinks();
-  const monitor = new PropertyMonitor(m, options.invariants ?? INVARIANTS);
+  const monitor = new PropertyMonitor(m, options.invariants ?? DEFAULT_INVARIANTS);
   const batch = new SuccessorBatch(strideOf(size), BATCH_STATES * actionCount);
   // Buffers whose word views are known: the state expanded, its successor, the canonical form.
   const s = new ScratchState(size);

@@ -4,6 +4,7 @@
  * evaluated, so a long search pays only for the questions still open.
  */
 import { WITNESSES, type Model, type Property, type State } from '../spec/index.ts';
+import { fastFormOf, type FastPredicate } from './fast-properties.ts';
 import type { WitnessResult } from './types.ts';
 
 /** Where an invariant first failed: the state's number (breadth-first order) and depth. */
@@ -21,6 +22,8 @@ export class PropertyMonitor {
   private readonly m: Model;
   /** Invariants not yet violated. */
   private open: Property[];
+  /** Per invariant: its fast form (checker/fast-properties.ts), or the spec's own predicate. */
+  private readonly forms = new Map<Property, FastPredicate>();
   /** Witnesses not yet reached. */
   private unreached: Property[];
   /** First failures, in the order found. */
@@ -29,6 +32,7 @@ export class PropertyMonitor {
   constructor(m: Model, invariants: readonly Property[]) {
     this.m = m;
     this.open = [...invariants];
+    for (const inv of invariants) this.forms.set(inv, fastFormOf(m, inv) ?? ((s) => inv.holds(m, s)));
     // A witness that does not apply is not looked for: it would be evaluated, in vain, on every state.
     this.unreached = WITNESSES.filter((w) => w.appliesTo(m));
   }
@@ -39,7 +43,7 @@ export class PropertyMonitor {
     let failed = false;
     for (let k = 0; k < this.open.length; k++) {
       const inv = this.open[k]!;
-      if (inv.holds(m, s)) continue;
+      if (this.forms.get(inv)!(s)) continue;
       this.failures.push({ invariant: inv, state: index, depth });
       failed = true;
     }

@@ -12,7 +12,7 @@
  * the form is exact, not a heuristic. Requests with equal keys are tried in every order;
  * requests still `new` are identical and never tried twice.
  */
-import { Ph, type Model, type State } from '../spec/index.ts';
+import { Ph, READ_LABEL, type Model, type State } from '../spec/index.ts';
 import { PageCanonicalizer } from './page-symmetry.ts';
 import { wordState } from './words.ts';
 
@@ -202,7 +202,19 @@ export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint8A
     const to = m.tableAt[q]!;
     const len = m.len[r]!;
     for (let i = 0; i < len; i++) out[to + i] = s[from + i]!;
+    out[m.stepsAt + q] = s[m.stepsAt + r]!;
+    out[m.dataNextAt + q] = s[m.dataNextAt + r]!;
+    out[m.tagNextAt + q] = s[m.tagNextAt + r]!;
+    // A read record holds a label in its low bits and two flags above them.
+    const readFrom = m.readAt[r]!;
+    const readTo = m.readAt[q]!;
+    for (let i = 0; i < len; i++) {
+      const rec = s[readFrom + i]!;
+      out[readTo + i] = (rec & ~READ_LABEL) | map[rec & READ_LABEL]!;
+    }
   }
+  // Content positions are table positions, not labels: they do not change under renaming.
+  for (let p = 0; p < m.pages; p++) out[m.dataPosAt + p] = s[m.dataPosAt + p]!;
   // The allocator's fields (free and release lists) hold page ids only: a renaming leaves them as they are.
   for (let i = m.tailAt; i < m.size; i++) out[i] = s[i]!;
   for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;

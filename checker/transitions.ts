@@ -17,6 +17,8 @@ import {
   free,
   handoff,
   insert,
+  landData,
+  landTag,
   prefill,
   stub,
   timeout,
@@ -47,6 +49,8 @@ export function transitionOf(kind: ActionKind): Transition {
     .with('timeout', () => timeout)
     .with('insert', () => insert)
     .with('evict', () => evict)
+    .with('landData', () => landData)
+    .with('landTag', () => landTag)
     .exhaustive();
 }
 
@@ -105,6 +109,18 @@ function expanderOf(m: Model, kind: ActionKind, base: number): Expander {
     .with('evict', (): Expander => (s, sink) => {
       for (let r = 0; r < n; r++) {
         const t = evict(m, s, r);
+        if (t !== undefined) sink(t, base + r);
+      }
+    })
+    .with('landData', (): Expander => (s, sink) => {
+      for (let r = 0; r < n; r++) {
+        const t = landData(m, s, r);
+        if (t !== undefined) sink(t, base + r);
+      }
+    })
+    .with('landTag', (): Expander => (s, sink) => {
+      for (let r = 0; r < n; r++) {
+        const t = landTag(m, s, r);
         if (t !== undefined) sink(t, base + r);
       }
     })

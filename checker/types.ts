@@ -9,7 +9,7 @@ export interface CheckOptions {
   readonly maxStates?: number;
   /** Record violations and keep exploring, successors of violating states included, so the count is the whole reachable space. */
   readonly continueAfterViolation?: boolean;
-  /** The invariants to check; default `INVARIANTS`. */
+  /** The invariants to check; default `DEFAULT_INVARIANTS` (every one but `Integrity`). */
   readonly invariants?: readonly Property[];
   /** Called about every 65,536 new states. */
   readonly onProgress?: (p: { states: number; queue: number; depth: number }) => void;

@@ -44,10 +44,11 @@ export interface Lifecycle {
   readonly explored: { readonly configurations: number; readonly states: number };
 }
 
-/** The configuration shapes explored: the minimal incident, and the matrix's (with a shared prefix). */
+/** The configuration shapes explored: the minimal incident, the matrix's (with a shared prefix), and the minimal incident decoding in two steps. */
 export const LIFECYCLE_SHAPES: readonly { readonly name: string; readonly config: (p: Point) => Config }[] = [
   { name: 'incidentConfig', config: (p) => incidentConfig(p.variant, p.faults) },
   { name: 'matrixConfig', config: (p) => matrixConfig(p.variant, p.faults) },
+  { name: 'incidentConfig with decodeSteps 2', config: (p) => ({ ...incidentConfig(p.variant, p.faults), decodeSteps: 2 }) },
 ];
 
 const stateKey = (s: State): string => Buffer.from(s).toString('latin1');

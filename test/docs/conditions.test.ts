@@ -10,9 +10,9 @@ beforeAll(() => {
 const keys = (pred: (p: Point) => boolean): Set<string> => new Set(universe.filter(pred).map(pointKey));
 
 describe('conditions in words', () => {
-  it('spans every variant with every subset of the six faults', () => {
-    expect(universe).toHaveLength(3 * 64);
-    expect(new Set(universe.map(pointKey)).size).toBe(192);
+  it('spans every variant with every subset of the seven faults', () => {
+    expect(universe).toHaveLength(4 * 128);
+    expect(new Set(universe.map(pointKey)).size).toBe(512);
   });
 
   it('says nothing for the whole space and names the deciding switches otherwise', () => {
