@@ -1,8 +1,8 @@
 /**
  * A request's lifecycle, derived from the spec rather than drawn: every reachable state of
  * the minimal incident and of the fault matrix's configuration is explored, under every
- * variant and every subset of the fault catalogue, and each step records the acting
- * request's phase before and after. What comes out is every phase change the spec
+ * variant and every subset of the fault catalogue (but lock-underflow, inert without
+ * eviction), and each step records the acting request's phase before and after. What comes out is every phase change the spec
  * allows, each with the configurations in which it happens.
  */
 import {
