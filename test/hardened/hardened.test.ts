@@ -1,24 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, compile, configFrom, dataOf, FAULTS, Integrity, Isolation, MECHANISMS, phaseOf, Ph, type Mechanism, type Model, type Trace } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, dataOf, FAULTS, Integrity, Isolation, MECHANISMS, phaseOf, Ph, type Fault, type Mechanism, type Model, type Trace } from '../../spec/index.ts';
 import { runLabels } from '../spec/helpers.ts';
 
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
 const without = (m: Model, off: Mechanism): Model => ({ ...m, mechanism: { ...m.mechanism, [off]: false } });
 const READS = [Isolation, Integrity];
+/** Issue 14's faults: the catalogue it was written against (before double-free and lock-underflow joined it). */
+const ISSUE_14_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'torn-write'];
 
-/** check --variant hardened --faults silent-stub,early-free,stale-free,prefix-poison,torn-write --decode-steps 2 --pages 3 --prefill-limit 2 --requests 2,3:sys,2:sys */
-const acceptance = (variant: 'owner-check' | 'hardened'): Model =>
-  compile(
-    configFrom({
+/** Issue 14's acceptance: check --variant hardened --faults silent-stub,early-free,stale-free,prefix-poison,torn-write --decode-steps 2 --pages 3 --prefill-limit 2 --requests 2,3:sys,2:sys */
+const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[] = ISSUE_14_FAULTS, eviction = false): Model =>
+  compile({
+    ...configFrom({
       pages: 3,
       prefillLimit: 2,
       requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }],
       variant,
-      faults: [...FAULTS],
+      faults: [...faults],
       decodeSteps: 2,
     }),
-  );
+    ...(eviction ? { eviction } : {}),
+  });
 
 /** The smallest configuration for each mechanism's removal: the fault that needs it, with torn writes. */
 const SMALLEST: Readonly<Record<Mechanism, { faults: string[]; requests: number }>> = {
@@ -56,6 +59,14 @@ describe('variant hardened', () => {
     const r = check(acceptance('hardened'), { invariants: READS });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27772, 31]);
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
+  });
+
+  it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 30,012 states)', { timeout: 60_000 }, () => {
+    const r = check(acceptance('hardened', FAULTS), { invariants: READS });
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27772, 31]);
+    const evicting = check(acceptance('hardened', FAULTS, true), { invariants: READS });
+    expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 30012, 32]);
+    expect(evicting.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 
   it.each(MECHANISMS)('without %s, the acceptance configuration leaks', { timeout: 60_000 }, (off) => {
@@ -101,7 +112,7 @@ describe('decode as steps', () => {
   it('owner-check with every fault but torn-write holds at 1, 2 and 3 steps (6,509 / 8,624 / 10,855 states)', { timeout: 60_000 }, () => {
     const counts = [1, 2, 3].map((steps) => {
       const m = compile(
-        configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'owner-check', faults: FAULTS.filter((f) => f !== 'torn-write'), decodeSteps: steps }),
+        configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'owner-check', faults: ISSUE_14_FAULTS.filter((f) => f !== 'torn-write'), decodeSteps: steps }),
       );
       const r = check(m, { invariants: READS });
       return [r.verdict, r.distinctStates];
