@@ -36,6 +36,6 @@ describe('the invariant is inductive over every state of a small universe, reach
   it('the enumeration calls the spec’s own transitions: they agree with step on every reachable state', () => {
     const m = compile(matrixConfig('owner-check', [...PROVABLE_FAULTS]));
     expect(dispatchAgrees(m, reachableStates(m))).toBe(true);
-    expect(checkReachable(m).states).toBe(6509);
+    expect(checkReachable(m).states).toBe(10492);
   }, 180_000);
 });
