@@ -15,7 +15,7 @@
  */
 import { SuccessorBatch } from './batch.ts';
 import { FingerprintSet } from './fingerprints.ts';
-import { successorsOf, type Checkable, type SuccessorSink } from './model.ts';
+import { invariantsToCheck, successorsOf, type Checkable, type SuccessorSink } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
 import { replayPath } from './replay.ts';
 import { ParentLinks, StateQueue } from './store.ts';
@@ -137,10 +137,7 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
 
 /** The model's `always` properties, or those of them that `options.invariants` names. */
 function invariantsOf<A>(model: Checkable<A>, options: CheckOptions) {
-  const all = model.properties.filter((p) => p.kind === 'always');
-  if (options.invariants === undefined) return all;
-  const names = new Set(options.invariants.map((p) => p.name));
-  return all.filter((p) => names.has(p.name));
+  return invariantsToCheck(model, options.invariants);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface ModelProperty {
   readonly kind: 'always' | 'sometimes';
   /** Whether the property is expected to matter for this model (a witness that does not apply is not looked for); default true. */
   readonly applies?: boolean;
+  /** Whether an invariant is checked when the caller names none; default true (false for one that is asked for by name only). */
+  readonly byDefault?: boolean;
   /** The predicate. */
   readonly holds: (s: Uint8Array) => boolean;
 }
@@ -88,4 +90,11 @@ export interface ModelFactory {
   readonly module: string;
   /** The JSON-serialisable argument of `createModel`. */
   readonly config: unknown;
+}
+
+/** The invariants a search checks: those `names` gives, else every `always` property the model checks by default. */
+export function invariantsToCheck<A>(model: Checkable<A>, names?: readonly { readonly name: string }[]): ModelProperty[] {
+  const all = model.properties.filter((p) => p.kind === 'always');
+  if (names === undefined) return all.filter((p) => p.byDefault !== false);
+  return all.filter((p) => names.some((q) => q.name === p.name));
 }

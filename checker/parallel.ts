@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { fingerprint } from './fingerprints.ts';
 import { LevelTask, type Expanded } from './level.ts';
-import type { Checkable, ModelFactory, ModelProperty } from './model.ts';
+import { invariantsToCheck, type Checkable, type ModelFactory, type ModelProperty } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
 import type { WorkerRequest, WorkerSetup } from './parallel-worker.ts';
 import { replayPath } from './replay.ts';
@@ -107,7 +107,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const parallelFrom = options.parallelFrom ?? 50_000;
   const size = model.stateBytes;
   const stride = strideOf(size);
-  const invariants = model.properties.filter((p) => p.kind === 'always' && (options.invariants === undefined || options.invariants.some((q) => q.name === p.name)));
+  const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
   const taskOptions = { symmetry, deadlock, invariants: invariants.map((p) => p.name) };
   const local = new LevelTask(model, taskOptions);

@@ -14,7 +14,7 @@
  *
  * The checker reads no clock and owns no randomness: the caller passes the generator.
  */
-import type { Checkable, ModelProperty } from './model.ts';
+import { invariantsToCheck, type Checkable, type ModelProperty } from './model.ts';
 import { runActions } from './replay.ts';
 import { shrinkActions } from './shrink.ts';
 import { DEADLOCK, type Trace } from './types.ts';
@@ -31,6 +31,8 @@ export interface SimulateOptions {
   readonly deadlock?: boolean;
   /** Called after each run with the number of runs done. */
   readonly onProgress?: (done: number) => void;
+  /** The invariants to check, by name; default every invariant the model checks by default. */
+  readonly invariants?: readonly { readonly name: string }[];
 }
 
 /** The first violation of one invariant: the lowest-numbered run that broke it, its walk, and the walk shortened. */
@@ -61,7 +63,7 @@ export interface SimulationResult<A> {
 
 /** Does the runs of `options` on `model`. */
 export function simulate<A>(model: Checkable<A>, options: SimulateOptions): SimulationResult<A> {
-  const invariants = model.properties.filter((p) => p.kind === 'always');
+  const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
   const isEnd = (options.deadlock ?? true) ? model.isLegitimateEnd?.bind(model) : undefined;
   const reached = new Int32Array(witnesses.length);

@@ -29,20 +29,23 @@ export interface ModelFlags {
   readonly pageSize?: string;
   /** `--eviction`. */
   readonly eviction?: boolean;
+  /** `--decode-steps N`. */
+  readonly decodeSteps?: string;
 }
 
 /** Adds the model flags to a command. */
 export function addModelOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'model configuration (JSON); flags override its fields')
-    .option('--variant <name>', 'buggy | length-fix | owner-check (default buggy)')
+    .option('--variant <name>', 'buggy | length-fix | owner-check | hardened (default buggy)')
     .option('--pages <n>', "number of D's KV pages")
     .option('--prefill-limit <n>', 'longest prompt, in pages, that P computes')
     .option('--requests <lengths>', 'request lengths in pages, named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
     .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)")
     .option('--allocator <order>', 'which free pages allocate hands out: sorted | sglang | lifo | any (default sorted; see docs/ALLOCATOR.md)')
     .option('--eviction', 'the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action evict)')
-    .option('--page-size <tokens>', "token slots per page (default 1); selects sglang's shortage test (alloc or alloc_extend)");
+    .option('--page-size <tokens>', "token slots per page (default 1); selects sglang's shortage test (alloc or alloc_extend)")
+    .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)');
 }
 
 const FLAG_OF: Readonly<Record<string, string>> = {
@@ -54,6 +57,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   allocator: '--allocator',
   pageSize: '--page-size',
   eviction: '--eviction',
+  decodeSteps: '--decode-steps',
 };
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
@@ -138,6 +142,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.allocator !== undefined) set('allocator', flags.allocator.trim());
   if (flags.pageSize !== undefined) set('pageSize', numberish(flags.pageSize));
   if (flags.eviction === true) set('eviction', true);
+  if (flags.decodeSteps !== undefined) set('decodeSteps', numberish(flags.decodeSteps));
   if (flags.faults !== undefined) {
     const list = flags.faults.trim();
     set('faults', list === '' || list === 'none' ? [] : list.split(',').map((f) => f.trim()));

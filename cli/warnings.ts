@@ -4,7 +4,7 @@
  * `--prefill-limit 50` on 3 pages means no prompt is ever stubbed, so buggy "holds".
  * Whether a fault can fire is the spec's own fact: the witness that it fired applies.
  */
-import { DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, HandedOutTwice, LateWriteLands, OverLongStubbed, PoisonedInsert, type Fault, type Model, type Property } from '../spec/index.ts';
+import { DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, HandedOutTwice, LateWriteLands, OverLongStubbed, PoisonedInsert, TornPage, type Fault, type Model, type Property } from '../spec/index.ts';
 
 /** The witness that shows each fault firing; it applies exactly where the fault can fire. */
 const FIRES: Readonly<Record<Fault, Property>> = {
@@ -14,6 +14,7 @@ const FIRES: Readonly<Record<Fault, Property>> = {
   'prefix-poison': PoisonedInsert,
   'double-free': HandedOutTwice,
   'lock-underflow': EvictedWhileRead,
+  'torn-write': TornPage,
 };
 
 /** Why a fault cannot fire, in the configuration's own terms. */
@@ -22,6 +23,7 @@ function why(m: Model, fault: Fault): string {
   if (fault === 'silent-stub') return `no request is longer than the prefill limit ${m.config.prefillLimit} (the longest is ${longest} pages)`;
   if (fault === 'prefix-poison') return 'no request has a prompt prefix (LEN:PREFIX in --requests)';
   if (fault === 'lock-underflow' && !m.eviction) return 'the prefix cache does not evict here (--eviction is off)';
+  if (fault === 'torn-write' && !m.ownerCheck) return 'without an owner check a page write has no tag part to land apart from its content';
   return `its witness ${FIRES[fault].name} does not apply`;
 }
 

@@ -78,6 +78,10 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       return pool.insert(slot);
     case 'evict':
       return pool.evict(slot, length, group >= 0 ? group : undefined);
+    case 'landData':
+    case 'landTag':
+      // The pool lands every write whole: the part landings of torn-write are the spec's alone.
+      return false;
     default:
       return unreachable(kind);
   }

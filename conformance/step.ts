@@ -157,6 +157,8 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
 
 /** The pages of the request's table still held by someone else: a release of them frees pages that live tables hold. */
 function heldByOthers(pool: LoggedPool, slot: number): number[] {
+  // Under `hardened`'s release-checks-holder a release frees only the request's own pages: none of these.
+  if (pool.behaviour.releaseChecksHolder) return [];
   const own = pool.serial(slot);
   const row = pool.pageTable(slot);
   const out: number[] = [];

@@ -34,12 +34,19 @@ export type EventRule =
 /** The write of a request: `prefill`, or `stub` for a prompt longer than P's memory; the spec enables exactly one. */
 export const WRITE_KINDS: readonly ActionKind[] = ['prefill', 'stub'];
 
+/**
+ * The part landings of a torn write (fault `torn-write`): hidden steps of the write, opened
+ * by the same `allocate`. The validator does not check logs with that fault yet (it refuses
+ * them, see `VALIDATOR_FAULTS`), so under the faults it checks the spec never enables them.
+ */
+export const PART_KINDS: readonly ActionKind[] = ['landData', 'landTag'];
+
 /** Every event kind and what it is. */
 export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   config: { role: 'config' },
   arrive: { role: 'arrival' },
   // D's allocation opens P's write: it may land any time after D sent the page ids.
-  allocate: { role: 'action', action: 'allocate', opens: WRITE_KINDS },
+  allocate: { role: 'action', action: 'allocate', opens: [...WRITE_KINDS, ...PART_KINDS] },
   // P posted its write: the pages it names must be those the write will land in.
   posted: { role: 'observe', needs: 'write-pending' },
   // P's completion: the write has landed by now.

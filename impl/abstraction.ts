@@ -9,7 +9,8 @@
  */
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
-import { initial, Ph, setObserved, setTablePage, type State } from '../spec/state.ts';
+import { readRecord } from '../spec/reads.ts';
+import { initial, Ph, setObserved, setReadRecord, setSteps, setTablePage, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { groupOfLabel } from './options.ts';
@@ -35,6 +36,7 @@ export function abstractState(m: Model, pool: PagePool): State {
       `abstraction: a pool of ${pool.holder.length} page ids, ${pool.options.slots} slots and order ${pool.behaviour.allocator} cannot stand for ${m.pages} page ids, ${m.n} requests and order ${m.allocator}`,
     );
   }
+  if (m.fault['torn-write'] || m.decodeSteps > 1) throw new Error('abstraction: the pool lands every write whole and decodes in one step; it cannot stand for torn writes or several decode steps');
   const s = initial(m);
   abstractFreeList(m, pool, s);
   if (m.lockAt >= 0) for (let g = 0; g < m.groups; g++) s[m.lockAt + g] = pool.locks[g] ?? 0;
@@ -42,6 +44,7 @@ export function abstractState(m: Model, pool: PagePool): State {
     s[m.holderAt + p] = specLabel(m, pool, pool.holder[p] ?? 0);
     s[m.dataAt + p] = specLabel(m, pool, pool.data[p] ?? 0);
     s[m.tagAt + p] = specLabel(m, pool, pool.tag[p] ?? 0);
+    s[m.dataPosAt + p] = pool.position[p] ?? 0;
   }
   const width = pool.options.maxLength;
   for (let r = 0; r < m.n; r++) {
@@ -61,8 +64,11 @@ export function abstractState(m: Model, pool: PagePool): State {
     for (let i = 0; i < reads; i++) {
       const label = specLabel(m, pool, pool.reads[r * width + i] ?? 0);
       if (label !== 0) observed |= 1 << (label - 1);
+      setReadRecord(m, s, r, i, readRecord(label, pool.readPositions[r * width + i] ?? 0, i));
     }
     setObserved(m, s, r, observed >>> 0);
+    // The pool decodes in one step, as the spec does by default: a successful decode is one step taken.
+    if (reads > 0) setSteps(m, s, r, 1);
   }
   return s;
 }

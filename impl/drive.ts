@@ -56,6 +56,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
       const length = m.len[a.r] ?? 0;
       return g >= 0 ? pool.evict(a.r, length, g) : pool.evict(a.r, length);
     })
+    // The pool lands every write whole: it does not implement fault torn-write yet.
+    .with('landData', 'landTag', () => false)
     .exhaustive();
 }
 
@@ -97,5 +99,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('timeout', () => 'timeout' as const)
     .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
     .with('evict', () => undefined)
+    .with('landData', 'landTag', () => undefined)
     .exhaustive();
 }

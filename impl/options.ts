@@ -76,6 +76,10 @@ export interface Behaviour {
   readonly eviction: boolean;
   /** Fault `lock-underflow`: a hit locks another node than the page it reads, so nothing protects that page from eviction. */
   readonly lockUnderflow: boolean;
+  /** `hardened`'s `revoke-writer`: a timed-out request's write lands nowhere. */
+  readonly revokeWriter: boolean;
+  /** `hardened`'s `release-checks-holder`: a release frees only the pages the request still holds. */
+  readonly releaseChecksHolder: boolean;
 }
 
 /** Marks a page-table entry that holds no page. */
@@ -110,7 +114,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
   const has = (f: Fault): boolean => faults.includes(f);
   return {
     silentStub: options.variant !== 'length-fix' && has('silent-stub'),
-    ownerCheck: options.variant === 'owner-check',
+    ownerCheck: options.variant === 'owner-check' || options.variant === 'hardened',
     earlyFree: has('early-free'),
     staleFree: has('stale-free'),
     prefixPoison: has('prefix-poison'),
@@ -121,5 +125,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     firstPage: hasPaddingPage(options.allocator ?? 'sorted') ? 1 : 0,
     eviction: options.eviction === true && (options.prefixes ?? 0) > 0,
     lockUnderflow: (faults as readonly string[]).includes('lock-underflow'),
+    revokeWriter: options.variant === 'hardened',
+    releaseChecksHolder: options.variant === 'hardened',
   };
 }

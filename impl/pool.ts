@@ -34,10 +34,14 @@ export class PagePool {
   readonly data: Int32Array;
   /** Per page: the owner tag (only ever non-zero under `owner-check`). */
   readonly tag: Int32Array;
+  /** Per page: the table position its data was written for (meaningless while never written). */
+  readonly position: Int32Array;
   /** Page tables, `maxLength` entries per slot; kept after `free`, as a stale release needs them. */
   readonly tables: Int32Array;
   /** What each slot's decode read: the data label of each table page, in table order. */
   readonly reads: Int32Array;
+  /** The position each of those reads' data was written for. */
+  readonly readPositions: Int32Array;
   /** Per slot: the phase code (`Ph` of spec/state.ts). */
   readonly phases: Uint8Array;
   /** Per slot: `HIT`, `INSERTED`, `READ_UNHELD` as in spec/state.ts. */
@@ -63,6 +67,7 @@ export class PagePool {
   /** Scratch for one release's batch of page ids. */
   private readonly batch: Int32Array;
   private readonly foreign: Int32Array;
+  private readonly garbage: Int32Array;
   private readonly views: Int32Array[];
   private lastSerial = 0;
 
@@ -75,8 +80,10 @@ export class PagePool {
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.tag = new Int32Array(pages);
+    this.position = new Int32Array(pages);
     this.tables = new Int32Array(slots * maxLength).fill(NO_PAGE);
     this.reads = new Int32Array(slots * maxLength);
+    this.readPositions = new Int32Array(slots * maxLength);
     this.phases = new Uint8Array(slots);
     this.flags = new Uint8Array(slots);
     this.lengths = new Int32Array(slots);
@@ -85,6 +92,7 @@ export class PagePool {
     this.serials = new Int32Array(slots);
     this.readCounts = new Int32Array(slots);
     this.foreign = new Int32Array(slots);
+    this.garbage = new Int32Array(slots);
     this.prefixPages = new Int32Array(options.prefixes ?? 0).fill(NO_PAGE);
     this.locks = new Int32Array(options.prefixes ?? 0);
     this.freeSet = new FreeSet(pages);
@@ -147,6 +155,11 @@ export class PagePool {
     return this.foreign[this.slotIndex(slot)] ?? 0;
   }
 
+  /** Pages the slot's decode read that hold no other request's data but were not written for it at that position (never written, or misplaced): `Integrity` failures, "would have answered garbage". */
+  garbageReads(slot: number): number {
+    return this.garbage[this.slotIndex(slot)] ?? 0;
+  }
+
   /** The slot's page-table row (`maxLength` entries, the first `lengths[slot]` in use); a view, not a copy. */
   pageTable(slot: number): Int32Array {
     const view = this.views[this.slotIndex(slot)];
@@ -207,6 +220,7 @@ export class PagePool {
     this.serials[s] = serial;
     this.readCounts[s] = 0;
     this.foreign[s] = 0;
+    this.garbage[s] = 0;
     return true;
   }
 
@@ -217,16 +231,21 @@ export class PagePool {
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
     const length = this.lengths[s] ?? 0;
     if (this.overLong(s)) return false;
+    if (phase === Ph.timedOut && this.behaviour.revokeWriter) {
+      // D revoked P's access when it timed the request out: the late write lands nowhere.
+      this.phases[s] = Ph.landed;
+      return true;
+    }
     const base = s * this.options.maxLength;
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
     let i = this.sharesFirstPage(s) ? 1 : 0;
     if (i === 0 && g >= 0) {
       // The prompt's first page is its prefix: the same content for every request with that prefix.
-      this.write(this.tables[base] ?? 0, prefixLabelOf(g));
+      this.write(this.tables[base] ?? 0, prefixLabelOf(g), 0);
       i = 1;
     }
-    for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial);
+    for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial, i);
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
     return true;
   }
@@ -241,8 +260,12 @@ export class PagePool {
       this.phases[s] = phase === Ph.timedOut ? Ph.freed : Ph.refused;
       return true;
     }
-    const first = s * this.options.maxLength + (this.sharesFirstPage(s) ? 1 : 0);
-    this.write(this.tables[first] ?? 0, this.serials[s] ?? 0);
+    if (phase === Ph.timedOut && this.behaviour.revokeWriter) {
+      this.phases[s] = Ph.landed;
+      return true;
+    }
+    const at = this.sharesFirstPage(s) ? 1 : 0;
+    this.write(this.tables[s * this.options.maxLength + at] ?? 0, this.serials[s] ?? 0, at);
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
     return true;
   }
@@ -348,25 +371,25 @@ export class PagePool {
     this.tag[p] = 0;
   }
 
-  /** A write lands in page `p`: its data and, under `owner-check`, its tag become `label`. */
-  protected write(p: number, label: number): void {
+  /** A write lands in page `p`, for table position `pos`: its data and, under `owner-check`, its tag become `label`. */
+  protected write(p: number, label: number, pos: number): void {
     this.data[p] = label;
+    this.position[p] = pos;
     if (this.behaviour.ownerCheck) this.tag[p] = label;
   }
 
-  /** The owner check: every page's tag is the reader's serial or its prefix's label; one comparison for a page it wrote. */
+  /** The owner check: every page's tag is the reader's serial, or at position 0 its prefix's label. */
   protected ownerCheckPasses(s: number): boolean {
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
-    const own = g >= 0 ? prefixLabelOf(g) : serial;
     const base = s * this.options.maxLength;
     const end = base + (this.lengths[s] ?? 0);
     const tables = this.tables;
     const tag = this.tag;
-    for (let i = base; i < end; i++) {
-      const t = tag[tables[i] ?? 0];
-      if (t !== serial && t !== own) return false;
-    }
+    // A prefix page is valid only at the prefix's own position, the first.
+    const first = tag[tables[base] ?? 0];
+    if (first !== serial && !(g >= 0 && first === prefixLabelOf(g))) return false;
+    for (let i = base + 1; i < end; i++) if (tag[tables[i] ?? 0] !== serial) return false;
     return true;
   }
 
@@ -380,17 +403,24 @@ export class PagePool {
     const shared = this.sharesFirstPage(s);
     const { tables, data, holder, reads } = this;
     let foreign = 0;
+    let garbage = 0;
     let unheld = false;
     for (let i = 0; i < length; i++) {
       const p = tables[base + i] ?? 0;
       const d = data[p] ?? 0;
+      const pos = this.position[p] ?? 0;
       reads[base + i] = d;
-      if (d !== serial && d !== own && d !== 0) foreign++;
+      this.readPositions[base + i] = pos;
+      // A prefix's data is the reader's own only at the prefix's position, the first.
+      const mine = d === serial || (i === 0 && g >= 0 && d === own);
+      if (d !== 0 && !mine) foreign++;
+      else if (d === 0 || pos !== i) garbage++;
       const h = holder[p];
       // The shared prefix page is held by the cache entry (or was inserted by this request).
       if (h !== serial && !(i === 0 && shared && h === own)) unheld = true;
     }
     this.foreign[s] = foreign;
+    this.garbage[s] = garbage;
     this.readCounts[s] = length;
     if (unheld) this.flags[s] = (this.flags[s] ?? 0) | READ_UNHELD;
   }
@@ -401,16 +431,22 @@ export class PagePool {
     this.releaseEntries(base + (this.sharesFirstPage(s) ? 1 : 0), base + (this.lengths[s] ?? 0));
   }
 
-  /** Puts the pages of table entries `from .. to-1` back on the free list by id, whoever holds them now. */
+  /**
+   * Puts the pages of table entries `from .. to-1` back on the free list by id, whoever
+   * holds them now; under `release-checks-holder`, only those the slot's request holds.
+   */
   protected releaseEntries(from: number, to: number): void {
+    const slot = Math.floor(from / this.options.maxLength);
+    const own = this.serials[slot] ?? 0;
     if (this.freeList !== undefined) {
-      this.releaseBatch(this.freeList, from, to);
+      this.releaseBatch(this.freeList, from, to, own);
       return;
     }
     for (let i = from; i < to; i++) {
       const p = this.tables[i] ?? 0;
       const h = this.holder[p] ?? 0;
       if (h === 0) continue;
+      if (this.behaviour.releaseChecksHolder && h !== own) continue;
       // A stale release can hit a page the prefix cache holds now: the entry is gone.
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
       this.holder[p] = 0;
@@ -423,13 +459,14 @@ export class PagePool {
    * distinct and ascending (`torch.unique`); a page already listed is left out unless the
    * free list is a multiset (`double-free`), where it is then listed twice.
    */
-  private releaseBatch(list: FreeList, from: number, to: number): void {
+  private releaseBatch(list: FreeList, from: number, to: number, own: number): void {
     const batch = this.batch;
     let n = 0;
     for (let i = from; i < to; i++) {
       const p = this.tables[i] ?? NO_PAGE;
       if (p < this.behaviour.firstPage) continue;
       const h = this.holder[p] ?? 0;
+      if (this.behaviour.releaseChecksHolder && h !== own) continue;
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
       this.holder[p] = 0;
       batch[n++] = p;

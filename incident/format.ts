@@ -70,6 +70,7 @@ export function formatReport(r: IncidentReport, workload: Workload, replayComman
   lines.push(
     row('leaked', fmt(r.leaked), r.leaked > 0 ? `shortest ${fmt(r.minLeakTokens ?? 0)}, longest ${fmt(r.maxLeakTokens ?? 0)} tokens; ${fmt(r.foreignPagesRead)} foreign pages read` : ''),
   );
+  lines.push(row('answered garbage', fmt(r.answeredGarbage), 'no leak, but read pages never written for them (Integrity)'));
   lines.push(row('failed loudly', fmt(r.failedLoudly), r.wouldHaveLeaked === null ? '' : `${fmt(r.wouldHaveLeaked)} of them would have leaked (their pages held other users' data)`));
   lines.push(row('refused', fmt(r.refused)));
   lines.push('');

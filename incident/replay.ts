@@ -50,6 +50,8 @@ export interface ReplayPool {
   foreignReads(slot: number): number;
   /** The page table of the request in `slot` (its first `length` entries are its pages). */
   pageTable(slot: number): Int32Array;
+  /** Pages read by the last decode in `slot` that hold no other request's data but were not written for it there (`Integrity`). */
+  garbageReads(slot: number): number;
   /** Pages on the free list. */
   readonly freePages: number;
 }
@@ -101,9 +103,11 @@ export interface ReplayResult {
   readonly outcome: Uint8Array;
   /** Per request: pages its decode read whose data another request wrote, as the monitor says. */
   readonly foreign: Int32Array;
+  /** Per request: pages its decode read that no one wrote for it there, another user's excepted: "would have answered garbage". */
+  readonly garbage: Int32Array;
   /**
-   * `owner-check` only: per request, 1 when the pages its decode was about to read held
-   * another request's data (the monitor's count): the leak the owner check stopped.
+   * `owner-check` and `hardened` only: per request, 1 when the pages its decode was about
+   * to read held another request's data (the monitor's count): the leak the owner check stopped.
    */
   readonly wouldLeak: Uint8Array | undefined;
   /** The most requests in flight at once. */
@@ -132,7 +136,7 @@ export interface ReplayOptions {
   readonly lengthRule?: LengthRule;
   /** Called every few thousand finished requests. */
   readonly onProgress?: (done: number, inFlight: number) => void;
-  /** Called after every action the pool accepted (not the twin's): `incident --log` writes the events from it. */
+  /** Called after every action the pool accepted: `incident --log` writes the events from it. */
   readonly onAction?: (action: ReplayAction) => void;
 }
 
@@ -185,10 +189,12 @@ export function replay(options: ReplayOptions): ReplayResult {
   const overLong = (t: number): boolean => (lengthRule === 'ge' ? t >= workload.prefillTokens : t > workload.prefillTokens);
   // What the spec says the pool must decide; the pool is checked against it at every step.
   const silentStub = variant !== 'length-fix';
-  const ownerCheck = variant === 'owner-check';
+  // hardened's other mechanisms act on timeouts and stale releases, which the replay never takes.
+  const ownerCheck = variant === 'owner-check' || variant === 'hardened';
 
   const outcome = new Uint8Array(n);
   const foreign = new Int32Array(n);
+  const garbage = new Int32Array(n);
   const wouldLeak = ownerCheck ? new Uint8Array(n) : undefined;
   const request = new Int32Array(slots).fill(-1);
   const next = new Uint8Array(slots);
@@ -275,6 +281,7 @@ export function replay(options: ReplayOptions): ReplayResult {
         agree(failed === (ownerCheck && !read.allOwn), `decode ${failed ? 'failed' : 'passed'}`, slot);
         if (!failed) agree(pool.foreignReads(slot) === read.foreign, `the pool counted ${pool.foreignReads(slot)} foreign pages, the monitor ${read.foreign}`, slot);
         foreign[r] = failed ? 0 : read.foreign;
+        garbage[r] = failed ? 0 : pool.garbageReads(slot);
         outcome[r] = failed ? Outcome.failed : read.foreign > 0 ? Outcome.leaked : Outcome.served;
         if (wouldLeak !== undefined) wouldLeak[r] = read.foreign > 0 ? 1 : 0;
         next[slot] = FREE;
@@ -307,6 +314,7 @@ export function replay(options: ReplayOptions): ReplayResult {
     tokens,
     outcome,
     foreign,
+    garbage,
     wouldLeak,
     peakInFlight,
     waits,

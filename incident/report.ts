@@ -66,6 +66,8 @@ export interface IncidentReport {
   readonly overLong: number;
   /** Responses that read data another request wrote: the incident. */
   readonly leaked: number;
+  /** Responses that leaked nothing but read pages not written for them (never written, or misplaced): `Integrity` failures, counted apart from leaks. */
+  readonly answeredGarbage: number;
   /** Requests refused before the handoff. */
   readonly refused: number;
   /** Requests the owner check failed loudly. */
@@ -105,7 +107,7 @@ const SHORT_BOUNDS = [8_192, 65_536] as const;
 
 /** Counts a replay's outcomes into a report. */
 export function summarize(result: ReplayResult): IncidentReport {
-  const { workload, tokens, outcome, foreign, wouldLeak } = result;
+  const { workload, tokens, outcome, foreign, garbage, wouldLeak } = result;
   const limit = workload.prefillTokens;
   const tooLong = (t: number): boolean => (result.lengthRule === 'ge' ? t >= limit : t > limit);
   const bounds = [...SHORT_BOUNDS.filter((b) => b < limit), limit, workload.poolTokens];
@@ -116,7 +118,7 @@ export function summarize(result: ReplayResult): IncidentReport {
     counts[b * 6 + k] = (counts[b * 6 + k] ?? 0) + 1;
   };
   const counted = (b: number, k: number): number => counts[b * 6 + k] ?? 0;
-  let served = 0, overLong = 0, leaked = 0, refused = 0, failedLoudly = 0, would = 0;
+  let served = 0, overLong = 0, leaked = 0, refused = 0, failedLoudly = 0, would = 0, answeredGarbage = 0;
   let minLeak = Infinity, maxLeak = -Infinity, maxClean = -Infinity;
   let leakedWithinLimit = 0, overLongClean = 0, foreignPages = 0;
   const at = lengthCounter(limit);
@@ -135,6 +137,7 @@ export function summarize(result: ReplayResult): IncidentReport {
       count(b, SERVED);
     }
     if (o === Outcome.served) {
+      if ((garbage[i] ?? 0) > 0) answeredGarbage++;
       if (t > maxClean) maxClean = t;
       if (tooLong(t)) overLongClean++;
     } else if (o === Outcome.leaked) {
@@ -189,6 +192,7 @@ export function summarize(result: ReplayResult): IncidentReport {
     served,
     overLong,
     leaked,
+    answeredGarbage,
     refused,
     failedLoudly,
     wouldHaveLeaked: wouldLeak === undefined ? null : would,

@@ -2,14 +2,19 @@
  * The fault matrix (docs/BACKGROUND.md, "Faults"): every variant against every fault of the
  * catalogue, each cell one full search of the same configuration with that variant and
  * exactly that one fault switched on. A cell says whether `Isolation` leaks (and how
- * short the leak is) and which other invariants break: a bug can still break
- * `ExclusiveHold` under the owner check; the bug is there, the leak is not.
+ * short the leak is), whether `Integrity` breaks (garbage read, and how short), and which
+ * other invariants break: a bug can still break `ExclusiveHold` under the owner check;
+ * the bug is there, the leak is not.
+ *
+ * The `torn-write` column is the one cell of two faults: `torn-write` with `early-free`.
+ * Writes landing part by part matter only where a write can meet a page that has a new
+ * holder, and alone, on the matrix's configuration, no write can.
  */
 import { check, type WitnessResult } from '../checker/index.ts';
-import { checkedModel, compile, FAULTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
+import { checkedModel, compile, FAULTS, INVARIANTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
-export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests'>;
+export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests' | 'decodeSteps'>;
 
 /** One cell: a variant under one fault. */
 export interface MatrixCell {
@@ -21,11 +26,15 @@ export interface MatrixCell {
   readonly isolation: 'leak' | 'holds';
   /** Actions in the shortest leak; `null` when `Isolation` holds. */
   readonly traceLength: number | null;
+  /** Whether some request that passed its checks read content not written for it at that position. */
+  readonly integrity: 'garbage' | 'holds';
+  /** Actions in the shortest such read; `null` when `Integrity` holds. */
+  readonly integrityTraceLength: number | null;
   /** The whole reachable space, successors of violating states included. */
   readonly distinctStates: number;
   /** Its depth (the longest shortest path). */
   readonly depth: number;
-  /** The invariants other than `Isolation` that break, in the order their first violations were found. */
+  /** The invariants other than `Isolation` and `Integrity` that break, in the order their first violations were found. */
   readonly brokenInvariants: readonly string[];
   /** The non-vacuity witnesses, reached or not. */
   readonly witnesses: readonly WitnessResult[];
@@ -49,9 +58,15 @@ export interface MatrixOptions {
   readonly symmetry?: boolean;
 }
 
+/** The faults of a column: the fault itself; `torn-write` with `early-free` (see above). */
+export function columnFaults(fault: Fault): Fault[] {
+  return fault === 'torn-write' ? ['early-free', 'torn-write'] : [fault];
+}
+
 /** The configuration of one cell; fault `lock-underflow` exists only where the prefix cache evicts, so its cells turn eviction on. */
 export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
-  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: [fault] };
+  const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
+  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps };
   return fault === 'lock-underflow' ? { ...config, eviction: true } : config;
 }
 
@@ -65,19 +80,24 @@ export function runMatrix(base: MatrixBase = matrixConfig('buggy'), options: Mat
       const result = check(checkedModel(compile(cellConfig(base, variant, fault))), {
         continueAfterViolation: true,
         symmetry: options.symmetry ?? true,
+        invariants: INVARIANTS,
       });
       const leak = result.violations.find((v) => v.invariant === 'Isolation');
+      const garbage = result.violations.find((v) => v.invariant === 'Integrity');
       cells.push({
         variant,
         fault,
         isolation: leak === undefined ? 'holds' : 'leak',
         traceLength: leak === undefined ? null : leak.trace.steps.length,
+        integrity: garbage === undefined ? 'holds' : 'garbage',
+        integrityTraceLength: garbage === undefined ? null : garbage.trace.steps.length,
         distinctStates: result.distinctStates,
         depth: result.depth,
-        brokenInvariants: result.violations.filter((v) => v.invariant !== 'Isolation').map((v) => v.invariant),
+        brokenInvariants: result.violations.filter((v) => v.invariant !== 'Isolation' && v.invariant !== 'Integrity').map((v) => v.invariant),
         witnesses: result.witnesses,
       });
     }
   }
-  return { base: { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests }, cells };
+  const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
+  return { base: { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, ...steps }, cells };
 }

@@ -6,7 +6,7 @@
  */
 import type { Sort } from 'z3-solver';
 import type { Invariant } from './invariant.ts';
-import { at, forAll, holds, live, mayRead, ownSlot, shares, slotLabel, type F, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+import { at, forAll, leaks, live, ownSlot, shares, slotLabel, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 /** The sort of a conjunct's variable. */
 export type VarSort = 'Page' | 'Req' | 'Label' | 'Slot';
@@ -27,18 +27,37 @@ const x = (xs: readonly Z[], k: number): Z => {
   return t;
 };
 
-/** Isolation (spec/properties.ts): every label in a read set is the reader's own data or its prefix's. */
+/**
+ * Isolation (spec/properties.ts): no read record is a leak: what a request read at each
+ * position is its own data, or its prefix's at the prefix's position (or nothing written).
+ */
 export const ISOLATION: ZConjunct = {
   name: 'Isolation',
   vars: [
     ['Req', 'reader'],
-    ['Label', 'label'],
+    ['Slot', 'position'],
   ],
-  body: (v, s, xs) => v.ctx.Implies(holds(s.read, x(xs, 0), x(xs, 1)), mayRead(v, x(xs, 0), x(xs, 1))),
+  body: (v, s, xs) => v.ctx.Implies(v.inTable(x(xs, 0), x(xs, 1)), v.ctx.Not(leaks(v, x(xs, 0), x(xs, 1), at(s.rec, x(xs, 0), x(xs, 1))))),
+};
+
+/**
+ * The part of TypeOK that the sorts do not give: a request's decode steps are a count,
+ * and no request is `writing` or `landing`: without fault `torn-write` (which the proof
+ * does not encode yet) a write lands whole, and nothing enters those phases. Part of
+ * every invariant; not numbered.
+ */
+export const TYPE_OK: ZConjunct = {
+  name: 'TypeOK',
+  vars: [['Req', 'request']],
+  body: (v, s, xs) => {
+    const q = x(xs, 0);
+    const inFlight = v.ctx.Or(at(s.phase, q).eq(v.ph('writing')), at(s.phase, q).eq(v.ph('landing')));
+    return v.ctx.And(v.ctx.Not(inFlight), (at(s.steps, q) as N).ge(0));
+  },
 };
 
 const written = (v: Vocabulary, s: ZState, q: Z): F =>
-  v.ctx.Or(...(['written', 'handedOff', 'decoded'] as const).map((p) => at(s.phase, q).eq(v.ph(p))));
+  v.ctx.Or(...(['written', 'handedOff', 'decoding', 'decoded'] as const).map((p) => at(s.phase, q).eq(v.ph(p))));
 
 /** Every strengthening conjunct, by name. */
 const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
@@ -121,7 +140,7 @@ const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
 
 /** The z3 conjuncts of an invariant: Isolation first, then the strengthening, less the conjunct numbered `drop`. */
 export function zConjuncts(inv: Invariant, drop?: number): ZConjunct[] {
-  const out = [ISOLATION];
+  const out = [ISOLATION, TYPE_OK];
   for (const c of inv.conjuncts) {
     if (c.id === drop) continue;
     const z = CONJUNCTS[c.name];

@@ -80,15 +80,20 @@ export function readCounterexample(c: CtiInput): Counterexample {
     const table = slots.filter((k) => truth(v.inTable(q, k))).map((k) => `${slotName(k)} → ${val(at(s.table, q, k))}`);
     const flags = [truth(at(s.hit, q)) ? 'hit' : '', truth(at(s.inserted, q)) ? 'inserted' : ''].filter(Boolean);
     const read = labels().filter((l) => truth(at(s.read, q, l)));
+    const records = slots
+      .filter((k) => truth(v.inTable(q, k)) && truth(v.isRd(at(s.rec, q, k))))
+      .map((k) => `${slotName(k)} ${label(v.rdLabel(at(s.rec, q, k)), 'data')}${truth(v.rdMisplaced(at(s.rec, q, k))) ? ' (written for another position)' : ''}`);
     return [
       `request ${val(q)}: ${val(at(s.phase, q))}`,
       `length ${val(v.len(q))}${truth(v.hasPrefix(q)) ? `, prefix ${val(v.group(q))}` : ''}${flags.length ? `, first page shared (${flags.join(', ')})` : ''}`,
       `table ${table.join(', ') || 'empty'}`,
       `has read ${read.map((l) => label(l, 'data')).join(', ') || 'nothing'}`,
+      ...(records.length ? [`read at ${records.join(', ')}`] : []),
+      ...(val(at(s.steps, q)) !== '0' ? [`${val(at(s.steps, q))} decode steps taken`] : []),
     ].join('; ');
   };
   const pageLine = (s: ZState, p: Z): string =>
-    `page ${val(p)}: held by ${label(at(s.holder, p), 'holder')}; holds ${label(at(s.data, p), 'data')}; tag ${label(at(s.tag, p), 'tag')}`;
+    `page ${val(p)}: held by ${label(at(s.holder, p), 'holder')}; holds ${label(at(s.data, p), 'data')}${val(at(s.data, p)) === 'none' ? '' : ` (for ${slotName(at(s.dataPos, p))})`}; tag ${label(at(s.tag, p), 'tag')}`;
 
   const step = c.action === 'init' ? 'init' : `${c.action}(${val(c.r)})`;
   const requests = universe(v.Req);
@@ -113,8 +118,12 @@ export function readCounterexample(c: CtiInput): Counterexample {
     if (w === undefined) return;
     witnesses[name] = kind === 'Label' ? label(w, 'data') : kind === 'Slot' ? slotName(w).replace(/^slot /, '') : val(w);
   });
+  if (c.conjunct.name === 'Isolation' && c.witnesses[0] !== undefined && c.witnesses[1] !== undefined) {
+    // what the reader read there, which is what makes it a leak
+    witnesses['label'] = label(v.rdLabel(at(c.post.rec, c.witnesses[0], c.witnesses[1])), 'data');
+  }
   const instance = Object.entries(witnesses).map(([name, value]) => `${name} ${value}`).join(', ');
-  story.push(`${c.conjunct.name} fails (${instance})${c.conjunct.name === 'Isolation' ? `: request ${witnesses['reader'] ?? '?'} has read ${witnesses['label'] ?? '?'}, which is not its own` : ''}.`);
+  story.push(`${c.conjunct.name} fails (${instance})${c.conjunct.name === 'Isolation' ? `: request ${witnesses['reader'] ?? '?'} has read ${witnesses['label'] ?? '?'} at position ${witnesses['position'] ?? '?'}, which is not its own there` : ''}.`);
   return { violated: c.conjunct.name, step, witnesses, story };
 }
 
@@ -153,5 +162,7 @@ function narrate(
     .with('free', () => ` D releases ${r}'s own pages by id, whoever holds them: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('timeout', () => ` D times ${r} out and frees its pages: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('insert', () => ` ${r}'s first page goes to its prefix's cache entry: ${changedPages('holder').join(', ')}`)
+    .with('landData', () => ` a content part of ${r}'s write lands: ${changedPages('data').join(', ') || 'no content changes'}`)
+    .with('landTag', () => ` a tag part of ${r}'s write lands`)
     .exhaustive();
 }

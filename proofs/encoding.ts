@@ -10,8 +10,8 @@
  * larger transition relation is preserved by the spec's.
  */
 import { match } from 'ts-pattern';
-import { compile, type ActionKind, type Fault, type Variant } from '../spec/index.ts';
-import { at, forAll, holds, lambda, mayRead, ownSlot, put, shares, slotLabel, type Arr, type F, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+import { compile, type ActionKind, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
+import { at, forAll, holds, lambda, leaks, mayReadAt, ownSlot, put, shares, slotLabel, type Arr, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 /** What the variant and faults switch on, read from the spec's own `compile` so that both agree. */
 export interface Semantics {
@@ -21,12 +21,14 @@ export interface Semantics {
   readonly silentStub: boolean;
   /** The faults switched on. */
   readonly fault: Readonly<Record<Fault, boolean>>;
+  /** The mechanisms of `hardened` switched on. */
+  readonly mechanism: Readonly<Record<Mechanism, boolean>>;
 }
 
 /** The semantics of a variant with these faults, as the spec compiles them. */
 export function semanticsOf(variant: Variant, faults: readonly Fault[]): Semantics {
   const m = compile({ pages: 1, prefillLimit: 0, requests: [], variant, faults });
-  return { ownerCheck: m.ownerCheck, silentStub: m.silentStub, fault: m.fault };
+  return { ownerCheck: m.ownerCheck, silentStub: m.silentStub, fault: m.fault, mechanism: m.mechanism };
 }
 
 /** One action as a relation: constraints on the pre-state and the fresh choices, and the post-state. */
@@ -45,10 +47,13 @@ export function initial(v: Vocabulary, s: ZState): F[] {
   const p = ctx.Const('p', v.Page);
   const q = ctx.Const('q', v.Req);
   const l = ctx.Const('l', v.Label);
+  const k = ctx.Const('k', v.Slot);
   return [
     forAll(v, [p], ctx.And(at(s.holder, p).eq(none), at(s.data, p).eq(none), at(s.tag, p).eq(none))),
     forAll(v, [q], ctx.And(at(s.phase, q).eq(v.ph('new')), ctx.Not(holds(s.hit, q)), ctx.Not(holds(s.inserted, q)))),
     forAll(v, [q, l], ctx.Not(holds(s.read, q, l))),
+    forAll(v, [q], (at(s.steps, q) as N).eq(0)),
+    forAll(v, [q, k], at(s.rec, q, k).eq(v.unread)),
   ];
 }
 
@@ -64,6 +69,8 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('timeout', () => timeout(v, sem, s, r))
     .with('insert', () => insert(v, sem, s, r))
     .with('evict', () => evictNever(v, s))
+    .with('landData', () => land(v, sem, s, r, 'data'))
+    .with('landTag', () => land(v, sem, s, r, 'tag'))
     .exhaustive();
 }
 
@@ -129,6 +136,8 @@ function prefill(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const k = ctx.Const('k', v.Slot);
   const p = ctx.Const('p', v.Page);
   const label = (x: Z): Z => slotLabel(v, r, at(slotOf, x));
+  const lands = landsAnywhere(v, sem, s, r);
+  if (sem.fault['torn-write']) return { constraints: [v.len(r).le(v.limit), phaseIn(v, s, r, 'allocated', 'timedOut')], post: posted(v, s, r, lands) };
   return {
     constraints: [
       v.len(r).le(v.limit),
@@ -138,8 +147,9 @@ function prefill(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
     ],
     post: {
       ...s,
-      data: lambda(v, [p], If(holds(written, p), label(p), at(s.data, p))),
-      tag: sem.ownerCheck ? lambda(v, [p], If(holds(written, p), label(p), at(s.tag, p))) : s.tag,
+      data: lambda(v, [p], If(And(lands, holds(written, p)), label(p), at(s.data, p))),
+      dataPos: lambda(v, [p], If(And(lands, holds(written, p)), at(slotOf, p), at(s.dataPos, p))),
+      tag: sem.ownerCheck ? lambda(v, [p], If(And(lands, holds(written, p)), label(p), at(s.tag, p))) : s.tag,
       phase: setPhase(s, r, If(phaseIn(v, s, r, 'timedOut'), v.ph('landed'), v.ph('written')) as Z),
     },
   };
@@ -153,13 +163,17 @@ function stub(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   if (!sem.silentStub) {
     return { constraints: guard, post: { ...s, phase: setPhase(s, r, If(late, v.ph('freed'), v.ph('refused')) as Z) } };
   }
-  const page = at(s.table, r, If(shares(v, s, r), v.slot1, v.slot0) as Z);
+  const slot = If(shares(v, s, r), v.slot1, v.slot0) as Z;
+  const page = at(s.table, r, slot);
+  const lands = landsAnywhere(v, sem, s, r);
+  if (sem.fault['torn-write']) return { constraints: guard, post: posted(v, s, r, lands) };
   return {
     constraints: guard,
     post: {
       ...s,
-      data: put(s.data, page, v.body(r)),
-      tag: sem.ownerCheck ? put(s.tag, page, v.body(r)) : s.tag,
+      data: If(lands, put(s.data, page, v.body(r)), s.data) as Arr,
+      dataPos: If(lands, put(s.dataPos, page, slot), s.dataPos) as Arr,
+      tag: sem.ownerCheck ? (If(lands, put(s.tag, page, v.body(r)), s.tag) as Arr) : s.tag,
       phase: setPhase(s, r, If(late, v.ph('landed'), v.ph('written')) as Z),
     },
   };
@@ -171,10 +185,13 @@ function handoff(v: Vocabulary, s: ZState, r: Z): Transition {
 }
 
 /**
- * decode(r): with the owner check, every slot's tag must be r's or its prefix's, or r
- * fails and reads nothing; otherwise the label of every page in the table joins r's read
- * set. `slotOf[l]` is the slot whose page gave label `l`: a label joins exactly when some
- * slot's page holds it. The READ_UNHELD flag is not encoded: nothing reads it.
+ * decode(r), one step: with the owner check, every slot's tag must be r's own label, or its
+ * prefix's at slot 0, or r fails and reads nothing; otherwise the label of every page in the
+ * table joins r's read set, and the read record of every position keeps the worse of what
+ * it held and what this step read there (`spec/reads.ts`). `slotOf[l]` is the slot whose
+ * page gave label `l`, constrained to name such a slot whenever there is one: a label joins
+ * exactly when some slot's page holds it. Every step after the first then writes r's token
+ * into its last page. The READ_UNHELD flag is not encoded: nothing reads it.
  */
 function decode(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { ctx, none } = v;
@@ -184,31 +201,135 @@ function decode(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const k = ctx.Const('k', v.Slot);
   const q = ctx.Const('q', v.Req);
   const l = ctx.Const('l', v.Label);
-  const checked = forAll(v, [k], Implies(v.inTable(r, k), mayRead(v, r, at(s.tag, at(s.table, r, k)))));
-  const from = at(slotOf, l);
-  const gained = And(Not(l.eq(none)), v.inTable(r, from), at(s.data, at(s.table, r, from)).eq(l));
+  const p = ctx.Const('p', v.Page);
+  const page = (x: Z): Z => at(s.table, r, x);
+  const checked = forAll(v, [k], Implies(v.inTable(r, k), mayReadAt(v, r, k, at(s.tag, page(k)))));
+  const gainedVia = (x: Z, from: Z): F => And(Not(x.eq(none)), v.inTable(r, from), at(s.data, page(from)).eq(x));
+  const gained = gainedVia(l, at(slotOf, l));
+  const l2 = ctx.Const('l2', v.Label);
+  const read = v.rd(at(s.data, page(k)), And(Not(at(s.data, page(k)).eq(none)), Not(at(s.dataPos, page(k)).eq(k))));
+  const old = at(s.rec, r, k);
+  const kept = If(Not(v.isRd(old)), read, If(severity(v, r, k, read).gt(severity(v, r, k, old)), read, old)) as Z;
+  const steps = (at(s.steps, r) as N).add(1);
+  const token = And(ok, steps.gt(1));
+  const lastPage = page(v.last(r));
   return {
-    constraints: [phaseIn(v, s, r, 'handedOff'), sem.ownerCheck ? ok.eq(checked) : ok],
+    constraints: [
+      phaseIn(v, s, r, 'handedOff', 'decoding'),
+      sem.ownerCheck ? ok.eq(checked) : ok,
+      // slotOf names a slot holding the label whenever one does: every label in the table is read
+      forAll(v, [l2, k], Implies(gainedVia(l2, k), gainedVia(l2, at(slotOf, l2)))),
+    ],
     post: {
       ...s,
       read: lambda(v, [q, l], Or(holds(s.read, q, l), And(ok, q.eq(r), gained))),
-      phase: setPhase(s, r, If(ok, v.ph('decoded'), v.ph('failed')) as Z),
+      rec: lambda(v, [q, k], If(And(ok, q.eq(r), v.inTable(r, k)), kept, at(s.rec, q, k)) as Z),
+      steps: If(ok, put(s.steps, r, steps), s.steps) as Arr,
+      data: lambda(v, [p], If(And(token, p.eq(lastPage)), v.body(r), at(s.data, p)) as Z),
+      dataPos: lambda(v, [p], If(And(token, p.eq(lastPage)), v.last(r), at(s.dataPos, p)) as Z),
+      tag: sem.ownerCheck ? lambda(v, [p], If(And(token, p.eq(lastPage)), v.body(r), at(s.tag, p)) as Z) : s.tag,
+      phase: setPhase(s, r, If(ok, If(steps.ge(v.decodeSteps), v.ph('decoded'), v.ph('decoding')), v.ph('failed')) as Z),
     },
   };
 }
 
+/** How bad read record `x` of `r` at position `k` is: 0 correct (or unread), 1 garbage (Integrity), 2 a leak (Isolation). */
+function severity(v: Vocabulary, r: Z, k: Z, x: Z): N {
+  const { If, Or, Not, And, Int } = v.ctx;
+  const bad = And(v.isRd(x), Or(v.rdLabel(x).eq(v.none), v.rdMisplaced(x), Not(mayReadAt(v, r, k, v.rdLabel(x)))));
+  return If(leaks(v, r, k, x), Int.val(2), If(bad, Int.val(1), Int.val(0))) as N;
+}
+
+/**
+ * Fault torn-write: P's write is posted, none of its parts landed yet; the request is
+ * writing (landing, when D already timed it out). A late write that does not land at all
+ * (`revoke-writer`) leaves the request landed.
+ */
+function posted(v: Vocabulary, s: ZState, r: Z, lands: F): ZState {
+  const { ctx } = v;
+  const { If, And } = ctx;
+  const q = ctx.Const('q', v.Req);
+  const k = ctx.Const('k', v.Slot);
+  const reset = (a: Arr): Arr => lambda(v, [q, k], If(And(lands, q.eq(r)), ctx.Bool.val(false), at(a, q, k)) as Z);
+  const late = phaseIn(v, s, r, 'timedOut');
+  return {
+    ...s,
+    dataLanded: reset(s.dataLanded),
+    tagLanded: reset(s.tagLanded),
+    phase: setPhase(s, r, If(lands, If(late, v.ph('landing'), v.ph('writing')), v.ph('landed')) as Z),
+  };
+}
+
+/** Whether slot `k` is in r's write set: its first own slot for a stub, every own slot for a prefill. */
+function inWrite(v: Vocabulary, s: ZState, r: Z, k: Z): F {
+  const { If, And } = v.ctx;
+  const first = If(shares(v, s, r), v.slot1, v.slot0) as Z;
+  return If(v.len(r).gt(v.limit), And(v.inTable(r, k), k.eq(first)), ownSlot(v, s, r, k)) as F;
+}
+
+/** What r's write puts at slot `k`: its prefix's content at slot 0 of a prefill, else its own. */
+function writeLabel(v: Vocabulary, r: Z, k: Z): Z {
+  const { If, And } = v.ctx;
+  return If(And(k.eq(v.slot0), v.hasPrefix(r), v.len(r).le(v.limit)), v.prefix(v.group(r)), v.body(r)) as Z;
+}
+
+/**
+ * landData(r) / landTag(r), fault torn-write: one part of r's write not yet landed lands,
+ * by page id, whoever holds the page now. Looser than the spec: any such part, not the
+ * next in table order. When every part of both streams (content only, without an owner
+ * check) has landed, r is written (landed, when it was timed out).
+ */
+function land(v: Vocabulary, sem: Semantics, s: ZState, r: Z, part: 'data' | 'tag'): Transition {
+  const { ctx } = v;
+  const { And, If, Implies, Not } = ctx;
+  const k = ctx.Const(`${part}.part`, v.Slot);
+  const k2 = ctx.Const('k2', v.Slot);
+  const p = ctx.Const('p', v.Page);
+  const flags = part === 'data' ? s.dataLanded : s.tagLanded;
+  const after = put(flags, r, k, true);
+  const page = at(s.table, r, k);
+  const dataLanded = part === 'data' ? after : s.dataLanded;
+  const tagLanded = part === 'tag' ? after : s.tagLanded;
+  const done = forAll(v, [k2], Implies(inWrite(v, s, r, k2), And(holds(dataLanded, r, k2), sem.ownerCheck ? holds(tagLanded, r, k2) : ctx.Bool.val(true))));
+  const finished = If(phaseIn(v, s, r, 'landing'), v.ph('landed'), v.ph('written')) as Z;
+  const enabled = sem.fault['torn-write'] && (part === 'data' || sem.ownerCheck);
+  return {
+    constraints: [ctx.Bool.val(enabled), phaseIn(v, s, r, 'writing', 'landing'), inWrite(v, s, r, k), Not(holds(flags, r, k))],
+    post: {
+      ...s,
+      ...(part === 'data'
+        ? {
+            data: lambda(v, [p], If(p.eq(page), writeLabel(v, r, k), at(s.data, p)) as Z),
+            dataPos: lambda(v, [p], If(p.eq(page), k, at(s.dataPos, p)) as Z),
+          }
+        : { tag: sem.ownerCheck ? lambda(v, [p], If(p.eq(page), writeLabel(v, r, k), at(s.tag, p)) as Z) : s.tag }),
+      dataLanded,
+      tagLanded,
+      phase: setPhase(s, r, If(done, finished, at(s.phase, r)) as Z),
+    },
+    ...(enabled ? {} : { never: true as const }),
+  };
+}
+
+/** Whether r's write lands at all: not a late one under `revoke-writer`, whose access was revoked at the timeout. */
+function landsAnywhere(v: Vocabulary, sem: Semantics, s: ZState, r: Z): F {
+  return sem.mechanism['revoke-writer'] ? v.ctx.Not(phaseIn(v, s, r, 'timedOut')) : v.ctx.Bool.val(true);
+}
+
 /** The pages of r's own slots go back to the free list, whoever holds them now. */
-function release(v: Vocabulary, s: ZState, r: Z, name: string): Transition {
+function release(v: Vocabulary, sem: Semantics, s: ZState, r: Z, name: string): Transition {
   const { ctx, none } = v;
   const { And, Implies, If } = ctx;
   const freed = ctx.Array.const(`${name}.released`, v.Page, ctx.Bool.sort());
   const slotOf = ctx.Array.const(`${name}.slotOf`, v.Page, v.Slot);
   const k = ctx.Const('k', v.Slot);
   const p = ctx.Const('p', v.Page);
+  // under release-checks-holder, only pages r still holds
+  const held = (x: Z): F => (sem.mechanism['release-checks-holder'] ? at(s.holder, x).eq(v.body(r)) : ctx.Bool.val(true));
   return {
     constraints: [
-      forAll(v, [k], Implies(ownSlot(v, s, r, k), holds(freed, at(s.table, r, k)))),
-      forAll(v, [p], Implies(holds(freed, p), And(ownSlot(v, s, r, at(slotOf, p)), at(s.table, r, at(slotOf, p)).eq(p)))),
+      forAll(v, [k], Implies(And(ownSlot(v, s, r, k), held(at(s.table, r, k))), holds(freed, at(s.table, r, k)))),
+      forAll(v, [p], Implies(holds(freed, p), And(ownSlot(v, s, r, at(slotOf, p)), at(s.table, r, at(slotOf, p)).eq(p), held(p)))),
     ],
     post: { ...s, holder: lambda(v, [p], If(holds(freed, p), none, at(s.holder, p))) },
   };
@@ -230,7 +351,7 @@ function free(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
     : sem.fault['double-free']
       ? v.ctx.And(phaseIn(v, s, r, 'freed', 'landed'), stillFree)
       : v.ctx.Bool.val(false);
-  const rel = release(v, s, r, 'free');
+  const rel = release(v, sem, s, r, 'free');
   return {
     constraints: [v.ctx.Or(normal, stale), ...rel.constraints],
     post: { ...rel.post, phase: setPhase(s, r, v.ctx.If(normal, v.ph('freed'), v.ph('released')) as Z) },
@@ -246,27 +367,28 @@ function evictNever(v: Vocabulary, s: ZState): Transition {
   return { constraints: [v.ctx.Bool.val(false)], post: s, never: true };
 }
 
-/** timeout(r), fault early-free: D frees r's pages while P's write is in flight. */
+/** timeout(r), fault early-free: D frees r's pages while P's write is in flight (posted, or with parts landing). */
 function timeout(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
-  const rel = release(v, s, r, 'timeout');
+  const rel = release(v, sem, s, r, 'timeout');
+  const { If } = v.ctx;
+  const torn = sem.mechanism['revoke-writer'] ? v.ph('landed') : v.ph('landing');
   return {
-    constraints: [v.ctx.Bool.val(sem.fault['early-free']), phaseIn(v, s, r, 'allocated'), ...rel.constraints],
-    post: { ...rel.post, phase: setPhase(s, r, v.ph('timedOut')) },
+    constraints: [v.ctx.Bool.val(sem.fault['early-free']), phaseIn(v, s, r, 'allocated', 'writing'), ...rel.constraints],
+    post: { ...rel.post, phase: setPhase(s, r, If(phaseIn(v, s, r, 'allocated'), v.ph('timedOut'), torn) as Z) },
     ...(sem.fault['early-free'] ? {} : { never: true as const }),
   };
 }
 
-/**
- * insert(r): r's first page goes to its prefix's cache entry. Looser than the spec: the
- * guard that the prefix has no cached page yet is dropped.
- */
+/** insert(r): r's first page goes to its prefix's cache entry, if the prefix has none yet. */
 function insert(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { Not, Or, Bool } = v.ctx;
   const first = at(s.table, r, v.slot0);
+  const p = v.ctx.Const('p', v.Page);
   const poison = sem.fault['prefix-poison'] ? phaseIn(v, s, r, 'refused', 'failed') : Bool.val(false);
   return {
     constraints: [
       v.hasPrefix(r),
+      forAll(v, [p], Not(at(s.holder, p).eq(v.prefix(v.group(r))))),
       Not(shares(v, s, r)),
       at(s.holder, first).eq(v.body(r)),
       Or(phaseIn(v, s, r, 'decoded'), poison),

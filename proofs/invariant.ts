@@ -98,6 +98,8 @@ export function typeOK(m: Model, s: State): boolean {
     const phase = phaseOf(m, s, r);
     const flags = flagsOf(m, s, r);
     if (phase >= PHASES.length) return false;
+    // without torn writes no write is in flight part by part (conjuncts.ts, TypeOK)
+    if (!m.fault['torn-write'] && (phase === Ph.writing || phase === Ph.landing)) return false;
     if ((flags & ~(HIT | INSERTED | READ_UNHELD)) !== 0) return false;
     if ((m.group[r] ?? -1) < 0 && (flags & (HIT | INSERTED)) !== 0) return false;
     if (top < 32 && observedOf(m, s, r) >>> top !== 0) return false;
@@ -129,7 +131,7 @@ export const OWNER_CHECK_INVARIANT: Invariant = {
   ],
 };
 
-const WRITTEN: ReadonlySet<number> = new Set([Ph.written, Ph.handedOff, Ph.decoded]);
+const WRITTEN: ReadonlySet<number> = new Set([Ph.written, Ph.handedOff, Ph.decoding, Ph.decoded]);
 
 /** The length fix's strengthening, without faults: seven conjuncts about who holds what. */
 export const LENGTH_FIX_INVARIANT: Invariant = {

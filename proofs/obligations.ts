@@ -10,13 +10,17 @@
  * satisfying Inv from which one step of A breaks it, read back in the spec's words.
  */
 import type { Solver } from 'z3-solver';
-import { ACTION_KINDS, type Fault, type Variant } from '../spec/index.ts';
+import { ACTION_KINDS, FAULTS, type Fault, type Variant } from '../spec/index.ts';
 import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
+import { checkConformance, type ConformanceReport, type StepFn } from './conformance.ts';
 import { readCounterexample, type Counterexample } from './counterexample.ts';
 import { initial, semanticsOf, transition } from './encoding.ts';
 import { invariantFor, LENGTH_FIX_INVARIANT, type Invariant } from './invariant.ts';
 import { forAll, freshState, type Bounds, type F, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
+
+/** The faults the proof covers: torn writes (`landData`, `landTag`) are encoded and checked against `step`, but have no invariant yet. */
+export const PROVABLE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write');
 
 /** What an obligation came to. */
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
@@ -57,6 +61,13 @@ export interface ProveOptions {
   readonly only?: readonly ObligationName[];
   /** z3's time limit per obligation (default 60 s). */
   readonly timeoutMs?: number;
+  /**
+   * Check the encoding against the spec's `step` first (`conformance.ts`; default true).
+   * Only tests that prove the same encoding many times switch it off.
+   */
+  readonly checkEncoding?: boolean;
+  /** The spec's step function to check the encoding against (default the spec's own; a test hands in a mutant). */
+  readonly step?: StepFn;
 }
 
 /** The outcome of a proof attempt. */
@@ -69,9 +80,11 @@ export interface ProofReport {
   readonly invariant: Invariant;
   /** The conjunct dropped, if any. */
   readonly dropped?: { readonly id: number; readonly name: string };
+  /** The encoding checked against the spec's `step`, unless switched off. */
+  readonly conformance?: ConformanceReport;
   /** Each obligation's outcome. */
   readonly obligations: readonly ObligationResult[];
-  /** Whether every obligation was proved. */
+  /** Whether the encoding agrees with `step` and every obligation was proved. */
   readonly proved: boolean;
 }
 
@@ -80,6 +93,7 @@ export async function prove(z3: Z3Session, options: ProveOptions): Promise<Proof
   const invariant = invariantFor(options.variant);
   const dropped = invariant.conjuncts.find((c) => c.id === options.drop);
   if (options.drop !== undefined && dropped === undefined) throw new RangeError(`the ${invariant.name} invariant has no conjunct ${options.drop}`);
+  const conformance = options.checkEncoding === false ? undefined : await conformanceOf(z3, options);
   const obligations: ObligationResult[] = [];
   for (const name of options.only ?? OBLIGATIONS) obligations.push(await discharge(z3, options, invariant, name));
   return {
@@ -87,9 +101,26 @@ export async function prove(z3: Z3Session, options: ProveOptions): Promise<Proof
     faults: options.faults,
     invariant,
     ...(dropped === undefined ? {} : { dropped: { id: dropped.id, name: dropped.name } }),
+    ...(conformance === undefined ? {} : { conformance }),
     obligations,
-    proved: obligations.every((o) => o.result === 'proved'),
+    proved: obligations.every((o) => o.result === 'proved') && (conformance?.mismatches.length ?? 0) === 0,
   };
+}
+
+/**
+ * Conformance reports of the spec's own step, by variant and faults. The check is
+ * deterministic and depends on nothing but the spec and the encoding, so one run per
+ * process and semantics is enough, whichever z3 session asks.
+ */
+const checked = new Map<string, Promise<ConformanceReport>>();
+
+/** The encoding checked against `step` for these options' variant and faults (once per process for the spec's own step). */
+function conformanceOf(z3: Z3Session, options: ProveOptions): Promise<ConformanceReport> {
+  if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step);
+  const key = `${options.variant}|${[...new Set(options.faults)].sort().join(',')}`;
+  const report = checked.get(key) ?? checkConformance(z3, options.variant, options.faults);
+  checked.set(key, report);
+  return report;
 }
 
 /** The bounded universe searched for a counterexample before the unbounded proof is tried. */

@@ -44,6 +44,16 @@ export interface ZState {
   readonly read: Arr;
   /** Req × Slot → Page: the page table; the slots that count are those `inTable` says. */
   readonly table: Arr;
+  /** Page → Slot: the table position the page's content was written for (meaningless while it holds nothing). */
+  readonly dataPos: Arr;
+  /** Req → Int: the decode steps taken. */
+  readonly steps: Arr;
+  /** Req × Slot → Rec: the read record, what decode read at each position (`spec/reads.ts`). */
+  readonly rec: Arr;
+  /** Req × Slot → Bool: the content part of r's write for this slot has landed (fault `torn-write`; meaningful while writing or landing). */
+  readonly dataLanded: Arr;
+  /** Req × Slot → Bool: the tag part of r's write for this slot has landed (likewise). */
+  readonly tagLanded: Arr;
 }
 
 /** Sizes of a bounded universe: the finite sorts used to search for counterexamples fast. */
@@ -82,6 +92,22 @@ export interface Vocabulary {
   readonly Label: Sort<'main'>;
   /** The phase datatype, one constructor per spec phase. */
   readonly Phase: Sort<'main'>;
+  /** The read-record datatype: `unread | rd(label, misplaced)`. */
+  readonly Rec: Sort<'main'>;
+  /** Record `unread`. */
+  readonly unread: Z;
+  /** Record `rd(l, misplaced)`: label `l` read, written for another position when `misplaced`. */
+  readonly rd: (l: Z, misplaced: F) => Z;
+  /** Whether a record is some `rd(...)`. */
+  readonly isRd: (x: Z) => F;
+  /** The label of a record `rd(l, _)`. */
+  readonly rdLabel: (x: Z) => Z;
+  /** The misplaced flag of a record `rd(_, m)`. */
+  readonly rdMisplaced: (x: Z) => F;
+  /** A request's last table position (where a decode step writes its token). */
+  readonly last: (r: Z) => Z;
+  /** How many decode steps a request takes. */
+  readonly decodeSteps: N;
   /** Label `none`: no data, no tag, free. */
   readonly none: Z;
   /** Label `body(r)`. */
@@ -139,6 +165,10 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
   const phase = ctx.Datatype('Phase');
   for (const p of PHASES) phase.declare(p);
   const Phase = phase.create();
+  const rec = ctx.Datatype('Rec');
+  rec.declare('unread').declare('rd', ['rdLabel', Label], ['rdMisplaced', ctx.Bool.sort()]);
+  const Rec = rec.create();
+  const lastSlot = ctx.Function.declare('last', Req, Slot);
   const body = member<FuncDecl<'main'>>(Label, 'body');
   const prefix = member<FuncDecl<'main'>>(Label, 'prefix');
   const isPrefix = member<FuncDecl<'main'>>(Label, 'is_prefix');
@@ -166,6 +196,14 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
     inTable: (x, k) => inTable.call(x, k) as F,
     Label,
     Phase,
+    Rec,
+    unread: member<Z>(Rec, 'unread'),
+    rd: (l, mis) => member<FuncDecl<'main'>>(Rec, 'rd').call(l, mis) as Z,
+    isRd: (x) => member<FuncDecl<'main'>>(Rec, 'is_rd').call(x) as F,
+    rdLabel: (x) => member<FuncDecl<'main'>>(Rec, 'rdLabel').call(x) as Z,
+    rdMisplaced: (x) => member<FuncDecl<'main'>>(Rec, 'rdMisplaced').call(x) as F,
+    last: (x) => lastSlot.call(x) as Z,
+    decodeSteps: ctx.Int.const('decodeSteps'),
     none,
     body: (x) => body.call(x) as Z,
     prefix: (g) => prefix.call(g) as Z,
@@ -187,6 +225,10 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
       forAll(v, [r], ctx.Implies(v.hasPrefix(r), v.len(r).ge(2))),
       forAll(v, [r], v.inTable(r, slot1).eq(v.len(r).ge(2))),
       v.limit.ge(0),
+      v.decodeSteps.ge(1),
+      // the last position is in the table; it is slot 0 exactly when the table has one page
+      forAll(v, [r], ctx.And(v.inTable(r, v.last(r)), v.last(r).eq(slot0).eq(v.len(r).eq(1)))),
+      forAll(v, [r], ctx.Implies(v.len(r).eq(2), v.last(r).eq(slot1))),
     ],
   };
 }
@@ -207,6 +249,11 @@ export function freshState(v: Vocabulary, name: string, ownerCheck: boolean): ZS
     inserted: A.const(`${name}.inserted`, v.Req, Bool.sort()),
     read: A.const(`${name}.read`, v.Req, v.Label, Bool.sort()),
     table: A.const(`${name}.table`, v.Req, v.Slot, v.Page),
+    dataPos: A.const(`${name}.dataPos`, v.Page, v.Slot),
+    steps: A.const(`${name}.steps`, v.Req, v.ctx.Int.sort()),
+    rec: A.const(`${name}.rec`, v.Req, v.Slot, v.Rec),
+    dataLanded: A.const(`${name}.dataLanded`, v.Req, v.Slot, Bool.sort()),
+    tagLanded: A.const(`${name}.tagLanded`, v.Req, v.Slot, Bool.sort()),
   };
 }
 
@@ -229,6 +276,19 @@ export function put(a: Arr, ...ixAndValue: (Z | number | boolean)[]): Arr {
 export function mayRead(v: Vocabulary, r: Z, l: Z): F {
   const { Or, And } = v.ctx;
   return Or(l.eq(v.body(r)), And(v.hasPrefix(r), l.eq(v.prefix(v.group(r)))));
+}
+
+/** Whether request `r` may read label `l` at table position `k`: its own data anywhere, its prefix's only at the prefix's position. */
+export function mayReadAt(v: Vocabulary, r: Z, k: Z, l: Z): F {
+  const { Or, And } = v.ctx;
+  return Or(l.eq(v.body(r)), And(k.eq(v.slot0), v.hasPrefix(r), l.eq(v.prefix(v.group(r)))));
+}
+
+/** Whether read record `x` of `r` at position `k` is a leak (`spec/reads.ts`, verdict `isolation`). */
+export function leaks(v: Vocabulary, r: Z, k: Z, x: Z): F {
+  const { And, Not } = v.ctx;
+  const l = v.rdLabel(x);
+  return And(v.isRd(x), Not(l.eq(v.none)), Not(mayReadAt(v, r, k, l)));
 }
 
 /** Whether `r` shares its first page with the prefix cache (HIT or INSERTED). */

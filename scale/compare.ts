@@ -56,6 +56,7 @@ export class ScaleComparer {
       const mine = this.label(got);
       if (mine !== expected) return `page ${p} ${name}: reference ${expected}, pool ${got} (= ${mine})`;
     }
+    if (want.data !== 0 && want.pos !== this.pool.position[p]) return `page ${p} position: reference ${want.pos}, pool ${this.pool.position[p]}`;
     const free = this.pool.freeCopies(p) + this.pool.releaseCopies(p);
     if (free !== this.ref.copies(p)) return `page ${p} free copies: reference ${this.ref.copies(p)}, pool ${free}`;
     return undefined;

@@ -17,6 +17,11 @@
  * free exactly when nobody holds it and `allocate` takes the lowest such ids; otherwise
  * the free list is an explicit array (and `sglang`'s release list another), taken from
  * the front, exactly as the pseudo-code there reads.
+ *
+ * Positions (issue 14): a page's content is written for one table position, and is right
+ * only there; the owner check passes a prefix's tag only at the prefix's position (the
+ * first), and a read of a prefix's content elsewhere is another request's data. The model
+ * has one decode step and no torn writes (the scale test does not draw them).
  */
 import type { Fault, Variant } from '../spec/config.ts';
 import { DEFAULT_FAULTS } from '../spec/config.ts';
@@ -30,6 +35,8 @@ export interface RefPage {
   data: number;
   /** The owner tag (only under `owner-check`); 0 = cleared. */
   tag: number;
+  /** The table position the data was written for; 0 while never written. */
+  pos: number;
 }
 
 /** One admission of a request into a slot. */
@@ -54,6 +61,10 @@ export interface RefRequest {
   readonly table: number[];
   /** What its decode read: the data label of each table page, in order (empty before a successful decode). */
   reads: number[];
+  /** The position each of those reads' data was written for. */
+  readPositions: number[];
+  /** Decode steps taken: 1 after a successful decode (the model has one step). */
+  steps: number;
 }
 
 /** The sizes and switches of a reference pool. */
@@ -120,7 +131,7 @@ export class ReferencePool {
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
     // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
     const first = this.allocator === 'sorted' ? 0 : 1;
-    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0 }));
+    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0 }));
     this.slots = Array.from({ length: options.slots }, () => undefined);
     const listed = this.allocator !== 'sorted' || this.multiset;
     this.freeList = listed ? Array.from({ length: options.pages }, (_, i) => i + first) : undefined;
@@ -183,6 +194,8 @@ export class ReferencePool {
       readUnheld: false,
       table: hitPage === undefined ? [] : [hitPage],
       reads: [],
+      readPositions: [],
+      steps: 0,
     };
     for (const p of this.take(length - r.table.length)) {
       const page = this.page(p);
@@ -205,7 +218,7 @@ export class ReferencePool {
     if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || r.length > this.options.prefillLimit) return false;
     r.table.forEach((p, i) => {
       if (i === 0 && this.sharesFirstPage(r)) return;
-      this.write(p, i === 0 && r.group >= 0 ? groupLabel(r.group) : admissionLabel(r.admission));
+      this.write(p, i === 0 && r.group >= 0 ? groupLabel(r.group) : admissionLabel(r.admission), i);
     });
     r.phase = r.phase === 'timedOut' ? 'landed' : 'written';
     return true;
@@ -220,8 +233,9 @@ export class ReferencePool {
       r.phase = late ? 'freed' : 'refused';
       return true;
     }
-    const first = r.table[this.sharesFirstPage(r) ? 1 : 0];
-    if (first !== undefined) this.write(first, admissionLabel(r.admission));
+    const at = this.sharesFirstPage(r) ? 1 : 0;
+    const first = r.table[at];
+    if (first !== undefined) this.write(first, admissionLabel(r.admission), at);
     r.phase = late ? 'landed' : 'written';
     return true;
   }
@@ -234,16 +248,18 @@ export class ReferencePool {
     return true;
   }
 
-  /** decode: under owner-check any page with a tag other than the reader's or its prefix's fails it; otherwise every page is read. */
+  /** decode: under owner-check any page with a tag other than the reader's (or its prefix's, at the first position) fails it; otherwise every page is read. */
   decode(slot: number): boolean {
     const r = this.slots[slot];
     if (r?.phase !== 'handedOff') return false;
     const pages = r.table.map((p) => this.page(p));
-    if (this.ownerCheck && pages.some((page) => !this.mayRead(r, page.tag))) {
+    if (this.ownerCheck && pages.some((page, i) => !this.mayReadAt(r, i, page.tag))) {
       r.phase = 'failed';
       return true;
     }
     r.reads = pages.map((page) => page.data);
+    r.readPositions = pages.map((page) => page.pos);
+    r.steps = 1;
     r.readUnheld = pages.some(
       (page, i) => page.holder !== admissionLabel(r.admission) && !(i === 0 && this.sharesFirstPage(r) && this.mayRead(r, page.holder)),
     );
@@ -290,9 +306,14 @@ export class ReferencePool {
     return true;
   }
 
-  /** Pages of the request's decode whose data another request wrote (its own prefix's excepted). */
+  /** Pages of the request's decode whose data another request wrote (its own prefix's excepted, at the first position). */
   foreignReads(r: RefRequest): number {
-    return r.reads.filter((label) => label !== 0 && !this.mayRead(r, label)).length;
+    return r.reads.filter((label, i) => label !== 0 && !this.mayReadAt(r, i, label)).length;
+  }
+
+  /** Whether request `r` may read content (or a tag) labelled `label` at table position `i`: its own anywhere, its prefix's only at the first. */
+  mayReadAt(r: RefRequest, i: number, label: number): boolean {
+    return label === admissionLabel(r.admission) || (i === 0 && r.group >= 0 && label === groupLabel(r.group));
   }
 
   /** Whether request `r` may read content (or a holder) labelled `label`: its own, or its prefix's. */
@@ -312,9 +333,10 @@ export class ReferencePool {
     return page;
   }
 
-  private write(p: number, label: number): void {
+  private write(p: number, label: number, pos: number): void {
     const page = this.page(p);
     page.data = label;
+    page.pos = pos;
     if (this.ownerCheck) page.tag = label;
     this.touched.add(p);
   }

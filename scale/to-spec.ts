@@ -7,7 +7,8 @@
 import type { Action } from '../spec/actions.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
-import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, setTablePage, type State } from '../spec/state.ts';
+import { readRecord } from '../spec/reads.ts';
+import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, setReadRecord, setSteps, setTablePage, writeContent, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import type { ReferencePool } from './reference.ts';
 
@@ -56,7 +57,7 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
   };
   ref.pages.forEach((page, p) => {
     s[m.holderAt + p] = label(page.holder);
-    s[m.dataAt + p] = label(page.data);
+    writeContent(m, s, p, label(page.data), page.pos);
     s[m.tagAt + p] = label(page.tag);
   });
   ref.slots.forEach((r, slot) => {
@@ -68,6 +69,9 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
     let observed = 0;
     for (const x of r.reads) if (x !== 0) observed |= 1 << (label(x) - 1);
     setObserved(m, s, slot, observed >>> 0);
+    // One decode step: its read record is what it read at each position, for which position.
+    r.reads.forEach((x, i) => setReadRecord(m, s, slot, i, readRecord(label(x), r.readPositions[i] ?? 0, i)));
+    setSteps(m, s, slot, r.steps);
   });
   return s;
 }

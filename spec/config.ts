@@ -4,14 +4,14 @@
  * the bug classes switched on.
  */
 
-/** The three behaviours of the serving stack that pagecheck compares. */
-export const VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const;
+/** The behaviours of the serving stack that pagecheck compares. */
+export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as const;
 
 /** One of {@link VARIANTS}. */
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -23,7 +23,9 @@ export const VARIANT_DOCS: Readonly<Record<Variant, string>> = {
   'length-fix':
     'The 0.5.22 fix: both sides refuse an over-long request before the handoff, so decode never waits for pages that prefill will not write. It closes the incident\'s exact path and nothing else.',
   'owner-check':
-    'The stub bug is still there, but every page carries a small owner tag, stamped with the content written into it and cleared when the page is handed out; decode checks the tag of every page it reads and fails the request loudly on a foreign one.',
+    'The stub bug is still there, but every page carries a small owner tag, stamped with the content written into it and cleared when the page is handed out; decode checks the tag of every page it reads, at every step, and fails the request loudly on a foreign one (a prefix tag passes only at the prefix\'s own position).',
+  hardened:
+    'The owner check plus the mechanisms that the checker shows are needed once writes land part by part: the writer\'s access is revoked when D times a request out, and a release frees only pages that the releasing request still holds (see spec/hardening.ts).',
 };
 
 /** What each fault is, in one sentence; the documentation's source. */
@@ -40,6 +42,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'A request that hits the prefix cache locks another node than the cached page it reads (and its unlock underflows), so with eviction on the page is evicted and handed to another request while the first still reads it.',
   'double-free':
     'The free list is a list, not a set: a second release of pages that are still free (the abort path and the normal path both run) leaves them there twice, and two later allocations can both be handed one of them (SGLang #27731, #38840, #38941).',
+  'torn-write':
+    'A write by P into a page is two parts, its content and its owner tag, that land one at a time, in any order and interleaved with every other action (one-sided RDMA, as D\'s CPU does not see it land); a late write can land part by part in a page that has a new holder.',
 };
 
 /**
@@ -74,6 +78,7 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   'lock-underflow': false,
   // A second release of a finished request's table: the same list, freed again.
   'double-free': true,
+  'torn-write': false,
 };
 
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
@@ -81,6 +86,7 @@ export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
   buggy: ['silent-stub'],
   'length-fix': [],
   'owner-check': ['silent-stub'],
+  hardened: ['silent-stub'],
 };
 
 /** One request: its name, its prompt length in pages, and the prompt prefix it shares, if any. */
@@ -114,10 +120,16 @@ export interface Config {
   readonly eviction?: boolean;
   /** Token slots per page; `1` when absent. For now it selects only `sglang`'s shortage test (`alloc` or `alloc_extend`). */
   readonly pageSize?: number;
+  /**
+   * How many times decode reads the whole page table (one step per generated token);
+   * every step after the first also writes the new token into the request's last page.
+   * Default 1 (left out): one read, no write, the first model's decode.
+   */
+  readonly decodeSteps?: number;
 }
 
 /** The encoding's bounds: content labels are bytes, page ids one byte up to 254 pages and two above, a read set is 32 bits, an action index a byte. */
-export const LIMITS = { maxPages: 4096, maxRequests: 16, maxActions: 256 } as const;
+export const LIMITS = { maxPages: 4096, maxRequests: 16, maxActions: 256, maxDecodeSteps: 16 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

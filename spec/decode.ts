@@ -66,6 +66,7 @@ export const ConfigSchema = Schema.Struct({
   allocator: Schema.optionalWith(AllocatorSchema, { exact: true }),
   pageSize: Schema.optionalWith(WholeNumber(1, 4096, 'a page size in tokens'), { exact: true }),
   eviction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
+  decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
 }).annotations({
   message: (issue) => ({
     message: `expected a configuration object such as {"pages": 3, "prefillLimit": 2, "requests": [{"length": 2}]}, got ${show(issue.actual)}`,
@@ -176,6 +177,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.allocator === undefined ? {} : { allocator: c.allocator }),
     ...(c.pageSize === undefined ? {} : { pageSize: c.pageSize }),
     ...(c.eviction === undefined ? {} : { eviction: c.eviction }),
+    ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
   });
 }
 

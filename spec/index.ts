@@ -12,18 +12,29 @@
  * holds each page, whose data each page holds, and whose data each request read when it
  * decoded. Its actions are the protocol's (`allocate`, `prefill`, `stub`, `handoff`,
  * `decode`, `free`), plus `timeout` and `insert` for the fault catalogue and the prefix
- * cache; any interleaving of them is allowed, so a page freed by one request is reused
- * by the next. Three variants are compared: the pre-fix behaviour (`buggy`), the fix
- * that shipped (`length-fix`: refuse over-long requests before the handoff), and an owner
+ * cache, and `landData` and `landTag` for a write that lands part by part (fault
+ * `torn-write`); any interleaving of them is allowed, so a page freed by one request is
+ * reused by the next. Four variants are compared: the pre-fix behaviour (`buggy`), the
+ * fix that shipped (`length-fix`: refuse over-long requests before the handoff), an owner
  * check that tags every page with whose data it holds and fails a read of a foreign page
- * (`owner-check`).
+ * (`owner-check`), and the owner check with the mechanisms that the checker shows it
+ * needs once writes land part by part (`hardened`, spec/hardening.ts).
+ *
+ * A page's content names its writer and the table position it was written for; a prefix
+ * page is valid only at the prefix's position. Decode takes `decodeSteps` steps, each
+ * reading (and, under an owner check, checking) the whole table, each after the first
+ * writing its new token into the last page. Two properties are about reads: `Isolation`
+ * (no request read another user's data: confidentiality) and `Integrity` (every read was
+ * of content written for that request at that position: correctness).
  *
  * The specification describes only safety: which states can be reached, never whether
  * anything must happen. It abstracts token counts to pages, a page's KV contents to the
  * label of the request (or shared prefix) that wrote it, and prompt prefixes to a single
  * shared first page; the pages of the prefix cache are never evicted. These
  * simplifications keep what every leak of this family needs: one page, in a request's
- * table, whose label is not the reader's.
+ * table, whose label is not the reader's. Every request is allocated once, so a
+ * request's label also names its one hold. A page write lands whole, or as two parts
+ * (content, tag) under `torn-write`; transitions.ts says why two are enough.
  */
 export * from './allocator.ts';
 export * from './config.ts';
@@ -39,3 +50,6 @@ export * from './liveness.ts';
 export * from './symmetry.ts';
 export * from './expanders.ts';
 export * from './checked-model.ts';
+export * from './hardening.ts';
+export * from './reads.ts';
+export * from './writes.ts';

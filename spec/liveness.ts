@@ -21,7 +21,7 @@
  * property can tell apart.
  */
 import type { Model } from './model.ts';
-import { clearTable, Ph, type State } from './state.ts';
+import { clearTable, Ph, setPhase, type Phase, type State } from './state.ts';
 
 /** Whether a request in `phase` has finished: nothing of its handoff is left to happen (a legitimate end for it). */
 export function isFinished(phase: number): boolean {
@@ -35,9 +35,9 @@ export function tableIsDead(m: Model, phase: number): boolean {
 }
 
 /** Moves request `r` of a state being built into `phase`, resetting what dies there. */
-export function enter(m: Model, t: State, r: number, phase: number): void {
-  t[m.phaseAt + r] = phase;
-  if (!tableIsDead(m, phase)) return;
+export function enter(m: Model, t: State, r: number, phase: Phase): void {
+  setPhase(m, t, r, phase);
+  if (!tableIsDead(m, Ph[phase])) return;
   clearTable(m, t, r);
 }
 

@@ -8,6 +8,12 @@
  * data, or the request that holds the page), and `n+1 .. n+groups` is prefix group
  * `g = label - n - 1` (data written for that shared prefix, or the prefix cache entry
  * that holds the page). One alphabet keeps the tag check a single comparison.
+ *
+ * Content has a position. A page's content is a label and the table position it was
+ * written for (a request's body at position i, a prefix at position 0, its only one):
+ * the KV of a token depends on every token before it, so a page is correct only at the
+ * position it was computed for. The position sits in a byte of its own, after the
+ * first model's variables: the layout only grows at its end.
  */
 import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type RequestSpec, type Variant } from './config.ts';
 
@@ -15,7 +21,9 @@ import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, 
  * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
  * bytes `at[r] .. at[r]+width[r]` go to the renamed request's place. A `value` is copied
  * as it is (a phase, flags, page ids); a `labelSet` is a 32-bit little-endian set of
- * content labels (bit `label - 1`), whose request bits are renamed too. Every
+ * content labels (bit `label - 1`), whose request bits are renamed too; a `readRecord`
+ * byte holds a label in its low bits (`READ_LABEL` in `state.ts`), renamed too, and flags
+ * above them. Every
  * per-request variable is listed here, in the order the symmetry key compares them: a
  * new variable registered here is permuted, and compared, with no other change.
  */
@@ -23,12 +31,13 @@ export interface RequestField {
   /** The variable's name. */
   readonly name: string;
   /** How its bytes change under a renaming. */
-  readonly kind: 'value' | 'labelSet';
+  readonly kind: 'value' | 'labelSet' | 'readRecord';
   /** Per request: its offset in the state. */
   readonly at: Uint32Array;
   /** Per request: its width in bytes. */
   readonly width: Uint16Array;
 }
+import { MECHANISMS, type Mechanism } from './hardening.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -62,6 +71,16 @@ export interface Model {
   readonly flagsAt: number;
   /** Offset of the per-request read sets, 4 bytes each, little-endian. */
   readonly observedAt: number;
+  /** Offset of the per-page content positions: the table position the content was written for. */
+  readonly dataPosAt: number;
+  /** Offset of the per-request decode step counts. */
+  readonly stepsAt: number;
+  /** Offset of the per-request counts of content parts of its write that have landed (fault `torn-write`). */
+  readonly dataNextAt: number;
+  /** Offset of the per-request counts of tag parts of its write that have landed (fault `torn-write`). */
+  readonly tagNextAt: number;
+  /** Per request: the offset of its read record, one byte per table position (see `state.ts`). */
+  readonly readAt: Uint16Array;
   /** Length of a state in bytes. */
   readonly size: number;
   /** The per-request variables, for the symmetry reduction (see {@link RequestField}). */
@@ -72,6 +91,8 @@ export interface Model {
   readonly rereadsFinishedTable: boolean;
   /** Whether dead variables are kept as they were (the naive encoding, for comparison) rather than reset. */
   readonly keepDeadState: boolean;
+  /** How many times decode reads the whole table. */
+  readonly decodeSteps: number;
   /** Whether `stub` writes a dummy and reports success (rather than refusing). */
   readonly silentStub: boolean;
   /** Whether decode checks owner tags. */
@@ -100,6 +121,8 @@ export interface Model {
   readonly lockAt: number;
   /** Entries `lifo`'s free list can hold: every page, plus one extra copy of every table entry under `double-free`. */
   readonly listCap: number;
+  /** Whether the mechanism of `hardened` is switched on, by name (all off outside `hardened`). */
+  readonly mechanism: Readonly<Record<Mechanism, boolean>>;
 }
 
 /** Marks a page-table slot that holds no page yet, as page accessors return it (stored as all-ones bytes). */
@@ -146,6 +169,17 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     tableAt[r] = at;
     at += pageBytes * (len[r] ?? 0);
   }
+  const dataPosAt = at;
+  at += pages;
+  const stepsAt = at;
+  const dataNextAt = stepsAt + n;
+  const tagNextAt = dataNextAt + n;
+  at = tagNextAt + n;
+  const readAt = new Uint16Array(n);
+  for (let r = 0; r < n; r++) {
+    readAt[r] = at;
+    at += len[r] ?? 0;
+  }
   const has = (f: Fault): boolean => config.faults.includes(f);
   const every = (offset: (r: number) => number, width: (r: number) => number) => ({
     at: Uint32Array.from({ length: n }, (_, r) => offset(r)),
@@ -156,6 +190,10 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     { name: 'flags', kind: 'value', ...every((r) => flagsAt + r, () => 1) },
     { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => pageBytes * (len[r] ?? 0)) },
     { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + 4 * r, () => 4) },
+    { name: 'steps', kind: 'value', ...every((r) => stepsAt + r, () => 1) },
+    { name: 'dataParts', kind: 'value', ...every((r) => dataNextAt + r, () => 1) },
+    { name: 'tagParts', kind: 'value', ...every((r) => tagNextAt + r, () => 1) },
+    { name: 'reads', kind: 'readRecord', ...every((r) => readAt[r] ?? 0, (r) => len[r] ?? 0) },
   ];
   const variant: Variant = config.variant;
   const multiset = has('double-free');
@@ -188,13 +226,19 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     phaseAt,
     flagsAt,
     observedAt,
+    dataPosAt,
+    stepsAt,
+    dataNextAt,
+    tagNextAt,
+    readAt,
     size: at,
     requestFields,
     labelBytes: phaseAt,
     rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
     keepDeadState: options.keepDeadState ?? false,
+    decodeSteps: config.decodeSteps ?? 1,
     silentStub: variant !== 'length-fix' && has('silent-stub'),
-    ownerCheck: variant === 'owner-check',
+    ownerCheck: variant === 'owner-check' || variant === 'hardened',
     fault: {
       'silent-stub': has('silent-stub'),
       'early-free': has('early-free'),
@@ -202,7 +246,9 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
       'prefix-poison': has('prefix-poison'),
       'double-free': multiset,
       'lock-underflow': has('lock-underflow'),
+      'torn-write': has('torn-write'),
     },
+    mechanism: Object.fromEntries(MECHANISMS.map((k) => [k, variant === 'hardened'])) as Record<Mechanism, boolean>,
     eviction,
     lockAt,
     allocator,
@@ -227,11 +273,30 @@ export function prefixLabel(m: Model, g: number): number {
   return m.n + 1 + g;
 }
 
-/** The labels request `r` may legitimately read: its own data and its prefix's. */
+/** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's. */
 export function mayRead(m: Model, r: number, label: number): boolean {
   if (label === bodyLabel(r)) return true;
   const g = m.group[r] ?? -1;
   return g >= 0 && label === prefixLabel(m, g);
+}
+
+/** Whether table position `i` of request `r` is its prefix's position (the prefix is one page, at position 0). */
+export function isPrefixPosition(m: Model, r: number, i: number): boolean {
+  return i === 0 && (m.group[r] ?? -1) >= 0;
+}
+
+/**
+ * The labels request `r` may read at table position `i`: its own data anywhere, its
+ * prefix's data only at the prefix's position. The owner check and `Isolation` both ask this.
+ */
+export function mayReadAt(m: Model, r: number, i: number, label: number): boolean {
+  if (label === bodyLabel(r)) return true;
+  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1);
+}
+
+/** Whether a label names a request's body (not a prefix, not nobody). */
+export function isBodyLabel(m: Model, label: number): boolean {
+  return label >= 1 && label <= m.n;
 }
 
 /** A label in words: `A`, `prefix sys`, or `nobody`. */

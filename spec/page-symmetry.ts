@@ -88,6 +88,7 @@ export class PageCanonicalizer implements Canonicalizer {
       out[m.holderAt + q] = s[m.holderAt + p]!;
       out[m.dataAt + q] = s[m.dataAt + p]!;
       out[m.tagAt + q] = s[m.tagAt + p]!;
+      out[m.dataPosAt + q] = s[m.dataPosAt + p]!;
       if (m.freeAt >= 0) out[m.freeAt + q] = s[m.freeAt + p]!;
     }
     for (let r = 0; r < m.n; r++) {
@@ -98,7 +99,7 @@ export class PageCanonicalizer implements Canonicalizer {
     }
   }
 
-  /** Orders two pages that are in no table by what they are: holder, data, tag, free copies. */
+  /** Orders two pages that are in no table by what they are: holder, data, tag, content position, free copies. */
   private compare(s: Uint8Array, a: number, b: number): number {
     const m = this.m;
     let d = s[m.holderAt + a]! - s[m.holderAt + b]!;
@@ -106,6 +107,8 @@ export class PageCanonicalizer implements Canonicalizer {
     d = s[m.dataAt + a]! - s[m.dataAt + b]!;
     if (d !== 0) return d;
     d = s[m.tagAt + a]! - s[m.tagAt + b]!;
+    if (d !== 0) return d;
+    d = s[m.dataPosAt + a]! - s[m.dataPosAt + b]!;
     if (d !== 0 || m.freeAt < 0) return d;
     return s[m.freeAt + a]! - s[m.freeAt + b]!;
   }

@@ -6,22 +6,31 @@
  * configuration (no over-long request, say) is not expected there.
  */
 import { freeCopies } from './allocator.ts';
-import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { bodyLabel, isBodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { verdictOf, type ReadVerdict } from './reads.ts';
 import {
   dataOf,
   flagsOf,
   HIT,
   holderOf,
   isLive,
-  observedOf,
   phaseOf,
   Ph,
   READ_UNHELD,
   EVICTED_FOR,
+  readRecordOf,
   sharesFirstPage,
   tablePage,
   type State,
 } from './state.ts';
+
+/** What breaks an invariant in a state: the requests, and the pages (with their table positions), at fault. */
+export interface Breach {
+  /** Indices of the requests at fault. */
+  readonly requests: readonly number[];
+  /** The pages at fault: the request, its table position and the page id. */
+  readonly pages: readonly { readonly r: number; readonly i: number; readonly page: number }[];
+}
 
 /** A named state predicate: an invariant (`always`) or a witness (`sometimes`). */
 export interface Property {
@@ -33,6 +42,8 @@ export interface Property {
   readonly appliesTo: (m: Model) => boolean;
   /** The predicate itself. */
   readonly holds: (m: Model, s: State) => boolean;
+  /** For an invariant that says so: what breaks it in `s`, or `undefined` when it holds. */
+  readonly breach?: (m: Model, s: State) => Breach | undefined;
 }
 
 const always = (name: string, holds: Property['holds']): Property => ({
@@ -54,30 +65,61 @@ const anyRequest = (m: Model, test: (r: number) => boolean): boolean => {
   return false;
 };
 
-/** ExclusiveHold's scratch: one byte per page, grown when a model has more pages. */
-let claimed = new Uint8Array(64);
-
 const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.length > m.config.prefillLimit);
 
-/**
- * No request has ever read data written by another request. The one exception is a
- * shared prefix: a request may read a page that holds its own prefix's data, whoever
- * computed it, because that content is the same for every request with that prefix.
- * This is the property the incident broke.
- */
-export const Isolation = always('Isolation', (m, s) => {
+/** The reads of every request whose read record says `verdict` somewhere: what breaks `Isolation` or `Integrity`. */
+function readsWith(m: Model, s: State, verdict: ReadVerdict): Breach | undefined {
+  const requests: number[] = [];
+  const pages: { r: number; i: number; page: number }[] = [];
   for (let r = 0; r < m.n; r++) {
-    let bits = observedOf(m, s, r);
-    // Most read sets hold only the request's own label: clear its bit before looking at the rest.
-    bits = (bits & ~(1 << (bodyLabel(r) - 1))) >>> 0;
-    while (bits !== 0) {
-      const bit = 31 - Math.clz32(bits);
-      if (!mayRead(m, r, bit + 1)) return false;
-      bits = (bits & ~(1 << bit)) >>> 0;
+    const len = m.len[r]!;
+    let bad = false;
+    for (let i = 0; i < len; i++) {
+      if (verdictOf(m, r, i, readRecordOf(m, s, r, i)) !== verdict && !(verdict === 'integrity' && verdictOf(m, r, i, readRecordOf(m, s, r, i)) === 'isolation')) continue;
+      bad = true;
+      pages.push({ r, i, page: tablePage(m, s, r, i) });
+    }
+    if (bad) requests.push(r);
+  }
+  return requests.length === 0 ? undefined : { requests, pages };
+}
+
+/** Whether some read of some request has the verdict (or, for `integrity`, any bad verdict). */
+function anyRead(m: Model, s: State, verdict: ReadVerdict): boolean {
+  for (let r = 0; r < m.n; r++) {
+    const len = m.len[r]!;
+    for (let i = 0; i < len; i++) {
+      const v = verdictOf(m, r, i, readRecordOf(m, s, r, i));
+      if (v === verdict || (verdict === 'integrity' && v === 'isolation')) return true;
     }
   }
-  return true;
-});
+  return false;
+}
+
+/**
+ * No request has ever read data written by another request, at any decode step. The one
+ * exception is a shared prefix: a request may read, at its prefix's position, a page that
+ * holds its own prefix's data, whoever computed it, because that content is the same for
+ * every request with that prefix. The prefix's content anywhere else is a leak. This is the property the incident broke.
+ * It is about confidentiality (another user's data).
+ * Broken by the reads whose verdict is `isolation` (`reads.ts`).
+ */
+export const Isolation: Property = {
+  ...always('Isolation', (m, s) => !anyRead(m, s, 'isolation')),
+  breach: (m, s) => readsWith(m, s, 'isolation'),
+};
+
+/**
+ * Every decode step that passed its check read, at every position of its table, content
+ * written for this request (or for its prefix) at that position during its current hold.
+ * About correctness, not confidentiality: a page never written (a stub over pages nobody
+ * wrote) breaks `Integrity` only; another user's page, or a misplaced one, breaks both.
+ * "Would have answered garbage." Broken by every read whose verdict is not `ok`.
+ */
+export const Integrity: Property = {
+  ...always('Integrity', (m, s) => !anyRead(m, s, 'integrity')),
+  breach: (m, s) => readsWith(m, s, 'integrity'),
+};
 
 /**
  * No page is held by two requests; every page in a live page table is held by its
@@ -86,27 +128,23 @@ export const Isolation = always('Isolation', (m, s) => {
  * nobody holds.
  */
 export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
-  // Which pages a live table has claimed; reused across calls, since this runs on every state.
-  const seen = m.pages <= claimed.length ? claimed : (claimed = new Uint8Array(m.pages));
-  for (let p = 0; p < m.pages; p++) seen[p] = 0;
+  const claimedBy = new Map<number, number>();
   for (let r = 0; r < m.n; r++) {
-    if (!isLive(s[m.phaseAt + r]!)) continue;
-    const len = m.len[r]!;
-    for (let i = 0; i < len; i++) {
+    if (!isLive(phaseOf(m, s, r))) continue;
+    for (let i = 0; i < (m.len[r] ?? 0); i++) {
       const p = tablePage(m, s, r, i);
       if (p === NO_PAGE) return false;
       const shared = i === 0 && sharesFirstPage(m, s, r);
-      const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
-      if (s[m.holderAt + p] !== owner) return false;
-      if (!shared) {
-        if (seen[p] === 1) return false;
-        seen[p] = 1;
-      }
+      const owner = shared ? prefixLabel(m, m.group[r] ?? -1) : bodyLabel(r);
+      if (holderOf(m, s, p) !== owner) return false;
+      if (shared) continue;
+      if (claimedBy.has(p)) return false;
+      claimedBy.set(p, r);
     }
   }
   for (let p = 0; p < m.pages; p++) {
-    const h = s[m.holderAt + p]!;
-    if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
+    const h = holderOf(m, s, p);
+    if (isBodyLabel(m, h) && claimedBy.get(p) !== h - 1) return false;
   }
   return true;
 });
@@ -121,11 +159,10 @@ export const Conservation = always('Conservation', (m, s) => {
   let count = 0;
   for (let p = m.firstPage; p < m.pages; p++) {
     count += freeCopies(m, s, p);
-    if (s[m.holderAt + p]! > m.n) count++;
+    if (holderOf(m, s, p) > m.n) count++;
   }
   for (let r = 0; r < m.n; r++) {
-    if (!isLive(s[m.phaseAt + r]!)) continue;
-    count += m.len[r]! - (sharesFirstPage(m, s, r) ? 1 : 0);
+    if (isLive(phaseOf(m, s, r))) count += (m.len[r] ?? 0) - (sharesFirstPage(m, s, r) ? 1 : 0);
   }
   return count === m.pages - m.firstPage;
 });
@@ -160,7 +197,7 @@ export const NoUseAfterFree = always('NoUseAfterFree', (m, s) => {
 
 /** Decode reads only pages its request holds at the moment of reading (or its prefix's cached page). */
 export const ReadsOwnPages = always('ReadsOwnPages', (m, s) => {
-  for (let r = 0; r < m.n; r++) if ((s[m.flagsAt + r]! & READ_UNHELD) !== 0) return false;
+  for (let r = 0; r < m.n; r++) if ((flagsOf(m, s, r) & READ_UNHELD) !== 0) return false;
   return true;
 });
 
@@ -198,8 +235,13 @@ export const OverLongRefused = sometimes(
 /** Under `owner-check`, a read that would have leaked fails the request loudly instead. */
 export const FailsLoudly = sometimes(
   'FailsLoudly',
-  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all.
-  (m) => m.ownerCheck && ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) || m.fault['early-free'] || m.fault['stale-free']),
+  // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all;
+  // under `hardened` a late write and a stale release never reach a page with a new holder.
+  (m) =>
+    m.ownerCheck &&
+    ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) ||
+      (m.fault['early-free'] && !m.mechanism['revoke-writer']) ||
+      (m.fault['stale-free'] && !m.mechanism['release-checks-holder'])),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 
@@ -220,7 +262,9 @@ export const DoubleRelease = sometimes(
 /** Fault `double-free` fires: one page is handed to two requests that hold it at once (or twice to one). */
 export const HandedOutTwice = sometimes(
   'HandedOutTwice',
-  (m) => m.fault['double-free'],
+  // Under `hardened` the second release (taken only while every page of the old table is
+  // free) frees nothing: `release-checks-holder` frees only pages the request still holds.
+  (m) => m.fault['double-free'] && !m.mechanism['release-checks-holder'],
   (m, s) => {
     const seen = new Uint8Array(m.pages);
     for (let r = 0; r < m.n; r++) {
@@ -284,8 +328,29 @@ export const EvictedWhileRead = sometimes(
     }),
 );
 
-/** The invariants, in the order they are checked and reported. */
-export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree];
+/** With fault `torn-write`: a page's content has landed and its tag not yet, or the other way round. */
+export const TornPage = sometimes(
+  'TornPage',
+  (m) => m.fault['torn-write'] && m.ownerCheck,
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.writing && s[m.dataNextAt + r] !== s[m.tagNextAt + r]),
+);
+
+/** With several decode steps: a request is between two of them. */
+export const BetweenSteps = sometimes(
+  'BetweenSteps',
+  (m) => m.decodeSteps > 1,
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.decoding),
+);
+
+/** Every invariant, in the order they are checked and reported. */
+export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree, Integrity];
+
+/**
+ * The invariants a search checks when none are named: all but `Integrity`. A search stops
+ * at its first violation, and a silent stub over pages nobody wrote breaks `Integrity` in
+ * four actions, before the incident's leak (nine); name `Integrity` to check it.
+ */
+export const DEFAULT_INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree];
 
 /** The non-vacuity witnesses. */
 export const WITNESSES: readonly Property[] = [
@@ -302,6 +367,8 @@ export const WITNESSES: readonly Property[] = [
   AllServed,
   CacheEvicts,
   EvictedWhileRead,
+  TornPage,
+  BetweenSteps,
 ];
 
 /** The property of that name, if there is one. */

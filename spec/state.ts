@@ -18,6 +18,18 @@
  * - observed: the set of content labels its decode read (bit `label - 1`);
  * - table: its page table, the ordered page ids decode reads; kept after `free`, because a
  *   stale second release frees exactly that list.
+ *
+ * Per page, appended for content with a position (the layout only grows at its end):
+ * - dataPos: the table position the page's content was written for.
+ *
+ * Per request, appended for writes as they land and decode as steps:
+ * - steps: how many decode steps it has taken;
+ * - dataParts (`torn-write`): how many content parts of P's write for it have landed;
+ * - tagParts (`torn-write`): how many tag parts of P's write for it have landed;
+ * - readRecord: per table position, one byte saying what its decode read there. Over
+ *   several steps it keeps the worst read per position (one that breaks `Isolation` over
+ *   one that breaks only `Integrity`, over a correct one), the first of equals: what a
+ *   step read is never lost by a later step.
  */
 import { initFree } from './allocator.ts';
 import { NO_PAGE, type Model } from './model.ts';
@@ -38,6 +50,9 @@ export const PHASES = [
   'timedOut',
   'landed',
   'released',
+  'writing',
+  'landing',
+  'decoding',
 ] as const;
 
 /** One of {@link PHASES}. */
@@ -56,6 +71,9 @@ export const Ph = {
   timedOut: 8,
   landed: 9,
   released: 10,
+  writing: 11,
+  landing: 12,
+  decoding: 13,
 } as const satisfies Record<Phase, number>;
 
 /** What each phase means; the documentation's source. */
@@ -69,8 +87,11 @@ export const PHASE_DOCS: Readonly<Record<Phase, string>> = {
   failed: 'The owner check found a page the request did not write; the request failed loudly and read nothing.',
   freed: "D released the request's pages; their contents stay as they were.",
   timedOut: "D timed the request out and freed its pages; P's write is still in flight.",
-  landed: "P's late write for a timed-out request landed, by page id.",
+  landed: "P's late write for a timed-out request arrived and landed by page id (under `revoke-writer`, it was dropped).",
   released: 'A second, stale release freed the old page table again.',
+  writing: "P posted its write (fault `torn-write`); its content and tag parts are landing, one at a time.",
+  landing: "D timed the request out while parts of P's write were still in flight; they land later, by page id.",
+  decoding: 'D has taken some of its decode steps, not all; every step read, and checked, every page.',
 };
 
 /** The request was allocated on its prefix's cached page (a prefix-cache hit). */
@@ -84,8 +105,15 @@ export const EVICTED_FOR = 8;
 
 /** Phases in which a request holds its page table. */
 export function isLive(phase: number): boolean {
-  return phase >= Ph.allocated && phase <= Ph.failed;
+  return (phase >= Ph.allocated && phase <= Ph.failed) || phase === Ph.writing || phase === Ph.decoding;
 }
+
+/** Read record: the position was read. */
+export const READ = 0x80;
+/** Read record: the content read there was written for another table position. */
+export const MISPLACED = 0x40;
+/** Read record: the content label read (0 = a page never written). */
+export const READ_LABEL = 0x3f;
 
 /** Who holds page `p` (a label; 0 = free). */
 export function holderOf(m: Model, s: State, p: number): number {
@@ -125,6 +153,31 @@ export function setObserved(m: Model, t: State, r: number, bits: number): void {
   t[o + 1] = (bits >>> 8) & 0xff;
   t[o + 2] = (bits >>> 16) & 0xff;
   t[o + 3] = (bits >>> 24) & 0xff;
+}
+
+/** The table position page `p`'s content was written for (meaningless while it was never written). */
+export function dataPosOf(m: Model, s: State, p: number): number {
+  return s[m.dataPosAt + p] ?? 0;
+}
+
+/** How many decode steps request `r` has taken. */
+export function stepsOf(m: Model, s: State, r: number): number {
+  return s[m.stepsAt + r] ?? 0;
+}
+
+/** How many content parts of request `r`'s write have landed. */
+export function dataPartsOf(m: Model, s: State, r: number): number {
+  return s[m.dataNextAt + r] ?? 0;
+}
+
+/** How many tag parts of request `r`'s write have landed. */
+export function tagPartsOf(m: Model, s: State, r: number): number {
+  return s[m.tagNextAt + r] ?? 0;
+}
+
+/** Request `r`'s read record at table position `i`: 0 when not read, else {@link READ} with the label read and {@link MISPLACED}. */
+export function readRecordOf(m: Model, s: State, r: number, i: number): number {
+  return s[(m.readAt[r] ?? 0) + i] ?? 0;
 }
 
 /** The `i`-th page of request `r`'s table, or {@link NO_PAGE}. */
@@ -181,4 +234,55 @@ export function initial(m: Model): State {
   for (let r = 0; r < m.n; r++) clearTable(m, s, r);
   initFree(m, s);
   return s;
+}
+
+// Effects. The transitions write a state they have just copied only through these, so an
+// action's body reads as what happens: a phase, a holder, a write with its label and position.
+
+/** Request `r` enters `phase`. */
+export function setPhase(m: Model, t: State, r: number, phase: Phase): void {
+  t[m.phaseAt + r] = Ph[phase];
+}
+
+/** Page `p` is now held by `label` (0: it is back on the free list). */
+export function setHolder(m: Model, t: State, p: number, label: number): void {
+  t[m.holderAt + p] = label;
+}
+
+/** Content `label`, written for table position `pos`, lands in page `p`. */
+export function writeContent(m: Model, t: State, p: number, label: number, pos: number): void {
+  t[m.dataAt + p] = label;
+  t[m.dataPosAt + p] = pos;
+}
+
+/** Page `p`'s owner tag becomes `label` (0: cleared). */
+export function setTag(m: Model, t: State, p: number, label: number): void {
+  t[m.tagAt + p] = label;
+}
+
+/** Request `r`'s flags gain `bits`. */
+export function addFlags(m: Model, t: State, r: number, bits: number): void {
+  t[m.flagsAt + r] = (t[m.flagsAt + r] ?? 0) | bits;
+}
+
+
+/** Request `r` has taken `steps` decode steps. */
+export function setSteps(m: Model, t: State, r: number, steps: number): void {
+  t[m.stepsAt + r] = steps;
+}
+
+/** `count` content parts and `tagCount` tag parts of request `r`'s write have landed. */
+export function setPartsLanded(m: Model, t: State, r: number, count: number, tagCount: number): void {
+  t[m.dataNextAt + r] = count;
+  t[m.tagNextAt + r] = tagCount;
+}
+
+/** Request `r`'s read record at position `i` becomes `record`. */
+export function setReadRecord(m: Model, t: State, r: number, i: number, record: number): void {
+  t[(m.readAt[r] ?? 0) + i] = record;
+}
+
+/** Prefix group `g`'s lock count becomes `count` (under eviction only). */
+export function setLock(m: Model, t: State, g: number, count: number): void {
+  t[m.lockAt + g] = count;
 }

@@ -19,7 +19,7 @@
 import { wordState } from '../checker/words.ts';
 import type { Model, RequestField } from './model.ts';
 import { PageCanonicalizer } from './page-symmetry.ts';
-import { Ph, type State } from './state.ts';
+import { Ph, READ_LABEL, type State } from './state.ts';
 
 /** Maps a state to the canonical member of its orbit. */
 export interface Canonicalizer {
@@ -192,15 +192,17 @@ class ClassCanonicalizer implements Canonicalizer {
  * renaming of requests leaves them as they are.
  */
 export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint8Array, out: Uint8Array): void {
+  // What no field names (content positions, the allocator's lists, lock counts) stays as it is.
+  out.set(s);
   for (let r = 0; r < m.n; r++) map[r + 1] = perm[r]! + 1;
   for (let i = 0; i < m.labelBytes; i++) out[i] = map[s[i]!]!;
   const fields = m.requestFields;
   for (let f = 0; f < fields.length; f++) {
     const field = fields[f]!;
     if (field.kind === 'value') moveValues(field, s, out, perm, m.n);
-    else moveLabelSets(field, s, out, perm, m.n);
+    else if (field.kind === 'labelSet') moveLabelSets(field, s, out, perm, m.n);
+    else moveReadRecords(field, s, out, perm, map, m.n);
   }
-  for (let i = m.tailAt; i < m.size; i++) out[i] = s[i]!;
   for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
 }
 
@@ -211,6 +213,19 @@ function moveValues(field: RequestField, s: State, out: Uint8Array, perm: Int32A
     const to = field.at[perm[r]!]!;
     const width = field.width[r]!;
     for (let i = 0; i < width; i++) out[to + i] = s[from + i]!;
+  }
+}
+
+/** Moves each request's read records of `field` to its renamed place, renaming the label in each. */
+function moveReadRecords(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, map: Uint8Array, n: number): void {
+  for (let r = 0; r < n; r++) {
+    const from = field.at[r]!;
+    const to = field.at[perm[r]!]!;
+    const width = field.width[r]!;
+    for (let i = 0; i < width; i++) {
+      const rec = s[from + i]!;
+      out[to + i] = (rec & ~READ_LABEL) | map[rec & READ_LABEL]!;
+    }
   }
 }
 

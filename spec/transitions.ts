@@ -7,13 +7,39 @@
  * `slice()`, before it writes: the search's fast path relies on that to reuse one buffer
  * for the copies (`expanders.ts`). A request changes phase only through `enter`
  * (`liveness.ts`), which also resets what dies with the phase.
+ * Effects are written through the named setters of `state.ts` (a phase, a holder, a write
+ * with its label and position).
+ *
+ * P's write. `prefill` and `stub` are where P writes D's pages; what they write, page by
+ * page, is the request's write set (`writes.ts`). Without fault `torn-write` a write
+ * lands whole in the action that makes it. With it, the action only posts the write, and
+ * every page write is two parts that land one at a time, in separate actions:
+ * `landData` (the content) and `landTag` (the owner tag, where there is one). The two
+ * streams of one write are independent of each other and of everything else.
+ *
+ * Why two parts per page write is enough. In real code a page write is many RDMA writes
+ * (per layer, per 16 KB slice, over several NICs) and the tag is one more. What the
+ * properties and the owner check can tell apart about a page is only: is any of its
+ * content not the reader's own for this position, and what does its tag say. Splitting
+ * the content into k slices changes the first only at the moment the first foreign
+ * slice lands, or the last own one: a content part that lands at that moment reaches the
+ * same verdicts. The tag is one word, written by one atomic RDMA write. So two parts per
+ * page, landing in any order against every other action, reach every verdict that more
+ * parts could. Within one stream the pages land in table order: a counterexample needs
+ * only one bad page, and the earlier pages of the same stream can always land just
+ * before it.
  */
 import type { Action, ActionKind } from './actions.ts';
 import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
-import { bodyLabel, mayRead, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { bodyLabel, mayReadAt, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { keptRecord, readRecord } from './reads.ts';
 import {
+  addFlags,
   cachedPage,
+  dataOf,
+  dataPartsOf,
+  dataPosOf,
   flagsOf,
   HIT,
   holderOf,
@@ -22,16 +48,26 @@ import {
   phaseOf,
   Ph,
   READ_UNHELD,
+  readRecordOf,
+  setHolder,
   setObserved,
+  setPartsLanded,
+  setReadRecord,
+  setSteps,
   setTablePage,
+  setTag,
   sharesFirstPage,
+  stepsOf,
   tablePage,
   tagOf,
-  dataOf,
   EVICTED_FOR,
   lockOf,
+  setLock,
+  tagPartsOf,
+  writeContent,
   type State,
 } from './state.ts';
+import { writeCount, writeLabel, writePosition } from './writes.ts';
 
 /**
  * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
@@ -61,19 +97,18 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   const t = s.slice();
   let i = 0;
   if (hitPage >= 0) {
-    setTablePage(m, t, r, 0, hitPage);
-    t[m.flagsAt + r] = flagsOf(m, s, r) | HIT;
+    setTablePage(m, t, r, i++, hitPage);
+    addFlags(m, t, r, HIT);
     // The hit locks the cached page while r is live; with lock-underflow it locks another node.
-    if (m.eviction && !m.fault['lock-underflow']) t[m.lockAt + g] = lockOf(m, s, g) + 1;
-    i = 1;
+    if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
   for (const p of pages ?? take(m, s, t, need)) {
     if (pages !== undefined) takeOne(m, t, p);
-    t[m.holderAt + p] = bodyLabel(r);
-    if (m.ownerCheck) t[m.tagAt + p] = 0;
+    setHolder(m, t, p, bodyLabel(r));
+    if (m.ownerCheck) setTag(m, t, p, 0);
     setTablePage(m, t, r, i++, p);
   }
-  enter(m, t, r, Ph.allocated);
+  enter(m, t, r, 'allocated');
   return t;
 }
 
@@ -81,23 +116,20 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
  * @guard The request fits P's memory (length at most the prefill limit), and D allocated
  * it; or, with fault `early-free`, D has already timed it out and P does not know.
- * @effect Every page of the table except a shared prefix page now holds the request's
- * data; its first page holds its prefix's data when it has a prefix. The request is
- * written; a timed-out request's write has landed in pages it no longer holds.
+ * @effect Every page of the table except a shared prefix page receives the request's
+ * data, written for its position; its first page receives its prefix's data when it has a
+ * prefix. The request is written; a timed-out request's write has landed in pages it no
+ * longer holds. With fault `torn-write` the write is only posted: the request is
+ * `writing` (a timed-out one `landing`) until every part has landed.
  * @variant owner-check Every page written is stamped with the label of what was written.
+ * @variant hardened With `revoke-writer`, a timed-out request's write lands nowhere.
  */
 export function prefill(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
   if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;
-
   const t = s.slice();
-  const len = m.len[r] ?? 0;
-  const g = m.group[r] ?? -1;
-  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
-    write(m, t, tablePage(m, s, r, i), i === 0 && g >= 0 ? prefixLabel(m, g) : bodyLabel(r));
-  }
-  enter(m, t, r, phase === Ph.timedOut ? Ph.landed : Ph.written);
+  postWrite(m, s, t, r, phase === Ph.timedOut);
   return t;
 }
 
@@ -109,8 +141,9 @@ export function prefill(m: Model, s: State, r: number): State | undefined {
  * `early-free`, D has already timed it out.
  * @effect With the silent stub (fault `silent-stub`): P writes a one-page dummy, the
  * request's data in its first own page only, and reports success as if every page were
- * written. Without it: P refuses the request and tells D; nothing is written and the
- * request is refused (a timed-out one simply ends).
+ * written (posted part by part under `torn-write`, as `prefill`). Without it: P refuses
+ * the request and tells D; nothing is written and the request is refused (a timed-out one
+ * simply ends).
  * @variant length-fix Always refuses, whatever the faults: the fix of SGLang 0.5.22.
  * @variant owner-check The dummy page is stamped with the request's label.
  */
@@ -118,67 +151,102 @@ export function stub(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
   if ((m.len[r] ?? 0) <= m.config.prefillLimit) return undefined;
-
   const t = s.slice();
   if (!m.silentStub) {
-    enter(m, t, r, phase === Ph.timedOut ? Ph.freed : Ph.refused);
+    enter(m, t, r, phase === Ph.timedOut ? 'freed' : 'refused');
     return t;
   }
-  write(m, t, tablePage(m, s, r, sharesFirstPage(m, s, r) ? 1 : 0), bodyLabel(r));
-  enter(m, t, r, phase === Ph.timedOut ? Ph.landed : Ph.written);
+  postWrite(m, s, t, r, phase === Ph.timedOut);
+  return t;
+}
+
+/**
+ * With fault `torn-write`: the content part of the next page of the request's write lands
+ * (pages in table order), by page id, whoever holds the page now.
+ * @guard The request's write was posted and some content part has not landed.
+ * @effect That page's content is the write's label, for the write's position. When it
+ * was the write's last part, the request is written (a timed-out one: landed).
+ */
+export function landData(m: Model, s: State, r: number): State | undefined {
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
+  const k = dataPartsOf(m, s, r);
+  if (k >= writeCount(m, s, r)) return undefined;
+  const t = s.slice();
+  const i = writePosition(m, s, r, k);
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i);
+  setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
+  finishIfLanded(m, t, r);
+  return t;
+}
+
+/**
+ * With fault `torn-write`, under an owner check: the tag part of the next page of the
+ * request's write lands (pages in table order), by page id, whoever holds the page now.
+ * @guard The request's write was posted and some tag part has not landed.
+ * @effect That page's owner tag is the write's label. When it was the write's last part,
+ * the request is written (a timed-out one: landed).
+ */
+export function landTag(m: Model, s: State, r: number): State | undefined {
+  if (!m.ownerCheck) return undefined;
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
+  const k = tagPartsOf(m, s, r);
+  if (k >= writeCount(m, s, r)) return undefined;
+  const t = s.slice();
+  const i = writePosition(m, s, r, k);
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i));
+  setPartsLanded(m, t, r, dataPartsOf(m, s, r), k + 1);
+  finishIfLanded(m, t, r);
   return t;
 }
 
 /**
  * P reports Success with the last chunk's metadata; D checks that the metadata landed and
  * commits the request. Nothing compares P's page count with D's allocation.
- * @guard P wrote the request (by `prefill` or by a silent `stub`).
+ * @guard P wrote the request (by `prefill` or by a silent `stub`), every part landed.
  * @effect The request is handed off to decode.
  */
 export function handoff(m: Model, s: State, r: number): State | undefined {
   if (phaseOf(m, s, r) !== Ph.written) return undefined;
   const t = s.slice();
-  enter(m, t, r, Ph.handedOff);
+  enter(m, t, r, 'handedOff');
   return t;
 }
 
 /**
- * D decodes: attention reads `req_to_token[row, :seq_len]` with `seq_len` from D's own
- * length, that is every page of the table, whoever wrote it.
- * @guard The request was handed off.
+ * One decode step. Attention reads `req_to_token[row, :seq_len]` with `seq_len` from D's
+ * own length, that is every page of the table, whoever wrote it; a request takes
+ * `decodeSteps` such steps, one per generated token, and anything may happen between
+ * two of them.
+ * @guard The request was handed off, or has taken some but not all of its steps.
  * @effect The request has read every page of its table: the content label of each page
- * joins its read set (a page never written adds nothing). A read of a page the request
- * does not hold at that moment is recorded too. The request is decoded.
- * @variant owner-check Before reading, the tag of every page is compared with the
- * request's own label and its prefix's label. On any other tag the request fails loudly
- * and nothing is read.
+ * joins its read set (a page never written adds nothing), and its read record notes, per
+ * position, what was read there (`reads.ts`). A read of a page the request does not hold
+ * at that moment is recorded too. Every step after the first then writes the new token
+ * into the request's last page (its content, for that position). After the last step the
+ * request is decoded, before it `decoding`.
+ * @variant owner-check Before reading, at every step, the tag of every page is compared
+ * with the request's own label, and at the prefix's position with its prefix's label. On
+ * any other tag the request fails loudly and nothing is read at that step. The token
+ * write stamps the last page's tag.
  */
 export function decode(m: Model, s: State, r: number): State | undefined {
-  if (phaseOf(m, s, r) !== Ph.handedOff) return undefined;
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.handedOff && phase !== Ph.decoding) return undefined;
   const t = s.slice();
+  if (m.ownerCheck && !tagsPass(m, s, r)) {
+    enter(m, t, r, 'failed');
+    return t;
+  }
+  readTable(m, s, t, r);
+  const steps = stepsOf(m, s, r) + 1;
   const len = m.len[r] ?? 0;
-  if (m.ownerCheck) {
-    for (let i = 0; i < len; i++) {
-      if (!mayRead(m, r, tagOf(m, s, tablePage(m, s, r, i)))) {
-        enter(m, t, r, Ph.failed);
-        return t;
-      }
-    }
-  }
-  let observed = observedOf(m, s, r);
-  let flags = flagsOf(m, s, r);
-  for (let i = 0; i < len; i++) {
-    const p = tablePage(m, s, r, i);
-    const label = dataOf(m, s, p);
-    if (label !== 0) observed = (observed | (1 << (label - 1))) >>> 0;
-    const holder = holderOf(m, s, p);
-    if (holder !== bodyLabel(r) && !(i === 0 && sharesFirstPage(m, s, r) && mayRead(m, r, holder))) {
-      flags |= READ_UNHELD;
-    }
-  }
-  setObserved(m, t, r, observed);
-  t[m.flagsAt + r] = flags;
-  enter(m, t, r, Ph.decoded);
+  if (steps > 1) writePage(m, t, tablePage(m, s, r, len - 1), bodyLabel(r), len - 1);
+  setSteps(m, t, r, steps);
+  enter(m, t, r, steps >= m.decodeSteps ? 'decoded' : 'decoding');
   return t;
 }
 
@@ -194,6 +262,8 @@ export function decode(m: Model, s: State, r: number): State | undefined {
  * now; contents and tags stay. A page already free is left as it is, unless the free
  * list is a list (`double-free`): then it is there twice. The request is freed
  * (released, for the second release).
+ * @variant hardened With `release-checks-holder`, only the pages the request still holds
+ * are freed: a stale release frees nothing that another request holds.
  */
 export function free(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
@@ -204,23 +274,31 @@ export function free(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   if (normal) unlock(m, s, t, r);
-  enter(m, t, r, normal ? Ph.freed : Ph.released);
+  enter(m, t, r, normal ? 'freed' : 'released');
   return t;
 }
 
 /**
  * With fault `early-free`: D gives up waiting for the transfer and frees the request's
  * pages at once, while P's write is still in flight (SGLang #24527).
- * @guard Fault `early-free` is on, and the request is allocated but not yet written.
+ * @guard Fault `early-free` is on, and the request is allocated but not yet written
+ * (under `torn-write`, also while its parts are landing).
  * @effect Every page of the table except a shared prefix page is free; the request is
- * timed out. Its `prefill` or `stub` stays enabled: the write lands later, by page id.
+ * timed out. Its `prefill` or `stub` stays enabled, and parts in flight stay in flight:
+ * the write lands later, by page id.
+ * @variant hardened With `revoke-writer`, P's access to the pages is revoked first: the
+ * parts in flight are dropped (the request's write has landed, nowhere), and a write
+ * posted later lands nowhere.
  */
 export function timeout(m: Model, s: State, r: number): State | undefined {
-  if (!m.fault['early-free'] || phaseOf(m, s, r) !== Ph.allocated) return undefined;
+  if (!m.fault['early-free']) return undefined;
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.allocated && phase !== Ph.writing) return undefined;
   const t = s.slice();
   release(m, s, t, r);
   unlock(m, s, t, r);
-  enter(m, t, r, Ph.timedOut);
+  if (phase === Ph.allocated) enter(m, t, r, 'timedOut');
+  else enter(m, t, r, m.mechanism['revoke-writer'] ? 'landed' : 'landing');
   return t;
 }
 
@@ -245,9 +323,9 @@ export function evict(m: Model, s: State, r: number): State | undefined {
   }
   if (victim < 0) return undefined;
   const t = s.slice();
-  t[m.holderAt + victim] = 0;
+  setHolder(m, t, victim, 0);
   put(m, s, t, [victim]);
-  t[m.flagsAt + r] = flagsOf(m, s, r) | EVICTED_FOR;
+  addFlags(m, t, r, EVICTED_FOR);
   return t;
 }
 
@@ -271,10 +349,10 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   const first = tablePage(m, s, r, 0);
   if (sharesFirstPage(m, s, r) || first === NO_PAGE || holderOf(m, s, first) !== bodyLabel(r)) return undefined;
   const t = s.slice();
-  t[m.holderAt + first] = prefixLabel(m, g);
-  t[m.flagsAt + r] = flagsOf(m, s, r) | INSERTED;
+  setHolder(m, t, first, prefixLabel(m, g));
+  addFlags(m, t, r, INSERTED);
   // Under eviction the inserting request holds a lock on the page until its own release.
-  if (m.eviction) t[m.lockAt + g] = lockOf(m, s, g) + 1;
+  if (m.eviction) setLock(m, t, g, lockOf(m, s, g) + 1);
   return t;
 }
 
@@ -282,7 +360,7 @@ export function insert(m: Model, s: State, r: number): State | undefined {
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, decode, free, timeout, insert, evict };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, decode, free, timeout, insert, evict, landData, landTag };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
@@ -295,21 +373,85 @@ export function isEnabled(m: Model, s: State, a: Action): boolean {
   return step(m, s, a) !== undefined;
 }
 
-/** A page receives a write: its data, and under `owner-check` its tag, become `label`. */
-function write(m: Model, t: State, p: number, label: number): void {
+/** A page receives a whole write: its content (label, for position `pos`), and under an owner check its tag. */
+function writePage(m: Model, t: State, p: number, label: number, pos: number): void {
   if (p === NO_PAGE) return;
-  t[m.dataAt + p] = label;
-  if (m.ownerCheck) t[m.tagAt + p] = label;
+  writeContent(m, t, p, label, pos);
+  if (m.ownerCheck) setTag(m, t, p, label);
 }
 
-/** Puts the pages of `r`'s table back on the free list in one release, except a shared prefix page; their holder is nobody. */
+/**
+ * P's write for request `r` (from `prefill` or a silent `stub`): lands whole, or, under
+ * `torn-write`, is posted for its parts to land. A late write (`late`: D timed `r` out)
+ * under `revoke-writer` lands nowhere.
+ */
+function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void {
+  if (late && m.mechanism['revoke-writer']) {
+    enter(m, t, r, 'landed');
+    return;
+  }
+  if (m.fault['torn-write']) {
+    setPartsLanded(m, t, r, 0, 0);
+    enter(m, t, r, late ? 'landing' : 'writing');
+    return;
+  }
+  const count = writeCount(m, s, r);
+  for (let k = 0; k < count; k++) {
+    const i = writePosition(m, s, r, k);
+    writePage(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i);
+  }
+  enter(m, t, r, late ? 'landed' : 'written');
+}
+
+/** After a part landed: when every part of `r`'s write has, `r` is written (or, late, landed). */
+function finishIfLanded(m: Model, t: State, r: number): void {
+  const count = writeCount(m, t, r);
+  if (dataPartsOf(m, t, r) < count) return;
+  if (m.ownerCheck && tagPartsOf(m, t, r) < count) return;
+  enter(m, t, r, phaseOf(m, t, r) === Ph.landing ? 'landed' : 'written');
+}
+
+/** The owner check: every page's tag is the request's own label, or its prefix's at the prefix's position. */
+function tagsPass(m: Model, s: State, r: number): boolean {
+  const len = m.len[r] ?? 0;
+  for (let i = 0; i < len; i++) {
+    if (!mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;
+  }
+  return true;
+}
+
+/** One read of `r`'s whole table: the read set, the read record per position, and reads of pages `r` does not hold. */
+function readTable(m: Model, s: State, t: State, r: number): void {
+  const len = m.len[r] ?? 0;
+  let observed = observedOf(m, s, r);
+  let unheld = false;
+  for (let i = 0; i < len; i++) {
+    const p = tablePage(m, s, r, i);
+    const label = dataOf(m, s, p);
+    if (label !== 0) observed = (observed | (1 << (label - 1))) >>> 0;
+    setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), readRecord(label, dataPosOf(m, s, p), i)));
+    const holder = holderOf(m, s, p);
+    const sharedOk = i === 0 && sharesFirstPage(m, s, r) && mayReadAt(m, r, i, holder);
+    if (holder !== bodyLabel(r) && !sharedOk) unheld = true;
+  }
+  setObserved(m, t, r, observed);
+  if (unheld) addFlags(m, t, r, READ_UNHELD);
+}
+
+/**
+ * Puts the pages of `r`'s table back on the free list in one release, except a shared
+ * prefix page; their holder is nobody. Under `release-checks-holder`, only the pages `r`
+ * still holds.
+ */
 function release(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
+  const checked = m.mechanism['release-checks-holder'];
   const pages: number[] = [];
   for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (p === NO_PAGE) continue;
-    t[m.holderAt + p] = 0;
+    if (checked && holderOf(m, s, p) !== bodyLabel(r)) continue;
+    setHolder(m, t, p, 0);
     pages.push(p);
   }
   put(m, s, t, pages);
@@ -320,7 +462,7 @@ function unlock(m: Model, s: State, t: State, r: number): void {
   const g = m.group[r] ?? -1;
   if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
   const lock = lockOf(m, s, g);
-  if (lock > 0) t[m.lockAt + g] = lock - 1;
+  if (lock > 0) setLock(m, t, g, lock - 1);
 }
 
 /** Whether every page of `r`'s old table (except a shared prefix page) is still free: nobody took it since. */

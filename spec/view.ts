@@ -6,6 +6,8 @@ import { freeList, releaseList } from './allocator.ts';
 import { labelName, NO_PAGE, type Model } from './model.ts';
 import {
   dataOf,
+  dataPartsOf,
+  dataPosOf,
   flagsOf,
   HIT,
   holderOf,
@@ -14,8 +16,10 @@ import {
   PHASES,
   phaseOf,
   READ_UNHELD,
+  stepsOf,
   tableOf,
   tagOf,
+  tagPartsOf,
   type Phase,
   type State,
 } from './state.ts';
@@ -30,6 +34,8 @@ export interface PageView {
   readonly data: string | null;
   /** The owner tag, in the same words as `data`; `null` when cleared. */
   readonly tag: string | null;
+  /** The table position its content was written for; `null` when never written. */
+  readonly position: number | null;
 }
 
 /** One request in words. */
@@ -48,6 +54,10 @@ export interface RequestView {
   readonly inserted: boolean;
   /** Whether its decode read a page it did not hold. */
   readonly readUnheld: boolean;
+  /** How many decode steps it has taken. */
+  readonly steps: number;
+  /** How many content parts, and tag parts, of P's write for it have landed (fault `torn-write`). */
+  readonly partsLanded: { readonly data: number; readonly tag: number };
 }
 
 /** A whole state in words. */
@@ -78,6 +88,7 @@ export function view(m: Model, s: State): StateView {
       holder: word(m, holderOf(m, s, p), 'cache'),
       data: word(m, dataOf(m, s, p), 'prefix'),
       tag: word(m, tagOf(m, s, p), 'prefix'),
+      position: dataOf(m, s, p) === 0 ? null : dataPosOf(m, s, p),
     });
   }
   const requests: RequestView[] = [];
@@ -96,6 +107,8 @@ export function view(m: Model, s: State): StateView {
       hit: (flags & HIT) !== 0,
       inserted: (flags & INSERTED) !== 0,
       readUnheld: (flags & READ_UNHELD) !== 0,
+      steps: stepsOf(m, s, r),
+      partsLanded: { data: dataPartsOf(m, s, r), tag: tagPartsOf(m, s, r) },
     });
   }
   return { pages, requests, free: freeList(m, s), release: releaseList(m, s) };

@@ -36,10 +36,12 @@ const INLINE_OF = {
   timeout: 'Timeout',
   insert: 'Insert',
   evict: 'Evict',
+  landData: 'LandData',
+  landTag: 'LandTag',
 } as const;
 
-/** Generates the Promela model of a configuration. Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
-export function toPromela(config: Config): string {
+/** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
+export function toPromela(config: Config, checkIntegrity = false): string {
   const m = compile(config);
   if (m.eviction) throw new RangeError('the Promela model has no prefix-cache eviction');
   if (m.allocator !== 'sorted') {
@@ -48,7 +50,7 @@ export function toPromela(config: Config): string {
   if (m.pages > PROMELA_MAX_PAGES) {
     throw new RangeError(`the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${m.pages}`);
   }
-  return [header(m), defines(m), PROMELA_BODY, loop(m)].join('\n');
+  return [header(m), defines(m, checkIntegrity), PROMELA_BODY, loop(m)].join('\n');
 }
 
 /** What the file is and which configuration it models. */
@@ -74,7 +76,7 @@ function header(m: Model): string {
 }
 
 /** The configuration as `#define`s, with the guards unrolled over the pages. */
-function defines(m: Model): string {
+function defines(m: Model, checkIntegrity: boolean): string {
   const c = m.config;
   const flag = (on: boolean): number => (on ? 1 : 0);
   const pages = Array.from({ length: m.pages }, (_, p) => p);
@@ -86,13 +88,18 @@ function defines(m: Model): string {
     `#define N              ${m.n}  /* requests */`,
     `#define PREFILL_LIMIT  ${c.prefillLimit}`,
     `#define TABLE_SIZE     ${tableSize}  /* the page tables, end to end */`,
-    `#define OWNER_CHECK    ${flag(m.ownerCheck)}  /* variant owner-check */`,
+    `#define OWNER_CHECK    ${flag(m.ownerCheck)}  /* variant owner-check or hardened */`,
     `#define SILENT_STUB    ${flag(m.silentStub)}  /* fault silent-stub, and not length-fix */`,
     `#define EARLY_FREE     ${flag(m.fault['early-free'])}`,
     `#define STALE_FREE     ${flag(m.fault['stale-free'])}`,
     `#define PREFIX_POISON  ${flag(m.fault['prefix-poison'])}`,
     `#define DOUBLE_FREE    ${flag(m.fault['double-free'])}  /* the free list as a multiset */`,
     `#define REREAD_FINISHED ${flag(m.rereadsFinishedTable)}  /* a configured fault can release a finished request's table again */`,
+    `#define TORN_WRITE     ${flag(m.fault['torn-write'])}`,
+    `#define DECODE_STEPS   ${m.decodeSteps}`,
+    `#define REVOKE_WRITER  ${flag(m.mechanism['revoke-writer'])}  /* hardened */`,
+    `#define RELEASE_CHECKS ${flag(m.mechanism['release-checks-holder'])}  /* hardened */`,
+    `#define CHECK_INTEGRITY ${flag(checkIntegrity)}  /* assert Integrity too */`,
     '',
     '/* The number of free pages (entries of the free list), and whether the prefix cache holds a page for group g. */',
     `#define FREE_COUNT (${pages.map((p) => `COPIES(${p})`).join(' + ')})`,

@@ -34,6 +34,12 @@ const CONSTANTS = String.raw`
 #define TIMED_OUT   8
 #define LANDED      9
 #define RELEASED    10
+#define WRITING     11 /* torn-write: P posted its write; its parts are landing */
+#define LANDING     12 /* torn-write: timed out while parts were still in flight */
+#define DECODING    13 /* between two decode steps */
+#define READ        128 /* read record: the position was read */
+#define MISPLACED   64  /* read record: the content was written for another position */
+#define READ_LABEL  63  /* read record: the label read */
 #define HIT         1  /* allocated on its prefix's cached page */
 #define INSERTED    2  /* its first page went into the prefix cache */
 #define READ_UNHELD 4  /* its decode read a page it did not hold */
@@ -41,13 +47,22 @@ const CONSTANTS = String.raw`
 #define NONE        255 /* no prefix group */
 
 /* ---- helpers over a request's constants (r, L, G, T) ---- */
-#define LIVE(ph)          ((ph) >= ALLOCATED && (ph) <= FAILED)
+#define LIVE(ph)          ((ph) >= ALLOCATED && (ph) <= FAILED || (ph) == WRITING || (ph) == DECODING)
 #define SHARES(r)         ((flags[r] & (HIT | INSERTED)) != 0)
 #define PREFIX(G)         (N + 1 + (G))
 #define MAY_READ(r, G, x) ((x) == (r) + 1 || ((G) != NONE && (x) == PREFIX(G)))
 #define HAS_CACHE(G)      ((G) != NONE && CACHED(G))
 /* Copies of page p on the free list: counted under double-free (a multiset), else free = held by nobody. */
 #define COPIES(p)         (DOUBLE_FREE -> freecnt[p] : (holder[p] == 0 -> 1 : 0))
+/* What r may read at table position i: its own data, its prefix's only at position 0. */
+#define MAY_READ_AT(r, G, i, x) ((x) == (r) + 1 || ((i) == 0 && (G) != NONE && (x) == PREFIX(G)))
+/* A read record's verdict (spec/reads.ts): 0 ok, 1 breaks Integrity, 2 breaks Isolation. */
+#define VERDICT(r, G, i, rec) (((rec) & READ) == 0 -> 0 : (((rec) & READ_LABEL) == 0 -> 1 : \
+  (!MAY_READ_AT(r, G, i, (rec) & READ_LABEL) -> 2 : (((rec) & MISPLACED) != 0 -> 1 : 0))))
+/* P's write for r: how many pages, from which table position; the label at position i. */
+#define WRITE_FROM(r)     (SHARES(r) -> 1 : 0)
+#define WRITE_COUNT(r, L) (L > PREFILL_LIMIT -> 1 : L - WRITE_FROM(r))
+#define WRITE_LABEL(r, L, G, i) ((i) == 0 && (G) != NONE && L <= PREFILL_LIMIT -> PREFIX(G) : (r) + 1)
 `;
 
 /** The state variables, the scratch counters and the invariant bits. */
@@ -60,6 +75,11 @@ byte phase[N];                    /* request r's phase */
 byte flags[N];                    /* HIT | INSERTED | READ_UNHELD */
 int observed[N];                  /* request r's read set: bit label-1 for every label its decode read */
 byte table[TABLE_SIZE] = NO_PAGE; /* the page tables, request r's at its offset T */
+byte dataPos[PAGES];              /* the table position page p's content was written for */
+byte steps[N];                    /* decode steps request r has taken */
+byte dparts[N];                   /* torn-write: content parts of r's write landed */
+byte tparts[N];                   /* torn-write: tag parts of r's write landed */
+byte readrec[TABLE_SIZE];         /* request r's read record, per table position, at its offset T */
 byte freecnt[PAGES] = DOUBLE_FREE; /* double-free: page p's copies on the free list (a multiset); 0 otherwise */
 
 /* ---- scratch: 0 in every stored state (see the header) ---- */
@@ -73,28 +93,31 @@ unsigned Conservation : 1 = 1;
 unsigned ReadsOwnPages : 1 = 1;
 unsigned NoDuplicateFree : 1 = 1;
 unsigned NoUseAfterFree : 1 = 1;
+unsigned Integrity : 1 = 1;
 byte j;
+byte rec;
 `;
 
 /** The actions, one inline each, in spec/transitions.ts's order. */
 const ACTIONS = String.raw`
-/* A write lands on a page by id: its data, and under owner-check its tag. */
-inline write_page(page, label) {
+/* A write lands on a page by id: its data for position pos, and under owner-check its tag. */
+inline write_page(page, label, pos) {
   if
-  :: page != NO_PAGE -> data[page] = label; if :: OWNER_CHECK -> tag[page] = label :: else fi
+  :: page != NO_PAGE -> data[page] = label; dataPos[page] = pos; if :: OWNER_CHECK -> tag[page] = label :: else fi
   :: else
   fi
 }
 
 /* The pages of r's table go back to the free list by id, except a shared prefix page, in
    one release: a page twice in the table goes back once. Under double-free each one is
-   one more copy on the free list, even when it is already there. */
+   one more copy on the free list, even when it is already there. With
+   release-checks-holder (hardened), only the pages r still holds. */
 inline release(r, L, T) {
   i = (SHARES(r) -> 1 : 0);
   do
   :: i < L ->
      if
-     :: table[T + i] != NO_PAGE ->
+     :: table[T + i] != NO_PAGE && (!RELEASE_CHECKS || holder[table[T + i]] == r + 1) ->
         j = (SHARES(r) -> 1 : 0);
         do :: j < i && table[T + j] != table[T + i] -> j++ :: else -> break od;
         if
@@ -122,6 +145,40 @@ inline settle(r, L, T) {
      :: i < L -> table[T + i] = NO_PAGE; i++
      :: else -> break
      od
+  :: else
+  fi
+}
+
+/* P's write for r (prefill or a silent stub): whole, or posted to land part by part
+   (torn-write); a late one lands nowhere under revoke-writer (hardened). */
+inline post_write(r, L, G, T) {
+  if
+  :: phase[r] == TIMED_OUT && REVOKE_WRITER -> phase[r] = LANDED
+  :: else ->
+     if
+     :: TORN_WRITE -> dparts[r] = 0; tparts[r] = 0; phase[r] = (phase[r] == TIMED_OUT -> LANDING : WRITING)
+     :: else ->
+        i = 0;
+        do
+        :: i < WRITE_COUNT(r, L) ->
+           k = WRITE_FROM(r) + i;
+           pg = table[T + k];
+           rec = WRITE_LABEL(r, L, G, k);
+           write_page(pg, rec, k);
+           i++
+        :: else -> break
+        od;
+        rec = 0;
+        phase[r] = (phase[r] == TIMED_OUT -> LANDED : WRITTEN)
+     fi
+  fi
+}
+
+/* After a part landed: when every part of r's write has, r is written (a late one, landed). */
+inline finish_if_landed(r, L) {
+  if
+  :: dparts[r] >= WRITE_COUNT(r, L) && (!OWNER_CHECK || tparts[r] >= WRITE_COUNT(r, L)) ->
+     phase[r] = (phase[r] == LANDING -> LANDED : WRITTEN)
   :: else
   fi
 }
@@ -169,17 +226,7 @@ inline Allocate(r, L, G, T) {
 inline Prefill(r, L, G, T) {
   d_step {
     L <= PREFILL_LIMIT && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
-    i = (SHARES(r) -> 1 : 0);
-    do
-    :: i < L ->
-       if
-       :: i == 0 && G != NONE -> write_page(table[T + i], PREFIX(G))
-       :: else -> write_page(table[T + i], r + 1)
-       fi;
-       i++
-    :: else -> break
-    od;
-    phase[r] = (phase[r] == TIMED_OUT -> LANDED : WRITTEN);
+    post_write(r, L, G, T);
     settle(r, L, T);
     end_action(1, r)
   }
@@ -191,9 +238,7 @@ inline Stub(r, L, G, T) {
   d_step {
     L > PREFILL_LIMIT && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
     if
-    :: SILENT_STUB ->
-       write_page(table[T + (SHARES(r) -> 1 : 0)], r + 1);
-       phase[r] = (phase[r] == TIMED_OUT -> LANDED : WRITTEN)
+    :: SILENT_STUB -> post_write(r, L, G, T)
     :: else ->
        phase[r] = (phase[r] == TIMED_OUT -> FREED : REFUSED)
     fi;
@@ -215,13 +260,13 @@ inline Handoff(r, L, G, T) {
    whose tag r may not read fails r loudly, and nothing is read. */
 inline Decode(r, L, G, T) {
   d_step {
-    phase[r] == HANDED_OFF ->
+    phase[r] == HANDED_OFF || phase[r] == DECODING ->
     k = 0;
     if
     :: OWNER_CHECK ->
        i = 0;
        do
-       :: i < L -> if :: !MAY_READ(r, G, tag[table[T + i]]) -> k = 1 :: else fi; i++
+       :: i < L -> if :: !MAY_READ_AT(r, G, i, tag[table[T + i]]) -> k = 1 :: else fi; i++
        :: else -> break
        od
     :: else
@@ -234,6 +279,11 @@ inline Decode(r, L, G, T) {
        :: i < L ->
           pg = table[T + i];
           if :: data[pg] != 0 -> observed[r] = observed[r] | (1 << (data[pg] - 1)) :: else fi;
+          rec = READ | data[pg] | (data[pg] != 0 && dataPos[pg] != i -> MISPLACED : 0);
+          if
+          :: (readrec[T + i] & READ) == 0 || VERDICT(r, G, i, rec) > VERDICT(r, G, i, readrec[T + i]) -> readrec[T + i] = rec
+          :: else
+          fi;
           if
           :: holder[pg] != r + 1 && !(i == 0 && SHARES(r) && MAY_READ(r, G, holder[pg])) ->
              flags[r] = flags[r] | READ_UNHELD
@@ -242,8 +292,11 @@ inline Decode(r, L, G, T) {
           i++
        :: else -> break
        od;
-       phase[r] = DECODED
+       steps[r] = steps[r] + 1;
+       if :: steps[r] > 1 -> write_page(table[T + L - 1], r + 1, L - 1) :: else fi;
+       phase[r] = (steps[r] >= DECODE_STEPS -> DECODED : DECODING)
     fi;
+    rec = 0;
     end_action(4, r)
   }
 }
@@ -266,9 +319,10 @@ inline Free(r, L, G, T) {
    write is still in flight. */
 inline Timeout(r, L, G, T) {
   d_step {
-    EARLY_FREE && phase[r] == ALLOCATED ->
+    EARLY_FREE && (phase[r] == ALLOCATED || phase[r] == WRITING) ->
     release(r, L, T);
-    phase[r] = TIMED_OUT;
+    phase[r] = (phase[r] == ALLOCATED -> TIMED_OUT : (REVOKE_WRITER -> LANDED : LANDING));
+    settle(r, L, T);
     end_action(6, r)
   }
 }
@@ -284,6 +338,35 @@ inline Insert(r, L, G, T) {
     end_action(7, r)
   }
 }
+
+/* landData(r), torn-write: the content part of the next page of r's write lands, by id. */
+inline LandData(r, L, G, T) {
+  d_step {
+    (phase[r] == WRITING || phase[r] == LANDING) && dparts[r] < WRITE_COUNT(r, L) ->
+    pg = table[T + WRITE_FROM(r) + dparts[r]];
+    if
+    :: pg != NO_PAGE -> data[pg] = WRITE_LABEL(r, L, G, WRITE_FROM(r) + dparts[r]); dataPos[pg] = WRITE_FROM(r) + dparts[r]
+    :: else
+    fi;
+    dparts[r] = dparts[r] + 1;
+    finish_if_landed(r, L);
+    settle(r, L, T);
+    end_action(8, r)
+  }
+}
+
+/* landTag(r), torn-write under an owner check: the tag part of the next page lands, by id. */
+inline LandTag(r, L, G, T) {
+  d_step {
+    OWNER_CHECK && (phase[r] == WRITING || phase[r] == LANDING) && tparts[r] < WRITE_COUNT(r, L) ->
+    pg = table[T + WRITE_FROM(r) + tparts[r]];
+    if :: pg != NO_PAGE -> tag[pg] = WRITE_LABEL(r, L, G, WRITE_FROM(r) + tparts[r]) :: else fi;
+    tparts[r] = tparts[r] + 1;
+    finish_if_landed(r, L);
+    settle(r, L, T);
+    end_action(9, r)
+  }
+}
 `;
 
 /** The invariants, evaluated on the state an action produced. */
@@ -292,7 +375,14 @@ const INVARIANTS = String.raw`
    pages (ReadsOwnPages), and, while it is live, its table (ExclusiveHold) and its count
    of held pages (Conservation). seen marks the non-shared pages of live tables. */
 inline check_request(r, L, G, T) {
-  Isolation = Isolation && (observed[r] & ~((1 << r) | (G != NONE -> 1 << (N + G) : 0))) == 0;
+  i = 0;
+  do
+  :: i < L ->
+     if :: VERDICT(r, G, i, readrec[T + i]) == 2 -> Isolation = 0 :: else fi;
+     if :: VERDICT(r, G, i, readrec[T + i]) != 0 -> Integrity = 0 :: else fi;
+     i++
+  :: else -> break
+  od;
   ReadsOwnPages = ReadsOwnPages && (flags[r] & READ_UNHELD) == 0;
   if
   :: LIVE(phase[r]) ->
@@ -347,7 +437,8 @@ inline end_action(kind, r) {
   assert(ReadsOwnPages);
   assert(NoDuplicateFree);
   assert(NoUseAfterFree);
-  Isolation = 1; ExclusiveHold = 1; Conservation = 1; ReadsOwnPages = 1; NoDuplicateFree = 1; NoUseAfterFree = 1;
+  if :: CHECK_INTEGRITY -> assert(Integrity) :: else fi;
+  Isolation = 1; ExclusiveHold = 1; Conservation = 1; ReadsOwnPages = 1; NoDuplicateFree = 1; NoUseAfterFree = 1; Integrity = 1;
   i = 0; pg = 0; k = 0; seen = 0
 }
 `;

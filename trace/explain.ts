@@ -5,21 +5,25 @@
  */
 import {
   bodyLabel,
-  dataOf,
   flagsOf,
   holderOf,
   isFinished,
+  Integrity,
   isLive,
+  Isolation,
   mayRead,
-  observedOf,
   Ph,
   PHASES,
+  MISPLACED,
   phaseOf,
   prefixLabel,
+  READ_LABEL,
   READ_UNHELD,
+  readRecordOf,
   sharesFirstPage,
   tableOf,
   type Model,
+  type Property,
   type State,
   type Trace,
 } from '../spec/index.ts';
@@ -47,34 +51,35 @@ function firstStepWhere(trace: Trace, test: (s: State) => boolean): number {
 
 const name = (m: Model, r: number): string => holderWords(m, bodyLabel(r));
 
-/** Isolation: which request read which page holding whose data, and when that data was written. */
-function isolation(m: Model, trace: Trace): Explanation {
+/**
+ * Isolation and Integrity: the reads the invariant's own breach names (request, table
+ * position, page), each with what the page held and when that was written. The step to
+ * highlight is the first at which the request's reads broke the invariant.
+ */
+function reads(m: Model, trace: Trace, invariant: Property): Explanation {
   const last = stateAt(trace, trace.steps.length);
+  const breach = invariant.breach?.(m, last);
   const headline: string[] = [];
   const details: string[] = [];
   const pages: number[] = [];
   let at = trace.steps.length;
-  for (let r = 0; r < m.n; r++) {
-    const foreign = (s: State): boolean => {
-      const bits = observedOf(m, s, r);
-      for (let label = 1; label <= m.n + m.groups; label++) if ((bits >>> (label - 1)) & 1 && !mayRead(m, r, label)) return true;
-      return false;
-    };
-    if (!foreign(last)) continue;
-    const k = firstStepWhere(trace, foreign);
+  for (const r of breach?.requests ?? []) {
+    const names = (s: State): boolean => invariant.breach?.(m, s)?.requests.includes(r) ?? false;
+    const k = firstStepWhere(trace, names);
     at = Math.min(at, k);
-    const before = stateAt(trace, k - 1);
-    for (const p of tableOf(m, before, r)) {
-      const label = dataOf(m, before, p);
-      if (label === 0 || mayRead(m, r, label)) continue;
-      const w = lastWrite(m, trace, p, k - 1);
-      headline.push(`${name(m, r)} read page ${p}, which holds ${dataWords(m, label)}${w > 0 ? ` written at step ${w}` : ''}.`);
-      details.push(`page ${p}: ${pageHistory(m, trace, p, k)}.`);
-      if (k === at) pages.push(p);
+    for (const { i, page } of (breach?.pages ?? []).filter((x) => x.r === r)) {
+      const rec = readRecordOf(m, last, r, i);
+      const label = rec & READ_LABEL;
+      const w = label === 0 ? 0 : lastWrite(m, trace, page, k - 1);
+      const misplaced = (rec & MISPLACED) !== 0 ? ` for another position than ${i}` : '';
+      const what = label === 0 ? 'which was never written' : `which holds ${dataWords(m, label)}${w > 0 || misplaced !== '' ? ' written' : ''}${misplaced}${w > 0 ? ` at step ${w}` : ''}`;
+      headline.push(`${name(m, r)} read page ${page}, ${what}.`);
+      details.push(`page ${page}: ${pageHistory(m, trace, page, k)}.`);
+      if (k === at) pages.push(page);
     }
   }
-  if (headline.length === 0) headline.push('a request has read data written by another request.');
-  return { invariant: 'Isolation', step: at, pages, headline, details };
+  if (headline.length === 0) headline.push(invariant.name === 'Isolation' ? 'a request has read data written by another request.' : 'a request read content not written for it.');
+  return { invariant: invariant.name, step: at, pages, headline, details };
 }
 
 /** ` (given to C at step 6)`: when request `r` last took page `p`, or nothing when it never did. */
@@ -223,7 +228,8 @@ function deadlock(m: Model, trace: Trace): Explanation {
 
 const EXPLAINERS: Readonly<Record<string, (m: Model, trace: Trace) => Explanation>> = {
   Deadlock: deadlock,
-  Isolation: isolation,
+  Isolation: (m, trace) => reads(m, trace, Isolation),
+  Integrity: (m, trace) => reads(m, trace, Integrity),
   ExclusiveHold: exclusiveHold,
   Conservation: conservation,
   ReadsOwnPages: readsOwnPages,

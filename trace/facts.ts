@@ -8,9 +8,15 @@ import {
   actionLabel,
   dataOf,
   holderOf,
+  phaseOf,
+  Ph,
   step,
+  stepsOf,
   tableOf,
+  tablePage,
   view,
+  writeCount,
+  writePosition,
   type Action,
   type Model,
   type RequestView,
@@ -91,12 +97,14 @@ export function lastWrite(m: Model, trace: Trace, p: number, upTo: number): numb
   return 0;
 }
 
-/** How many pages P wrote for request `r` at its latest `prefill` or `stub` before step `k`. */
+/** How many pages P wrote for request `r` at its latest `prefill` or `stub` before step `k` (a posted write: the pages of its write set, all landed by the handoff). */
 export function writtenBefore(m: Model, trace: Trace, r: number, k: number): number {
   for (let j = k - 1; j >= 1; j--) {
     const taken = trace.steps[j - 1];
     if (taken === undefined || taken.action.r !== r) continue;
-    if (taken.action.kind === 'prefill' || taken.action.kind === 'stub') return writesOf(m, stateAt(trace, j - 1), taken.action).length;
+    if (taken.action.kind !== 'prefill' && taken.action.kind !== 'stub') continue;
+    if (writeMode(m, trace, j) === 'posted') return postedPages(m, stateAt(trace, j - 1), r).length;
+    return writesOf(m, stateAt(trace, j - 1), taken.action).length;
   }
   return 0;
 }
@@ -180,4 +188,29 @@ export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, lim
 export function evictedPage(m: Model, before: State, after: State): number {
   for (let p = 0; p < m.pages; p++) if (holderOf(m, before, p) > m.n && holderOf(m, after, p) === 0) return p;
   return -1;
+}
+
+/** The pages of P's write for request `r` (its write set, in table order), whether or not they have landed. */
+export function postedPages(m: Model, s: State, r: number): number[] {
+  const out: number[] = [];
+  const count = writeCount(m, s, r);
+  for (let k = 0; k < count; k++) out.push(tablePage(m, s, r, writePosition(m, s, r, k)));
+  return out;
+}
+
+/** How P's write of step `k` went: landed whole, posted to land part by part, or dropped (its writer revoked). */
+export function writeMode(m: Model, trace: Trace, k: number): 'whole' | 'posted' | 'dropped' {
+  const taken = trace.steps[k - 1];
+  if (taken === undefined) return 'whole';
+  const phase = phaseOf(m, taken.state, taken.action.r);
+  if (phase === Ph.writing || phase === Ph.landing) return 'posted';
+  if (phase === Ph.landed && m.mechanism['revoke-writer']) return 'dropped';
+  return 'whole';
+}
+
+/** ` (step 2 of 3)` for a model that decodes in several steps, after step `k`; empty otherwise. */
+export function decodeStepWords(m: Model, trace: Trace, k: number): string {
+  const taken = trace.steps[k - 1];
+  if (m.decodeSteps <= 1 || taken === undefined) return '';
+  return ` (step ${stepsOf(m, taken.state, taken.action.r)} of ${m.decodeSteps})`;
 }

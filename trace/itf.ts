@@ -3,7 +3,10 @@
  * the tools of that ecosystem read it and `pagecheck replay` can check it again. Two
  * variables, in the words of {@link view}: `pages` (a list of records, one per page id) and
  * `requests` (an ITF map from request name to a record; what it read is an ITF set). ITF
- * has no null: a free page's holder, an unwritten page's data and a cleared tag are `""`.
+ * has no null: a free page's holder, an unwritten page's data and a cleared tag are `""`,
+ * and an unwritten page's content position is -1. A request's decode steps taken
+ * (`steps`) and the parts of P's write that have landed (`partsLanded`, fault
+ * `torn-write`) are recorded too.
  * Each state records the action that led to it (`mbt::actionTaken`, `"init"` for state 0)
  * and the request it acted for (`mbt::nondetPicks.r`, an Option), and `vars` lists those
  * two as well, as Quint's model-based testing does; integers are written as Quint writes
@@ -33,6 +36,8 @@ export interface ItfPage {
   readonly data: string;
   /** Its owner tag (`owner-check`), in the words of `data`; `""` when cleared. */
   readonly tag: string;
+  /** The table position its content was written for; -1 when never written. */
+  readonly position: number;
 }
 
 /** One request in ITF. */
@@ -49,6 +54,10 @@ export interface ItfRequest {
   readonly inserted: boolean;
   /** Its decode read a page it did not hold. */
   readonly readUnheld: boolean;
+  /** Decode steps taken. */
+  readonly steps: number;
+  /** Content and tag parts of P's write that have landed. */
+  readonly partsLanded: { readonly data: number; readonly tag: number };
 }
 
 /** The variables of one state in ITF. */
@@ -94,11 +103,20 @@ export interface ItfTrace {
 export function itfVars(m: Model, s: State): ItfVars {
   const v = view(m, s);
   return {
-    pages: v.pages.map((p) => ({ id: p.id, holder: p.holder ?? '', data: p.data ?? '', tag: p.tag ?? '' })),
+    pages: v.pages.map((p) => ({ id: p.id, holder: p.holder ?? '', data: p.data ?? '', tag: p.tag ?? '', position: p.position ?? -1 })),
     requests: {
       '#map': v.requests.map((q) => [
         q.name,
-        { phase: q.phase, table: [...q.table], read: { '#set': [...q.read] }, hit: q.hit, inserted: q.inserted, readUnheld: q.readUnheld },
+        {
+          phase: q.phase,
+          table: [...q.table],
+          read: { '#set': [...q.read] },
+          hit: q.hit,
+          inserted: q.inserted,
+          readUnheld: q.readUnheld,
+          steps: q.steps,
+          partsLanded: { ...q.partsLanded },
+        },
       ]),
     },
   };

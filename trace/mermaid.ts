@@ -4,8 +4,8 @@
  * and the step that breaks an invariant is boxed in red with the explanation beside it.
  */
 import { match } from 'ts-pattern';
-import { dataOf, holderOf, mayRead, tagOf, type Model, type Trace } from '../spec/index.ts';
-import { dataName, evictedPage, holderWords, stepContext, writesOf, writtenBefore } from './facts.ts';
+import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../spec/index.ts';
+import { dataName, decodeStepWords, evictedPage, holderWords, postedPages, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -34,26 +34,20 @@ function messages(m: Model, trace: Trace, k: number): string[] {
       `Pool-->>D: ${ids(table)} hold: ${contents(table)}`,
       `D->>P: page ids ${table.join(',')}`,
     ])
-    .with('prefill', () => {
-      const writes = writesOf(m, before, action);
-      const out = [`P->>Pool: ${label}: write ${who}'s prompt into ${ids(writes)}`];
-      if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
-      return out;
-    })
-    .with('stub', () => {
-      const writes = writesOf(m, before, action);
-      if (writes.length === 0) {
-        return [`P->>D: ${label}: refuse ${who}, ${m.len[r] ?? 0} pages is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
-      }
-      return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${own.length} pages), then report success`];
+    .with('prefill', 'stub', (kind) => {
+      const mode = writeMode(m, trace, k);
+      if (mode === 'dropped') return [`P->>Pool: ${label}: late write for ${who}, dropped (P's access was revoked at the timeout)`];
+      if (mode === 'posted') return [`P->>Pool: ${label}: post the write of ${kind === 'stub' ? 'a one-page dummy' : `${who}'s prompt`} into ${ids(postedPages(m, before, r))}, parts land later`];
+      return kind === 'prefill' ? prefillLines() : stubLines();
     })
     .with('handoff', () => {
       const written = writtenBefore(m, trace, r, k);
       return [`P->>D: ${label}: Success (${written} of ${own.length} pages written)`, `Note over D: commits ${who}`];
     })
     .with('decode', () => {
+      const stepWords = decodeStepWords(m, trace, k);
       if (req?.phase === 'failed') {
-        const bad = table.find((p) => !mayRead(m, r, tagOf(m, before, p))) ?? 0;
+        const bad = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p))) ?? 0;
         const tag = tagOf(m, before, bad);
         return [
           `D->>Pool: ${label}: check the tags of ${ids(table)}`,
@@ -61,11 +55,13 @@ function messages(m: Model, trace: Trace, k: number): string[] {
           `D-->>C: ${who} fails with an error`,
         ];
       }
-      return [
-        `D->>Pool: ${label}: read ${ids(table)}`,
+      const out = [
+        `D->>Pool: ${label}: read ${ids(table)}${stepWords}`,
         `Pool-->>D: ${ids(table)}: ${contents(table)}`,
         `D-->>C: answer for ${who}, from the data of ${req?.read.join(', ') || 'nobody'}`,
       ];
+      if ((req?.steps ?? 0) > 1) out.push(`D->>Pool: write ${who}'s new token into page ${table.at(-1) ?? '?'}`);
+      return out;
     })
     .with('free', () =>
       req?.phase === 'released'
@@ -75,8 +71,30 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     .with('timeout', () => [`D->>Pool: ${label}: time out, return ${ids(own)} while P still writes`, `D-->>C: ${who} timed out`])
     .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
     .with('evict', () => [`D->>Pool: ${label}: evict page ${evictedPage(m, before, after)} from the prefix cache`])
+    .with('landData', 'landTag', (kind) => {
+      const p = changedPage(m, before, after, kind === 'landData' ? m.dataAt : m.tagAt);
+      const part = kind === 'landData' ? 'content' : 'tag';
+      return [`P->>Pool: ${label}: the ${part} part of ${who}'s write lands in page ${p ?? '?'}${p === undefined ? '' : `, held by ${holderWords(m, holderOf(m, after, p))}`}`];
+    })
     .exhaustive()
     .map(text);
+
+  /** `prefill` landing whole. */
+  function prefillLines(): string[] {
+    const writes = writesOf(m, before, action);
+    const out = [`P->>Pool: ${label}: write ${who}'s prompt into ${ids(writes)}`];
+    if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
+    return out;
+  }
+
+  /** A silent `stub` landing whole, or a refusal. */
+  function stubLines(): string[] {
+    const writes = writesOf(m, before, action);
+    if (writes.length === 0) {
+      return [`P->>D: ${label}: refuse ${who}, ${m.len[r] ?? 0} pages is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
+    }
+    return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${own.length} pages), then report success`];
+  }
 }
 
 /** The trace as a Mermaid sequence diagram; with `violation`, its step is boxed and explained. */
@@ -107,3 +125,9 @@ export function formatMermaid(m: Model, trace: Trace, violation?: string): strin
 
 /** {@link formatMermaid} under the name the documentation generator uses. */
 export const toMermaid = formatMermaid;
+
+/** The page whose byte at `base + p` an action changed (a part landing changes one), if any. */
+function changedPage(m: Model, before: Uint8Array, after: Uint8Array, base: number): number | undefined {
+  for (let p = 0; p < m.pages; p++) if (before[base + p] !== after[base + p]) return p;
+  return undefined;
+}

@@ -7,14 +7,15 @@ import { match } from 'ts-pattern';
 import {
   dataOf,
   holderOf,
-  mayRead,
+  mayReadAt,
+  stepsOf,
   tagOf,
   view,
   type Model,
   type RequestView,
   type Trace,
 } from '../spec/index.ts';
-import { dataName, dataWords, evictedPage, holderWords, pagesWords, stateAt, stepContext, writesOf, writtenBefore } from './facts.ts';
+import { dataName, dataWords, decodeStepWords, evictedPage, holderWords, pagesWords, postedPages, stateAt, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
 
@@ -34,21 +35,16 @@ export function narrate(m: Model, trace: Trace, k: number): string {
       const hit = req?.hit === true ? ` (page ${table[0]} shared from ${holderWords(m, holderOf(m, after, table[0] ?? 0))})` : '';
       return `D gives ${who} ${pagesWords(table)}${hit}, which hold: ${datas(table)}.`;
     })
-    .with('prefill', () => {
-      const writes = writesOf(m, before, action);
-      const contents = list(writes.map((p) => dataName(m, dataOf(m, after, p))));
-      const late = req?.phase === 'landed';
-      const into = late ? `, held now by ${list(writes.map((p) => holderWords(m, holderOf(m, after, p))))}` : '';
-      return late
-        ? `P's late write of ${who}'s prompt lands in ${pagesWords(writes)} (data: ${contents})${into}.`
-        : `P writes ${who}'s prompt into ${pagesWords(writes)} (data: ${contents}).`;
-    })
-    .with('stub', () => {
-      const writes = writesOf(m, before, action);
-      const limit = `${m.len[r] ?? 0} pages is over the prefill limit of ${m.config.prefillLimit}`;
-      if (writes.length === 0) return `P refuses ${who}: ${limit}; nothing is written, and D is told.`;
-      const total = ownPages(table, shared).length;
-      return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} pages, and reports success.`;
+    .with('prefill', 'stub', (kind) => {
+      const mode = writeMode(m, trace, k);
+      if (mode === 'dropped') return `P's late write for ${who} arrives, but D revoked P's access when it timed ${who} out: it lands nowhere.`;
+      if (mode === 'posted') {
+        const posted = postedPages(m, before, r);
+        const what = kind === 'stub' ? `a one-page dummy for ${who} (over the prefill limit)` : `${who}'s prompt`;
+        const parts = m.ownerCheck ? 'its content and tag parts land' : 'its content parts land';
+        return `P posts its write of ${what} into ${pagesWords(posted)}${req?.phase === 'landing' ? ', which D has already freed' : ''}; ${parts} one at a time.`;
+      }
+      return kind === 'prefill' ? prefillWords() : stubWords();
     })
     .with('handoff', () => {
       const total = ownPages(table, shared).length;
@@ -56,12 +52,14 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     })
     .with('decode', () => {
       if (req?.phase === 'failed') {
-        const bad = table.find((p) => !mayRead(m, r, tagOf(m, before, p)));
+        const bad = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p)));
         const tag = bad === undefined ? 0 : tagOf(m, before, bad);
         const found = tag === 0 ? 'has no tag' : `is tagged ${dataName(m, tag)}`;
-        return `owner check: page ${bad ?? '?'} ${found}, which ${who} may not read: ${who} fails loudly and reads nothing.`;
+        const at = m.decodeSteps > 1 ? ` at step ${stepsOf(m, before, r) + 1} of ${m.decodeSteps}` : '';
+        return `owner check${at}: page ${bad ?? '?'} ${found}, which ${who} may not read: ${who} fails loudly and reads nothing.`;
       }
-      return `${who} reads ${pagesWords(table)}, which hold: ${datas(table)}.`;
+      const token = stepsOf(m, after, r) > 1 ? `; then it writes its new token into page ${table.at(-1) ?? '?'}` : '';
+      return `${who} reads ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which hold: ${datas(table)}${token}.`;
     })
     .with('free', () => {
       const own = ownPages(table, shared);
@@ -80,7 +78,35 @@ export function narrate(m: Model, trace: Trace, k: number): string {
       const evicted = evictedPage(m, before, after);
       return `D finds too few free pages for ${who} and evicts page ${evicted} from ${holderWords(m, holderOf(m, before, evicted))}; it still holds ${dataWords(m, dataOf(m, after, evicted))}.`;
     })
+    .with('landData', 'landTag', (kind) => {
+      const base = kind === 'landData' ? m.dataAt : m.tagAt;
+      let p = -1;
+      for (let q = 0; q < m.pages && p < 0; q++) if (before[base + q] !== after[base + q]) p = q;
+      const part = kind === 'landData' ? 'content' : 'owner tag';
+      if (p < 0) return `the ${part} part of ${who}'s write lands; it changes nothing.`;
+      return `the ${part} part of ${who}'s write lands in page ${p}, held by ${holderWords(m, holderOf(m, after, p))}; the page now holds ${dataWords(m, dataOf(m, after, p))}, ${tagOf(m, after, p) === 0 ? 'with no tag' : `tagged ${dataName(m, tagOf(m, after, p))}`}.`;
+    })
     .exhaustive();
+
+  /** `prefill` landing whole. */
+  function prefillWords(): string {
+    const writes = writesOf(m, before, action);
+    const contents = list(writes.map((p) => dataName(m, dataOf(m, after, p))));
+    const late = req?.phase === 'landed';
+    const into = late ? `, held now by ${list(writes.map((p) => holderWords(m, holderOf(m, after, p))))}` : '';
+    return late
+      ? `P's late write of ${who}'s prompt lands in ${pagesWords(writes)} (data: ${contents})${into}.`
+      : `P writes ${who}'s prompt into ${pagesWords(writes)} (data: ${contents}).`;
+  }
+
+  /** A silent `stub` landing whole, or a refusal. */
+  function stubWords(): string {
+    const writes = writesOf(m, before, action);
+    const limit = `${m.len[r] ?? 0} pages is over the prefill limit of ${m.config.prefillLimit}`;
+    if (writes.length === 0) return `P refuses ${who}: ${limit}; nothing is written, and D is told.`;
+    const total = ownPages(table, shared).length;
+    return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} pages, and reports success.`;
+  }
 }
 
 /** How one request changed, in words: `allocated → written, table [0 1 2]`; undefined when it did not. */
@@ -92,6 +118,9 @@ function requestChange(was: RequestView, now: RequestView): string | undefined {
   if (was.hit !== now.hit) parts.push('allocated on the cached prefix page');
   if (was.inserted !== now.inserted) parts.push('first page now in the prefix cache');
   if (was.readUnheld !== now.readUnheld) parts.push('read a page it did not hold');
+  if (was.partsLanded.data !== now.partsLanded.data || was.partsLanded.tag !== now.partsLanded.tag) {
+    parts.push(`parts landed: ${now.partsLanded.data} content, ${now.partsLanded.tag} tag`);
+  }
   return parts.length === 0 ? undefined : parts.join(', ');
 }
 

@@ -12,7 +12,7 @@ import { EXIT } from '../errors.ts';
 import { count, describeConfig, replayCommand, unreachedWitnesses } from './check.ts';
 
 /** What the demo expects of a variant: a leak, or a verdict that holds with every witness reached. */
-const EXPECTED: Readonly<Record<Variant, 'leak' | 'holds'>> = { buggy: 'leak', 'length-fix': 'holds', 'owner-check': 'holds' };
+const EXPECTED: Readonly<Record<Variant, 'leak' | 'holds'>> = { buggy: 'leak', 'length-fix': 'holds', 'owner-check': 'holds', hardened: 'holds' };
 
 /** Whether a variant's result is what the demo expects; otherwise, why not. */
 function surprise(variant: Variant, result: CheckResult): string | undefined {

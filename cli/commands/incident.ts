@@ -104,7 +104,7 @@ function run(flags: IncidentFlags): number {
 
   const progress = createProgress('incident | {done}/{requests} requests | {inFlight} in flight | {rate} req/s', json);
   let logged: PagePool | undefined;
-  // The first pool built is the one the replay reports on; under owner-check the second is the buggy twin.
+  // The replay builds one pool, the one it reports on; the log reads that pool's state.
   const pool: PoolFactory = (options) => {
     const built = new PagePool(options);
     logged ??= built;

@@ -1,8 +1,9 @@
 /**
  * `pagecheck matrix`: every variant against every fault of the catalogue, one full search
  * per cell, printed as a table (rows variants, columns faults) or as a JSON array of
- * cells. `--variant` and `--faults` narrow the rows and columns. Exit 0: the matrix is a
- * report, not a verdict.
+ * cells. `--variant` and `--faults` narrow the rows and columns. Exit code: 0 whenever
+ * the matrix ran, leaks or not (the matrix is a report, not a verdict; use `check` for a
+ * verdict); 2 for bad input (a flag or configuration file).
  */
 import type { Command } from 'commander';
 import { runMatrix, cellConfig, type MatrixCell, type MatrixResult } from '../../matrix/matrix.ts';
@@ -23,10 +24,11 @@ interface MatrixFlags extends ModelFlags {
 /** The matrix's configuration when no flag says otherwise. */
 const MATRIX_DEFAULTS = (({ pages, prefillLimit, requests }) => ({ pages, prefillLimit, requests }))(matrixConfig('buggy'));
 
-/** A cell's lines: the Isolation verdict, then one `+ X` per other invariant broken. */
+/** A cell's lines: the Isolation verdict, the Integrity verdict, then one `+ X` per other invariant broken. */
 function cellLines(c: MatrixCell): string[] {
   const head = c.isolation === 'leak' ? `leak (${c.traceLength} actions)` : `holds (${count(c.distinctStates)} states)`;
-  return [head, ...c.brokenInvariants.map((x) => `+ ${x}`)];
+  const integrity = c.integrity === 'garbage' ? `garbage (${c.integrityTraceLength} actions)` : 'integrity holds';
+  return [head, integrity, ...c.brokenInvariants.map((x) => `+ ${x}`)];
 }
 
 /** The table: rows variants, columns faults, multi-line cells. */
@@ -60,11 +62,12 @@ function matrixText(result: MatrixResult, color: boolean): string {
   const requests = b.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
   const lines = [
     `pagecheck matrix  ${b.pages} pages · prefill limit ${b.prefillLimit} · requests ${requests}`,
-    'Isolation per variant (rows) and fault (columns); each cell switches on that one fault and explores the whole space.',
+    `Isolation, then Integrity, per variant (rows) and fault (columns); each cell switches on that one fault${b.decodeSteps === undefined ? '' : `, decodes in ${b.decodeSteps} steps`} and explores the whole space.`,
+    'Column torn-write switches on early-free with it: torn parts matter where a late write meets a new holder.',
     '',
     table(result, color),
     '',
-    '+ X: that cell also breaks invariant X (the bug is there even where the leak is not).',
+    'garbage: a request that passed its checks read content not written for it at that position (Integrity); + X: that cell also breaks invariant X (the bug is there even where the leak is not).',
   ];
   for (const c of result.cells) {
     for (const w of unreachedWitnesses(c.witnesses)) lines.push(`warning: ${c.variant} × ${c.fault}: witness ${w} applies but was not reached`);
@@ -99,7 +102,7 @@ export function runMatrixCommand(flags: MatrixFlags): number {
 export function register(program: Command): void {
   const cmd = program
     .command('matrix')
-    .description('check every variant against every fault (one fault per cell) and print which leak; --variant and --faults narrow the rows and columns');
+    .description('check every variant against every fault (one fault per cell) and print which leak and which read garbage; --variant and --faults narrow the rows and columns. Exit 0 when it ran (a report, not a verdict), 2 for bad input');
   addModelOptions(cmd)
     .option('--no-symmetry', 'explore the raw state spaces')
     .option('--json', 'print the cells as a JSON array')

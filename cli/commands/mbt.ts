@@ -76,7 +76,7 @@ function rawTarget(flags: MbtFlags): Target {
   if (flags.random !== true) {
     // The minimal incident by default; the faults are left to the variant's own.
     const { pages, prefillLimit, requests } = incidentConfig('buggy');
-    const config = configFromFlags(flags, { pages, prefillLimit, requests });
+    const config = poolCanRun(configFromFlags(flags, { pages, prefillLimit, requests }));
     poolOrder(config.allocator);
     return { config };
   }
@@ -84,7 +84,7 @@ function rawTarget(flags: MbtFlags): Target {
     if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
   }
   // Decode the variant and faults through the same schema as every other command.
-  const decoded = configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' });
+  const decoded = poolCanRun(configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' }));
   const order = poolOrder(decoded.allocator);
   return {
     variant: decoded.variant,
@@ -93,6 +93,13 @@ function rawTarget(flags: MbtFlags): Target {
     // Random configurations then draw eviction on or off.
     ...(flags.eviction === true ? { eviction: true } : {}),
   };
+}
+
+/** The configuration, when the pool implements what it asks for; a {@link UsageError} otherwise. */
+function poolCanRun(config: Config): Config {
+  if (config.faults.includes('torn-write')) throw new UsageError('--faults: the pool lands every write whole; it does not implement torn-write (check the spec with `pagecheck check`)');
+  if ((config.decodeSteps ?? 1) > 1) throw new UsageError('--decode-steps: the pool decodes in one step; several decode steps are checked on the spec only');
+  return config;
 }
 
 /** A value as the shell reads it back. */

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
-import { prove, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
+import type { ConformanceReport } from '../../proofs/conformance.ts';
+import { prove, PROVABLE_FAULTS, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
 import { openZ3 } from '../../proofs/z3.ts';
 import { EXIT, UsageError } from '../errors.ts';
 
@@ -20,19 +21,26 @@ interface ProveFlags {
 }
 
 const HELP = `
+Before the obligations, the encoding is checked against the spec's own step function on
+a bounded universe that passes every loop bound of the spec (6 pages, tables of up to 5
+pages): every step the spec takes must be a step of the encoding, and the encoding must
+not be enabled where the spec is not. A disagreement fails the proof (exit 1).
+
 Obligations: init (the initial state satisfies the invariant) and one per action
 (Inv ∧ action ⇒ Inv'), for an arbitrary acting request, over unbounded sorts of pages,
 requests and prefixes. Each is first searched for a counterexample in a small bounded
 universe, then proved (z3 unsat) over the unbounded sorts.
 
-Invariants: owner-check and buggy try Isolation ∧ TagNamesContent (buggy fails at
-decode); length-fix tries Isolation with seven ownership conjuncts, which hold only
+Invariants: owner-check, hardened and buggy try Isolation ∧ TagNamesContent (buggy
+fails at decode); length-fix tries Isolation with seven ownership conjuncts, which hold only
 without faults. --drop N leaves conjunct N out to show what it is needed for.
 
-Default faults: every fault for owner-check and buggy (the most permissive guards),
-none for length-fix.
+Default faults: every fault for owner-check, hardened and buggy (the most permissive
+guards), none for length-fix. Fault torn-write is not encoded yet: prove refuses it
+(check and matrix explore it).
 
-Exit codes: 0 every obligation proved, 1 a counterexample to induction,
+Exit codes: 0 every obligation proved, 1 a counterexample to induction or an encoding
+that disagrees with the spec,
 2 bad flag, 3 z3 answered unknown (no counterexample, no proof).`;
 
 /** Registers the command. */
@@ -71,7 +79,8 @@ async function run(flags: ProveFlags): Promise<number> {
 /** 0 all proved, 1 some counterexample, 3 some unknown and no counterexample. */
 export function exitCode(report: ProofReport): number {
   if (report.proved) return EXIT.ok;
-  return report.obligations.some((o) => o.result === 'counterexample') ? EXIT.violation : EXIT.incomplete;
+  const disagrees = (report.conformance?.mismatches.length ?? 0) > 0;
+  return disagrees || report.obligations.some((o) => o.result === 'counterexample') ? EXIT.violation : EXIT.incomplete;
 }
 
 /** The report as `--json` prints it. */
@@ -81,6 +90,7 @@ export function toJson(report: ProofReport): unknown {
     faults: report.faults,
     invariant: ['Isolation', ...report.invariant.conjuncts.filter((c) => c.id !== report.dropped?.id).map((c) => c.name)],
     ...(report.dropped === undefined ? {} : { dropped: report.dropped }),
+    ...(report.conformance === undefined ? {} : { conformance: report.conformance }),
     obligations: report.obligations.map((o) => ({
       name: o.name,
       result: o.result,
@@ -100,21 +110,32 @@ export function formatReport(report: ProofReport): string {
     `invariant: Isolation${conjuncts.map((c) => ` ∧ ${c.id}.${c.name}`).join('')}${report.dropped ? `   (dropped ${report.dropped.id}.${report.dropped.name})` : ''}`,
     '',
   ];
+  if (report.conformance !== undefined) lines.push(...conformanceLines(report.conformance));
   for (const o of report.obligations) lines.push(...obligationLines(o));
-  const failed = report.obligations.filter((o) => o.result !== 'proved');
+  const failed = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name} (${o.result})`);
+  const mismatches = report.conformance?.mismatches ?? [];
+  if (mismatches.length > 0) failed.unshift(`the encoding disagrees with the spec's step at ${mismatches.map((x) => x.action).join(', ')}`);
   lines.push('');
   lines.push(
     failed.length === 0
       ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests and prefixes.`
-      : `not proved: ${failed.map((o) => `${o.name} (${o.result})`).join(', ')}.`,
+      : `not proved: ${failed.join(', ')}.`,
   );
   return `${lines.join('\n')}\n`;
 }
 
+/** The encoding-against-step line, and each disagreement's story under it. */
+function conformanceLines(c: ConformanceReport): string[] {
+  const verdict = c.mismatches.length === 0 ? 'agrees' : 'DISAGREES';
+  const head = `  ${'encoding'.padEnd(9)} ${verdict.padEnd(15)} ${String(c.ms).padStart(6)} ms   (with step: ${c.steps} steps and ${c.disabled} disabled actions; ${c.universe})`;
+  return [head, ...c.mismatches.flatMap((x) => [`      ${x.action}:`, ...x.story.map((line) => `        ${line}`)])];
+}
+
 /** One obligation's line, and its counterexample's story under it. */
 function obligationLines(o: ObligationResult): string[] {
-  // only timeout's guard can be false outright: it needs fault early-free
-  const note = o.vacuous ? '   (never enabled: early-free is off)' : '';
+  // timeout's guard needs fault early-free; the part landings need torn-write, which the proof does not encode yet
+  const why = o.name === 'timeout' ? 'early-free is off' : 'torn-write is off';
+  const note = o.vacuous ? `   (never enabled: ${why})` : '';
   const head = `  ${o.name.padEnd(9)} ${o.result.padEnd(15)} ${String(o.ms).padStart(6)} ms${note}`;
   if (o.counterexample === undefined) return [head];
   return [head, ...o.counterexample.story.map((line) => `      ${line}`)];
@@ -129,15 +150,17 @@ function parseVariant(text: string): Variant {
 
 /** `--faults`: a list, `all` or `none`; by default every fault, except for length-fix, whose proof holds only without. */
 function parseFaults(text: string | undefined, variant: Variant): Fault[] {
-  if (text === undefined) return variant === 'length-fix' ? [] : [...FAULTS];
+  if (text === undefined) return variant === 'length-fix' ? [] : [...PROVABLE_FAULTS];
   if (text.trim() === 'none') return [];
-  if (text.trim() === 'all') return [...FAULTS];
+  if (text.trim() === 'all') return [...PROVABLE_FAULTS];
   return text.split(',').map((part) => {
     const f = FAULTS.find((x) => x === part.trim());
     if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
+    if (!PROVABLE_FAULTS.includes(f)) throw new UsageError(`--faults: the proof has no invariant for fault ${f} yet (its actions are encoded and checked against the spec)`);
     return f;
   });
 }
+
 
 /** A whole number flag within bounds, or a usage error naming the flag and the value. */
 function parseWhole(flag: string, text: string, min: number, max: number): number {

@@ -144,8 +144,15 @@ class EnabledAction implements fc.AsyncCommand<Side, Real> {
 
 type Commands = Iterable<fc.AsyncCommand<Side, Real>>;
 
-/** The action kinds an adapter is sent: the prefix cache's eviction is not part of the protocol (configurations never turn it on). */
-const ADAPTER_KINDS: readonly ActionKind[] = ACTION_KINDS.filter((k) => k !== 'evict');
+/**
+ * The action kinds an adapter is sent: those of protocol version 1. The prefix cache's
+ * eviction and the part landings of `torn-write` are not part of it (configurations never
+ * turn them on).
+ */
+const ADAPTER_KINDS: readonly ActionKind[] = ACTION_KINDS.filter((k) => k !== 'evict' && k !== 'landData' && k !== 'landTag');
+
+/** The variants random configurations draw when none is named: those of protocol version 1 (`hardened` came later). */
+const ADAPTER_VARIANTS: readonly Variant[] = ['buggy', 'length-fix', 'owner-check'];
 
 /** The faults random configurations switch on: those of protocol version 1 (docs/ADAPTER.md). */
 const ADAPTER_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'];
@@ -189,7 +196,8 @@ export async function runAdapterMbt(options: AdapterMbtOptions): Promise<Adapter
       }
     };
     // Random configurations draw only the faults of the protocol's first version; a fixed configuration is sent as given.
-    const configs = options.config === undefined ? configArbitrary(options.variant, options.faults).map((c) => ({ ...c, faults: c.faults.filter((f) => ADAPTER_FAULTS.includes(f)) })) : fc.constant(options.config);
+    const drawn = options.variant === undefined ? fc.constantFrom(...ADAPTER_VARIANTS).chain((v) => configArbitrary(v, options.faults)) : configArbitrary(options.variant, options.faults);
+    const configs = options.config === undefined ? drawn.map((c) => ({ ...c, faults: c.faults.filter((f) => ADAPTER_FAULTS.includes(f)) })) : fc.constant(options.config);
     const requests = options.config === undefined ? MAX_RANDOM_REQUESTS : Math.max(1, options.config.requests.length);
     const [path, replayPath] = splitPath(options.path);
     const property = fc.asyncProperty(configs, commandsArbitrary(requests, options.maxCommands, replayPath), async (config, commands) => {

@@ -1,8 +1,8 @@
 /**
  * A request's lifecycle, derived from the spec rather than drawn: every reachable state of
  * the minimal incident and of the fault matrix's configuration is explored, under every
- * variant and every subset of the fault catalogue, and each step records the acting
- * request's phase before and after. What comes out is every phase change the spec
+ * variant and every subset of the fault catalogue (but lock-underflow, inert without
+ * eviction), and each step records the acting request's phase before and after. What comes out is every phase change the spec
  * allows, each with the configurations in which it happens.
  */
 import {
@@ -44,10 +44,11 @@ export interface Lifecycle {
   readonly explored: { readonly configurations: number; readonly states: number };
 }
 
-/** The configuration shapes explored: the minimal incident, and the matrix's (with a shared prefix). */
+/** The configuration shapes explored: the minimal incident, the matrix's (with a shared prefix), and the minimal incident decoding in two steps. */
 export const LIFECYCLE_SHAPES: readonly { readonly name: string; readonly config: (p: Point) => Config }[] = [
   { name: 'incidentConfig', config: (p) => incidentConfig(p.variant, p.faults) },
   { name: 'matrixConfig', config: (p) => matrixConfig(p.variant, p.faults) },
+  { name: 'incidentConfig with decodeSteps 2', config: (p) => ({ ...incidentConfig(p.variant, p.faults), decodeSteps: 2 }) },
 ];
 
 const stateKey = (s: State): string => Buffer.from(s).toString('latin1');

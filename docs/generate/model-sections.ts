@@ -119,7 +119,7 @@ export function lifecycleSection(docs: SpecDocs, lifecycle: Lifecycle): Section 
       '### Lifecycle diagram',
       [
         "Every arrow is a change of the acting request's phase that the spec allows, found by exploring every reachable state",
-        `of ${code('incidentConfig')} and ${code('matrixConfig')} under every variant and every subset of the fault catalogue`,
+        `of ${code('incidentConfig')} and ${code('matrixConfig')} (and the first with two decode steps) under every variant and every subset of the fault catalogue but ${code('lock-underflow')}, which needs eviction`,
         `(${configurations} configurations, ${states} states in all); nothing in it is drawn by hand. The parenthesis on an arrow`,
         'says exactly in which of those configurations the arrow can be taken, among those in which some request reaches the phase it',
         'starts from; an arrow without one can be taken in all of them.',

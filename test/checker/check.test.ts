@@ -6,7 +6,7 @@ import { checkedModel,
   configFrom,
   ExclusiveHold,
   incidentConfig,
-  INVARIANTS,
+  DEFAULT_INVARIANTS,
   Isolation,
   lastState,
   propertyNamed,
@@ -85,7 +85,7 @@ describe('counterexamples are genuine, shortest executions', () => {
 describe('options', () => {
   it('invariants restricts what is checked: without Isolation, buggy holds on its minimal incident', () => {
     const m = compile(incidentConfig('buggy'));
-    const r = check(checkedModel(m), { invariants: INVARIANTS.filter((p) => p !== Isolation) });
+    const r = check(checkedModel(m), { invariants: DEFAULT_INVARIANTS.filter((p) => p !== Isolation) });
     expect([r.verdict, r.distinctStates]).toEqual(['holds', 21]);
     const only = check(checkedModel(m), { invariants: [ExclusiveHold] });
     expect(only.verdict).toBe('holds');

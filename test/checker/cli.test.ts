@@ -121,20 +121,23 @@ describe('pagecheck check', () => {
 });
 
 describe('pagecheck matrix and demo', () => {
-  it('matrix --json: one cell per variant and fault, exit 0', async () => {
+  it('matrix --json: one cell per variant and fault, Integrity beside Isolation, exit 0 with leaks', async () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    expect(cells).toHaveLength(18);
-    expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, distinctStates: 156, brokenInvariants: [] });
+    expect(cells).toHaveLength(28);
+    expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',
       'buggy early-free',
       'buggy stale-free',
       'buggy prefix-poison',
+      'buggy torn-write',
       'length-fix early-free',
       'length-fix stale-free',
       'length-fix prefix-poison',
+      'length-fix torn-write',
+      'owner-check torn-write',
     ]);
   });
 

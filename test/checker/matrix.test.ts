@@ -4,39 +4,52 @@ import { runMatrix } from '../../matrix/matrix.ts';
 import { checkedModel, compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
 
 /**
- * The fault matrix on `matrixConfig`, full exploration (no symmetry: no two requests of
- * that configuration are interchangeable): states, depth, and the depth of each
- * invariant's first violation. Provenance: the owner-check counts of the first four
- * faults are also the brute-force enumeration's (test/proofs/reachable.test.ts);
- * buggy × early-free, buggy × prefix-poison and length-fix × silent-stub are also SPIN's
- * on the exported model (test/spin/cross-check.test.ts); the other rows are regression
- * pins. Double-free breaks the free list's bookkeeping but cannot leak here: the only
- * requests that P computes are A and C, both 2 pages long, and the sorted free list hands
- * both copies of a twice-freed page to the same one of them (B, over-long, is refused
- * without the silent stub and reads nothing). The lock-underflow cells turn eviction on
- * (the fault needs it): the cached page is evicted while a request that hit it is live,
- * but the only request that can hit it here (B) is refused and reads nothing, so the
- * bookkeeping breaks and nothing leaks.
+ * The fault matrix on `matrixConfig`, full exploration, as measured independently by a
+ * throwaway breadth-first search (no symmetry: no two requests of that configuration are
+ * interchangeable): states, depth, and the depth of each invariant's first violation.
+ * The torn-write column, the hardened row and the Integrity figures were added with
+ * issue 14 and are pinned from `npx tsx cli/main.ts matrix --json` itself. The
+ * double-free column and the NoUseAfterFree/NoDuplicateFree entries were measured with
+ * this checker, symmetry off. Double-free breaks the free list's bookkeeping but cannot
+ * leak here: the only requests that P computes are A and C, both 2 pages long, and the
+ * sorted free list hands both copies of a twice-freed page to the same one of them (B,
+ * over-long, is refused without the silent stub and reads nothing); that request then
+ * reads at one position content written for the other, which breaks Integrity (garbage,
+ * not a leak). The lock-underflow cells turn eviction on (the fault needs it): the cached
+ * page is evicted while a request that hit it is live, but the only request that can hit
+ * it here (B) is refused and reads nothing, so the bookkeeping breaks and nothing leaks.
+ * Under hardened, double-free's second release (taken only while the old pages are all
+ * free) frees nothing: release-checks-holder frees only pages the request still holds.
  */
 const EXPECTED = `
-buggy        silent-stub    156 16 Isolation@9
-buggy        early-free     331 14 Isolation@7
-buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10
-buggy        prefix-poison  123 14 Isolation@13
-buggy        double-free    656 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
+buggy        silent-stub    156 16 Isolation@9 Integrity@4
+buggy        early-free     331 14 Isolation@7 Integrity@7
+buggy        stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10 Integrity@10
+buggy        prefix-poison  123 14 Isolation@13 Integrity@8
+buggy        double-free    664 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 Integrity@8 ReadsOwnPages@13
 buggy        lock-underflow  91 15 ExclusiveHold@8 NoUseAfterFree@8
+buggy        torn-write     824 18 Isolation@10 Integrity@10
 length-fix   silent-stub     83 14
-length-fix   early-free     331 14 Isolation@7
-length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10
-length-fix   prefix-poison  123 14 Isolation@13
-length-fix   double-free    656 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
+length-fix   early-free     331 14 Isolation@7 Integrity@7
+length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10 Integrity@10
+length-fix   prefix-poison  123 14 Isolation@13 Integrity@8
+length-fix   double-free    664 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 Integrity@8 ReadsOwnPages@13
 length-fix   lock-underflow  91 15 ExclusiveHold@8 NoUseAfterFree@8
+length-fix   torn-write     824 18 Isolation@10 Integrity@10
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
 owner-check  prefix-poison  128 14
-owner-check  double-free    761 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 ReadsOwnPages@13
+owner-check  double-free    761 17 Conservation@4 NoDuplicateFree@4 ExclusiveHold@5 NoUseAfterFree@7 Integrity@8 ReadsOwnPages@13
 owner-check  lock-underflow  96 15 ExclusiveHold@8 NoUseAfterFree@8
+owner-check  torn-write    7640 22 Isolation@12 Integrity@12
+hardened     silent-stub    106 16
+hardened     early-free     284 14
+hardened     stale-free     288 17
+hardened     prefix-poison  128 14
+hardened     double-free    288 17
+hardened     lock-underflow  96 15 ExclusiveHold@8 NoUseAfterFree@8
+hardened     torn-write    2145 22
 `;
 
 describe('the fault matrix', () => {
@@ -46,18 +59,26 @@ describe('the fault matrix', () => {
     cells = runMatrix().cells;
   }, 60_000);
 
-  it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check never', () => {
+  it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
+    ]);
+    const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
+    expect(garbage).toEqual([
+      [4, 7, 10, 8, 8, 0, 10],
+      [0, 7, 10, 8, 8, 0, 10],
+      [0, 0, 0, 0, 8, 0, 12],
+      [0, 0, 0, 0, 0, 0, 0],
     ]);
   });
 
   it('pins every cell: whole space, depth, and the other invariants broken', () => {
     const lines = cells.map((c) => {
-      const broken = c.isolation === 'leak' ? [...c.brokenInvariants, 'Isolation'] : c.brokenInvariants;
+      const broken = [...c.brokenInvariants, ...(c.isolation === 'leak' ? ['Isolation'] : []), ...(c.integrity === 'garbage' ? ['Integrity'] : [])];
       return { c, broken };
     });
     const rows = EXPECTED.trim().split('\n').map((l) => l.trim().split(/\s+/));
@@ -72,8 +93,15 @@ describe('the fault matrix', () => {
       expect(c.witnesses.filter((w) => w.applies && (!w.reached || w.trivial)).map((w) => w.name), `${c.variant} × ${c.fault}`).toEqual([]);
     }
     const own = { 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead' } as const;
+    // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice.
+    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && c.fault === 'double-free';
     for (const [fault, witness] of Object.entries(own)) {
-      for (const c of cells.filter((x) => x.fault === fault)) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true, trivial: false });
+      for (const c of cells.filter((x) => x.fault === fault && !stopped(x))) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true });
+    }
+    for (const c of cells.filter(stopped)) expect(c.witnesses.find((w) => w.name === 'HandedOutTwice')).toEqual({ name: 'HandedOutTwice', applies: false, reached: false });
+    // Torn writes have a tag part to tear only under an owner check.
+    for (const c of cells.filter((x) => x.fault === 'torn-write' && (x.variant === 'owner-check' || x.variant === 'hardened'))) {
+      expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true });
     }
     // Double-free alone gives the owner check nothing to stop on this configuration (see above).
     for (const c of cells.filter((x) => x.variant === 'owner-check' && x.fault !== 'double-free' && x.fault !== 'lock-underflow')) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached).toBe(true);
@@ -84,7 +112,7 @@ describe('the fault matrix', () => {
     expect(one.cells.map((c) => [c.variant, c.fault, c.isolation, c.distinctStates])).toEqual([['owner-check', 'early-free', 'holds', 393]]);
   });
 
-  it('the minimal incident under full exploration: buggy 21 states, length-fix 16, owner-check 21', () => {
+  it('the minimal incident under full exploration: buggy 21 states, length-fix 16, owner-check 21, hardened 21', () => {
     const figures = VARIANTS.map((v) => {
       const r = check(checkedModel(compile(incidentConfig(v))), { continueAfterViolation: true });
       return [v, r.distinctStates, r.depth, r.violations.map((x) => `${x.invariant}@${x.depth}`).join(' ')];
@@ -93,6 +121,7 @@ describe('the fault matrix', () => {
       ['buggy', 21, 10, 'Isolation@9'],
       ['length-fix', 16, 8, ''],
       ['owner-check', 21, 10, ''],
+      ['hardened', 21, 10, ''],
     ]);
   });
 });

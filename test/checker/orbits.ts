@@ -71,6 +71,14 @@ export function rename(m: Model, s: State, perm: readonly number[]): State {
     for (let b = 0; b < 32; b++) if ((bits >>> b) & 1) moved |= 1 << (b < m.n ? perm[b]! : b);
     new DataView(t.buffer, t.byteOffset).setUint32(m.observedAt + 4 * q, moved >>> 0, true);
     for (let i = 0; i < (m.len[r] ?? 0); i++) t[(m.tableAt[q] ?? 0) + i] = s[(m.tableAt[r] ?? 0) + i]!;
+    t[m.stepsAt + q] = s[m.stepsAt + r]!;
+    t[m.dataNextAt + q] = s[m.dataNextAt + r]!;
+    t[m.tagNextAt + q] = s[m.tagNextAt + r]!;
+    // A read record: the label read in the low six bits, two flags above.
+    for (let i = 0; i < (m.len[r] ?? 0); i++) {
+      const rec = s[(m.readAt[r] ?? 0) + i]!;
+      t[(m.readAt[q] ?? 0) + i] = (rec & 0xc0) | label(rec & 0x3f);
+    }
   }
   return t;
 }

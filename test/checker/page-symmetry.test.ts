@@ -22,6 +22,7 @@ function renamePages(m: Model, s: State, perm: readonly number[]): State {
     t[m.holderAt + q] = s[m.holderAt + p]!;
     t[m.dataAt + q] = s[m.dataAt + p]!;
     t[m.tagAt + q] = s[m.tagAt + p]!;
+    t[m.dataPosAt + q] = s[m.dataPosAt + p]!;
     if (m.freeAt >= 0) t[m.freeAt + q] = s[m.freeAt + p]!;
   }
   for (let r = 0; r < m.n; r++) {

@@ -34,6 +34,20 @@ const CASES = [
     reduced: 173,
     depth: 12,
   },
+  {
+    name: 'torn writes under owner-check, requests 1,1 on 2 pages',
+    input: { pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }], variant: 'owner-check', faults: ['early-free', 'torn-write'] },
+    raw: 601,
+    reduced: 302,
+    depth: 14,
+  },
+  {
+    name: 'hardened, torn writes and two decode steps, requests 1,1,1 on 2 pages',
+    input: { pages: 2, prefillLimit: 1, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant: 'hardened', faults: ['early-free', 'stale-free', 'torn-write'], decodeSteps: 2 },
+    raw: 35740,
+    reduced: 6086,
+    depth: 27,
+  },
 ] as const;
 
 describe('symmetry reduction', () => {

@@ -41,7 +41,7 @@ describe('model flags and configuration files', () => {
       ].join('\n'),
     );
     expect(errorOf(() => configFromFlags({ pages: '3', prefillLimit: '2', requests: '2', variant: 'fast' }))).toContain(
-      '--variant: expected one of buggy, length-fix, owner-check, got "fast"',
+      '--variant: expected one of buggy, length-fix, owner-check, hardened, got "fast"',
     );
   });
 

@@ -39,6 +39,12 @@ describe('the reference Python adapter', () => {
     expect(JSON.parse(r.out)).toMatchObject({ verdict: 'pass', runs: 2000, observes: ['holder', 'data', 'tag', 'phase', 'table', 'read', 'free'] });
   }, 120_000);
 
+  it("follows the owner check's position rule (issue 14): a prefix's tag passes only at the prefix's position", async () => {
+    // Before the adapter learnt the rule it decoded B here where the spec fails it.
+    const r = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'owner-check', '--pages', '4', '--prefill-limit', '3', '--requests', '1,2:sys,3:sys', '--faults', 'silent-stub,early-free', '--runs', '300');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
   it('passes 300 runs on the minimal incident under length-fix', async () => {
     const r = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'length-fix', '--runs', '300');
     expect(r.code).toBe(0);

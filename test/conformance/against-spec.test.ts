@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile, enabled, initial, INVARIANTS, PHASES, phaseOf, step, tableOf, type Action, type Config, type Model, type State } from '../../spec/index.ts';
+import { compile, DEFAULT_INVARIANTS, enabled, initial, PHASES, phaseOf, step, tableOf, type Action, type Config, type Model, type State } from '../../spec/index.ts';
 import { configArbitrary } from '../../impl/index.ts';
 import { validate, VALIDATOR_FAULTS, type SourceLine } from '../../conformance/index.ts';
 
@@ -66,6 +66,12 @@ function logOf(m: Model, config: Config, actions: readonly Action[], states: rea
 }
 
 const asSource = (lines: readonly string[]): SourceLine[] => lines.map((text, i) => ({ file: 'run.jsonl', line: i + 1, text }));
+
+/**
+ * The invariants validate-log holds a log to: those a search checks when none are named.
+ * `Integrity` (issue 14: garbage read, nothing leaked) is not among them, nor checked by the validator yet.
+ */
+const INVARIANTS = DEFAULT_INVARIANTS;
 
 /** The first step (1-based) after which an invariant breaks, or 0. */
 function firstViolation(m: Model, states: readonly State[]): number {

@@ -99,5 +99,5 @@ describe('pagecheck docs', () => {
     expect([...result.stderr.matchAll(/^section "([^"]+)"/gm)].map((m) => m[1])).toEqual(['The minimal leak']);
     expect(result.stderr).toMatch(/expected: The incident in its smallest form.*\n {4}found: {4}Edited by hand\.$/m);
     expect(result.status).toBe(EXIT.violation);
-  });
+  }, 180_000);
 });

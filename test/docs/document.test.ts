@@ -81,7 +81,7 @@ describe('drift: the document follows the doc comments', () => {
   });
 
   it('refuses a malformed action comment, naming the file and the action', () => {
-    const noGuard = edit('spec/transitions.ts', '@guard The request was handed off.', 'The request was handed off.');
+    const noGuard = edit('spec/transitions.ts', '@guard The request was handed off, or has taken some but not all of its steps.', 'The request was handed off, or has taken some but not all of its steps.');
     expect(() => renderDocument(noGuard, computed)).toThrow('spec/transitions.ts: action `decode` needs exactly one non-empty @guard tag, found 0');
     const badVariant = edit('spec/transitions.ts', '@variant owner-check Every page written', '@variant owner-checks Every page written');
     expect(() => renderDocument(badVariant, computed)).toThrow('spec/transitions.ts: action `prefill` has @variant "owner-checks"');
@@ -98,10 +98,10 @@ describe('the lifecycle derived by exploration', () => {
       return t === undefined ? null : t.when;
     };
     expect(when('new', 'allocate', 'allocated')).toBeUndefined();
-    expect(when('allocated', 'stub', 'written')).toBe('not length-fix with silent-stub');
+    expect(when('allocated', 'stub', 'written')).toBe('not length-fix with silent-stub without torn-write');
     expect(when('allocated', 'stub', 'refused')).toBe('without silent-stub, or length-fix');
     // Double-free alone gives the owner check nothing to fail on in this configuration.
-    expect(when('handedOff', 'decode', 'failed')).toBe('owner-check with silent-stub, or owner-check with early-free, or owner-check with stale-free, or owner-check with prefix-poison');
+    expect(when('handedOff', 'decode', 'failed')).toBe('owner-check with silent-stub, or hardened with silent-stub, or owner-check with early-free, or hardened with prefix-poison, or owner-check with stale-free, or owner-check with prefix-poison');
     expect(when('freed', 'free', 'released')).toBe('with stale-free, or with double-free');
     expect(when('handedOff', 'decode', 'written')).toBeNull();
     expect(finals).toEqual(['freed', 'landed', 'released']);

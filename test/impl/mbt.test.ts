@@ -14,8 +14,14 @@ describe('model-based test: the pool refines the spec', () => {
     for (const e of EVENTS) expect(events[e], e).toBeGreaterThan(0);
   });
 
-  it('owner-check with all four faults at once: Isolation holds', () => {
+  it('owner-check with every fault the pool implements at once: Isolation holds', () => {
     const result = runMbt({ variant: 'owner-check', faults: POOL_FAULTS, runs: 2_000, seed: 2 });
+    expect(result.failure?.message).toBeUndefined();
+    expect(result.verdict).toBe('pass');
+  });
+
+  it('hardened with every fault the pool implements at once: the pool refines the spec, Isolation holds', () => {
+    const result = runMbt({ variant: 'hardened', faults: POOL_FAULTS, runs: 2_000, seed: 12 });
     expect(result.failure?.message).toBeUndefined();
     expect(result.verdict).toBe('pass');
   });

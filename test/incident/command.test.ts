@@ -35,7 +35,7 @@ describe('pagecheck incident (command line)', () => {
   });
 
   it('names the flag and the value of a bad flag', async () => {
-    expect(await incident('--variant', 'fixed')).toEqual({ error: '--variant: expected one of buggy, length-fix, owner-check, got "fixed"' });
+    expect(await incident('--variant', 'fixed')).toEqual({ error: '--variant: expected one of buggy, length-fix, owner-check, hardened, got "fixed"' });
     expect(await incident('--seed', '-1')).toEqual({ error: '--seed: expected a whole number from 0 to 4294967295, got "-1"' });
     expect(await incident('--requests', '1e5')).toEqual({ error: '--requests: expected a whole number from 1 to 10000000, got "1e5"' });
     expect(await incident('--in-flight', '0')).toEqual({ error: '--in-flight: expected a whole number from 1 to 4096, got "0"' });
@@ -60,6 +60,6 @@ describe('pagecheck incident (command line)', () => {
     writeFileSync(file, JSON.stringify({ lengths: [681_281, 6_400, 1_048_576, 681_280], inFlight: 4 }));
     const run = await incident('--workload', file, '--json');
     if (!('out' in run)) throw new Error(run.error);
-    expect(JSON.parse(run.out)).toMatchObject({ requests: 4, overLong: 2, leaked: 1, minLeakTokens: 1_048_576, overLongClean: 1 });
+    expect(JSON.parse(run.out)).toMatchObject({ requests: 4, overLong: 2, leaked: 1, minLeakTokens: 1_048_576, overLongClean: 1, answeredGarbage: 1 });
   });
 });

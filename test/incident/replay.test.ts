@@ -177,7 +177,7 @@ describe('pagecheck incident on a fresh pool', () => {
   it('buggy: an over-long request on never-written pages reads nothing foreign; the next one leaks', () => {
     const r = run('buggy', list);
     expect(Array.from(r.result.outcome)).toEqual([Outcome.served, Outcome.served, Outcome.leaked, Outcome.served]);
-    expect(summarize(r.result)).toMatchObject({ overLongClean: 1, leaked: 1, minLeakTokens: 1_048_576 });
+    expect(summarize(r.result)).toMatchObject({ overLongClean: 1, answeredGarbage: 1, leaked: 1, minLeakTokens: 1_048_576 });
   });
 
   it('owner-check: fails every stubbed request, but only the second would have leaked', () => {

@@ -30,11 +30,14 @@ describe('pagecheck prove', () => {
     expect(code).toBe(0);
     expect(out).toContain('variant owner-check, faults silent-stub, early-free, stale-free, prefix-poison');
     expect(out).toContain('invariant: Isolation ∧ 1.TagNamesContent');
+    expect(out).toMatch(/^ {2}encoding +agrees +\d+ ms {3}\(with step: \d+ steps and \d+ disabled actions; 6 pages; A \(1\), B \(4, sys\), C \(5, sys\), D \(2, tmp\); prefill limit 4\)$/m);
     for (const name of ['init', 'allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert']) {
       expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
     }
-    expect(out).toContain('all 9 obligations proved');
-  });
+    // torn writes are not encoded: prove refuses the fault, so the part landings never happen
+    for (const name of ['landData', 'landTag']) expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms {3}\\(never enabled: torn-write is off\\)$`, 'm'));
+    expect(out).toContain('all 11 obligations proved');
+  }, 120_000);
 
   it('buggy --json: the report with decode’s counterexample, exits 1', async () => {
     const { code, out } = await pagecheck('prove', '--variant', 'buggy', '--json');
@@ -42,10 +45,12 @@ describe('pagecheck prove', () => {
     const report = JSON.parse(out) as {
       variant: string;
       proved: boolean;
+      conformance?: { mismatches: unknown[] };
       obligations: { name: string; result: string; ms: number; counterexample?: { violated: string; story: string[] } }[];
     };
     expect(report.variant).toBe('buggy');
     expect(report.proved).toBe(false);
+    expect(report.conformance?.mismatches).toEqual([]);
     expect(report.obligations.map((o) => `${o.name}:${o.result}`)).toEqual([
       'init:proved',
       'allocate:proved',
@@ -56,12 +61,14 @@ describe('pagecheck prove', () => {
       'free:proved',
       'timeout:proved',
       'insert:proved',
+      'landData:proved',
+      'landTag:proved',
     ]);
     expect(report.obligations.every((o) => Number.isInteger(o.ms) && o.ms >= 0)).toBe(true);
     const decode = report.obligations[5]?.counterexample;
     expect(decode?.violated).toBe('Isolation');
-    expect(decode?.story.at(-1)).toMatch(/^Isolation fails \(reader (r\d), label (r\d)'s data\): request \1 has read \2's data, which is not its own\.$/);
-  });
+    expect(decode?.story.at(-1)).toMatch(/^Isolation fails \(reader (r\d), position (\d), label (r\d)'s data\): request \1 has read \3's data at position \2, which is not its own there\.$/);
+  }, 120_000);
 
   it('--drop 1 leaves TagNamesContent out and decode fails; length-fix proves without faults', async () => {
     const dropped = await pagecheck('prove', '--variant', 'owner-check', '--drop', '1');
@@ -72,12 +79,24 @@ describe('pagecheck prove', () => {
     expect(lengthFix.code).toBe(0);
     expect(lengthFix.out).toContain('variant length-fix, faults none');
     expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
-  });
+  }, 120_000);
+
+  it('hardened: proved with every fault the encoding covers; torn-write is refused, exit 2', async () => {
+    const hardened = await pagecheck('prove', '--variant', 'hardened');
+    expect(hardened.code).toBe(0);
+    expect(hardened.out).toContain('variant hardened, faults silent-stub, early-free, stale-free, prefix-poison');
+    expect(hardened.out).toMatch(/^ {2}encoding +agrees/m);
+    expect(hardened.out).toContain('all 11 obligations proved');
+    expect(await pagecheck('prove', '--variant', 'owner-check', '--faults', 'early-free,torn-write')).toMatchObject({
+      code: 2,
+      err: 'pagecheck: --faults: the proof has no invariant for fault torn-write yet (its actions are encoded and checked against the spec)\n',
+    });
+  }, 120_000);
 
   it('names the flag and the value in its errors, exit 2', async () => {
     expect(await pagecheck('prove', '--variant', 'fast')).toMatchObject({
       code: 2,
-      err: 'pagecheck: --variant: expected one of buggy, length-fix, owner-check, got "fast"\n',
+      err: 'pagecheck: --variant: expected one of buggy, length-fix, owner-check, hardened, got "fast"\n',
     });
     expect(await pagecheck('prove', '--drop', '2')).toMatchObject({ code: 2, err: 'pagecheck: --drop: expected a whole number from 1 to 1, got "2"\n' });
     expect(await pagecheck('prove', '--variant', 'length-fix', '--drop', 'x')).toMatchObject({
@@ -85,7 +104,7 @@ describe('pagecheck prove', () => {
       err: 'pagecheck: --drop: expected a whole number from 1 to 7, got "x"\n',
     });
     expect((await pagecheck('prove', '--faults', 'early-free,late')).err).toBe(
-      'pagecheck: --faults: expected a comma-separated list of silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow (or all, none), got "late"\n',
+      'pagecheck: --faults: expected a comma-separated list of silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write (or all, none), got "late"\n',
     );
-  });
+  }, 120_000);
 });

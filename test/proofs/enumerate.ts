@@ -14,6 +14,8 @@ import {
   initial,
   INSERTED,
   insert,
+  landData,
+  landTag,
   mayRead,
   NO_PAGE,
   PHASES,
@@ -93,6 +95,8 @@ const TRANSITIONS: Readonly<Record<ActionKind, (m: Model, s: State, r: number) =
   free,
   timeout,
   insert,
+  landData,
+  landTag,
 };
 
 /** All tables of `len` slots over `pages` pages (with repetitions: the universe is not only the reachable states). */

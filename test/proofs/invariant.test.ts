@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compile, initial, matrixConfig, Ph, setObserved, type Model, type State } from '../../spec/index.ts';
+import { compile, initial, matrixConfig, Ph, PHASES, setObserved, type Model, type State } from '../../spec/index.ts';
 import { failingParts, inductiveInvariant, LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT, typeOK } from '../../proofs/invariant.ts';
 import { runLabels } from '../spec/helpers.ts';
 
@@ -15,7 +15,7 @@ describe('the executable invariant', () => {
       const m = compile(matrixConfig(variant, []));
       expect(failingParts(m, initial(m))).toEqual([]);
     }
-  });
+  }, 10_000);
 
   it('owner-check: TagNamesContent fails on a page whose tag names other content', () => {
     const { m, s } = after('owner-check', ['allocate(A)', 'prefill(A)']);
@@ -23,7 +23,7 @@ describe('the executable invariant', () => {
     s[m.dataAt + 0] = 3; // page 0 now holds C's data, still tagged A
     expect(failingParts(m, s)).toEqual(['TagNamesContent']);
     expect(inductiveInvariant(m, s, 1)).toBe(true);
-  });
+  }, 10_000);
 
   it('length-fix: each conjunct fails on a state made for it', () => {
     const { m, s: served } = after('length-fix', ['allocate(A)', 'prefill(A)', 'handoff(A)']);
@@ -44,7 +44,7 @@ describe('the executable invariant', () => {
     expect(failingParts(m, c)).toEqual(['SharedPageCached']);
     expect(LENGTH_FIX_INVARIANT.conjuncts.map((x) => x.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(OWNER_CHECK_INVARIANT.conjuncts.map((x) => x.name)).toEqual(['TagNamesContent']);
-  });
+  }, 10_000);
 
   it('TypeOK rejects bytes out of their domains', () => {
     const { m, s } = after('length-fix', ['allocate(A)']);
@@ -55,10 +55,10 @@ describe('the executable invariant', () => {
     };
     expect(typeOK(m, s)).toBe(true);
     expect(junk((t) => (t[m.tagAt] = 1))).toBe(false); // a tag without the owner check
-    expect(junk((t) => (t[m.phaseAt] = 11))).toBe(false); // no such phase
+    expect(junk((t) => (t[m.phaseAt] = PHASES.length))).toBe(false); // no such phase
     expect(junk((t) => (t[m.tableAt[1] ?? 0] = 0))).toBe(false); // a new request with a table
     expect(junk((t) => (t[m.tableAt[0] ?? 0] = 3))).toBe(false); // page 3 of 3
     expect(junk((t) => (t[m.flagsAt] = 1))).toBe(false); // a sharing flag on A, which has no prefix
     expect(junk((t) => setObserved(m, t, 0, 1 << 5))).toBe(false); // label 6 of 4
-  });
+  }, 10_000);
 });

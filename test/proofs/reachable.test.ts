@@ -2,14 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { compile, FAULTS, incidentConfig, matrixConfig, type Config } from '../../spec/index.ts';
 import { checkReachable } from './enumerate.ts';
 
+/** The faults the proof encodes (torn writes are not encoded yet). */
+const PROOF_FAULTS = FAULTS.filter((f) => f !== 'torn-write');
+
 /** The checker's small configurations, with their number of reachable states, derived by this file's own brute-force enumeration (enumerate.ts) and pinned: a change in semantics shows here. */
 const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['incident, owner-check', incidentConfig('owner-check'), 21],
   ['incident, length-fix', incidentConfig('length-fix'), 16],
-  ...FAULTS.map((f) => [`matrix, owner-check, ${f}`, matrixConfig('owner-check', [f]), { 'silent-stub': 106, 'early-free': 393, 'stale-free': 925, 'prefix-poison': 128, 'double-free': 761, 'lock-underflow': 88 }[f]] as const),
-  ['matrix, owner-check, every fault', matrixConfig('owner-check', [...FAULTS]), 10618],
+  ...PROOF_FAULTS.map((f) => [`matrix, owner-check, ${f}`, matrixConfig('owner-check', [f]), { 'silent-stub': 106, 'early-free': 393, 'stale-free': 925, 'prefix-poison': 128, 'double-free': 761, 'lock-underflow': 88 }[f] ?? 0] as const),
+  // After merging issue 14 with double-free and lock-underflow (main: 10618 with six faults, i14p: 6509 with four).
+  ['matrix, owner-check, every fault', matrixConfig('owner-check', [...PROOF_FAULTS]), 10492],
   ['matrix, length-fix, no fault', matrixConfig('length-fix', []), 83],
-  ['4 pages, owner-check, every fault', { pages: 4, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3, prefix: 'sys' }, { name: 'C', length: 2, prefix: 'sys' }], variant: 'owner-check', faults: [...FAULTS] }, 17241],
+  ['4 pages, owner-check, every fault', { pages: 4, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3, prefix: 'sys' }, { name: 'C', length: 2, prefix: 'sys' }], variant: 'owner-check', faults: [...PROOF_FAULTS] }, 17115],
 ];
 
 describe('the invariant holds on every reachable state of the small configurations', () => {
@@ -18,12 +22,12 @@ describe('the invariant holds on every reachable state of the small configuratio
       const result = checkReachable(compile(config));
       expect(result.breaches).toEqual([]);
       expect(result.states).toBe(states);
-    });
+    }, 60_000);
   }
 
   it('and fails where it should: the buggy incident reaches a state that breaks Isolation', () => {
     const result = checkReachable(compile(incidentConfig('buggy')));
     expect(result.breaches.length).toBeGreaterThan(0);
     expect(result.breaches.every((b) => b.parts.includes('Isolation'))).toBe(true);
-  });
+  }, 60_000);
 });

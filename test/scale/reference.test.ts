@@ -40,7 +40,9 @@ describe('the reference model refines the spec on small configurations', () => {
     });
     const details = fc.check(property, { numRuns: 10_000, seed: 11 });
     expect(details.errorInstance instanceof Error ? `${details.errorInstance.message}\n${JSON.stringify(details.counterexample)}` : details.errorInstance).toBeNull();
-    expect(steps).toBe(71_679);
+    // 71,679 before issue 14's merge: landData and landTag joined ACTION_KINDS, which shifts the
+    // named choices drawn (never enabled here: both sides refuse them); without them it is 71,679 still.
+    expect(steps).toBe(71_371);
   }, 60_000);
 
   it('reproduces the incident: B reads A\'s page', () => {

@@ -28,10 +28,10 @@ describe('configuration decoding', () => {
     expect(messages({ pages: 0, prefillLimit: 2, requests: [{ length: -1 }], variant: 'fast' })).toEqual([
       'pages: expected a number of pages: a whole number from 1 to 4096, got 0',
       'requests[0].length: expected a length in pages: a whole number from 1 to 4096, got -1',
-      'variant: expected one of buggy, length-fix, owner-check, got "fast"',
+      'variant: expected one of buggy, length-fix, owner-check, hardened, got "fast"',
     ]);
     expect(messages({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }], faults: ['early-free', 'late-free'] })).toEqual([
-      'faults[1]: expected one of silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, got "late-free"',
+      'faults[1]: expected one of silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write, got "late-free"',
     ]);
     expect(messages({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }], colour: 'red' })[0]).toMatch(/^colour: is unexpected/);
   });

@@ -17,11 +17,14 @@ describe('the incident on 3 pages, prefill limit 2, A (2 pages) then B (3 pages)
     ]);
   });
 
-  it('buggy: the other invariants hold all along: the leak breaks isolation and nothing else', () => {
+  it('buggy: the other invariants hold all along: the leak breaks isolation (and so integrity) and nothing else', () => {
     const { m, trace } = runLabels(incidentConfig('buggy'), MINIMAL_LEAK);
-    for (const inv of INVARIANTS.filter((p) => p.name !== 'Isolation')) {
+    for (const inv of INVARIANTS.filter((p) => p.name !== 'Isolation' && p.name !== 'Integrity')) {
       expect(trace.steps.every((s) => inv.holds(m, s.state)), inv.name).toBe(true);
     }
+    // Another user's data is garbage too: Integrity breaks at the same, last, step.
+    const integrity = INVARIANTS.find((p) => p.name === 'Integrity')!;
+    expect(trace.steps.map((s) => integrity.holds(m, s.state))).toEqual([true, true, true, true, true, true, true, true, false]);
   });
 
   it('length-fix: B is refused at stub, cannot be handed off, and nothing leaks', () => {

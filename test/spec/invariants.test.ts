@@ -7,7 +7,9 @@ import {
   matrixConfig,
   READ_UNHELD,
   ReadsOwnPages,
-  setObserved,
+  Integrity,
+  readRecord,
+  setReadRecord,
   type Model,
   type State,
 } from '../../spec/index.ts';
@@ -20,26 +22,41 @@ function live(): { m: Model; s: State } {
 }
 
 describe('each invariant fails on a hand-made bad state and holds on the good one', () => {
-  it('Isolation: a request whose read set names another request', () => {
+  it('Isolation: a request whose read record names another request', () => {
     const { m, s } = live();
     expect(Isolation.holds(m, s)).toBe(true);
     const bad = s.slice();
-    setObserved(m, bad, 1, 1 << 0); // B has read A's data (label 1, bit 0)
+    setReadRecord(m, bad, 1, 2, readRecord(1, 0, 2)); // B read, at position 2, A's data (label 1) written for A's position 0
     expect(Isolation.holds(m, bad)).toBe(false);
+    expect(Isolation.breach?.(m, bad)).toEqual({ requests: [1], pages: [{ r: 1, i: 2, page: 255 }] });
     const own = s.slice();
-    setObserved(m, own, 1, 1 << 1); // B has read only its own data
+    setReadRecord(m, own, 1, 2, readRecord(2, 2, 2)); // B read its own data, for that position
     expect(Isolation.holds(m, own)).toBe(true);
+    expect(Integrity.holds(m, own)).toBe(true);
   });
 
-  it('Isolation: a prefix is readable by its own group only', () => {
+  it('Isolation: a prefix is readable by its own group only, and only at its position', () => {
     const { m, last } = runLabels(matrixConfig('buggy', []), ['allocate(A)']);
-    const prefixBit = 1 << (m.n + 1 - 1); // label n+1 = prefix sys
+    const prefix = m.n + 1; // label n+1 = prefix sys
     const byC = last.slice();
-    setObserved(m, byC, 2, prefixBit);
+    setReadRecord(m, byC, 2, 0, readRecord(prefix, 0, 0));
     expect(Isolation.holds(m, byC)).toBe(true);
+    const misplaced = last.slice();
+    setReadRecord(m, misplaced, 2, 1, readRecord(prefix, 0, 1));
+    expect(Isolation.holds(m, misplaced)).toBe(false);
     const byA = last.slice();
-    setObserved(m, byA, 0, prefixBit);
+    setReadRecord(m, byA, 0, 0, readRecord(prefix, 0, 0));
     expect(Isolation.holds(m, byA)).toBe(false);
+  });
+
+  it('Integrity: a page never written, or own content written for another position, is garbage but no leak', () => {
+    const { m, s } = live();
+    const unwritten = s.slice();
+    setReadRecord(m, unwritten, 1, 1, readRecord(0, 0, 1));
+    expect([Isolation.holds(m, unwritten), Integrity.holds(m, unwritten)]).toEqual([true, false]);
+    const moved = s.slice();
+    setReadRecord(m, moved, 1, 1, readRecord(2, 2, 1));
+    expect([Isolation.holds(m, moved), Integrity.holds(m, moved)]).toEqual([true, false]);
   });
 
   it('ExclusiveHold: a page in a live table that its request does not hold', () => {

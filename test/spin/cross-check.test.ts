@@ -90,9 +90,46 @@ const CASES: readonly Case[] = [
   {
     name: 'matrix, owner-check, every fault with double-free',
     config: matrixConfig('owner-check', ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free']),
-    states: 10618,
+    // 10618 before issue 14's merge (its positions and read records); pagecheck's figure, SPIN not rerun.
+    states: 10492,
     depth: 20,
     violation: { invariant: 'Conservation', length: 4 },
+  },
+  // Issue 14: content positions, torn writes, decode steps and hardened's mechanisms, on both sides.
+  {
+    name: "issue 14's defect, owner-check: a prefix tag only at the prefix's position",
+    config: configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 1 }, { length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant: 'owner-check', faults: ['silent-stub', 'early-free'] }),
+    states: 5102,
+    depth: 16,
+    violation: null,
+  },
+  {
+    name: 'owner-check, early-free and torn-write, requests 1,1: the late content lands under the new tag',
+    config: configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }], variant: 'owner-check', faults: ['early-free', 'torn-write'] }),
+    states: 601,
+    depth: 14,
+    violation: { invariant: 'Isolation', length: 10 },
+  },
+  {
+    name: 'hardened, early-free, stale-free and torn-write, requests 1,1,1',
+    config: configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant: 'hardened', faults: ['early-free', 'stale-free', 'torn-write'] }),
+    states: 31804,
+    depth: 24,
+    violation: null,
+  },
+  {
+    name: 'matrix, buggy, stale-free, two decode steps',
+    config: { ...matrixConfig('buggy', ['stale-free']), decodeSteps: 2 },
+    states: 1377,
+    depth: 19,
+    violation: { invariant: 'ExclusiveHold', length: 5 },
+  },
+  {
+    name: 'matrix, owner-check, silent-stub, early-free and prefix-poison, two decode steps',
+    config: { ...matrixConfig('owner-check', ['silent-stub', 'early-free', 'prefix-poison']), decodeSteps: 2 },
+    states: 1196,
+    depth: 18,
+    violation: null,
   },
 ];
 

@@ -34,14 +34,14 @@ describe('ITF', () => {
     const last = itf.states[9];
     const int = (n: number) => ({ '#bigint': String(n) });
     expect(last?.pages).toEqual([
-      { id: int(0), holder: 'B', data: 'B', tag: '' },
-      { id: int(1), holder: 'B', data: 'A', tag: '' },
-      { id: int(2), holder: 'B', data: '', tag: '' },
+      { id: int(0), holder: 'B', data: 'B', tag: '', position: int(0) },
+      { id: int(1), holder: 'B', data: 'A', tag: '', position: int(1) },
+      { id: int(2), holder: 'B', data: '', tag: '', position: int(-1) },
     ]);
     expect(last?.requests).toEqual({
       '#map': [
-        ['A', { phase: 'freed', table: [], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false }],
-        ['B', { phase: 'decoded', table: [int(0), int(1), int(2)], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false }],
+        ['A', { phase: 'freed', table: [], read: { '#set': ['A'] }, hit: false, inserted: false, readUnheld: false, steps: int(1), partsLanded: { data: int(0), tag: int(0) } }],
+        ['B', { phase: 'decoded', table: [int(0), int(1), int(2)], read: { '#set': ['A', 'B'] }, hit: false, inserted: false, readUnheld: false, steps: int(1), partsLanded: { data: int(0), tag: int(0) } }],
       ],
     });
   });
@@ -49,7 +49,7 @@ describe('ITF', () => {
   it('uses the words of view for the prefix cache and prefix data', () => {
     const p = prefixPoison();
     const last = toItf(p.m, p.trace, 'Isolation').states.at(-1);
-    expect(last?.pages[0]).toEqual({ id: { '#bigint': '0' }, holder: 'cache:sys', data: 'A', tag: '' });
+    expect(last?.pages[0]).toEqual({ id: { '#bigint': '0' }, holder: 'cache:sys', data: 'A', tag: '', position: { '#bigint': '0' } });
   });
 
   it('has invariant null and no explanation without a violation', () => {

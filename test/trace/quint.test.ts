@@ -4,7 +4,9 @@
  * repository): compact JSON, Quint's own `#meta` (no pagecheck configuration), `vars`
  * listing `mbt::actionTaken` and `mbt::nondetPicks`, state fields in name order, every
  * integer as `{"#bigint": "..."}`, and each pick as an Option variant. It was assembled by
- * hand to those rules, not produced by running Quint.
+ * hand to those rules, not produced by running Quint. Issue 14's fields (a page's
+ * `position`, a request's `steps` and `partsLanded`) were added to it, in the same layout,
+ * when issue 14 was merged.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -84,7 +84,8 @@ describe('replayItf', () => {
     expect(refusal(unknown).message).toBe(`#meta.invariant is "Safety", which is not an invariant of the spec (${INVARIANTS.map((p) => p.name).join(', ')})`);
     const other = leakJson();
     (other['#meta'] as Record<string, unknown>)['invariant'] = 'Conservation';
-    expect(refusal(other).message).toBe('#meta.invariant says Conservation is violated, but the trace first violates Isolation, at step 9');
+    // B's last read is another user's page (Isolation) and a page nobody wrote (Integrity): both break at step 9.
+    expect(refusal(other).message).toBe('#meta.invariant says Conservation is violated, but the trace first violates Isolation, Integrity, at step 9');
   });
 
   it('refuses a swapped action', () => {
@@ -112,7 +113,7 @@ describe('replayItf', () => {
     const unknownKind = leakJson();
     unknownKind.states[2]!['mbt::actionTaken'] = 'explode';
     expect(refusal(unknownKind).message).toBe(
-      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, decode, free, timeout, insert, evict',
+      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, decode, free, timeout, insert, evict, landData, landTag',
     );
     const unknownRequest = leakJson();
     unknownRequest.states[2]!['mbt::nondetPicks'] = { r: 'Z' };

@@ -160,7 +160,8 @@ class Server:
         q = self.requests[name]
         if q["phase"] != "handedOff":
             return False
-        if self.owner_check and not all(self.may_read(name, self.pages[p]["tag"]) for p in q["table"]):
+        # A prefix's tag passes only at the prefix's own position, the first (its KV is right only there).
+        if self.owner_check and not all(self.may_read(name, self.pages[p]["tag"]) and (i == 0 or self.pages[p]["tag"] == name) for i, p in enumerate(q["table"])):
             q["phase"] = "failed"
             return True
         for p in q["table"]:

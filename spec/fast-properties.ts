@@ -1,0 +1,115 @@
+/**
+ * Fast forms of the spec's invariants, for the search's hot loop; the readable forms
+ * are in spec/properties.ts. `Isolation` and `Integrity` ask `verdictOf` for every table
+ * position of every request; here the verdicts are tabulated once per model, by calling
+ * that same `verdictOf` on every possible read-record byte, so a state costs one table
+ * lookup per position. `ExclusiveHold` and `Conservation` read the state's bytes by
+ * offset, with one scratch array instead of a map. A test checks that every fast form
+ * agrees with the spec's on every reachable state of the pinned configurations
+ * (test/checker/fast-properties.test.ts). The checker sees them through `checked-model.ts`.
+ */
+import {
+  bodyLabel,
+  Conservation,
+  ExclusiveHold,
+  freeCopies,
+  Integrity,
+  isLive,
+  Isolation,
+  NO_PAGE,
+  prefixLabel,
+  severity,
+  sharesFirstPage,
+  verdictOf,
+  type Model,
+  type Property,
+  type State,
+} from './index.ts';
+
+/** A state predicate specialised to one model. */
+export type FastPredicate = (s: State) => boolean;
+
+/** Per (request, position), 256 severities indexed by the read-record byte; and where each request's records are. */
+interface VerdictTable {
+  readonly severities: Uint8Array;
+  /** Per (request, position): the state offset of its read-record byte. */
+  readonly offsets: Uint16Array;
+}
+
+function verdictTable(m: Model): VerdictTable {
+  let cells = 0;
+  for (let r = 0; r < m.n; r++) cells += m.len[r]!;
+  const severities = new Uint8Array(cells * 256);
+  const offsets = new Uint16Array(cells);
+  let c = 0;
+  for (let r = 0; r < m.n; r++) {
+    for (let i = 0; i < m.len[r]!; i++, c++) {
+      offsets[c] = m.readAt[r]! + i;
+      for (let rec = 0; rec < 256; rec++) severities[c * 256 + rec] = severity(verdictOf(m, r, i, rec));
+    }
+  }
+  return { severities, offsets };
+}
+
+/** A predicate that holds when no read record has severity `limit` or more. */
+function noReadAtLeast(table: VerdictTable, limit: number): FastPredicate {
+  const { severities, offsets } = table;
+  const cells = offsets.length;
+  return (s) => {
+    for (let c = 0; c < cells; c++) if (severities[c * 256 + s[offsets[c]!]!]! >= limit) return false;
+    return true;
+  };
+}
+
+/** `ExclusiveHold` by byte offsets, with one scratch byte per page. */
+function exclusiveHold(m: Model): FastPredicate {
+  const seen = new Uint8Array(m.pages);
+  return (s) => {
+    seen.fill(0);
+    for (let r = 0; r < m.n; r++) {
+      if (!isLive(s[m.phaseAt + r]!)) continue;
+      const len = m.len[r]!;
+      const table = m.tableAt[r]!;
+      for (let i = 0; i < len; i++) {
+        const p = s[table + i]!;
+        if (p === NO_PAGE) return false;
+        const shared = i === 0 && sharesFirstPage(m, s, r);
+        const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
+        if (s[m.holderAt + p] !== owner) return false;
+        if (!shared) {
+          if (seen[p] === 1) return false;
+          seen[p] = 1;
+        }
+      }
+    }
+    for (let p = 0; p < m.pages; p++) {
+      const h = s[m.holderAt + p]!;
+      if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
+    }
+    return true;
+  };
+}
+
+/** `Conservation` by byte offsets: free-list entries (`freeCopies`) and cached pages, plus live table entries. */
+function conservation(m: Model): FastPredicate {
+  return (s) => {
+    let count = 0;
+    for (let p = m.firstPage; p < m.pages; p++) {
+      count += freeCopies(m, s, p);
+      if (s[m.holderAt + p]! > m.n) count++;
+    }
+    for (let r = 0; r < m.n; r++) {
+      if (isLive(s[m.phaseAt + r]!)) count += m.len[r]! - (sharesFirstPage(m, s, r) ? 1 : 0);
+    }
+    return count === m.pages - m.firstPage;
+  };
+}
+
+/** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */
+export function fastFormOf(m: Model, p: Property): FastPredicate | undefined {
+  if (p === Isolation) return noReadAtLeast(verdictTable(m), 2);
+  if (p === Integrity) return noReadAtLeast(verdictTable(m), 1);
+  if (p === ExclusiveHold) return exclusiveHold(m);
+  if (p === Conservation) return conservation(m);
+  return undefined;
+}

@@ -1,0 +1,70 @@
+/**
+ * The mechanisms of variant `hardened`: what the owner check needs besides its tag once
+ * P's writes land part by part (fault `torn-write`) and D frees pages early or twice.
+ * Each is a switch, defined here once; `hardened` has them all, and a test switches each
+ * one off and shows the counterexample the checker then finds.
+ *
+ * Why these two. The checker's counterexamples under `owner-check` with `torn-write` come
+ * in two shapes:
+ * - a timed-out request's late write lands its content part after the new holder's tag
+ *   (`early-free`): the tag says "mine", the content is another user's;
+ * - a stale second release frees a page that another request still holds, a third
+ *   request is allocated it, and one holder's content part lands after the other's tag
+ *   (`stale-free`): the same disagreement between tag and content, without any timeout.
+ *
+ * In both, the owner check is right about the tag and wrong about the content, because
+ * the tag and the content are two writes: no check made at read time can see which part
+ * came last. So a mechanism must stop the foreign write from reaching a page that has a
+ * new holder at all, one per path by which it gets there; and each is needed: without
+ * either one, the checker finds a leak (test/hardened/hardened.test.ts).
+ *
+ * Candidates left out, and why:
+ * - a generation number per allocation inside the tag: every request is allocated once
+ *   in this model, so a request's label already names one hold; in code, where request
+ *   slots are reused, the label is (slot, generation), and `release-checks-holder`
+ *   compares exactly that;
+ * - a write that meets another hold's tag poisons the page: `hardened` holds without it,
+ *   because with the writer revoked and releases checked no write meets another hold;
+ * - a release that waits for the writer (SGLang #35049): fault `early-free` is exactly its
+ *   timeout path (#38961), which frees with the writer still live; waiting narrows the
+ *   window, and `revoke-writer` is what makes the timeout itself safe;
+ * - allocation that refuses a page still held: `hardened` holds without it, because
+ *   `release-checks-holder` keeps a held page off the free list in the first place. A
+ *   page freed twice in one hold (a double free) is the same case: the second release
+ *   finds the page no longer held by the releasing request and frees nothing.
+ */
+
+/** The mechanisms, in the order they are documented. */
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder'] as const;
+
+/** One of {@link MECHANISMS}. */
+export type Mechanism = (typeof MECHANISMS)[number];
+
+/** What a mechanism is, where it lives in real code, and what it costs; the documentation's source. */
+export interface MechanismDoc {
+  /** What it does, in the spec's terms. */
+  readonly what: string;
+  /** The real code path or change it corresponds to. */
+  readonly where: string;
+  /** What it costs at run time. */
+  readonly cost: string;
+}
+
+/** Every mechanism's documentation. */
+export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
+  'revoke-writer': {
+    what:
+      "When D times a request out (`timeout`), it revokes P's write access to the request's pages before freeing them: the parts of P's write still in flight, and a write posted later, land nowhere. The late write still arrives (`landed`), and is dropped.",
+    where:
+      "Mooncake/RDMA: register each transfer's destination pages under a memory window (or key) of its own and invalidate it (`IBV_WR_LOCAL_INV`, waiting for its completion) on the timeout and abort paths of `disaggregation/decode.py`, before `PagedTokenToKVPoolAllocator.free`. The fix that SGLang #24527 asks for, and what #35049's deferred release falls back on when it times out (#38961).",
+    cost:
+      'One memory-window bind per transfer (posted with the metadata) and one invalidation, waited for, per timed-out or aborted transfer; nothing on the normal path beyond the bind.',
+  },
+  'release-checks-holder': {
+    what:
+      'A release (`free`, `timeout`) frees a page only when the releasing request still holds it; a stale second release of pages that have since been handed to another request frees nothing.',
+    where:
+      "`PagedTokenToKVPoolAllocator.free`: keep, per page, the (request slot, allocation generation) that holds it, written by `alloc_extend`, and free only the pages whose entry matches the caller's; what `SGLANG_CHECK_KV_PAGE_INVARIANTS` checks after the fact (SGLang #27731, #38840, #38941).",
+    cost: 'One small integer per page, written at allocation and compared at release: a gather and a compare over the pages freed.',
+  },
+};

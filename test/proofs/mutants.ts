@@ -1,0 +1,108 @@
+/**
+ * Mutants of `spec/`: a copy of the project in a temporary directory, with
+ * `spec/transitions.ts` patched, so that `prove` can be run on a spec that is wrong in a
+ * known way without touching the real one.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { StepFn } from '../../proofs/conformance.ts';
+
+/** The project's root. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A mutant: a name, and text replacements in `spec/transitions.ts`, each of which must match exactly once. */
+export interface Mutant {
+  /** What is wrong with it, in words. */
+  readonly name: string;
+  /** `[from, to]` replacements. */
+  readonly patches: readonly (readonly [string, string])[];
+  /** The action kinds at which `prove` must find the encoding and the spec disagree, comma-separated. */
+  readonly caughtAt: string;
+}
+
+/** Mutants of the spec, each one a bug the proof must not survive. */
+export const MUTANTS: readonly Mutant[] = [
+  {
+    name: 'decode lets a cleared tag pass',
+    patches: [['    if (!mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;', '    if (tagOf(m, s, tablePage(m, s, r, i)) !== 0 && !mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;']],
+    caughtAt: 'decode',
+  },
+  {
+    name: 'a failing decode still records what it read',
+    patches: [["  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    setPhase(m, t, r, 'failed');", "  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    readTable(m, s, t, r);\n    setPhase(m, t, r, 'failed');"]],
+    caughtAt: 'decode',
+  },
+  {
+    name: 'the owner check skips the pages past the third of a table',
+    patches: [['  for (let i = 0; i < len; i++) {\n    if (!mayReadAt', '  for (let i = 0; i < Math.min(len, 3); i++) {\n    if (!mayReadAt']],
+    caughtAt: 'decode',
+  },
+  {
+    name: 'decode reads only the first four pages of a table',
+    patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    const label = dataOf', '  for (let i = 0; i < Math.min(len, 4); i++) {\n    const p = tablePage(m, s, r, i);\n    const label = dataOf']],
+    caughtAt: 'decode',
+  },
+  {
+    name: 'allocate does not clear the tags of the pages it hands out past the third',
+    patches: [['    if (m.ownerCheck) setTag(m, t, p, 0);', '    if (m.ownerCheck && i < 3) setTag(m, t, p, 0);']],
+    caughtAt: 'allocate',
+  },
+  {
+    name: 'a write stores content without stamping the tag of a page past the third position',
+    patches: [['  if (m.ownerCheck) setTag(m, t, p, label);', '  if (m.ownerCheck && pos < 3) setTag(m, t, p, label);']],
+    // prefill's write. (The token write of a later decode step is no witness: decode passes only
+    // if the last page's tag is already the request's own, so not stamping it changes nothing.)
+    caughtAt: 'prefill',
+  },
+  {
+    name: 'release frees all but the last page of a table',
+    patches: [['  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;', '  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len - 1; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;']],
+    caughtAt: 'free,timeout',
+  },
+  {
+    name: 'prefill also runs for a request exactly one page over the limit',
+    patches: [['  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;\n  const t = s.slice();\n  postWrite', '  if ((m.len[r] ?? 0) > m.config.prefillLimit + 1) return undefined;\n  const t = s.slice();\n  postWrite']],
+    caughtAt: 'prefill',
+  },
+];
+
+/** A copy of the project with `mutant` applied, its `node_modules` linked to ours; remove it with `rmSync`. */
+export function mutantTree(mutant: Mutant): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-mutant-'));
+  const skip = new Set(['node_modules', '.git', 'test']);
+  cpSync(ROOT, dir, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split('/')[0] ?? '') });
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
+  const file = join(dir, 'spec', 'transitions.ts');
+  let text = readFileSync(file, 'utf8');
+  for (const [from, to] of mutant.patches) {
+    const count = text.split(from).length - 1;
+    if (count !== 1) throw new Error(`mutant "${mutant.name}": the patch matches ${count} times in spec/transitions.ts: ${JSON.stringify(from)}`);
+    text = text.replace(from, to);
+  }
+  writeFileSync(file, text);
+  return dir;
+}
+
+/** The mutant's `step`, imported from its tree. */
+export async function mutantStep(dir: string): Promise<StepFn> {
+  const mod = (await import(pathToFileURL(join(dir, 'spec', 'transitions.ts')).href)) as { step: StepFn };
+  return mod.step;
+}
+
+/** Runs `pagecheck ...args` inside the tree: its exit code and output. */
+export function pagecheckIn(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', join(dir, 'cli', 'main.ts'), ...args], { cwd: dir, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+/** Removes a mutant's tree. */
+export function removeTree(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
