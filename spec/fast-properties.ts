@@ -20,6 +20,7 @@ import {
   prefixLabel,
   severity,
   sharesFirstPage,
+  tablePage,
   verdictOf,
   type Model,
   type Property,
@@ -69,9 +70,9 @@ function exclusiveHold(m: Model): FastPredicate {
     for (let r = 0; r < m.n; r++) {
       if (!isLive(s[m.phaseAt + r]!)) continue;
       const len = m.len[r]!;
-      const table = m.tableAt[r]!;
       for (let i = 0; i < len; i++) {
-        const p = s[table + i]!;
+        // Through the accessor: page ids take two bytes above 254 pages.
+        const p = tablePage(m, s, r, i);
         if (p === NO_PAGE) return false;
         const shared = i === 0 && sharesFirstPage(m, s, r);
         const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
