@@ -45,6 +45,7 @@
 
 byte holder[PAGES];  /* 0 free, else the holding request's pid + 1 */
 byte data[PAGES];    /* 0 never written, else the pid + 1 of the last writer; never cleared */
+byte pos[PAGES];     /* the table position the last write was for (content has a position); never cleared */
 
 active [N] proctype Request() {
   byte tab[MAXLEN];
@@ -65,12 +66,12 @@ active [N] proctype Request() {
   if
   :: d_step { LEN(_pid) <= LIMIT ->  /* prefill: P writes every page */
        i = 0;
-       do :: i < LEN(_pid) -> data[tab[i]] = _pid + 1; i++ :: else -> break od;
+       do :: i < LEN(_pid) -> data[tab[i]] = _pid + 1; pos[tab[i]] = i; i++ :: else -> break od;
        i = 0 }
      skip;                              /* handoff: D commits */
      d_step {                           /* decode: read every page, all our own */
        i = 0;
-       do :: i < LEN(_pid) -> assert(data[tab[i]] == _pid + 1); i++ :: else -> break od;
+       do :: i < LEN(_pid) -> assert(data[tab[i]] == _pid + 1 && pos[tab[i]] == i); i++ :: else -> break od;
        i = 0 }
   :: d_step { LEN(_pid) > LIMIT -> skip }  /* stub: P refuses, nothing written */
   fi;

@@ -21,11 +21,11 @@ const config = (pages: number, lengths: number[], variant: Variant, faults: Faul
 
 /** flags, then per order (sorted, sglang, lifo, any): states, depth, first violations. */
 const EXPECTED = `
---pages 3 --requests 2,3 --variant buggy                                                  | 21 10 Isolation@9 | 21 10 Isolation@9 | 21 10 Isolation@9 | 36 10 Isolation@9
---pages 3 --requests 2,3 --variant length-fix                                             | 16 8 | 17 8 | 16 8 | 20 8
---pages 4 --requests 2,3,1 --variant buggy                                                | 363 15 Isolation@9 | 296 15 Isolation@9 | 399 15 Isolation@9 | 450 15 Isolation@9
---pages 4 --requests 1,1,2 --variant owner-check --faults silent-stub,early-free,stale-free | 10187 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 | 2449 18 | 17823 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 | 7212 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
---pages 3 --requests 1,1,2 --variant buggy --faults double-free                            | 1019 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12 | 747 18 Conservation@6 NoDuplicateFree@6 ExclusiveHold@8 NoUseAfterFree@8 | 1634 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12 | 1202 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12
+--pages 3 --requests 2,3 --variant buggy                                                  | 21 10 Isolation@9 | 21 10 Isolation@9 | 21 10 Isolation@9 | 52 10 Isolation@9
+--pages 3 --requests 2,3 --variant length-fix                                             | 16 8 | 17 8 | 16 8 | 26 8
+--pages 4 --requests 2,3,1 --variant buggy                                                | 363 15 Isolation@9 | 296 15 Isolation@9 | 399 15 Isolation@9 | 799 15 Isolation@9
+--pages 4 --requests 1,1,2 --variant owner-check --faults silent-stub,early-free,stale-free | 10187 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 | 2449 18 | 17973 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 | 8504 18 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
+--pages 3 --requests 1,1,2 --variant buggy --faults double-free                            | 1019 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12 | 747 18 Conservation@6 NoDuplicateFree@6 ExclusiveHold@8 NoUseAfterFree@8 | 1651 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12 | 1451 18 Conservation@6 NoDuplicateFree@6 NoUseAfterFree@7 ExclusiveHold@7 ReadsOwnPages@11 Isolation@12
 `;
 
 const ORDERS: readonly Allocator[] = ['sorted', 'sglang', 'lifo', 'any'];

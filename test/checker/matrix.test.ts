@@ -44,12 +44,12 @@ owner-check  double-free    761 17 Conservation@4 NoDuplicateFree@4 ExclusiveHol
 owner-check  lock-underflow  96 15 ExclusiveHold@8 NoUseAfterFree@8
 owner-check  torn-write    7640 22 Isolation@12 Integrity@12
 hardened     silent-stub    106 16
-hardened     early-free     284 14
+hardened     early-free     280 14
 hardened     stale-free     288 17
 hardened     prefix-poison  128 14
 hardened     double-free    288 17
 hardened     lock-underflow  96 15 ExclusiveHold@8 NoUseAfterFree@8
-hardened     torn-write    2145 22
+hardened     torn-write    2133 22
 `;
 
 describe('the fault matrix', () => {
@@ -96,12 +96,12 @@ describe('the fault matrix', () => {
     // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice.
     const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && c.fault === 'double-free';
     for (const [fault, witness] of Object.entries(own)) {
-      for (const c of cells.filter((x) => x.fault === fault && !stopped(x))) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true });
+      for (const c of cells.filter((x) => x.fault === fault && !stopped(x))) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true, trivial: false });
     }
-    for (const c of cells.filter(stopped)) expect(c.witnesses.find((w) => w.name === 'HandedOutTwice')).toEqual({ name: 'HandedOutTwice', applies: false, reached: false });
+    for (const c of cells.filter(stopped)) expect(c.witnesses.find((w) => w.name === 'HandedOutTwice')).toEqual({ name: 'HandedOutTwice', applies: false, reached: false, trivial: false });
     // Torn writes have a tag part to tear only under an owner check.
     for (const c of cells.filter((x) => x.fault === 'torn-write' && (x.variant === 'owner-check' || x.variant === 'hardened'))) {
-      expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true });
+      expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true, trivial: false });
     }
     // Double-free alone gives the owner check nothing to stop on this configuration (see above).
     for (const c of cells.filter((x) => x.variant === 'owner-check' && x.fault !== 'double-free' && x.fault !== 'lock-underflow')) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached).toBe(true);

@@ -44,8 +44,8 @@ const CASES = [
   {
     name: 'hardened, torn writes and two decode steps, requests 1,1,1 on 2 pages',
     input: { pages: 2, prefillLimit: 1, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant: 'hardened', faults: ['early-free', 'stale-free', 'torn-write'], decodeSteps: 2 },
-    raw: 35740,
-    reduced: 6086,
+    raw: 30385,
+    reduced: 5185,
     depth: 27,
   },
 ] as const;

@@ -19,7 +19,7 @@ describe("issue 14's acceptance commands", () => {
     );
     expect(code).toBe(0);
     const result = JSON.parse(out);
-    expect(result).toMatchObject({ verdict: 'holds', distinctStates: 27772, depth: 31 });
+    expect(result).toMatchObject({ verdict: 'holds', distinctStates: 27492, depth: 31 });
     expect(result.witnesses.filter((w: { applies: boolean; reached: boolean }) => w.applies && !w.reached)).toEqual([]);
   });
 

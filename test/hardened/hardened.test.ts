@@ -57,15 +57,15 @@ describe('torn writes break the owner check', () => {
 describe('variant hardened', () => {
   it('holds Isolation and Integrity with every fault, torn writes and two decode steps, every witness reached', { timeout: 60_000 }, () => {
     const r = check(checkedModel(acceptance('hardened')), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27772, 31]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27492, 31]);
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 
-  it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 30,012 states)', { timeout: 60_000 }, () => {
+  it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 29,692 states)', { timeout: 60_000 }, () => {
     const r = check(checkedModel(acceptance('hardened', FAULTS)), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27772, 31]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27492, 31]);
     const evicting = check(checkedModel(acceptance('hardened', FAULTS, true)), { invariants: READS });
-    expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 30012, 32]);
+    expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 29692, 32]);
     expect(evicting.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 

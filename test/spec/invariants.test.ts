@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  NO_PAGE,
   Conservation,
   ExclusiveHold,
   incidentConfig,
@@ -28,7 +29,7 @@ describe('each invariant fails on a hand-made bad state and holds on the good on
     const bad = s.slice();
     setReadRecord(m, bad, 1, 2, readRecord(1, 0, 2)); // B read, at position 2, A's data (label 1) written for A's position 0
     expect(Isolation.holds(m, bad)).toBe(false);
-    expect(Isolation.breach?.(m, bad)).toEqual({ requests: [1], pages: [{ r: 1, i: 2, page: 255 }] });
+    expect(Isolation.breach?.(m, bad)).toEqual({ requests: [1], pages: [{ r: 1, i: 2, page: NO_PAGE }] });
     const own = s.slice();
     setReadRecord(m, own, 1, 2, readRecord(2, 2, 2)); // B read its own data, for that position
     expect(Isolation.holds(m, own)).toBe(true);

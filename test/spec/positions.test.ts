@@ -28,7 +28,7 @@ describe('content has a position: a prefix page is accepted only at the prefix p
   it('owner-check on the configuration holds, the owner check failing loudly (check --variant owner-check --pages 4 --prefill-limit 3 --requests 1,2:sys,3:sys --faults silent-stub,early-free)', () => {
     const m = compile(defect('owner-check'));
     const r = check(checkedModel(m), { invariants: [Isolation, Integrity] });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 5102, 16]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 4769, 16]);
     expect(r.witnesses.find((w) => w.name === 'FailsLoudly')?.reached).toBe(true);
   });
 });
