@@ -351,7 +351,7 @@ inline LandData(r, L, G, T) {
     dparts[r] = dparts[r] + 1;
     finish_if_landed(r, L);
     settle(r, L, T);
-    end_action(8, r)
+    end_action(9, r)  /* ACTION_KINDS: evict (8) is not exported */
   }
 }
 
@@ -364,7 +364,7 @@ inline LandTag(r, L, G, T) {
     tparts[r] = tparts[r] + 1;
     finish_if_landed(r, L);
     settle(r, L, T);
-    end_action(9, r)
+    end_action(10, r)
   }
 }
 `;

@@ -59,7 +59,7 @@ const CASES: readonly Case[] = [
   {
     name: '6 pages, requests 2,3,2,3,2, buggy (70,352 states when dead tables are kept)',
     config: configFrom({ pages: 6, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }, { length: 3 }, { length: 2 }] }),
-    states: 44924,
+    states: 45164,
     depth: 25,
     violation: { invariant: 'Isolation', length: 9 },
   },
@@ -79,7 +79,7 @@ const CASES: readonly Case[] = [
     violation: { invariant: 'ExclusiveHold', length: 5 },
   },
   // Fault double-free: the free list as a multiset (a page twice on it goes out twice).
-  { name: 'matrix, buggy, double-free', config: matrixConfig('buggy', ['double-free']), states: 656, depth: 17, violation: { invariant: 'Conservation', length: 4 } },
+  { name: 'matrix, buggy, double-free', config: matrixConfig('buggy', ['double-free']), states: 664, depth: 17, violation: { invariant: 'Conservation', length: 4 } },
   {
     name: '3 pages, requests 1,1,2, buggy, double-free (leaks at 12)',
     config: configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 2 }], faults: ['double-free'] }),
@@ -99,7 +99,7 @@ const CASES: readonly Case[] = [
   {
     name: "issue 14's defect, owner-check: a prefix tag only at the prefix's position",
     config: configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 1 }, { length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant: 'owner-check', faults: ['silent-stub', 'early-free'] }),
-    states: 5102,
+    states: 4769,
     depth: 16,
     violation: null,
   },
@@ -113,7 +113,7 @@ const CASES: readonly Case[] = [
   {
     name: 'hardened, early-free, stale-free and torn-write, requests 1,1,1',
     config: configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant: 'hardened', faults: ['early-free', 'stale-free', 'torn-write'] }),
-    states: 31804,
+    states: 27106,
     depth: 24,
     violation: null,
   },
