@@ -12,6 +12,8 @@ const HEAVY = [
   'test/proofs/**/*.test.ts',
   'test/**/*.browser.test.ts',
   'test/spin/cross-check.test.ts',
+  // Starts worker threads over whole levels: 40 to 110 s on a loaded 2-core machine.
+  'test/checker/parallel.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
 ];

@@ -32,7 +32,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'a failing decode still records what it read',
-    patches: [["  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    setPhase(m, t, r, 'failed');", "  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    readTable(m, s, t, r);\n    setPhase(m, t, r, 'failed');"]],
+    patches: [["  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    enter(m, t, r, 'failed');", "  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    readTable(m, s, t, r);\n    enter(m, t, r, 'failed');"]],
     caughtAt: 'decode',
   },
   {
