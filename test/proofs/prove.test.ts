@@ -53,7 +53,7 @@ describe('buggy: the same proof fails at decode', () => {
     expect(reader).toMatch(/^r\d$/);
     expect(other).toMatch(/^(r\d|prefix g\d)$/);
     expect(other).not.toBe(reader);
-    if (other?.startsWith('prefix')) expect(position).not.toBe('0');
+    // A prefix's data is the reader's own only at position 0 and only for the reader's own prefix: z3 may pick either way of breaking that.
     expect(cti?.step).toBe(`decode(${reader})`);
     const story = cti?.story.join('\n') ?? '';
     expect(story).toContain(`request ${reader}: handedOff`);
