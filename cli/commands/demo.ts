@@ -1,6 +1,6 @@
 /**
  * `pagecheck demo` (what `npm start` runs): the incident in its smallest configuration,
- * checked under the three variants. The buggy one leaks, and its shortest counterexample
+ * checked under the four variants. The buggy one leaks, and its shortest counterexample
  * is printed step by step; the two fixes hold, with their witnesses. Exit 0 when that is
  * what the checker finds, 1 when anything else comes out.
  */
@@ -60,7 +60,7 @@ export function runDemo(): number {
     );
   }
   out.push('');
-  if (problems.length === 0) out.push('as expected: buggy leaks, length-fix and owner-check hold, every witness reached.');
+  if (problems.length === 0) out.push('as expected: buggy leaks, length-fix, owner-check and hardened hold, every witness reached.');
   else out.push(...problems.map((p) => `UNEXPECTED: ${p}`));
   process.stdout.write(`${out.join('\n')}\n`);
   return problems.length === 0 ? EXIT.ok : EXIT.violation;
@@ -70,7 +70,7 @@ export function runDemo(): number {
 export function register(program: Command): void {
   program
     .command('demo')
-    .description('check the three variants on the minimal incident: print the buggy counterexample and the fixed verdicts (what npm start runs)')
+    .description('check the four variants on the minimal incident: print the buggy counterexample and the fixed verdicts (what npm start runs)')
     .action(() => {
       process.exitCode = runDemo();
     });
