@@ -41,7 +41,7 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
   const seen = new FingerprintSet();
   const queue = new StateQueue(strideOf(size));
   const links = new ParentLinks();
-  const monitor = new PropertyMonitor(invariantsOf(model, options), model.properties.filter((p) => p.kind === 'sometimes'));
+  const monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'));
   const batch = new SuccessorBatch(size, Math.max(BATCH_STATES * model.actionCount, 1));
   const words = new WordViews(size);
   const expanded = wordState(size);
@@ -133,11 +133,6 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
     bytesPerState: (seen.byteLength + ParentLinks.BYTES * queue.length + queue.peakQueued * strideOf(size)) / queue.length,
     symmetry,
   };
-}
-
-/** The model's `always` properties, or those of them that `options.invariants` names. */
-function invariantsOf<A>(model: Checkable<A>, options: CheckOptions) {
-  return invariantsToCheck(model, options.invariants);
 }
 
 /**
