@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -22,9 +23,8 @@ const HEAVY = [
 const ENV = { npm_command: '', npm_lifecycle_event: '', PAGECHECK_STATE_DIR: join(tmpdir(), `pagecheck-test-state-${process.pid}`) };
 
 export default defineConfig({
-  // `import 'pagecheck'` in the tests resolves to the sources (the `source` export condition), not to a stale dist/.
-  resolve: { conditions: ['source'] },
-  ssr: { resolve: { conditions: ['source'] } },
+  // `import 'pagecheck'` in the tests resolves to the sources, not to a stale dist/ (tsconfig.json maps it the same way for tsc).
+  resolve: { alias: [{ find: /^pagecheck$/, replacement: fileURLToPath(new URL('./index.ts', import.meta.url)) }] },
   test: {
     // Each file in a child process: a test stuck in a synchronous loop can be killed with its process.
     pool: 'forks',
