@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { ACTION_KINDS, actionLabel, compile, enabled, initial, Isolation, requestName, step, type Action, type ActionKind, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
-import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type MbtProperty } from '../../impl/index.ts';
+import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type MbtFailure } from '../../impl/index.ts';
 import { compareObserved } from './compare.ts';
 import { AdapterError, AdapterProcess } from './process.ts';
 import { PROTOCOL_VERSION, type Observable } from './protocol.ts';
@@ -36,25 +36,8 @@ export interface AdapterMbtOptions {
   readonly timeoutMs: number;
 }
 
-/** A shrunk counterexample. */
-export interface AdapterFailure {
-  /** Which check failed. */
-  readonly property: MbtProperty;
-  /** What failed. */
-  readonly message: string;
-  /** Its configuration and model. */
-  readonly config: Config;
-  /** Its model. */
-  readonly model: Model;
-  /** The spec actions taken, in order (the trace to print). */
-  readonly actions: readonly Action[];
-  /** The commands of the shrunk run, as labels. */
-  readonly commands: readonly string[];
-  /** The path that replays it with the same seed. */
-  readonly path: string;
-  /** Shrinking steps. */
-  readonly shrinks: number;
-}
+/** A shrunk counterexample: the same record as the pool's model-based test gives. */
+export type AdapterFailure = MbtFailure;
 
 /** The outcome. */
 export interface AdapterMbtResult {
