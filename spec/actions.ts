@@ -23,15 +23,35 @@ export interface Action {
   readonly pages?: readonly number[];
 }
 
+/** The switches of a configuration that decide which action kinds exist. */
+export interface KindSwitches {
+  /** Fault `early-free` (action `timeout`). */
+  readonly earlyFree: boolean;
+  /** Some request has a prefix (action `insert`). */
+  readonly prefixes: boolean;
+  /** Eviction is on and there is a prefix cache to evict from (action `evict`). */
+  readonly eviction: boolean;
+  /** Fault `torn-write` (actions `landData`, and `landTag` under an owner check). */
+  readonly tornWrite: boolean;
+  /** The variant checks owner tags. */
+  readonly ownerCheck: boolean;
+}
+
+/** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
+export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
+  return (
+    (k !== 'timeout' || on.earlyFree) &&
+    (k !== 'insert' || on.prefixes) &&
+    (k !== 'evict' || on.eviction) &&
+    (k !== 'landData' || on.tornWrite) &&
+    (k !== 'landTag' || (on.tornWrite && on.ownerCheck))
+  );
+}
+
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
-  const kinds = ACTION_KINDS.filter(
-    (k) =>
-      (k !== 'timeout' || m.fault['early-free']) &&
-      (k !== 'insert' || m.groups > 0) &&
-      (k !== 'evict' || m.eviction) &&
-      (k !== 'landData' || m.fault['torn-write']) &&
-      (k !== 'landTag' || (m.fault['torn-write'] && m.ownerCheck)),
+  const kinds = ACTION_KINDS.filter((k) =>
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

@@ -6,6 +6,7 @@
 import * as Either from 'effect/Either';
 import * as ParseResult from 'effect/ParseResult';
 import * as Schema from 'effect/Schema';
+import { ACTION_KINDS, kindPresent } from './actions.ts';
 import { LIFO_MAX_PAGES } from './allocator.ts';
 import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
@@ -128,7 +129,16 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
   });
   const faults = input.faults ?? [];
   if (input.allocator === 'any') {
-    const kinds = 5 + (faults.includes('early-free') ? 1 : 0) + (input.requests.some((q) => q.prefix !== undefined) ? 1 : 0);
+    const prefixes = input.requests.some((q) => q.prefix !== undefined);
+    const on = {
+      earlyFree: faults.includes('early-free'),
+      prefixes,
+      eviction: input.eviction === true && prefixes,
+      tornWrite: faults.includes('torn-write'),
+      ownerCheck: input.variant === 'owner-check' || input.variant === 'hardened',
+    };
+    // Every kind but allocate is one action per request; allocate's choices are counted by anyActions.
+    const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && kindPresent(k, on)).length;
     const actions = anyActions(input.pages, input.requests, faults.includes('double-free'), kinds);
     if (actions > LIMITS.maxActions) {
       issues.push({ path: 'allocator', message: `"any" makes every choice of pages its own action: ${actions} actions here, more than the ${LIMITS.maxActions} the checker indexes; use fewer pages or shorter requests` });
