@@ -35,6 +35,7 @@ import {
   dataOf,
   dataPosOf,
   flagsOf,
+  freeCopies,
   MISPLACED,
   Ph,
   READ,
@@ -256,7 +257,7 @@ class KindSolver {
     kind: ActionKind,
   ) {
     const sem = semanticsOf(m.config.variant, m.config.faults);
-    this.pre = freshState(v, 's', sem.ownerCheck);
+    this.pre = freshState(v, 's', sem.ownerCheck, sem.multiset);
     this.r = v.ctx.Const('r', v.Req);
     const t = transition(v, sem, kind, this.pre, this.r);
     this.post = t.post;
@@ -291,6 +292,12 @@ class KindSolver {
       // a position means something only for content that was written
       const pos = dataPosOf(m, s, p);
       if (dataOf(m, s, p) !== 0) out.push(this.lit(`${which}.dataPos.${p}.${pos}`, () => at(z.dataPos, page).eq(slots[pos] as Z)));
+      // a multiset free list: the page's copies on it
+      const free = z.free;
+      if (free !== undefined) {
+        const copies = freeCopies(m, s, p);
+        out.push(this.lit(`${which}.free.${p}.${copies}`, () => (at(free, page) as N).eq(copies)));
+      }
     }
     for (let q = 0; q < m.n; q++) {
       const req = reqs[q] as Z;

@@ -5,6 +5,7 @@
  * counterexample to induction says which page or request breaks it.
  */
 import type { Sort } from 'z3-solver';
+import { HOLD_CONJUNCTS } from './hold-conjuncts.ts';
 import type { Invariant } from './invariant.ts';
 import { at, forAll, leaks, live, ownSlot, shares, slotLabel, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
@@ -42,25 +43,29 @@ export const ISOLATION: ZConjunct = {
 
 /**
  * The part of TypeOK that the sorts do not give: a request's decode steps are a count,
- * and no request is `writing` or `landing`: without fault `torn-write` (which the proof
- * does not encode yet) a write lands whole, and nothing enters those phases. Part of
- * every invariant; not numbered.
+ * and, without fault `torn-write` (`torn` false), no request is `writing` or `landing`: a
+ * write then lands whole, and nothing enters those phases. Part of every invariant; not
+ * numbered.
  */
-export const TYPE_OK: ZConjunct = {
-  name: 'TypeOK',
-  vars: [['Req', 'request']],
-  body: (v, s, xs) => {
-    const q = x(xs, 0);
-    const inFlight = v.ctx.Or(at(s.phase, q).eq(v.ph('writing')), at(s.phase, q).eq(v.ph('landing')));
-    return v.ctx.And(v.ctx.Not(inFlight), (at(s.steps, q) as N).ge(0));
-  },
-};
+export function typeOk(torn: boolean): ZConjunct {
+  return {
+    name: 'TypeOK',
+    vars: [['Req', 'request']],
+    body: (v, s, xs) => {
+      const q = x(xs, 0);
+      const inFlight = v.ctx.Or(at(s.phase, q).eq(v.ph('writing')), at(s.phase, q).eq(v.ph('landing')));
+      const steps = (at(s.steps, q) as N).ge(0);
+      return torn ? steps : v.ctx.And(v.ctx.Not(inFlight), steps);
+    },
+  };
+}
 
 const written = (v: Vocabulary, s: ZState, q: Z): F =>
   v.ctx.Or(...(['written', 'handedOff', 'decoding', 'decoded'] as const).map((p) => at(s.phase, q).eq(v.ph(p))));
 
 /** Every strengthening conjunct, by name. */
 const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
+  ...HOLD_CONJUNCTS,
   TagNamesContent: {
     name: 'TagNamesContent',
     vars: [['Page', 'page']],
@@ -138,9 +143,13 @@ const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
   },
 };
 
-/** The z3 conjuncts of an invariant: Isolation first, then the strengthening, less the conjunct numbered `drop`. */
-export function zConjuncts(inv: Invariant, drop?: number): ZConjunct[] {
-  const out = [ISOLATION, TYPE_OK];
+/**
+ * The z3 conjuncts of an invariant: Isolation first, then TypeOK (which lets writes be in
+ * flight when `torn`, fault `torn-write`), then the strengthening, less the conjunct
+ * numbered `drop`.
+ */
+export function zConjuncts(inv: Invariant, drop?: number, torn = false): ZConjunct[] {
+  const out = [ISOLATION, typeOk(torn)];
   for (const c of inv.conjuncts) {
     if (c.id === drop) continue;
     const z = CONJUNCTS[c.name];

@@ -145,11 +145,19 @@ function narrate(
       if (p === undefined || val(at(pre[which], p)) === val(at(post[which], p))) return [];
       return [`${name} now ${which === 'data' ? 'holds' : 'held by'} ${label(at(post[which], p), which)}`];
     });
+  // under torn-write prefill and stub only post the write: the request is then writing or landing
+  const posted = (): boolean => ['writing', 'landing'].includes(val(at(post.phase, c.r)));
+  const changedTags = (): string[] =>
+    [...new Set(inTable.map((k) => val(pageAt(k))))].flatMap((name) => {
+      const p = inTable.map(pageAt).find((x) => val(x) === name);
+      if (p === undefined || val(at(pre.tag, p)) === val(at(post.tag, p))) return [];
+      return [`${name} now tagged ${label(at(post.tag, p), 'tag')}`];
+    });
   return match(c.action)
     .with('init', () => '')
     .with('allocate', () => ` D reserves pages for ${r}: ${changedPages('holder').join(', ') || 'no page changes hands'}`)
-    .with('prefill', () => ` P writes ${r}'s pages by id: ${changedPages('data').join(', ') || 'no content changes'}`)
-    .with('stub', () => ` P writes a one-page dummy for ${r}: ${changedPages('data').join(', ') || 'no content changes'}`)
+    .with('prefill', () => (posted() ? ` P posts ${r}'s write; its content and tag parts land later, one at a time, by page id` : ` P writes ${r}'s pages by id: ${changedPages('data').join(', ') || 'no content changes'}`))
+    .with('stub', () => (posted() ? ` P posts a one-page dummy write for ${r}; its parts land later, by page id` : ` P writes a one-page dummy for ${r}: ${changedPages('data').join(', ') || 'no content changes'}`))
     .with('handoff', () => ` D commits ${r}`)
     .with('decode', () => {
       if (val(at(post.phase, c.r)) === 'failed') {
@@ -163,6 +171,6 @@ function narrate(
     .with('timeout', () => ` D times ${r} out and frees its pages: ${changedPages('holder').join(', ') || 'none changes'}`)
     .with('insert', () => ` ${r}'s first page goes to its prefix's cache entry: ${changedPages('holder').join(', ')}`)
     .with('landData', () => ` a content part of ${r}'s write lands: ${changedPages('data').join(', ') || 'no content changes'}`)
-    .with('landTag', () => ` a tag part of ${r}'s write lands`)
+    .with('landTag', () => ` a tag part of ${r}'s write lands: ${changedTags().join(', ') || 'no tag changes'}`)
     .exhaustive();
 }

@@ -23,12 +23,14 @@ export interface Semantics {
   readonly fault: Readonly<Record<Fault, boolean>>;
   /** The mechanisms of `hardened` switched on. */
   readonly mechanism: Readonly<Record<Mechanism, boolean>>;
+  /** The free list is a multiset (fault `double-free`): the state counts each page's copies on it. */
+  readonly multiset: boolean;
 }
 
 /** The semantics of a variant with these faults, as the spec compiles them. */
 export function semanticsOf(variant: Variant, faults: readonly Fault[]): Semantics {
   const m = compile({ pages: 1, prefillLimit: 0, requests: [], variant, faults });
-  return { ownerCheck: m.ownerCheck, silentStub: m.silentStub, fault: m.fault, mechanism: m.mechanism };
+  return { ownerCheck: m.ownerCheck, silentStub: m.silentStub, fault: m.fault, mechanism: m.mechanism, multiset: m.multiset };
 }
 
 /** One action as a relation: constraints on the pre-state and the fresh choices, and the post-state. */
@@ -54,6 +56,8 @@ export function initial(v: Vocabulary, s: ZState): F[] {
     forAll(v, [q, l], ctx.Not(holds(s.read, q, l))),
     forAll(v, [q], (at(s.steps, q) as N).eq(0)),
     forAll(v, [q, k], at(s.rec, q, k).eq(v.unread)),
+    // every page on the free list at most once (looser than the spec: its pages from the first id on, exactly once)
+    ...(s.free === undefined ? [] : [forAll(v, [p], ctx.And((at(s.free, p) as N).ge(0), (at(s.free, p) as N).le(1)))]),
   ];
 }
 
@@ -82,7 +86,9 @@ const setPhase = (s: ZState, r: Z, phase: Z): Arr => put(s.phase, r, phase);
 /**
  * allocate(r). Looser than the spec: any free pages, not the lowest ones (every allocation
  * order at once), and a hit may be passed over although the prefix is cached (the spec
- * always takes the cached page). With fault double-free, any pages, free or held.
+ * always takes the cached page). With fault double-free, pages with a copy on the free
+ * list, held or not; two slots take the same page only if it is there twice, and each
+ * taken page loses at least one copy (the spec: as many as the slots that took it).
  */
 function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const { ctx, none } = v;
@@ -96,6 +102,7 @@ function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const p = ctx.Const('p', v.Page);
   const q = ctx.Const('q', v.Req);
   const takenSlot = (x: Z): F => And(v.inTable(r, x), Not(And(hit, x.eq(v.slot0))));
+  const freeAfter = s.free === undefined ? undefined : ctx.Array.const('allocate.free', v.Page, ctx.Int.sort());
   return {
     constraints: [
       at(s.phase, r).eq(v.ph('new')),
@@ -103,8 +110,12 @@ function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
       Implies(hit, And(v.hasPrefix(r), at(s.holder, at(row, v.slot0)).eq(v.prefix(v.group(r))))),
       // Every other slot takes a free page, each a different one. With fault double-free any
       // page may sit on the free list more than once, so the taken pages are any pages at all.
-      ...(sem.fault['double-free']
-        ? [forAll(v, [k], Implies(takenSlot(k), holds(taken, at(row, k))))]
+      ...(s.free !== undefined && freeAfter !== undefined
+        ? [
+            forAll(v, [k], Implies(takenSlot(k), And(copies(s.free, at(row, k)).ge(1), holds(taken, at(row, k))))),
+            forAll(v, [k, k2], Implies(And(takenSlot(k), takenSlot(k2), Not(k.eq(k2)), at(row, k).eq(at(row, k2))), copies(s.free, at(row, k)).ge(2))),
+            forAll(v, [p], If(holds(taken, p), And(copies(freeAfter, p).ge(0), copies(freeAfter, p).le(copies(s.free, p).sub(1))), copies(freeAfter, p).eq(copies(s.free, p))) as F),
+          ]
         : [
             forAll(v, [k], Implies(takenSlot(k), And(at(s.holder, at(row, k)).eq(none), holds(taken, at(row, k))))),
             forAll(v, [k, k2], Implies(And(takenSlot(k), takenSlot(k2), Not(k.eq(k2))), Not(at(row, k).eq(at(row, k2))))),
@@ -119,9 +130,13 @@ function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
       table: lambda(v, [q, k], If(q.eq(r), at(row, k), at(s.table, q, k))),
       hit: put(s.hit, r, Or(holds(s.hit, r), hit)),
       phase: setPhase(s, r, v.ph('allocated')),
+      ...(freeAfter === undefined ? {} : { free: freeAfter }),
     },
   };
 }
+
+/** A page's copies on the free list. */
+const copies = (free: Arr, p: Z): N => at(free, p) as N;
 
 /**
  * prefill(r): every own slot (all but a shared slot 0) is written, by page id, whoever
@@ -261,14 +276,14 @@ function posted(v: Vocabulary, s: ZState, r: Z, lands: F): ZState {
 }
 
 /** Whether slot `k` is in r's write set: its first own slot for a stub, every own slot for a prefill. */
-function inWrite(v: Vocabulary, s: ZState, r: Z, k: Z): F {
+export function inWrite(v: Vocabulary, s: ZState, r: Z, k: Z): F {
   const { If, And } = v.ctx;
   const first = If(shares(v, s, r), v.slot1, v.slot0) as Z;
   return If(v.len(r).gt(v.limit), And(v.inTable(r, k), k.eq(first)), ownSlot(v, s, r, k)) as F;
 }
 
 /** What r's write puts at slot `k`: its prefix's content at slot 0 of a prefill, else its own. */
-function writeLabel(v: Vocabulary, r: Z, k: Z): Z {
+export function writeLabel(v: Vocabulary, r: Z, k: Z): Z {
   const { If, And } = v.ctx;
   return If(And(k.eq(v.slot0), v.hasPrefix(r), v.len(r).le(v.limit)), v.prefix(v.group(r)), v.body(r)) as Z;
 }
@@ -331,7 +346,12 @@ function release(v: Vocabulary, sem: Semantics, s: ZState, r: Z, name: string): 
       forAll(v, [k], Implies(And(ownSlot(v, s, r, k), held(at(s.table, r, k))), holds(freed, at(s.table, r, k)))),
       forAll(v, [p], Implies(holds(freed, p), And(ownSlot(v, s, r, at(slotOf, p)), at(s.table, r, at(slotOf, p)).eq(p), held(p)))),
     ],
-    post: { ...s, holder: lambda(v, [p], If(holds(freed, p), none, at(s.holder, p))) },
+    post: {
+      ...s,
+      holder: lambda(v, [p], If(holds(freed, p), none, at(s.holder, p))),
+      // a multiset free list gains a copy of every page released (once per release: the spec deduplicates within one call)
+      ...(s.free === undefined ? {} : { free: lambda(v, [p], If(holds(freed, p), copies(s.free, p).add(1), copies(s.free, p)) as Z) }),
+    },
   };
 }
 

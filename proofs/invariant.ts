@@ -34,10 +34,12 @@ import {
   dataOf,
   tableIsDead,
   tagOf,
+  type Fault,
   type Model,
   type State,
   type Variant,
 } from '../spec/index.ts';
+import { holdConjunct } from './hold-invariant.ts';
 
 /** One numbered conjunct of a strengthened invariant. */
 export interface Conjunct {
@@ -54,7 +56,7 @@ export interface Conjunct {
 /** A strengthened invariant: TypeOK, Isolation, and numbered conjuncts. */
 export interface Invariant {
   /** Its name, as printed. */
-  readonly name: 'tag' | 'ownership';
+  readonly name: 'tag' | 'ownership' | 'hold';
   /** The strengthening conjuncts, in order. */
   readonly conjuncts: readonly Conjunct[];
 }
@@ -204,13 +206,57 @@ export const LENGTH_FIX_INVARIANT: Invariant = {
   ],
 };
 
-/** The invariant whose proof is attempted for a variant: `buggy` gets the owner check's, to show where it breaks. */
-export function invariantFor(variant: Variant): Invariant {
-  return variant === 'length-fix' ? LENGTH_FIX_INVARIANT : OWNER_CHECK_INVARIANT;
+const lengthFix = (name: string): Conjunct => {
+  const c = LENGTH_FIX_INVARIANT.conjuncts.find((x) => x.name === name);
+  if (c === undefined) throw new Error(`no length-fix conjunct ${name}`);
+  return c;
+};
+
+/**
+ * The hold invariant, for `hardened` (and for `owner-check` under fault `torn-write`,
+ * where it fails at the step where the design breaks): Isolation rests on who holds a
+ * page and how far its holder's write has landed, never on a tag naming content in
+ * general (under torn writes a tag lands before its content). Four conjuncts are the
+ * ownership discipline of the length fix, kept here by the mechanisms of `hardened`
+ * rather than by the absence of faults; six are its own (`hold-invariant.ts`).
+ */
+export const HOLD_INVARIANT: Invariant = {
+  name: 'hold',
+  conjuncts: [
+    lengthFix('NewIsBlank'),
+    holdConjunct('NoLateParts'),
+    {
+      ...lengthFix('OwnPagesHeld'),
+      prose:
+        "Every own slot of a live request's table names a page that request holds: allocate takes free pages, and a release frees only the pages the releasing request holds (release-checks-holder), so a stale or double release cannot free a page from under another request.",
+    },
+    lengthFix('SharedPageCached'),
+    {
+      ...lengthFix('DistinctSlots'),
+      prose: "The own slots of a live request name distinct pages: allocate hands out a page on the free list once (FreeListUnheld), so one slot's write cannot overwrite another's.",
+    },
+    holdConjunct('FreeListUnheld'),
+    holdConjunct('UntaggedUntilLanded'),
+    holdConjunct('LandedPartsHold'),
+    holdConjunct('OwnTagNamesContent'),
+    holdConjunct('CacheTagNamesContent'),
+  ].map((c, k) => ({ id: k + 1, name: c.name, prose: c.prose, holds: c.holds })),
+};
+
+/**
+ * The invariant whose proof is attempted for a variant and its faults: `buggy` gets the
+ * owner check's, to show where it breaks; `owner-check` the tag invariant, or the hold
+ * invariant under torn writes (where no tag invariant is inductive); `hardened` the hold
+ * invariant.
+ */
+export function invariantFor(variant: Variant, faults: readonly Fault[] = []): Invariant {
+  if (variant === 'length-fix') return LENGTH_FIX_INVARIANT;
+  if (variant === 'hardened' || (variant === 'owner-check' && faults.includes('torn-write'))) return HOLD_INVARIANT;
+  return OWNER_CHECK_INVARIANT;
 }
 
 /** The names of the parts of the invariant that fail in `s`: `TypeOK`, `Isolation`, or a conjunct. */
-export function failingParts(m: Model, s: State, inv: Invariant = invariantFor(m.config.variant), drop?: number): string[] {
+export function failingParts(m: Model, s: State, inv: Invariant = invariantFor(m.config.variant, m.config.faults), drop?: number): string[] {
   const out: string[] = [];
   if (!typeOK(m, s)) return ['TypeOK'];
   if (!Isolation.holds(m, s)) out.push('Isolation');
@@ -221,6 +267,6 @@ export function failingParts(m: Model, s: State, inv: Invariant = invariantFor(m
 /** The strengthened invariant of the model's variant, as one predicate: TypeOK, Isolation and every conjunct (but `drop`). */
 export function inductiveInvariant(m: Model, s: State, drop?: number): boolean {
   if (!typeOK(m, s) || !Isolation.holds(m, s)) return false;
-  for (const c of invariantFor(m.config.variant).conjuncts) if (c.id !== drop && !c.holds(m, s)) return false;
+  for (const c of invariantFor(m.config.variant, m.config.faults).conjuncts) if (c.id !== drop && !c.holds(m, s)) return false;
   return true;
 }

@@ -54,6 +54,12 @@ export interface ZState {
   readonly dataLanded: Arr;
   /** Req × Slot → Bool: the tag part of r's write for this slot has landed (likewise). */
   readonly tagLanded: Arr;
+  /**
+   * Page → Int: the page's copies on the free list (fault `double-free`, where it is a
+   * multiset). Absent without the fault: the free list is then the set of pages nobody
+   * holds, as `holder` says.
+   */
+  readonly free?: Arr;
 }
 
 /** Sizes of a bounded universe: the finite sorts used to search for counterexamples fast. */
@@ -236,9 +242,10 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
 /**
  * A fresh state named `name`: every variable an unconstrained array, except that without
  * the owner check there is no tag to speak of: the spec keeps it zero, so it is the
- * constant array `none`.
+ * constant array `none`; and only a free list that is a multiset (`multiset`, fault
+ * `double-free`) has its copies counted.
  */
-export function freshState(v: Vocabulary, name: string, ownerCheck: boolean): ZState {
+export function freshState(v: Vocabulary, name: string, ownerCheck: boolean, multiset = false): ZState {
   const { Array: A, Bool } = v.ctx;
   return {
     holder: A.const(`${name}.holder`, v.Page, v.Label),
@@ -254,6 +261,7 @@ export function freshState(v: Vocabulary, name: string, ownerCheck: boolean): ZS
     rec: A.const(`${name}.rec`, v.Req, v.Slot, v.Rec),
     dataLanded: A.const(`${name}.dataLanded`, v.Req, v.Slot, Bool.sort()),
     tagLanded: A.const(`${name}.tagLanded`, v.Req, v.Slot, Bool.sort()),
+    ...(multiset ? { free: A.const(`${name}.free`, v.Page, v.ctx.Int.sort()) } : {}),
   };
 }
 

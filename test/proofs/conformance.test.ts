@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS, type ActionKind, type Fault, type Variant } from '../../spec/index.ts';
 import { checkConformance } from '../../proofs/conformance.ts';
-import { PROVABLE_FAULTS } from '../../proofs/obligations.ts';
+import { OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { MUTANTS, mutantStep, mutantTree, removeTree } from './mutants.ts';
 
@@ -48,7 +48,7 @@ describe('and disagrees with every mutant of the catalogue, at the action the mu
       try {
         // only the kinds the mutant touches and one it does not: the whole check runs in mutants.test.ts
         const kinds = [...new Set([...mutant.caughtAt.split(','), 'handoff'])] as ActionKind[];
-        const report = await checkConformance(z3, 'owner-check', [...PROVABLE_FAULTS], await mutantStep(dir), kinds);
+        const report = await checkConformance(z3, 'owner-check', [...OWNER_CHECK_FAULTS], await mutantStep(dir), kinds);
         caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
       } finally {
         removeTree(dir);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT } from '../../proofs/invariant.ts';
-import { prove, PROVABLE_FAULTS } from '../../proofs/obligations.ts';
+import { prove, OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { LENGTH_FIX_DROPS, OWNER_CHECK_DROPS } from './expected.ts';
 
@@ -15,7 +15,7 @@ afterAll(async () => {
 describe('no conjunct is dead weight: dropping any one makes z3 find a counterexample to induction', () => {
   it('owner-check: without TagNamesContent, decode fails', async () => {
     for (const c of OWNER_CHECK_INVARIANT.conjuncts) {
-      const report = await prove(z3, { variant: 'owner-check', faults: [...PROVABLE_FAULTS], drop: c.id, checkEncoding: false });
+      const report = await prove(z3, { variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: c.id, checkEncoding: false });
       expect(report.dropped).toEqual({ id: c.id, name: c.name });
       const failed = report.obligations.filter((o) => o.result !== 'proved');
       expect(failed.map((o) => o.name)).toEqual(OWNER_CHECK_DROPS[c.id]);
@@ -24,7 +24,7 @@ describe('no conjunct is dead weight: dropping any one makes z3 find a counterex
   }, 120_000);
 
   it('owner-check: the counterexample is a page whose tag claims the reader while it holds another request’s data', async () => {
-    const report = await prove(z3, { variant: 'owner-check', faults: [...PROVABLE_FAULTS], drop: 1, only: ['decode'], checkEncoding: false });
+    const report = await prove(z3, { variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: 1, only: ['decode'], checkEncoding: false });
     const cti = report.obligations[0]?.counterexample;
     const reader = cti?.witnesses['reader'] ?? '?';
     expect(cti?.violated).toBe('Isolation');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Fault } from '../../spec/index.ts';
-import { OBLIGATIONS, prove, PROVABLE_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
+import { OBLIGATIONS, prove, OWNER_CHECK_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { LENGTH_FIX_FAULTS } from './expected.ts';
 
@@ -16,7 +16,7 @@ const failing = (report: ProofReport): string[] => report.obligations.filter((o)
 
 describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size', () => {
   it('proves the base case and every action, with every fault switched on', async () => {
-    const report = await prove(z3, { variant: 'owner-check', faults: [...PROVABLE_FAULTS] });
+    const report = await prove(z3, { variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS] });
     // prove compared the encoding with the spec's step first, and they agree
     expect(report.conformance?.mismatches).toEqual([]);
     expect(report.conformance?.steps).toBeGreaterThan(300);
@@ -27,7 +27,7 @@ describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size',
   }, 120_000);
 
   it('proves it with each fault alone and with none', async () => {
-    for (const faults of [[], ...PROVABLE_FAULTS.map((f): Fault[] => [f])]) {
+    for (const faults of [[], ...OWNER_CHECK_FAULTS.map((f): Fault[] => [f])]) {
       const report = await prove(z3, { variant: 'owner-check', faults, checkEncoding: false });
       expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
     }
@@ -36,7 +36,7 @@ describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size',
 
 describe('buggy: the same proof fails at decode', () => {
   it('finds a counterexample to induction for decode and proves everything else', async () => {
-    const report = await prove(z3, { variant: 'buggy', faults: [...PROVABLE_FAULTS], checkEncoding: false });
+    const report = await prove(z3, { variant: 'buggy', faults: [...OWNER_CHECK_FAULTS], checkEncoding: false });
     expect(failing(report)).toEqual(['decode']);
     expect(report.proved).toBe(false);
   }, 120_000);
@@ -75,7 +75,7 @@ describe('length-fix: Isolation rests on seven ownership conjuncts, and only wit
   }, 120_000);
 
   it('each fault but the silent stub (and lock-underflow, which needs eviction) breaks exactly one obligation', async () => {
-    for (const fault of PROVABLE_FAULTS) {
+    for (const fault of OWNER_CHECK_FAULTS) {
       const report = await prove(z3, { variant: 'length-fix', faults: [fault], checkEncoding: false });
       expect({ fault, failing: failing(report) }).toEqual({ fault, failing: LENGTH_FIX_FAULTS[fault] });
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compile, matrixConfig } from '../../spec/index.ts';
-import { PROVABLE_FAULTS } from '../../proofs/obligations.ts';
+import { OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
 import { checkReachable, dispatchAgrees, reachableStates } from './enumerate.ts';
 import { checkUniverses } from './universe-run.ts';
 
@@ -12,7 +12,7 @@ import { checkUniverses } from './universe-run.ts';
 
 describe('the invariant is inductive over every state of a small universe, reachable or not', () => {
   it('owner-check, every fault but torn-write, limit 1: 32,614,400 states, 23,181,312 kept by the invariant, 49,382,592 steps, none breaks it', () => {
-    const [result] = checkUniverses([{ variant: 'owner-check', faults: [...PROVABLE_FAULTS], prefillLimit: 1 }]);
+    const [result] = checkUniverses([{ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], prefillLimit: 1 }]);
     if (result === undefined) throw new Error('no result');
     expect(result.breaches).toEqual([]);
     expect([result.candidates, result.satisfying, result.transitions]).toEqual([32_614_400, 23_181_312, 49_382_592]);
@@ -27,14 +27,14 @@ describe('the invariant is inductive over every state of a small universe, reach
   }, 180_000);
 
   it('buggy: the same enumeration finds steps that break it, every one a decode, as z3 says', () => {
-    const [result] = checkUniverses([{ variant: 'buggy', faults: [...PROVABLE_FAULTS], prefillLimit: 1 }]);
+    const [result] = checkUniverses([{ variant: 'buggy', faults: [...OWNER_CHECK_FAULTS], prefillLimit: 1 }]);
     if (result === undefined) throw new Error('no result');
     expect(result.brokenBy).toEqual({ decode: 1_499_136 });
     expect(result.breaches.every((b) => b.parts.includes('Isolation'))).toBe(true);
   }, 180_000);
 
   it('the enumeration calls the spec’s own transitions: they agree with step on every reachable state', () => {
-    const m = compile(matrixConfig('owner-check', [...PROVABLE_FAULTS]));
+    const m = compile(matrixConfig('owner-check', [...OWNER_CHECK_FAULTS]));
     expect(dispatchAgrees(m, reachableStates(m))).toBe(true);
     expect(checkReachable(m).states).toBe(10492);
   }, 180_000);
