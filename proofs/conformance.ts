@@ -65,11 +65,12 @@ import {
   type ActionKind,
   type Config,
   type Fault,
+  type Mechanism,
   type Model,
   type State,
   type Variant,
 } from '../spec/index.ts';
-import { semanticsOf, transition } from './encoding.ts';
+import { semanticsOf, transition, withoutMechanisms } from './encoding.ts';
 import { at, freshState, holds, type Bounds, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
 
@@ -255,8 +256,9 @@ class KindSolver {
     private readonly v: Vocabulary,
     private readonly m: Model,
     kind: ActionKind,
+    without: readonly Mechanism[],
   ) {
-    const sem = semanticsOf(m.config.variant, m.config.faults);
+    const sem = semanticsOf(m.config.variant, m.config.faults, without);
     this.pre = freshState(v, 's', sem.ownerCheck, sem.multiset);
     this.r = v.ctx.Const('r', v.Req);
     const t = transition(v, sem, kind, this.pre, this.r);
@@ -391,7 +393,8 @@ export function stateLines(m: Model, s: State): string[] {
 /**
  * Compares the encoding of `variant` with these faults against `step` on the universe of
  * {@link conformanceConfig}. `step` is the spec's unless a test hands in another; `kinds`
- * (every kind unless a test names fewer) are the actions compared.
+ * (every kind unless a test names fewer) are the actions compared; `without` names
+ * mechanisms of `hardened` switched off in both.
  */
 export async function checkConformance(
   z3: Z3Session,
@@ -399,16 +402,17 @@ export async function checkConformance(
   faults: readonly Fault[],
   step: StepFn = specStep,
   kinds: readonly ActionKind[] = ACTION_KINDS,
+  without: readonly Mechanism[] = [],
 ): Promise<ConformanceReport> {
   const start = performance.now();
-  const m = compile(conformanceConfig(variant, faults));
+  const m = withoutMechanisms(compile(conformanceConfig(variant, faults)), without);
   const v = z3.bounded(CONFORMANCE_BOUNDS);
   const rand = prng(0x5eed14);
   const mismatches: Mismatch[] = [];
   let steps = 0;
   let disabled = 0;
   for (const kind of kinds) {
-    const ks = new KindSolver(v, m, kind);
+    const ks = new KindSolver(v, m, kind, without);
     for (let q = 0; q < m.n; q++) {
       const a: Action = { kind, r: q };
       const name = `${kind}(${m.config.requests[q]?.name ?? q})`;

@@ -10,7 +10,7 @@
  * larger transition relation is preserved by the spec's.
  */
 import { match } from 'ts-pattern';
-import { compile, type ActionKind, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
+import { compile, type ActionKind, type Fault, type Mechanism, type Model, type Variant } from '../spec/index.ts';
 import { at, forAll, holds, lambda, leaks, mayReadAt, ownSlot, put, shares, slotLabel, type Arr, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 /** What the variant and faults switch on, read from the spec's own `compile` so that both agree. */
@@ -27,10 +27,19 @@ export interface Semantics {
   readonly multiset: boolean;
 }
 
-/** The semantics of a variant with these faults, as the spec compiles them. */
-export function semanticsOf(variant: Variant, faults: readonly Fault[]): Semantics {
-  const m = compile({ pages: 1, prefillLimit: 0, requests: [], variant, faults });
+/**
+ * The semantics of a variant with these faults, as the spec compiles them; `without`
+ * switches mechanisms of `hardened` off, as the removal tests of the checker do.
+ */
+export function semanticsOf(variant: Variant, faults: readonly Fault[], without: readonly Mechanism[] = []): Semantics {
+  const m = withoutMechanisms(compile({ pages: 1, prefillLimit: 0, requests: [], variant, faults }), without);
   return { ownerCheck: m.ownerCheck, silentStub: m.silentStub, fault: m.fault, mechanism: m.mechanism, multiset: m.multiset };
+}
+
+/** The model with these mechanisms of `hardened` switched off. */
+export function withoutMechanisms(m: Model, without: readonly Mechanism[]): Model {
+  if (without.length === 0) return m;
+  return { ...m, mechanism: { ...m.mechanism, ...Object.fromEntries(without.map((k) => [k, false])) } };
 }
 
 /** One action as a relation: constraints on the pre-state and the fresh choices, and the post-state. */

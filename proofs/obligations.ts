@@ -10,7 +10,7 @@
  * satisfying Inv from which one step of A breaks it, read back in the spec's words.
  */
 import type { Solver } from 'z3-solver';
-import { ACTION_KINDS, FAULTS, type Fault, type Variant } from '../spec/index.ts';
+import { ACTION_KINDS, FAULTS, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
 import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
 import { checkConformance, type ConformanceReport, type StepFn } from './conformance.ts';
 import { readCounterexample, type Counterexample } from './counterexample.ts';
@@ -73,6 +73,8 @@ export interface ProveOptions {
   readonly checkEncoding?: boolean;
   /** The spec's step function to check the encoding against (default the spec's own; a test hands in a mutant). */
   readonly step?: StepFn;
+  /** Mechanisms of `hardened` switched off, in the spec's model and the encoding alike, to see which obligation then fails. */
+  readonly without?: readonly Mechanism[];
 }
 
 /** The outcome of a proof attempt. */
@@ -81,6 +83,8 @@ export interface ProofReport {
   readonly variant: Variant;
   /** The faults switched on. */
   readonly faults: readonly Fault[];
+  /** Mechanisms of `hardened` switched off, if any. */
+  readonly without?: readonly Mechanism[];
   /** The invariant tried. */
   readonly invariant: Invariant;
   /** The conjunct dropped, if any. */
@@ -104,6 +108,7 @@ export async function prove(z3: Z3Session, options: ProveOptions): Promise<Proof
   return {
     variant: options.variant,
     faults: options.faults,
+    ...(options.without?.length ? { without: options.without } : {}),
     invariant,
     ...(dropped === undefined ? {} : { dropped: { id: dropped.id, name: dropped.name } }),
     ...(conformance === undefined ? {} : { conformance }),
@@ -121,9 +126,10 @@ const checked = new Map<string, Promise<ConformanceReport>>();
 
 /** The encoding checked against `step` for these options' variant and faults (once per process for the spec's own step). */
 function conformanceOf(z3: Z3Session, options: ProveOptions): Promise<ConformanceReport> {
-  if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step);
-  const key = `${options.variant}|${[...new Set(options.faults)].sort().join(',')}`;
-  const report = checked.get(key) ?? checkConformance(z3, options.variant, options.faults);
+  const without = options.without ?? [];
+  if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step, undefined, without);
+  const key = `${options.variant}|${[...new Set(options.faults)].sort().join(',')}|${[...without].sort().join(',')}`;
+  const report = checked.get(key) ?? checkConformance(z3, options.variant, options.faults, undefined, undefined, without);
   checked.set(key, report);
   return report;
 }
@@ -183,7 +189,11 @@ function preferences(v: Vocabulary, pre: ZState, inv: Invariant): F[][] {
   const unread = forAll(v, [q, k, l], ctx.And((at(pre.steps, q) as N).eq(0), at(pre.rec, q, k).eq(v.unread), ctx.Not(holds(pre.read, q, l))));
   const tagged = zConjuncts(OWNER_CHECK_INVARIANT).filter((c) => c.name === 'TagNamesContent').map((c) => assertHolds(v, c, pre));
   // a late write's counterexample starts from a timed-out request, which tidy rules out
-  return [[...plain, unread, ...tagged], [...plain, unread], plain, tidy, [unread, ...tagged], []];
+  const tidyLate = zConjuncts(LENGTH_FIX_INVARIANT)
+    .filter((c) => TIDY.includes(c.name) && c.name !== 'NoLateWrite')
+    .map((c) => assertHolds(v, c, pre));
+  const noPrefix = forAll(v, [q], ctx.Not(v.hasPrefix(q)));
+  return [[...tidyLate, noPrefix, unread, ...tagged], [...tidyLate, noPrefix, unread], plain, tidy, [unread, ...tagged], []];
 }
 
 /** The negation of one obligation in a solver of its own, with what is needed to read a model back. */
@@ -207,7 +217,7 @@ interface Query {
 /** Asserts the negation of obligation `name` over vocabulary `v`. */
 function query(v: Vocabulary, options: ProveOptions, inv: Invariant, name: ObligationName, timeoutMs: number): Query {
   const { ctx } = v;
-  const sem = semanticsOf(options.variant, options.faults);
+  const sem = semanticsOf(options.variant, options.faults, options.without);
   const conjuncts = zConjuncts(inv, options.drop, sem.fault['torn-write']);
   const pre = freshState(v, 's', sem.ownerCheck, sem.multiset);
   const r = ctx.Const('r', v.Req);

@@ -34,7 +34,7 @@ describe('pagecheck prove', () => {
     for (const name of ['init', 'allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert']) {
       expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
     }
-    // torn writes are not encoded: prove refuses the fault, so the part landings never happen
+    // owner-check's default leaves torn-write out (under it the owner check alone fails), so the part landings never happen
     for (const name of ['landData', 'landTag']) expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms {3}\\(never enabled: torn-write is off\\)$`, 'm'));
     expect(out).toContain('all 11 obligations proved');
   }, 120_000);
@@ -81,16 +81,15 @@ describe('pagecheck prove', () => {
     expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
   }, 120_000);
 
-  it('hardened: proved with every fault the encoding covers; torn-write is refused, exit 2', async () => {
+  it('hardened: proved with every fault, torn-write included, by the hold invariant', async () => {
     const hardened = await pagecheck('prove', '--variant', 'hardened');
     expect(hardened.code).toBe(0);
-    expect(hardened.out).toContain('variant hardened, faults silent-stub, early-free, stale-free, prefix-poison');
+    expect(hardened.out).toContain('variant hardened, faults silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write');
+    expect(hardened.out).toContain('invariant: Isolation ∧ 1.NewIsBlank ∧ 2.NoLateParts');
     expect(hardened.out).toMatch(/^ {2}encoding +agrees/m);
+    // the part landings are real obligations now
+    for (const name of ['landData', 'landTag']) expect(hardened.out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
     expect(hardened.out).toContain('all 11 obligations proved');
-    expect(await pagecheck('prove', '--variant', 'owner-check', '--faults', 'early-free,torn-write')).toMatchObject({
-      code: 2,
-      err: 'pagecheck: --faults: the proof has no invariant for fault torn-write yet (its actions are encoded and checked against the spec)\n',
-    });
   }, 120_000);
 
   it('names the flag and the value in its errors, exit 2', async () => {

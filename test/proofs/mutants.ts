@@ -13,10 +13,12 @@ import type { StepFn } from '../../proofs/conformance.ts';
 /** The project's root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A mutant: a name, and text replacements in `spec/transitions.ts`, each of which must match exactly once. */
+/** A mutant: a name, and text replacements in `spec/transitions.ts` (or `file`), each of which must match exactly once. */
 export interface Mutant {
   /** What is wrong with it, in words. */
   readonly name: string;
+  /** The file patched, under the project's root (default `spec/transitions.ts`). */
+  readonly file?: string;
   /** `[from, to]` replacements. */
   readonly patches: readonly (readonly [string, string])[];
   /** The action kinds at which `prove` must find the encoding and the spec disagree, comma-separated. */
@@ -75,11 +77,12 @@ export function mutantTree(mutant: Mutant): string {
   const skip = new Set(['node_modules', '.git', 'test']);
   cpSync(ROOT, dir, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split('/')[0] ?? '') });
   symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
-  const file = join(dir, 'spec', 'transitions.ts');
+  const name = mutant.file ?? 'spec/transitions.ts';
+  const file = join(dir, ...name.split('/'));
   let text = readFileSync(file, 'utf8');
   for (const [from, to] of mutant.patches) {
     const count = text.split(from).length - 1;
-    if (count !== 1) throw new Error(`mutant "${mutant.name}": the patch matches ${count} times in spec/transitions.ts: ${JSON.stringify(from)}`);
+    if (count !== 1) throw new Error(`mutant "${mutant.name}": the patch matches ${count} times in ${name}: ${JSON.stringify(from)}`);
     text = text.replace(from, to);
   }
   writeFileSync(file, text);
@@ -106,3 +109,24 @@ export function pagecheckIn(dir: string, args: readonly string[]): Promise<{ cod
 export function removeTree(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * Mutants of `hardened`'s torn-write mechanism, for `prove --variant hardened`: one
+ * switches `revoke-writer` off where the spec compiles the variant (the proof's encoding
+ * reads the same switch, so the encoding still agrees with `step` and the invariant is
+ * what breaks), one drops it from the late write only (the encoding, which follows the
+ * switch, then disagrees with `step`).
+ */
+export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
+  {
+    name: 'hardened without revoke-writer',
+    file: 'spec/model.ts',
+    patches: [["MECHANISMS.map((k) => [k, variant === 'hardened'])", "MECHANISMS.map((k) => [k, variant === 'hardened' && k !== 'revoke-writer'])"]],
+    caughtAt: 'prefill,stub,timeout',
+  },
+  {
+    name: "a late write lands although the writer's access was revoked",
+    patches: [["  if (late && m.mechanism['revoke-writer']) {", "  if (late && m.mechanism['revoke-writer'] && m.fault['torn-write'] === false) {"]],
+    caughtAt: 'prefill',
+  },
+];
