@@ -120,7 +120,7 @@ export function formatReport(report: ProofReport): string {
   lines.push('');
   lines.push(
     failed.length === 0
-      ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests and prefixes.`
+      ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests, prefixes and decode steps.`
       : `not proved: ${failed.join(', ')}.`,
   );
   return `${lines.join('\n')}\n`;
@@ -135,7 +135,7 @@ function conformanceLines(c: ConformanceReport): string[] {
 
 /** One obligation's line, and its counterexample's story under it. */
 function obligationLines(o: ObligationResult): string[] {
-  // timeout's guard needs fault early-free; the part landings need torn-write, which the proof does not encode yet
+  // timeout's guard needs fault early-free; the part landings need torn-write
   const why = o.name === 'timeout' ? 'early-free is off' : 'torn-write is off';
   const note = o.vacuous ? `   (never enabled: ${why})` : '';
   const head = `  ${o.name.padEnd(9)} ${o.result.padEnd(15)} ${String(o.ms).padStart(6)} ms${note}`;

@@ -21,7 +21,7 @@ describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size',
     expect(report.conformance?.mismatches).toEqual([]);
     expect(report.conformance?.steps).toBeGreaterThan(300);
     expect(report.obligations.map((o) => [o.name, o.result])).toEqual(OBLIGATIONS.map((name) => [name, 'proved']));
-    // with early-free on, timeout is a real obligation; only the part landings of torn-write (not encoded) never happen
+    // with early-free on, timeout is a real obligation; only the part landings of torn-write (off by owner-check's default) never happen
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['landData', 'landTag']);
     expect(report.proved).toBe(true);
   }, 120_000);
