@@ -57,6 +57,7 @@ import {
   prefixLabel,
   READ_UNHELD,
   setObserved,
+  setPartsLanded,
   step as specStep,
   tablePage,
   tagOf,
@@ -135,21 +136,38 @@ function prng(seed: number): (n: number) => number {
   };
 }
 
-/** The sample states for action `a` of model `m`. */
+/**
+ * The sample states for action `a` of model `m`. For a part landing from a write in
+ * flight, every count of parts already landed is sampled in turn (the acting stream's
+ * count; the other stream's the same in the first background, random in the second), so
+ * that the part that lands is at every position of the table, odd page included.
+ */
 function* samples(m: Model, a: Action, rand: (n: number) => number, step: StepFn): Generator<State> {
+  const len = m.len[a.r] ?? 0;
   for (const phase of phasesOf(m)) {
-    const backgrounds = phase === 0 ? 6 : 2;
-    for (let b = 0; b < backgrounds; b++) {
-      const s = cleanState(m, a.r, phase, rand);
-      // The first background is the base of the odd-page states: its read set is empty, so any label read shows.
-      if (b === 0) setObserved(m, s, a.r, 0);
-      yield s;
-      if (b > 0 || phase === 0 || step(m, s, a) === undefined) continue;
-      for (let i = 0; i < (m.len[a.r] ?? 0); i++) {
-        for (const odd of ODD_FIELDS) {
-          const t = s.slice();
-          if (corrupt(m, t, a.r, i, odd, rand)) yield t;
-        }
+    const landing = (a.kind === 'landData' || a.kind === 'landTag') && (phase === Ph.writing || phase === Ph.landing);
+    for (const count of landing ? Array.from({ length: len + 1 }, (_, c) => c) : [undefined]) yield* samplesAt(m, a, phase, count, rand, step);
+  }
+}
+
+/** The sample states of {@link samples} for one phase of the acting request (and, for a part landing, one count of parts landed). */
+function* samplesAt(m: Model, a: Action, phase: number, count: number | undefined, rand: (n: number) => number, step: StepFn): Generator<State> {
+  const backgrounds = phase === 0 ? 6 : 2;
+  for (let b = 0; b < backgrounds; b++) {
+    const s = cleanState(m, a.r, phase, rand);
+    if (count !== undefined) {
+      const other = b === 0 ? count : rand((m.len[a.r] ?? 0) + 1);
+      if (a.kind === 'landData') setPartsLanded(m, s, a.r, count, other);
+      else setPartsLanded(m, s, a.r, other, count);
+    }
+    // The first background is the base of the odd-page states: its read set is empty, so any label read shows.
+    if (b === 0) setObserved(m, s, a.r, 0);
+    yield s;
+    if (b > 0 || phase === 0 || step(m, s, a) === undefined) continue;
+    for (let i = 0; i < (m.len[a.r] ?? 0); i++) {
+      for (const odd of ODD_FIELDS) {
+        const t = s.slice();
+        if (corrupt(m, t, a.r, i, odd, rand)) yield t;
       }
     }
   }

@@ -130,3 +130,17 @@ export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
     caughtAt: 'prefill',
   },
 ];
+
+/** Mutants of the part landings themselves, which the encoding check must catch at the action they break (tables of 4 and 5 pages). */
+export const LANDING_MUTANTS: readonly Mutant[] = [
+  {
+    name: 'a content part past the third position lands nowhere',
+    patches: [['  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i);', '  if (p !== NO_PAGE && i < 3) writeContent(m, t, p, writeLabel(m, r, i), i);']],
+    caughtAt: 'landData',
+  },
+  {
+    name: 'a tag part past the third position stamps the wrong label',
+    patches: [['  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i));', '  if (p !== NO_PAGE) setTag(m, t, p, i < 3 ? writeLabel(m, r, i) : 0);']],
+    caughtAt: 'landTag',
+  },
+];

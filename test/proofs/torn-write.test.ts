@@ -8,7 +8,9 @@ import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { runLabels } from '../spec/helpers.ts';
 import { checkReachable } from './enumerate.ts';
 import { HOLD_DROPS, HOLD_WITHOUT } from './expected-torn.ts';
-import { mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
+import { checkConformance } from '../../proofs/conformance.ts';
+import type { ActionKind } from '../../spec/index.ts';
+import { LANDING_MUTANTS, mutantStep, mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
 
 let z3: Z3Session;
 beforeAll(async () => {
@@ -147,4 +149,21 @@ describe('prove on a copy of the project whose hardened has lost a torn-write me
       dirs.forEach(removeTree);
     }
   }, 240_000);
+});
+
+describe('the encoding check covers the part landings: it disagrees with a spec whose landings are wrong past the third page', () => {
+  it('at landData and at landTag, and nowhere else', async () => {
+    const caught: string[] = [];
+    for (const mutant of LANDING_MUTANTS) {
+      const dir = mutantTree(mutant);
+      try {
+        const kinds: ActionKind[] = ['landData', 'landTag', 'handoff'];
+        const report = await checkConformance(z3, 'hardened', [...FAULTS], await mutantStep(dir), kinds);
+        caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
+      } finally {
+        removeTree(dir);
+      }
+    }
+    expect(caught).toEqual(LANDING_MUTANTS.map((m) => `${m.name}: ${m.caughtAt}`));
+  }, 180_000);
 });
