@@ -5,7 +5,7 @@
  * counterexample to induction says which page or request breaks it.
  */
 import type { Sort } from 'z3-solver';
-import { HOLD_CONJUNCTS } from './hold-conjuncts.ts';
+import { HOLD_Z_CONJUNCTS } from './hold-conjuncts.ts';
 import type { Invariant } from './invariant.ts';
 import { at, forAll, leaks, live, ownSlot, shares, slotLabel, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
@@ -65,7 +65,7 @@ const written = (v: Vocabulary, s: ZState, q: Z): F =>
 
 /** Every strengthening conjunct, by name. */
 const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
-  ...HOLD_CONJUNCTS,
+  ...HOLD_Z_CONJUNCTS,
   TagNamesContent: {
     name: 'TagNamesContent',
     vars: [['Page', 'page']],

@@ -21,7 +21,7 @@ const inPhase = (v: Vocabulary, s: ZState, q: Z, ...phases: Parameters<Vocabular
 const unwritten = (v: Vocabulary, s: ZState, q: Z): F => inPhase(v, s, q, 'allocated', 'writing');
 
 /** The hold invariant's conjuncts that the other invariants do not have, by name. */
-export const HOLD_CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
+export const HOLD_Z_CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
   NoLateParts: {
     name: 'NoLateParts',
     vars: [['Req', 'request']],
