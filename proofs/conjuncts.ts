@@ -5,6 +5,7 @@
  * counterexample to induction says which page or request breaks it.
  */
 import type { Sort } from 'z3-solver';
+import type { Fault } from '../spec/index.ts';
 import { HOLD_Z_CONJUNCTS } from './hold-conjuncts.ts';
 import type { Invariant } from './invariant.ts';
 import { at, forAll, leaks, live, ownSlot, shares, slotLabel, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
@@ -18,9 +19,12 @@ export interface ZConjunct {
   readonly name: string;
   /** Its variables' sorts, and the names its witnesses print under. */
   readonly vars: readonly (readonly [VarSort, string])[];
-  /** The body, over a state and one term per variable. */
-  readonly body: (v: Vocabulary, s: ZState, xs: readonly Z[]) => F;
+  /** The body, over a state and one term per variable (and, for the few that depend on them, the faults switched on). */
+  readonly body: (v: Vocabulary, s: ZState, xs: readonly Z[], fault?: Faults) => F;
 }
+
+/** The faults switched on, as the encoding's semantics has them. */
+export type Faults = Readonly<Record<Fault, boolean>>;
 
 const x = (xs: readonly Z[], k: number): Z => {
   const t = xs[k];
@@ -145,16 +149,16 @@ const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
 
 /**
  * The z3 conjuncts of an invariant: Isolation first, then TypeOK (which lets writes be in
- * flight when `torn`, fault `torn-write`), then the strengthening, less the conjunct
- * numbered `drop`.
+ * flight under fault `torn-write`), then the strengthening, less the conjunct numbered
+ * `drop`; each bound to the faults switched on (none, when not given).
  */
-export function zConjuncts(inv: Invariant, drop?: number, torn = false): ZConjunct[] {
-  const out = [ISOLATION, typeOk(torn)];
+export function zConjuncts(inv: Invariant, drop?: number, fault?: Faults): ZConjunct[] {
+  const out = [ISOLATION, typeOk(fault?.['torn-write'] ?? false)];
   for (const c of inv.conjuncts) {
     if (c.id === drop) continue;
     const z = CONJUNCTS[c.name];
     if (z === undefined) throw new Error(`conjunct ${c.name} has no z3 encoding`);
-    out.push(z);
+    out.push({ ...z, body: (v, s, xs) => z.body(v, s, xs, fault) });
   }
   return out;
 }

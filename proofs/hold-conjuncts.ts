@@ -25,7 +25,12 @@ export const HOLD_Z_CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
   NoLateParts: {
     name: 'NoLateParts',
     vars: [['Req', 'request']],
-    body: (v, s, xs) => v.ctx.Not(at(s.phase, x(xs, 0)).eq(v.ph('landing'))),
+    body: (v, s, xs, fault) => {
+      const q = x(xs, 0);
+      // without early-free nothing times a request out: only timeout leads to timedOut
+      const timedOut = fault?.['early-free'] === false ? at(s.phase, q).eq(v.ph('timedOut')) : v.ctx.Bool.val(false);
+      return v.ctx.Not(v.ctx.Or(at(s.phase, q).eq(v.ph('landing')), timedOut));
+    },
   },
   FreeListUnheld: {
     name: 'FreeListUnheld',

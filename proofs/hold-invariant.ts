@@ -68,9 +68,12 @@ export const HOLD_CONJUNCTS: readonly HoldConjunct[] = [
   {
     name: 'NoLateParts',
     prose:
-      "No request is landing: D timed nobody out while parts of its write were in flight, or revoked the writer first (revoke-writer drops the parts, and a write posted after the timeout lands nowhere).",
+      "No request is landing: D timed nobody out while parts of its write were in flight, or revoked the writer first (revoke-writer drops the parts, and a write posted after the timeout lands nowhere); without fault early-free nobody is even timed out.",
     holds: (m, s) => {
-      for (let r = 0; r < m.n; r++) if (phaseOf(m, s, r) === Ph.landing) return false;
+      for (let r = 0; r < m.n; r++) {
+        const phase = phaseOf(m, s, r);
+        if (phase === Ph.landing || (phase === Ph.timedOut && !m.fault['early-free'])) return false;
+      }
       return true;
     },
   },

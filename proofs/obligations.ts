@@ -218,7 +218,7 @@ interface Query {
 function query(v: Vocabulary, options: ProveOptions, inv: Invariant, name: ObligationName, timeoutMs: number): Query {
   const { ctx } = v;
   const sem = semanticsOf(options.variant, options.faults, options.without);
-  const conjuncts = zConjuncts(inv, options.drop, sem.fault['torn-write']);
+  const conjuncts = zConjuncts(inv, options.drop, sem.fault);
   const pre = freshState(v, 's', sem.ownerCheck, sem.multiset);
   const r = ctx.Const('r', v.Req);
   const solver = new ctx.Solver();

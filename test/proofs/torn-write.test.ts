@@ -9,7 +9,7 @@ import { runLabels } from '../spec/helpers.ts';
 import { checkReachable } from './enumerate.ts';
 import { HOLD_DROPS, HOLD_WITHOUT } from './expected-torn.ts';
 import { checkConformance } from '../../proofs/conformance.ts';
-import type { ActionKind } from '../../spec/index.ts';
+import type { ActionKind, Fault } from '../../spec/index.ts';
 import { LANDING_MUTANTS, mutantStep, mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
 
 let z3: Z3Session;
@@ -90,6 +90,13 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
     }
   }, 120_000);
 
+  it('proves it with each fault alone and with none', async () => {
+    for (const faults of [[], ...FAULTS.map((f): Fault[] => [f])]) {
+      const report = await prove(z3, { variant: 'hardened', faults, checkEncoding: false });
+      expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
+    }
+  }, 120_000);
+
   it('the executable invariant holds on every reachable state of hardened with every fault, and breaks on owner-check', () => {
     const acceptance = configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'hardened', faults: [...FAULTS], decodeSteps: 2 });
     // regression pins, counted by enumerate.ts's own breadth-first search (no symmetry)
@@ -117,6 +124,24 @@ describe('owner-check under early-free and torn-write: the proof fails where the
     // the late write posted after a timeout: the same conjunct
     expect(out).toMatch(/prefill\((r\d)\): P posts \1's write; its content and tag parts land later/);
     expect(out).toMatch(/^not proved: prefill \(counterexample\), timeout \(counterexample\)\.$/m);
+  }, 120_000);
+
+  it('with torn writes, the owner check alone fails exactly with the faults that bring a foreign write to a held page', async () => {
+    const broken: Record<string, string[]> = {};
+    for (const f of FAULTS.filter((x) => x !== 'torn-write')) {
+      const report = await prove(z3, { variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false });
+      broken[f] = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);
+    }
+    // the same three that check finds a leak with (2 pages, requests 1,1 or 1,1,1); torn-write alone is proved
+    expect(broken).toEqual({
+      'silent-stub': [],
+      'early-free': ['prefill:NoLateParts', 'timeout:NoLateParts'],
+      'stale-free': ['free:OwnPagesHeld'],
+      'prefix-poison': [],
+      'double-free': ['free:FreeListUnheld'],
+      'lock-underflow': [],
+    });
+    expect(failing(await prove(z3, { variant: 'owner-check', faults: ['torn-write'], checkEncoding: false }))).toEqual([]);
   }, 120_000);
 
   it('the counterexample at timeout is reachable: check’s shortest leak (10 actions, 244 states) takes that step at step 3', () => {
