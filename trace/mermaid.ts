@@ -24,7 +24,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
   const context = stepContext(m, trace, k);
   if (context === undefined) return [];
   const { action, r, before, after, req, who, shared, table } = context;
-  const own = shared ? table.slice(1) : table;
+  const own = table.slice(shared);
   const label = `${k}. ${action.kind}(${who})`;
   const contents = (pages: readonly number[]): string => pages.map((p) => dataName(m, dataOf(m, before, p))).join(', ');
   return match(action.kind)
