@@ -125,7 +125,7 @@ export function lastHolderChange(m: Model, trace: Trace, p: number, upTo: number
 export function holderWords(m: Model, label: number): string {
   if (label === 0) return 'nobody';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `#${label - 1}`;
-  return `the ${m.groupNames[groupOfLabel(m, label)] ?? '?'} prefix cache${pageSuffix(m, label, ' (page ', ')')}`;
+  return `the ${m.groupNames[groupOfLabel(m, label)] ?? '?'} prefix cache${pageSuffix(m, label, ' (as its page ', ')')}`;
 }
 
 /** For a page of a prefix longer than one page, which page it is (`open` + index + `close`); '' otherwise. */
@@ -185,7 +185,7 @@ export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, lim
             ? `put it in ${holderWords(m, now)}`
             : `gave it to ${holderWords(m, now)}`;
       events.push(`step ${k} ${label} ${what}`);
-    } else if (taken.action.kind === 'allocate' && now > m.n && tableOf(m, after, taken.action.r)[0] === p) {
+    } else if (taken.action.kind === 'allocate' && now > m.n && tableOf(m, after, taken.action.r).slice(0, prefixLength(m, taken.action.r)).includes(p)) {
       events.push(`step ${k} ${label} shared it with ${holderWords(m, taken.action.r + 1)} from ${holderWords(m, now)}`);
     }
   }

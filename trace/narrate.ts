@@ -126,7 +126,7 @@ function requestChange(was: RequestView, now: RequestView): string | undefined {
   if (was.phase !== now.phase) parts.push(`${was.phase} → ${now.phase}`);
   if (was.table.join() !== now.table.join()) parts.push(`table [${now.table.join(' ')}]`);
   if (was.read.join() !== now.read.join()) parts.push(`read ${now.read.length === 0 ? 'nothing' : list(now.read)}`);
-  if (was.hit !== now.hit) parts.push('allocated on the cached prefix page');
+  if (was.hit !== now.hit) parts.push('allocated on the cached prefix');
   if (was.inserted !== now.inserted) parts.push('prefix pages now in the prefix cache');
   if (was.readUnheld !== now.readUnheld) parts.push('read a page it did not hold');
   if (was.partsLanded.data !== now.partsLanded.data || was.partsLanded.tag !== now.partsLanded.tag) {
