@@ -321,8 +321,8 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
  * than it needs, and the cache holds pages, with lock count 0, of a prefix other than the
  * request's own (the request's own prefix is matched, and so locked, first).
  * @effect The entry that holds the lowest such page leaves the cache: all its pages go
- * back to the free list in one release, in the entry's order, contents untouched; the
- * request is marked as the one evicted for.
+ * back to the free list in one release (ascending, as every release), contents
+ * untouched; the request is marked as the one evicted for.
  */
 export function evict(m: Model, s: State, r: number): State | undefined {
   if (!m.eviction || phaseOf(m, s, r) !== Ph.new) return undefined;
