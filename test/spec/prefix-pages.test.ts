@@ -10,8 +10,10 @@ import {
   actionLabel,
   checkedModel,
   compile,
+  Conservation,
   configFrom,
   decodeConfig,
+  ExclusiveHold,
   FAULTS,
   holderOf,
   Integrity,
@@ -28,6 +30,8 @@ import {
   type Variant,
 } from '../../spec/index.ts';
 import { runLabels } from './helpers.ts';
+import { fastFormOf } from '../../spec/fast-properties.ts';
+import { reachable } from '../checker/orbits.ts';
 
 const READS = [Isolation, Integrity];
 
@@ -164,6 +168,23 @@ describe('a misplaced prefix page', () => {
     for (const [variant, states] of [['owner-check', 551], ['hardened', 301]] as const) {
       const r = check(checkedModel(compile(swapped(variant))), { invariants: READS });
       expect([variant, r.verdict, r.distinctStates]).toEqual([variant, 'holds', states]);
+    }
+  });
+});
+
+describe('the fast forms with a 2-page prefix', () => {
+  it('agree with the spec on all 3,673 reachable states of the lock-underflow configuration with stale-free and prefix-poison (buggy, eviction on)', { timeout: 60_000 }, () => {
+    const m = compile(underflow('buggy', ['silent-stub', 'lock-underflow', 'stale-free', 'prefix-poison']));
+    const states = reachable(m);
+    expect(states.length).toBe(3673);
+    for (const p of [Isolation, Integrity, ExclusiveHold, Conservation]) {
+      const fast = fastFormOf(m, p)!;
+      let broken = 0;
+      for (const s of states) {
+        expect(fast(s), p.name).toBe(p.holds(m, s));
+        if (!fast(s)) broken++;
+      }
+      expect(broken, p.name).toBeGreaterThan(0);
     }
   });
 });
