@@ -342,6 +342,9 @@ export class PagePool {
     for (let j = 0; j < k; j++) {
       const p = this.tables[base + j] ?? 0;
       const slotOfPage = (this.prefixBase[g] ?? 0) + j;
+      // A double free can put one page at two prefix positions: as in the spec, a page has one holder, the last slot.
+      const h = this.holder[p] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
       this.holder[p] = prefixLabelOf(slotOfPage);
       this.prefixPages[slotOfPage] = p;
     }

@@ -65,6 +65,10 @@ describe('the pool with a 2-page prefix refines the spec, state by state', () =>
   it('hardened with double-free under sglang\'s order: all 629 reachable states, every action, agree', { timeout: 60_000 }, () => {
     expect(exhaustive(config('hardened', ['silent-stub', 'double-free', 'stale-free', 'prefix-poison'], true, 'sglang'))).toBe(629);
   });
+
+  it('owner-check with double-free under sglang\'s order: one page twice in a table, at both prefix positions, is cached once, as in the spec (4,811 states)', { timeout: 60_000 }, () => {
+    expect(exhaustive(config('owner-check', ['double-free', 'stale-free', 'prefix-poison', 'lock-underflow'], true, 'sglang'))).toBe(4811);
+  });
 });
 
 describe('random runs with a 2-page prefix', () => {
