@@ -194,11 +194,6 @@ export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, lim
   return kept.length === 0 ? 'nothing happened to it' : kept.join('; ');
 }
 
-/** The page an `evict` step took out of the prefix cache (-1 if none). */
-export function evictedPage(m: Model, before: State, after: State): number {
-  return evictedPages(m, before, after)[0] ?? -1;
-}
-
 /** The pages an `evict` step freed from the prefix cache: the whole entry, in page-id order. */
 export function evictedPages(m: Model, before: State, after: State): number[] {
   const out: number[] = [];
