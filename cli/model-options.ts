@@ -31,6 +31,8 @@ export interface ModelFlags {
   readonly eviction?: boolean;
   /** `--decode-steps N`. */
   readonly decodeSteps?: string;
+  /** `--prefix-pages sys=2,doc=3`. */
+  readonly prefixPages?: string;
 }
 
 /** Adds the model flags to a command. */
@@ -45,7 +47,8 @@ export function addModelOptions(cmd: Command): Command {
     .option('--allocator <order>', 'which free pages allocate hands out: sorted | sglang | lifo | any (default sorted; see docs/ALLOCATOR.md)')
     .option('--eviction', 'the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action evict)')
     .option('--page-size <tokens>', "token slots per page (default 1); selects sglang's shortage test (alloc or alloc_extend)")
-    .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)');
+    .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)')
+    .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
 
 const FLAG_OF: Readonly<Record<string, string>> = {
@@ -58,6 +61,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   pageSize: '--page-size',
   eviction: '--eviction',
   decodeSteps: '--decode-steps',
+  prefixPages: '--prefix-pages',
 };
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
@@ -111,6 +115,8 @@ export function readJsonFile(path: string, what: string): unknown {
   return parsed;
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** `2,3:sys` as request objects; a part with more than one `:` is an error, not silently cut short. */
 function parseRequests(text: string): unknown[] {
   return text.split(',').map((part) => {
@@ -121,6 +127,21 @@ function parseRequests(text: string): unknown[] {
     const [len = '', prefix] = fields;
     return prefix === undefined ? { length: numberish(len) } : { length: numberish(len), prefix: prefix.trim() };
   });
+}
+
+/** `sys=2,doc=3` as an object of prefix lengths; the schema checks the names and numbers, this only the shape. */
+function parsePrefixPages(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const part of text.split(',')) {
+    const fields = part.split('=');
+    const [name = '', pages = ''] = fields.map((f) => f.trim());
+    if (fields.length !== 2 || name === '' || pages === '') {
+      throw new UsageError(`--prefix-pages: ${JSON.stringify(part)} is not NAME=PAGES; expected a list such as sys=2 or sys=2,doc=3`);
+    }
+    if (name in out) throw new UsageError(`--prefix-pages: prefix ${JSON.stringify(name)} is given twice`);
+    out[name] = numberish(pages);
+  }
+  return out;
 }
 
 /** Decodes the model flags (and the file they name) into a configuration, or throws a {@link UsageError}. */
@@ -143,6 +164,8 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.pageSize !== undefined) set('pageSize', numberish(flags.pageSize));
   if (flags.eviction === true) set('eviction', true);
   if (flags.decodeSteps !== undefined) set('decodeSteps', numberish(flags.decodeSteps));
+  // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
+  if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {
     const list = flags.faults.trim();
     set('faults', list === '' || list === 'none' ? [] : list.split(',').map((f) => f.trim()));

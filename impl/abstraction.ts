@@ -7,7 +7,7 @@
  * keeps a finished request's table; the spec resets it once it is dead, so the
  * abstraction drops it by the spec's own rule (`tableIsDead`, spec/liveness.ts).
  */
-import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
+import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
 import { initial, Ph, setObserved, setReadRecord, setSteps, setTablePage, type State } from '../spec/state.ts';
@@ -20,8 +20,9 @@ import type { PagePool } from './pool.ts';
 function specLabel(m: Model, pool: PagePool, label: number): number {
   if (label === 0) return 0;
   if (label < 0) {
-    const g = groupOfLabel(label);
-    if (g < m.groups) return prefixLabel(m, g);
+    // Prefix page k of the pool is the spec's k-th prefix label: both number the groups' pages in turn.
+    const k = groupOfLabel(label);
+    if (k < m.labels - m.n) return m.n + 1 + k;
   } else {
     for (let r = 0; r < m.n; r++) if (pool.phase(r) !== Ph.new && pool.serial(r) === label) return bodyLabel(r);
   }

@@ -29,6 +29,7 @@ export function poolOptionsFor(m: Model): PoolOptions {
     slots: m.n,
     maxLength,
     prefixes: m.groups,
+    ...(m.prefixPages.some((k) => k > 1) ? { prefixLengths: [...m.prefixPages] } : {}),
     reuseSlots: false,
     eviction: m.eviction,
     ...(m.allocator === 'any' ? {} : { allocator: m.allocator }),

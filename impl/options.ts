@@ -5,7 +5,9 @@
  *
  * Labels. At real scale requests are unbounded, so a request is named by the serial of its
  * admission (a positive 32-bit integer, unique among the last 2^31 - 1 admissions), and a
- * prefix group `g` by the negative label `-(g + 1)`; `0` is nobody / never written. One
+ * prefix page by the negative label `-(k + 1)`, where `k` numbers the pages of every prefix
+ * group in turn (group `g`'s page `j` is `k = base(g) + j`, `base(g)` the pages of the
+ * groups before it; with one-page prefixes `k = g`); `0` is nobody / never written. One
  * signed alphabet keeps every label a small integer (no boxing in V8) and the owner check
  * a single comparison for a page the reader wrote itself.
  */
@@ -28,6 +30,8 @@ export interface PoolOptions {
   readonly maxLength: number;
   /** Number of prompt-prefix groups the prefix cache knows (`allocate`'s `prefix` is below it); 0 when left out. */
   readonly prefixes?: number;
+  /** Per prefix group, its length in pages (the spec's `prefixPages`); 1 each when left out. */
+  readonly prefixLengths?: readonly number[];
   /**
    * Whether `allocate` may admit a new request into a slot whose request is finished
    * (freed, released, or timed out with its late write landed). On by default, as a server
@@ -88,12 +92,12 @@ export const NO_PAGE = -1;
 /** The largest serial; the next admission after it gets serial 1 again. */
 export const MAX_SERIAL = 0x7fffffff;
 
-/** The label of prefix group `g`'s data, and of its prefix-cache entry as a holder. */
-export function prefixLabelOf(g: number): number {
-  return -(g + 1);
+/** The label of prefix page `k`'s data, and of its slot in the prefix cache as a holder (`k = g` for one-page prefixes). */
+export function prefixLabelOf(k: number): number {
+  return -(k + 1);
 }
 
-/** The prefix group of a negative label. */
+/** The prefix page `k` of a negative label (the group itself, for one-page prefixes). */
 export function groupOfLabel(label: number): number {
   return -label - 1;
 }
@@ -110,6 +114,11 @@ export function resolveOptions(options: PoolOptions): Behaviour {
   whole('maxLength', options.maxLength, 1);
   whole('prefixes', options.prefixes ?? 0, 0);
   whole('pageSize', options.pageSize ?? 1, 1);
+  const lengths = options.prefixLengths ?? [];
+  if (options.prefixLengths !== undefined && lengths.length !== (options.prefixes ?? 0)) {
+    throw new RangeError(`PoolOptions.prefixLengths: expected one length per prefix group (${options.prefixes ?? 0}), got ${lengths.length}`);
+  }
+  lengths.forEach((k, g) => whole(`prefixLengths[${g}]`, k, 1));
   const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
   const has = (f: Fault): boolean => faults.includes(f);
   return {

@@ -56,9 +56,13 @@ export class PagePool {
   readonly serials: Int32Array;
   /** Per slot: the number of entries of `reads` filled by a successful decode. */
   readonly readCounts: Int32Array;
-  /** Per prefix group: the page the prefix cache holds for it, or `NO_PAGE`. */
+  /** Per prefix page `k` (group `g`'s page `j` at `prefixBase[g] + j`): the page the prefix cache holds for it, or `NO_PAGE`. */
   readonly prefixPages: Int32Array;
-  /** Per prefix group, under eviction: how many live requests lock its cached page (`RadixCache` lock_ref). */
+  /** Per prefix group: the index of its first page in {@link prefixPages} (the pages of the groups before it). */
+  readonly prefixBase: Int32Array;
+  /** Per prefix group: its length in pages. */
+  readonly prefixLengths: Int32Array;
+  /** Per prefix group, under eviction: how many live requests lock its cached entry (`RadixCache` lock_ref). */
   readonly locks: Int32Array;
   /** The free list of the `sorted` order (a set). */
   protected readonly freeSet: FreeSet;
@@ -93,7 +97,11 @@ export class PagePool {
     this.readCounts = new Int32Array(slots);
     this.foreign = new Int32Array(slots);
     this.garbage = new Int32Array(slots);
-    this.prefixPages = new Int32Array(options.prefixes ?? 0).fill(NO_PAGE);
+    const groups = options.prefixes ?? 0;
+    this.prefixLengths = Int32Array.from({ length: groups }, (_, g) => options.prefixLengths?.[g] ?? 1);
+    this.prefixBase = new Int32Array(groups);
+    for (let g = 1; g < groups; g++) this.prefixBase[g] = (this.prefixBase[g - 1] ?? 0) + (this.prefixLengths[g - 1] ?? 1);
+    this.prefixPages = new Int32Array(groups === 0 ? 0 : (this.prefixBase[groups - 1] ?? 0) + (this.prefixLengths[groups - 1] ?? 1)).fill(NO_PAGE);
     this.locks = new Int32Array(options.prefixes ?? 0);
     this.freeSet = new FreeSet(pages);
     this.freeList = makeFreeList(this.behaviour.allocator, pages, this.behaviour.doubleFree, options.pageSize ?? 1);
@@ -105,7 +113,13 @@ export class PagePool {
   /** Makes this pool's state equal to `other`'s, a pool built with the same options (the validator forks states with it). */
   copyFrom(other: PagePool): void {
     const o = other.options;
-    if (o.pages !== this.options.pages || o.slots !== this.options.slots || o.maxLength !== this.options.maxLength || (o.prefixes ?? 0) !== (this.options.prefixes ?? 0)) {
+    if (
+      o.pages !== this.options.pages ||
+      o.slots !== this.options.slots ||
+      o.maxLength !== this.options.maxLength ||
+      (o.prefixes ?? 0) !== (this.options.prefixes ?? 0) ||
+      other.prefixPages.length !== this.prefixPages.length
+    ) {
       throw new RangeError('PagePool.copyFrom: the pools were built with different sizes');
     }
     for (const key of ['holder', 'data', 'tag', 'tables', 'reads', 'lengths', 'groups', 'serials', 'readCounts', 'prefixPages'] as const) this[key].set(other[key]);
@@ -169,7 +183,7 @@ export class PagePool {
 
   /**
    * D reserves pages for the whole prompt: the lowest free ids (or the order's), after the
-   * cached prefix page on a prefix-cache hit. The request gets a fresh serial. `tokens`,
+   * cached prefix pages on a prefix-cache hit (the whole entry, page `j` at position `j`). The request gets a fresh serial. `tokens`,
    * the prompt's length in tokens (`length * pageSize` when left out), is what the length
    * rule compares with P's limit.
    */
@@ -183,19 +197,19 @@ export class PagePool {
       throw new RangeError(`allocate: ${promptTokens} tokens do not need exactly ${length} pages of ${pageSize}`);
     }
     const g = prefix ?? -1;
-    if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix < this.prefixPages.length)) {
-      throw new RangeError(`allocate: prefix ${prefix} is not in 0..${this.prefixPages.length - 1}`);
+    if (prefix !== undefined && !(Number.isInteger(prefix) && prefix >= 0 && prefix < this.prefixLengths.length)) {
+      throw new RangeError(`allocate: prefix ${prefix} is not in 0..${this.prefixLengths.length - 1}`);
     }
-    // The prefix is one page: a request with one needs a page of its own besides (else a stub would write past its table).
-    if (prefix !== undefined && length < 2) throw new RangeError(`allocate: a request with a prefix needs at least 2 pages, got ${length}`);
+    // A request with a prefix needs a page of its own besides (else a stub would write past its table).
+    const k = g >= 0 ? (this.prefixLengths[g] ?? 1) : 0;
+    if (prefix !== undefined && length <= k) throw new RangeError(`allocate: a request with a prefix of ${k} pages needs at least ${k + 1} pages, got ${length}`);
     const phase = this.phases[s] ?? Ph.new;
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
-    const hit = g >= 0 ? (this.prefixPages[g] ?? NO_PAGE) : NO_PAGE;
-    const shared = hit === NO_PAGE ? 0 : 1;
+    const shared = g >= 0 && this.entryCached(g) ? k : 0;
     if (this.freePages < length - shared) return false;
 
     const base = s * maxLength;
-    if (shared === 1) this.tables[base] = hit;
+    for (let j = 0; j < shared; j++) this.tables[base + j] = this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE;
     this.takePages(base + shared, length - shared);
     const serial = this.lastSerial === MAX_SERIAL ? 1 : this.lastSerial + 1;
     this.lastSerial = serial;
@@ -209,11 +223,11 @@ export class PagePool {
       if (clearTags) this.clearTag(p);
     }
     // The hit locks the cached page while the request is live; with lock-underflow it locks another node.
-    if (shared === 1 && this.behaviour.eviction && !this.behaviour.lockUnderflow) this.locks[g] = (this.locks[g] ?? 0) + 1;
+    if (shared > 0 && this.behaviour.eviction && !this.behaviour.lockUnderflow) this.locks[g] = (this.locks[g] ?? 0) + 1;
     // An eviction made for this first admission stays on record.
     const evictedFor = phase === Ph.new ? (this.flags[s] ?? 0) & EVICTED_FOR : 0;
     this.phases[s] = Ph.allocated;
-    this.flags[s] = (shared === 1 ? HIT : 0) | evictedFor;
+    this.flags[s] = (shared > 0 ? HIT : 0) | evictedFor;
     this.lengths[s] = length;
     this.tokens[s] = promptTokens;
     this.groups[s] = g;
@@ -224,7 +238,7 @@ export class PagePool {
     return true;
   }
 
-  /** P writes the prompt into every page of the table (its prefix's data in the first one); a timed-out request's write lands late. */
+  /** P writes the prompt into every page of the table (its prefix's pages at the prefix's positions); a timed-out request's write lands late. */
   prefill(slot: number): boolean {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
@@ -239,11 +253,10 @@ export class PagePool {
     const base = s * this.options.maxLength;
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
-    let i = this.sharesFirstPage(s) ? 1 : 0;
+    let i = this.sharedPages(s);
     if (i === 0 && g >= 0) {
-      // The prompt's first page is its prefix: the same content for every request with that prefix.
-      this.write(this.tables[base] ?? 0, prefixLabelOf(g), 0);
-      i = 1;
+      // The prompt's first pages are its prefix: the same content for every request with that prefix, page j at position j.
+      for (; i < (this.prefixLengths[g] ?? 1); i++) this.write(this.tables[base + i] ?? 0, prefixLabelOf((this.prefixBase[g] ?? 0) + i), i);
     }
     for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial, i);
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
@@ -264,7 +277,7 @@ export class PagePool {
       this.phases[s] = Ph.landed;
       return true;
     }
-    const at = this.sharesFirstPage(s) ? 1 : 0;
+    const at = this.sharedPages(s);
     this.write(this.tables[s * this.options.maxLength + at] ?? 0, this.serials[s] ?? 0, at);
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
     return true;
@@ -315,18 +328,26 @@ export class PagePool {
     return true;
   }
 
-  /** D inserts the request's first page into the prefix cache; with `prefix-poison`, also a refused or failed request's. */
+  /** D inserts the request's prefix pages into the prefix cache; with `prefix-poison`, also a refused or failed request's. */
   insert(slot: number): boolean {
     const s = this.slotIndex(slot);
     const g = this.groups[s] ?? -1;
     const phase = this.phases[s];
-    if (g < 0 || phase === Ph.new || this.prefixPages[g] !== NO_PAGE || this.sharesFirstPage(s)) return false;
-    const first = this.tables[s * this.options.maxLength] ?? NO_PAGE;
-    if (this.holder[first] !== this.serials[s]) return false;
+    if (g < 0 || phase === Ph.new || !this.entryEmpty(g) || this.sharesFirstPage(s)) return false;
+    const base = s * this.options.maxLength;
+    const k = this.prefixLengths[g] ?? 1;
+    for (let j = 0; j < k; j++) if (this.holder[this.tables[base + j] ?? NO_PAGE] !== this.serials[s]) return false;
     const poison = this.behaviour.prefixPoison && (phase === Ph.refused || phase === Ph.failed);
     if (phase !== Ph.decoded && !poison) return false;
-    this.holder[first] = prefixLabelOf(g);
-    this.prefixPages[g] = first;
+    for (let j = 0; j < k; j++) {
+      const p = this.tables[base + j] ?? 0;
+      const slotOfPage = (this.prefixBase[g] ?? 0) + j;
+      // A double free can put one page at two prefix positions: as in the spec, a page has one holder, the last slot.
+      const h = this.holder[p] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
+      this.holder[p] = prefixLabelOf(slotOfPage);
+      this.prefixPages[slotOfPage] = p;
+    }
     this.flags[s] = (this.flags[s] ?? 0) | INSERTED;
     // Under eviction the inserting request locks the page until its own release.
     if (this.behaviour.eviction) this.locks[g] = (this.locks[g] ?? 0) + 1;
@@ -335,27 +356,37 @@ export class PagePool {
 
   /**
    * Under eviction: an allocation of `length` pages (prefix `prefix`) for `slot` finds too
-   * few free pages, so the prefix cache frees the lowest unlocked cached page of another
-   * prefix (`RadixCache.evict`); its contents stay.
+   * few free pages, so the prefix cache frees the unlocked entry of another prefix that
+   * holds the lowest cached page, all its pages in one release (`RadixCache.evict` frees a
+   * whole leaf node); their contents stay.
    */
   evict(slot: number, length: number, prefix?: number): boolean {
     const s = this.slotIndex(slot);
     const phase = this.phases[s] ?? Ph.new;
     if (!this.behaviour.eviction || (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase)))) return false;
     const g = prefix ?? -1;
-    const hit = g >= 0 && (this.prefixPages[g] ?? NO_PAGE) !== NO_PAGE ? 1 : 0;
+    const hit = g >= 0 && this.entryCached(g) ? (this.prefixLengths[g] ?? 1) : 0;
     if (this.freePages >= length - hit) return false;
     let victim = NO_PAGE;
     let group = -1;
-    for (let h = 0; h < this.prefixPages.length; h++) {
-      const p = this.prefixPages[h] ?? NO_PAGE;
-      if (h === g || p === NO_PAGE || (this.locks[h] ?? 0) !== 0) continue;
-      if (victim === NO_PAGE || p < victim) [victim, group] = [p, h];
+    for (let h = 0; h < this.prefixLengths.length; h++) {
+      if (h === g || (this.locks[h] ?? 0) !== 0) continue;
+      for (let j = 0; j < (this.prefixLengths[h] ?? 1); j++) {
+        const p = this.prefixPages[(this.prefixBase[h] ?? 0) + j] ?? NO_PAGE;
+        if (p !== NO_PAGE && (victim === NO_PAGE || p < victim)) [victim, group] = [p, h];
+      }
     }
     if (victim === NO_PAGE) return false;
-    this.prefixPages[group] = NO_PAGE;
-    this.holder[victim] = 0;
-    this.putBack(victim);
+    let n = 0;
+    for (let j = 0; j < (this.prefixLengths[group] ?? 1); j++) {
+      const at = (this.prefixBase[group] ?? 0) + j;
+      const p = this.prefixPages[at] ?? NO_PAGE;
+      if (p === NO_PAGE) continue;
+      this.prefixPages[at] = NO_PAGE;
+      this.holder[p] = 0;
+      this.batch[n++] = p;
+    }
+    this.putBack(n);
     if (phase === Ph.new) this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
     return true;
   }
@@ -378,7 +409,7 @@ export class PagePool {
     if (this.behaviour.ownerCheck) this.tag[p] = label;
   }
 
-  /** The owner check: every page's tag is the reader's serial, or at position 0 its prefix's label. */
+  /** The owner check: every page's tag is the reader's serial, or at prefix position `j` its prefix's page `j`'s label. */
   protected ownerCheckPasses(s: number): boolean {
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
@@ -386,10 +417,14 @@ export class PagePool {
     const end = base + (this.lengths[s] ?? 0);
     const tables = this.tables;
     const tag = this.tag;
-    // A prefix page is valid only at the prefix's own position, the first.
-    const first = tag[tables[base] ?? 0];
-    if (first !== serial && !(g >= 0 && first === prefixLabelOf(g))) return false;
-    for (let i = base + 1; i < end; i++) if (tag[tables[i] ?? 0] !== serial) return false;
+    // A prefix page is valid only at its own position: page j of the prefix at position j.
+    const k = g >= 0 ? (this.prefixLengths[g] ?? 1) : 0;
+    const first = g >= 0 ? (this.prefixBase[g] ?? 0) : 0;
+    for (let j = 0; j < k; j++) {
+      const t = tag[tables[base + j] ?? 0];
+      if (t !== serial && t !== prefixLabelOf(first + j)) return false;
+    }
+    for (let i = base + k; i < end; i++) if (tag[tables[i] ?? 0] !== serial) return false;
     return true;
   }
 
@@ -397,10 +432,11 @@ export class PagePool {
   protected read(s: number): void {
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
-    const own = g >= 0 ? prefixLabelOf(g) : serial;
+    const k = g >= 0 ? (this.prefixLengths[g] ?? 1) : 0;
+    const first = g >= 0 ? (this.prefixBase[g] ?? 0) : 0;
     const base = s * this.options.maxLength;
     const length = this.lengths[s] ?? 0;
-    const shared = this.sharesFirstPage(s);
+    const shared = this.sharedPages(s);
     const { tables, data, holder, reads } = this;
     let foreign = 0;
     let garbage = 0;
@@ -411,13 +447,14 @@ export class PagePool {
       const pos = this.position[p] ?? 0;
       reads[base + i] = d;
       this.readPositions[base + i] = pos;
-      // A prefix's data is the reader's own only at the prefix's position, the first.
-      const mine = d === serial || (i === 0 && g >= 0 && d === own);
+      // A prefix page's data is the reader's own only at that page's position.
+      const own = i < k ? prefixLabelOf(first + i) : serial;
+      const mine = d === serial || d === own;
       if (d !== 0 && !mine) foreign++;
       else if (d === 0 || pos !== i) garbage++;
       const h = holder[p];
-      // The shared prefix page is held by the cache entry (or was inserted by this request).
-      if (h !== serial && !(i === 0 && shared && h === own)) unheld = true;
+      // The shared prefix pages are held by the cache entry (or were inserted by this request).
+      if (h !== serial && !(i < shared && h === own)) unheld = true;
     }
     this.foreign[s] = foreign;
     this.garbage[s] = garbage;
@@ -425,10 +462,10 @@ export class PagePool {
     if (unheld) this.flags[s] = (this.flags[s] ?? 0) | READ_UNHELD;
   }
 
-  /** Puts the slot's table pages back on the free list by id, except a shared prefix page, whoever holds them now. */
+  /** Puts the slot's table pages back on the free list by id, except the shared prefix pages, whoever holds them now. */
   protected release(s: number): void {
     const base = s * this.options.maxLength;
-    this.releaseEntries(base + (this.sharesFirstPage(s) ? 1 : 0), base + (this.lengths[s] ?? 0));
+    this.releaseEntries(base + this.sharedPages(s), base + (this.lengths[s] ?? 0));
   }
 
   /**
@@ -471,6 +508,12 @@ export class PagePool {
       this.holder[p] = 0;
       batch[n++] = p;
     }
+    this.putBatch(list, n);
+  }
+
+  /** Puts `batch[0 .. n)` back, as one call of `free`: sorted, deduplicated, already listed pages left out unless `double-free`. */
+  private putBatch(list: FreeList, n: number): void {
+    const batch = this.batch;
     batch.subarray(0, n).sort();
     let kept = 0;
     for (let i = 0; i < n; i++) {
@@ -482,33 +525,43 @@ export class PagePool {
     list.put(batch, kept);
   }
 
-  /** `double-free`'s guard: every page of the slot's old table (but a shared prefix page) is still free, nobody took it since. */
+  /** `double-free`'s guard: every page of the slot's old table (but the shared prefix pages) is still free, nobody took it since. */
   private stillFree(s: number): boolean {
     const base = s * this.options.maxLength;
-    for (let i = base + (this.sharesFirstPage(s) ? 1 : 0); i < base + (this.lengths[s] ?? 0); i++) {
+    for (let i = base + this.sharedPages(s); i < base + (this.lengths[s] ?? 0); i++) {
       const p = this.tables[i] ?? 0;
       if (this.holder[p] !== 0 || this.freeCopies(p) + this.releaseCopies(p) === 0) return false;
     }
     return true;
   }
 
-  /** A finished request that hit the cache (or inserted into it) unlocks its prefix page; the count never goes below 0. */
+  /** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0. */
   private unlock(s: number): void {
     const g = this.groups[s] ?? -1;
     if (!this.behaviour.eviction || g < 0 || ((this.flags[s] ?? 0) & (HIT | INSERTED)) === 0) return;
     if ((this.locks[g] ?? 0) > 0) this.locks[g] = (this.locks[g] ?? 0) - 1;
   }
 
-  /** One page back on the free list, as a release of one page (left out if already listed, unless `double-free`). */
-  private putBack(p: number): void {
+  /** The pages `batch[0 .. n)` back on the free list, as one release (each left out if already listed, unless `double-free`). */
+  private putBack(n: number): void {
     const list = this.freeList;
     if (list === undefined) {
-      this.freeSet.add(p);
+      for (let i = 0; i < n; i++) this.freeSet.add(this.batch[i] ?? 0);
       return;
     }
-    if (!this.behaviour.doubleFree && list.listed(p) + list.released(p) > 0) return;
-    this.batch[0] = p;
-    list.put(this.batch, 1);
+    this.putBatch(list, n);
+  }
+
+  /** Whether the cache holds every page of prefix group `g`'s entry. */
+  private entryCached(g: number): boolean {
+    for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE) === NO_PAGE) return false;
+    return true;
+  }
+
+  /** Whether the cache holds no page of prefix group `g`'s entry. */
+  private entryEmpty(g: number): boolean {
+    for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE) !== NO_PAGE) return false;
+    return true;
   }
 
   /** Whether the slot's prompt is too long for P: the length rule, in tokens, against P's limit. */
@@ -518,9 +571,14 @@ export class PagePool {
     return this.options.lengthRule === 'ge' ? t >= limit : t > limit;
   }
 
-  /** Whether the slot's first page is the shared prefix page rather than its own. */
+  /** Whether the slot's first pages are its prefix's shared pages rather than its own. */
   protected sharesFirstPage(s: number): boolean {
     return ((this.flags[s] ?? 0) & (HIT | INSERTED)) !== 0;
+  }
+
+  /** How many leading table entries of the slot are shared prefix pages: its prefix's length after a hit or an insert, else 0. */
+  protected sharedPages(s: number): number {
+    return this.sharesFirstPage(s) ? (this.prefixLengths[this.groups[s] ?? 0] ?? 1) : 0;
   }
 
   /** Checks a slot index. */

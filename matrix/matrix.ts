@@ -14,7 +14,7 @@ import { check, type WitnessResult } from '../checker/index.ts';
 import { checkedModel, compile, FAULTS, INVARIANTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
-export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests' | 'decodeSteps'>;
+export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests' | 'decodeSteps' | 'prefixPages'>;
 
 /** One cell: a variant under one fault. */
 export interface MatrixCell {
@@ -66,7 +66,8 @@ export function columnFaults(fault: Fault): Fault[] {
 /** The configuration of one cell; fault `lock-underflow` exists only where the prefix cache evicts, so its cells turn eviction on. */
 export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
   const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
-  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps };
+  const prefixes = base.prefixPages === undefined ? {} : { prefixPages: base.prefixPages };
+  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps, ...prefixes };
   return fault === 'lock-underflow' ? { ...config, eviction: true } : config;
 }
 
@@ -99,5 +100,6 @@ export function runMatrix(base: MatrixBase = matrixConfig('buggy'), options: Mat
     }
   }
   const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
-  return { base: { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, ...steps }, cells };
+  const prefixes = base.prefixPages === undefined ? {} : { prefixPages: base.prefixPages };
+  return { base: { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, ...steps, ...prefixes }, cells };
 }

@@ -65,12 +65,13 @@ export function allActions(m: Model): readonly Action[] {
 
 /**
  * Under allocator `any`, the page lists `allocate(r)` may take: every ordered choice of
- * `len(r)` page ids (and of `len(r) - 1`, for a prefix-cache hit), distinct unless the free
+ * `len(r)` page ids (and of `len(r) - k`, for a hit on a prefix of `k` pages), distinct unless the free
  * list is a multiset (`double-free`), in lexicographic order.
  */
 export function choices(m: Model, r: number): number[][] {
   const len = m.len[r] ?? 0;
-  const sizes = (m.group[r] ?? -1) >= 0 ? [len, len - 1] : [len];
+  const g = m.group[r] ?? -1;
+  const sizes = g >= 0 ? [len, len - (m.prefixPages[g] ?? 1)] : [len];
   const out: number[][] = [];
   const grow = (prefix: number[], size: number): void => {
     if (prefix.length === size) {

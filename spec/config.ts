@@ -37,7 +37,7 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
   'stale-free':
     'A late second release (the abort path and the normal path both run) frees a request\'s old page table, whose pages may since have been handed to another request.',
   'prefix-poison':
-    'Decode inserts a request\'s first page into the prefix cache although it was not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
+    'Decode inserts a request\'s prefix pages into the prefix cache although they were not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
   'lock-underflow':
     'A request that hits the prefix cache locks another node than the cached page it reads (and its unlock underflows), so with eviction on the page is evicted and handed to another request while the first still reads it.',
   'double-free':
@@ -96,8 +96,9 @@ export interface RequestSpec {
   /** `ceil(tokens / pageSize)`; the number of pages decode reserves and reads. */
   readonly length: number;
   /**
-   * Requests with the same prefix share their first page through the prefix cache; the
-   * prefix is one page long, a simplification that keeps the state small and loses no bug.
+   * Requests with the same prefix share its pages, the first pages of their tables,
+   * through the prefix cache. A prefix is one page long unless the configuration's
+   * `prefixPages` gives it more; the request is longer than its prefix.
    */
   readonly prefix?: string;
 }
@@ -118,6 +119,12 @@ export interface Config {
   readonly allocator?: Allocator;
   /** Whether the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action `evict`); `false` when absent. */
   readonly eviction?: boolean;
+  /**
+   * Per prefix name, its length in pages (`{"sys": 2}`): the table positions `0 .. k-1`
+   * that every request with that prefix shares, page `j` valid only at position `j`. A
+   * prefix not named here is one page long; only lengths above 1 are kept.
+   */
+  readonly prefixPages?: Readonly<Record<string, number>>;
   /** Token slots per page; `1` when absent. For now it selects only `sglang`'s shortage test (`alloc` or `alloc_extend`). */
   readonly pageSize?: number;
   /**
@@ -128,8 +135,8 @@ export interface Config {
   readonly decodeSteps?: number;
 }
 
-/** The encoding's bounds: content labels are bytes, page ids one byte up to 254 pages and two above, a read set is 32 bits, an action index a byte. */
-export const LIMITS = { maxPages: 4096, maxRequests: 16, maxActions: 256, maxDecodeSteps: 16 } as const;
+/** The encoding's bounds: content labels are bytes, page ids one byte up to 254 pages and two above, a read set is 32 bits (one per label: requests and prefix pages), an action index a byte. */
+export const LIMITS = { maxPages: 4096, maxRequests: 16, maxActions: 256, maxDecodeSteps: 16, maxLabels: 32 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

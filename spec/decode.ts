@@ -68,6 +68,12 @@ export const ConfigSchema = Schema.Struct({
   pageSize: Schema.optionalWith(WholeNumber(1, 4096, 'a page size in tokens'), { exact: true }),
   eviction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
+  prefixPages: Schema.optionalWith(
+    Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
+      message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
+    }),
+    { exact: true },
+  ),
 }).annotations({
   message: (issue) => ({
     message: `expected a configuration object such as {"pages": 3, "prefillLimit": 2, "requests": [{"length": 2}]}, got ${show(issue.actual)}`,
@@ -123,10 +129,25 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
         message: `${q.length} pages is more than the pool's ${input.pages}; such a request can never be allocated`,
       });
     }
-    if (q.prefix !== undefined && q.length < 2) {
-      issues.push({ path: `requests[${i}].length`, message: `a request with a prefix needs at least 2 pages (the prefix and its own), got ${q.length}` });
+    const k = q.prefix === undefined ? 0 : (input.prefixPages?.[q.prefix] ?? 1);
+    // SGLang matches at most the prompt less one token (`_compute_max_prefix_len`): a request has a page of its own past its prefix.
+    if (q.prefix !== undefined && q.length <= k) {
+      issues.push({
+        path: `requests[${i}].length`,
+        message: `a request with a prefix needs at least ${k + 1} pages (its prefix ${show(q.prefix)} of ${k} ${k === 1 ? 'page' : 'pages'} and one of its own), got ${q.length}`,
+      });
     }
   });
+  for (const name of Object.keys(input.prefixPages ?? {})) {
+    if (!input.requests.some((q) => q.prefix === name)) {
+      issues.push({ path: `prefixPages.${name}`, message: `no request has prefix ${show(name)}; name a prefix that some request shares` });
+    }
+  }
+  // A read set is 32 bits, one per content label: every request and every page of every prefix.
+  const labels = n + [...new Set(input.requests.flatMap((q) => (q.prefix === undefined ? [] : [q.prefix])))].reduce((sum, name) => sum + (input.prefixPages?.[name] ?? 1), 0);
+  if (labels > LIMITS.maxLabels) {
+    issues.push({ path: 'prefixPages', message: `the state encoding supports at most ${LIMITS.maxLabels} requests and prefix pages together, got ${labels}` });
+  }
   const faults = input.faults ?? [];
   if (input.allocator === 'any') {
     const prefixes = input.requests.some((q) => q.prefix !== undefined);
@@ -139,7 +160,7 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     };
     // Every kind but allocate is one action per request; allocate's choices are counted by anyActions.
     const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && kindPresent(k, on)).length;
-    const actions = anyActions(input.pages, input.requests, faults.includes('double-free'), kinds);
+    const actions = anyActions(input.pages, input.requests, input.prefixPages ?? {}, faults.includes('double-free'), kinds);
     if (actions > LIMITS.maxActions) {
       issues.push({ path: 'allocator', message: `"any" makes every choice of pages its own action: ${actions} actions here, more than the ${LIMITS.maxActions} the checker indexes; use fewer pages or shorter requests` });
     }
@@ -154,14 +175,20 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
 }
 
 /** The number of actions under allocator `any`: every ordered choice of pages per request, and one action per other kind. */
-function anyActions(pages: number, requests: readonly { readonly length: number; readonly prefix?: string | undefined }[], multiset: boolean, kinds: number): number {
+function anyActions(
+  pages: number,
+  requests: readonly { readonly length: number; readonly prefix?: string | undefined }[],
+  prefixPages: Readonly<Record<string, number>>,
+  multiset: boolean,
+  kinds: number,
+): number {
   const choices = (k: number): number => {
     let c = 1;
     for (let i = 0; i < k; i++) c *= multiset ? pages : pages - i;
     return Math.max(c, 0);
   };
   let total = 0;
-  for (const q of requests) total += choices(q.length) + (q.prefix === undefined ? 0 : choices(q.length - 1)) + kinds;
+  for (const q of requests) total += choices(q.length) + (q.prefix === undefined ? 0 : choices(q.length - (prefixPages[q.prefix] ?? 1))) + kinds;
   return total;
 }
 
@@ -174,6 +201,8 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
   if (issues.length > 0) return Either.left(new ConfigError(issues));
   const variant = c.variant ?? 'buggy';
   const faults: readonly Fault[] = c.faults ?? DEFAULT_FAULTS[variant];
+  // Only lengths above the default are kept, so that a configuration that names none and one that names 1 are the same.
+  const longPrefixes = Object.entries(c.prefixPages ?? {}).filter(([, k]) => k > 1);
   return Either.right({
     pages: c.pages,
     prefillLimit: c.prefillLimit,
@@ -188,6 +217,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.pageSize === undefined ? {} : { pageSize: c.pageSize }),
     ...(c.eviction === undefined ? {} : { eviction: c.eviction }),
     ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
+    ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }
 

@@ -19,7 +19,7 @@ import {
   NO_PAGE,
   prefixLabel,
   severity,
-  sharesFirstPage,
+  sharedPages,
   tablePage,
   verdictOf,
   type Model,
@@ -74,8 +74,8 @@ function exclusiveHold(m: Model): FastPredicate {
         // Through the accessor: page ids take two bytes above 254 pages.
         const p = tablePage(m, s, r, i);
         if (p === NO_PAGE) return false;
-        const shared = i === 0 && sharesFirstPage(m, s, r);
-        const owner = shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r);
+        const shared = i < sharedPages(m, s, r);
+        const owner = shared ? prefixLabel(m, m.group[r]!, i) : bodyLabel(r);
         if (s[m.holderAt + p] !== owner) return false;
         if (!shared) {
           if (seen[p] === 1) return false;
@@ -100,7 +100,7 @@ function conservation(m: Model): FastPredicate {
       if (s[m.holderAt + p]! > m.n) count++;
     }
     for (let r = 0; r < m.n; r++) {
-      if (isLive(s[m.phaseAt + r]!)) count += m.len[r]! - (sharesFirstPage(m, s, r) ? 1 : 0);
+      if (isLive(s[m.phaseAt + r]!)) count += m.len[r]! - sharedPages(m, s, r);
     }
     return count === m.pages - m.firstPage;
   };

@@ -21,7 +21,7 @@
  * needs once writes land part by part (`hardened`, spec/hardening.ts).
  *
  * A page's content names its writer and the table position it was written for; a prefix
- * page is valid only at the prefix's position. Decode takes `decodeSteps` steps, each
+ * of `k` pages covers positions `0 .. k-1`, and its page `j` is valid only at position `j`. Decode takes `decodeSteps` steps, each
  * reading (and, under an owner check, checking) the whole table, each after the first
  * writing its new token into the last page. Two properties are about reads: `Isolation`
  * (no request read another user's data: confidentiality) and `Integrity` (every read was
@@ -29,8 +29,9 @@
  *
  * The specification describes only safety: which states can be reached, never whether
  * anything must happen. It abstracts token counts to pages, a page's KV contents to the
- * label of the request (or shared prefix) that wrote it, and prompt prefixes to a single
- * shared first page; the pages of the prefix cache are never evicted. These
+ * label of the request (or shared prefix page) that wrote it, and prompt prefixes to
+ * whole pages shared from position 0 (one page unless `prefixPages` gives more), each
+ * prefix one entry of the cache, evicted whole. These
  * simplifications keep what every leak of this family needs: one page, in a request's
  * table, whose label is not the reader's. Every request is allocated once, so a
  * request's label also names its one hold. A page write lands whole, or as two parts

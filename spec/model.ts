@@ -6,14 +6,26 @@
  * Content labels. A page's data, its owner tag and its holder are all one byte from the
  * same alphabet: `0` is nobody / no data, `1..n` is request `r = label - 1` (its own
  * data, or the request that holds the page), and `n+1 .. n+groups` is prefix group
- * `g = label - n - 1` (data written for that shared prefix, or the prefix cache entry
- * that holds the page). One alphabet keeps the tag check a single comparison.
+ * `n+1 ..` are the pages of the prompt prefixes: prefix group `g` of `k` pages has the `k`
+ * labels `prefixLabel(g, 0) .. prefixLabel(g, k-1)`, one per page of the prefix (data
+ * written for that page of the shared prefix, or the prefix cache entry's slot that holds
+ * it). One alphabet keeps the tag check a single comparison.
  *
  * Content has a position. A page's content is a label and the table position it was
- * written for (a request's body at position i, a prefix at position 0, its only one):
- * the KV of a token depends on every token before it, so a page is correct only at the
- * position it was computed for. The position sits in a byte of its own, after the
- * first model's variables: the layout only grows at its end.
+ * written for (a request's body at position i, page j of a prefix at position j): the KV
+ * of a token depends on every token before it, so a page is correct only at the position
+ * it was computed for. The position sits in a byte of its own, after the first model's
+ * variables: the layout only grows at its end.
+ *
+ * A prefix of several pages. A prefix of `k` pages (config `prefixPages`, 1 by default)
+ * covers table positions `0 .. k-1` of every request that has it, and its page `j` is
+ * valid only at position `j`. That is why each page of a prefix has a label of its own,
+ * not one label per prefix: the label itself says the position, as SGLang's chained
+ * per-page hashes do (a page's hash depends on every page before it), so the owner check
+ * (a tag compared with the label expected at that position), `Isolation` and `Integrity`
+ * all reject a prefix page at another position with one comparison; and the holder bytes
+ * say which page of the cache entry a cached page is, so the entry needs no list of its
+ * own. With every prefix one page long the labels are those of the first model.
  */
 import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type RequestSpec, type Variant } from './config.ts';
 
@@ -53,6 +65,12 @@ export interface Model {
   readonly groupNames: readonly string[];
   /** Per request: its prefix group, or -1. */
   readonly group: Int8Array;
+  /** Per prefix group: its length in pages (config `prefixPages`, 1 when not given). */
+  readonly prefixPages: Uint8Array;
+  /** Per prefix group: the label of its first page less `n + 1` (the labels of the groups before it). */
+  readonly prefixBase: Uint8Array;
+  /** The highest label: `n` plus the pages of every prefix. */
+  readonly labels: number;
   /** Per request: its length in pages. */
   readonly len: Uint16Array;
   /** Per request: the offset of its page table in the state. */
@@ -153,6 +171,10 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     if (g < 0) g = groupNames.push(req.prefix) - 1;
     group[r] = g;
   });
+  const prefixPages = Uint8Array.from(groupNames, (name) => config.prefixPages?.[name] ?? 1);
+  const prefixBase = new Uint8Array(groupNames.length);
+  for (let g = 1; g < groupNames.length; g++) prefixBase[g] = (prefixBase[g - 1] ?? 0) + (prefixPages[g - 1] ?? 1);
+  const labels = n + prefixPages.reduce((sum, k) => sum + k, 0);
   const allocator: Allocator = config.allocator ?? 'sorted';
   const firstPage = allocator === 'sglang' || allocator === 'lifo' ? 1 : 0;
   const pages = config.pages + firstPage;
@@ -217,6 +239,9 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     groups: groupNames.length,
     groupNames,
     group,
+    prefixPages,
+    prefixBase,
+    labels,
     len,
     tableAt,
     pageBytes,
@@ -268,30 +293,50 @@ export function bodyLabel(r: number): number {
   return r + 1;
 }
 
-/** The label of prefix group `g`'s data (and of its prefix-cache entry as a holder). */
-export function prefixLabel(m: Model, g: number): number {
-  return m.n + 1 + g;
+/** The label of page `j` of prefix group `g`'s data (and of that page's slot in its prefix-cache entry, as a holder); page 0 when `j` is left out. */
+export function prefixLabel(m: Model, g: number, j = 0): number {
+  return m.n + 1 + (m.prefixBase[g] ?? 0) + j;
 }
 
-/** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's. */
+/** The prefix group of a prefix label (one above `n`), or -1 for a request's label or nobody. */
+export function groupOfLabel(m: Model, label: number): number {
+  if (label <= m.n) return -1;
+  for (let g = m.groups - 1; g >= 0; g--) if (label - m.n - 1 >= (m.prefixBase[g] ?? 0)) return g;
+  return -1;
+}
+
+/** Which page of its prefix a prefix label names (its position), or -1 for a request's label or nobody. */
+export function prefixPageOfLabel(m: Model, label: number): number {
+  const g = groupOfLabel(m, label);
+  return g < 0 ? -1 : label - m.n - 1 - (m.prefixBase[g] ?? 0);
+}
+
+/** How many pages request `r`'s prefix has: the table positions it covers (0 without a prefix). */
+export function prefixLength(m: Model, r: number): number {
+  const g = m.group[r] ?? -1;
+  return g < 0 ? 0 : (m.prefixPages[g] ?? 1);
+}
+
+/** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's pages. */
 export function mayRead(m: Model, r: number, label: number): boolean {
   if (label === bodyLabel(r)) return true;
   const g = m.group[r] ?? -1;
-  return g >= 0 && label === prefixLabel(m, g);
+  return g >= 0 && groupOfLabel(m, label) === g;
 }
 
-/** Whether table position `i` of request `r` is its prefix's position (the prefix is one page, at position 0). */
+/** Whether table position `i` of request `r` is one of its prefix's positions (`0 .. k-1` for a prefix of `k` pages). */
 export function isPrefixPosition(m: Model, r: number, i: number): boolean {
-  return i === 0 && (m.group[r] ?? -1) >= 0;
+  return i >= 0 && i < prefixLength(m, r);
 }
 
 /**
- * The labels request `r` may read at table position `i`: its own data anywhere, its
- * prefix's data only at the prefix's position. The owner check and `Isolation` both ask this.
+ * The labels request `r` may read at table position `i`: its own data anywhere, page `i`
+ * of its prefix only at position `i`, the prefix's position for that page. The owner
+ * check and `Isolation` both ask this.
  */
 export function mayReadAt(m: Model, r: number, i: number, label: number): boolean {
   if (label === bodyLabel(r)) return true;
-  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1);
+  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1, i);
 }
 
 /** Whether a label names a request's body (not a prefix, not nobody). */
@@ -299,9 +344,11 @@ export function isBodyLabel(m: Model, label: number): boolean {
   return label >= 1 && label <= m.n;
 }
 
-/** A label in words: `A`, `prefix sys`, or `nobody`. */
+/** A label in words: `A`, `prefix sys` (a one-page prefix), `prefix sys[1]` (page 1 of a longer one), or `nobody`. */
 export function labelName(m: Model, label: number): string {
   if (label === 0) return 'nobody';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `?${label}`;
-  return `prefix ${m.groupNames[label - m.n - 1] ?? '?'}`;
+  const g = groupOfLabel(m, label);
+  const name = m.groupNames[g] ?? '?';
+  return (m.prefixPages[g] ?? 1) > 1 ? `prefix ${name}[${prefixPageOfLabel(m, label)}]` : `prefix ${name}`;
 }

@@ -19,7 +19,7 @@ import {
   READ_UNHELD,
   EVICTED_FOR,
   readRecordOf,
-  sharesFirstPage,
+  sharedPages,
   tablePage,
   type State,
 } from './state.ts';
@@ -98,9 +98,10 @@ function anyRead(m: Model, s: State, verdict: ReadVerdict): boolean {
 
 /**
  * No request has ever read data written by another request, at any decode step. The one
- * exception is a shared prefix: a request may read, at its prefix's position, a page that
- * holds its own prefix's data, whoever computed it, because that content is the same for
- * every request with that prefix. The prefix's content anywhere else is a leak. This is the property the incident broke.
+ * exception is a shared prefix: a request may read, at each of its prefix's positions, a page
+ * that holds its own prefix's page for that position, whoever computed it, because that
+ * content is the same for every request with that prefix. A prefix page anywhere else (at
+ * another position, or in another request's table) is a leak. This is the property the incident broke.
  * It is about confidentiality (another user's data).
  * Broken by the reads whose verdict is `isolation` (`reads.ts`).
  */
@@ -134,8 +135,8 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
     for (let i = 0; i < (m.len[r] ?? 0); i++) {
       const p = tablePage(m, s, r, i);
       if (p === NO_PAGE) return false;
-      const shared = i === 0 && sharesFirstPage(m, s, r);
-      const owner = shared ? prefixLabel(m, m.group[r] ?? -1) : bodyLabel(r);
+      const shared = i < sharedPages(m, s, r);
+      const owner = shared ? prefixLabel(m, m.group[r] ?? -1, i) : bodyLabel(r);
       if (holderOf(m, s, p) !== owner) return false;
       if (shared) continue;
       if (claimedBy.has(p)) return false;
@@ -162,7 +163,7 @@ export const Conservation = always('Conservation', (m, s) => {
     if (holderOf(m, s, p) > m.n) count++;
   }
   for (let r = 0; r < m.n; r++) {
-    if (isLive(phaseOf(m, s, r))) count += (m.len[r] ?? 0) - (sharesFirstPage(m, s, r) ? 1 : 0);
+    if (isLive(phaseOf(m, s, r))) count += (m.len[r] ?? 0) - sharedPages(m, s, r);
   }
   return count === m.pages - m.firstPage;
 });
@@ -269,7 +270,7 @@ export const HandedOutTwice = sometimes(
     const seen = new Uint8Array(m.pages);
     for (let r = 0; r < m.n; r++) {
       if (!isLive(phaseOf(m, s, r))) continue;
-      for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < m.len[r]!; i++) {
+      for (let i = sharedPages(m, s, r); i < m.len[r]!; i++) {
         const p = tablePage(m, s, r, i);
         if (p === NO_PAGE) continue;
         if (seen[p] === 1) return true;
@@ -280,7 +281,7 @@ export const HandedOutTwice = sometimes(
   },
 );
 
-/** The prefix cache is used: a request is allocated on its prefix's cached page. */
+/** The prefix cache is used: a request is allocated on its prefix's cached pages. */
 export const PrefixHit = sometimes(
   'PrefixHit',
   (m) => {
@@ -290,7 +291,7 @@ export const PrefixHit = sometimes(
   (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & HIT) !== 0),
 );
 
-/** Fault `prefix-poison` fires: the cache holds a page for a prefix whose data it does not hold. */
+/** Fault `prefix-poison` fires: the cache holds a page for a prefix page whose data it does not hold. */
 export const PoisonedInsert = sometimes(
   'PoisonedInsert',
   (m) => m.fault['prefix-poison'] && m.groups > 0,
@@ -303,28 +304,29 @@ export const PoisonedInsert = sometimes(
   },
 );
 
-/** With eviction on, every request gets served and released: nobody starves behind a page the prefix cache holds for good. */
+/** With eviction on, every request gets served and released: nobody starves behind pages the prefix cache holds for good. */
 export const AllServed = sometimes(
   'AllServed',
   (m) => m.eviction,
   (m, s) => !anyRequest(m, (r) => phaseOf(m, s, r) !== Ph.freed),
 );
 
-/** With eviction on, the prefix cache evicts a page to make room for an allocation. */
+/** With eviction on, the prefix cache evicts an entry to make room for an allocation. */
 export const CacheEvicts = sometimes(
   'CacheEvicts',
   (m) => m.eviction,
   (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & EVICTED_FOR) !== 0),
 );
 
-/** Fault `lock-underflow` fires: a live request that hit the cache reads a first page that the cache no longer holds. */
+/** Fault `lock-underflow` fires: a live request that hit the cache reads a prefix page that the cache no longer holds. */
 export const EvictedWhileRead = sometimes(
   'EvictedWhileRead',
   (m) => m.eviction && m.fault['lock-underflow'],
   (m, s) =>
     anyRequest(m, (r) => {
       if (!isLive(phaseOf(m, s, r)) || (flagsOf(m, s, r) & HIT) === 0) return false;
-      return holderOf(m, s, tablePage(m, s, r, 0)) !== prefixLabel(m, m.group[r]!);
+      for (let j = 0; j < sharedPages(m, s, r); j++) if (holderOf(m, s, tablePage(m, s, r, j)) !== prefixLabel(m, m.group[r]!, j)) return true;
+      return false;
     }),
 );
 

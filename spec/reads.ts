@@ -2,18 +2,19 @@
  * What a read means. A decode step reads every page of its table; what it read at table
  * position `i` is one of three things, and the two invariants about reads are defined by
  * them:
- * - `ok`: content written for this request at position `i` (its own body), or for its
- *   prefix at the prefix's own position;
+ * - `ok`: content written for this request at position `i` (its own body), or page `i`
+ *   of its prefix at position `i`, one of the prefix's positions;
  * - `integrity`: not another user's data, but not content written for this position
  *   either: a page never written (a stub over pages nobody wrote), or the request's own
  *   content written for another position. The answer is garbage; nothing leaked;
- * - `isolation`: another request's data, or its prefix's content at a position that is
- *   not the prefix's (a misplaced prefix page is as wrong as another user's page, and
- *   was written by another request). This is a leak, and also garbage.
+ * - `isolation`: another request's data, or a page of its prefix at a position that is
+ *   not that page's (past the prefix, or page `j` of it at position `i != j`: a
+ *   misplaced prefix page is as wrong as another user's page, and was written by another
+ *   request). This is a leak, and also garbage: it breaks `Integrity` too.
  *
  * "During its current hold": every request is allocated once, so the request's own
- * content in a page of its table was written during its one hold; a prefix's content at
- * position 0 is the same KV whoever computed it, and when.
+ * content in a page of its table was written during its one hold; page `j` of a prefix's
+ * content at position `j` is the same KV whoever computed it, and when.
  */
 import { bodyLabel, isPrefixPosition, mayReadAt, type Model } from './model.ts';
 import { MISPLACED, READ, READ_LABEL } from './state.ts';

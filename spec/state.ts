@@ -13,7 +13,7 @@
  *
  * Per request:
  * - phase: where it is in its lifecycle (see {@link PHASES});
- * - flags: whether its first page is a shared prefix page ({@link HIT}, {@link INSERTED})
+ * - flags: whether its first pages are its prefix's shared pages ({@link HIT}, {@link INSERTED})
  *   and whether its decode read a page it did not hold ({@link READ_UNHELD});
  * - observed: the set of content labels its decode read (bit `label - 1`);
  * - table: its page table, the ordered page ids decode reads; kept after `free`, because a
@@ -32,7 +32,7 @@
  *   step read is never lost by a later step.
  */
 import { initFree } from './allocator.ts';
-import { NO_PAGE, type Model } from './model.ts';
+import { NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
 
 /** A state: `Model.size` bytes laid out as `model.ts` describes. */
 export type State = Uint8Array;
@@ -94,9 +94,9 @@ export const PHASE_DOCS: Readonly<Record<Phase, string>> = {
   decoding: 'D has taken some of its decode steps, not all; every step read, and checked, every page.',
 };
 
-/** The request was allocated on its prefix's cached page (a prefix-cache hit). */
+/** The request was allocated on its prefix's cached pages (a prefix-cache hit). */
 export const HIT = 1;
-/** The request's first page was inserted into the prefix cache. */
+/** The request's first pages, its prefix's, were inserted into the prefix cache. */
 export const INSERTED = 2;
 /** The request's decode read a page that it did not hold at the time. */
 export const READ_UNHELD = 4;
@@ -211,21 +211,38 @@ export function tableOf(m: Model, s: State, r: number): number[] {
   return out;
 }
 
-/** The page cached for prefix group `g`, or -1 when the cache has no entry for it. */
-export function cachedPage(m: Model, s: State, g: number): number {
-  const label = m.n + 1 + g;
+/** The page cached for page `j` of prefix group `g` (table position `j`), or -1 when the cache holds none. */
+export function cachedPage(m: Model, s: State, g: number, j: number): number {
+  const label = prefixLabel(m, g, j);
   for (let p = 0; p < m.pages; p++) if (s[m.holderAt + p] === label) return p;
   return -1;
 }
 
-/** Prefix group `g`'s lock count: how many live requests that hit the cache read its page (0 without eviction). */
+/** Whether the cache holds every page of prefix group `g`'s entry: a request with that prefix hits it. */
+export function entryCached(m: Model, s: State, g: number): boolean {
+  for (let j = 0; j < (m.prefixPages[g] ?? 1); j++) if (cachedPage(m, s, g, j) < 0) return false;
+  return true;
+}
+
+/** Whether the cache holds no page of prefix group `g`'s entry: a request with that prefix may insert one. */
+export function entryEmpty(m: Model, s: State, g: number): boolean {
+  for (let j = 0; j < (m.prefixPages[g] ?? 1); j++) if (cachedPage(m, s, g, j) >= 0) return false;
+  return true;
+}
+
+/** Prefix group `g`'s lock count: how many live requests that hit the cache read its pages (0 without eviction). */
 export function lockOf(m: Model, s: State, g: number): number {
   return m.lockAt < 0 ? 0 : (s[m.lockAt + g] ?? 0);
 }
 
-/** Whether request `r`'s first page is the shared prefix page rather than its own. */
+/** Whether request `r`'s first pages are its prefix's shared pages rather than its own. */
 export function sharesFirstPage(m: Model, s: State, r: number): boolean {
   return (flagsOf(m, s, r) & (HIT | INSERTED)) !== 0;
+}
+
+/** How many leading table positions of request `r` are shared prefix pages: its prefix's length on a hit or after an insert, else 0. */
+export function sharedPages(m: Model, s: State, r: number): number {
+  return sharesFirstPage(m, s, r) ? prefixLength(m, r) : 0;
 }
 
 /** The initial state: every page free (but the padding page) and never written, every request new. */

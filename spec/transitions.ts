@@ -32,12 +32,14 @@
 import type { Action, ActionKind } from './actions.ts';
 import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
-import { bodyLabel, mayReadAt, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { bodyLabel, groupOfLabel, mayReadAt, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
 import { keptRecord, readRecord } from './reads.ts';
 import {
   addFlags,
   cachedPage,
   dataOf,
+  entryCached,
+  entryEmpty,
   dataPartsOf,
   dataPosOf,
   flagsOf,
@@ -56,6 +58,7 @@ import {
   setSteps,
   setTablePage,
   setTag,
+  sharedPages,
   sharesFirstPage,
   stepsOf,
   tablePage,
@@ -76,10 +79,11 @@ import { writeCount, writeLabel, writePosition } from './writes.ts';
  * KV data still in them; under `sglang` the front of a sorted free list that recently
  * freed pages join only when it runs short.
  * @guard The request is new, and the free list (with `sglang`'s release list) holds
- * enough entries: its length, less one when its prefix is cached.
+ * enough entries: its length, less its prefix's length when its prefix is cached.
  * @effect The request holds the pages the allocation order hands out, in the order taken,
  * as its page table; they leave the free list. On a prefix-cache hit the cached prefix
- * page comes first and is shared, not taken. Page contents are not touched.
+ * pages come first, page `j` of the entry at position `j`, and are shared, not taken.
+ * Page contents are not touched.
  * Under allocator `any` the action names the pages it takes, and every choice of free
  * pages is its own action.
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
@@ -89,17 +93,17 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
   const len = m.len[r] ?? 0;
   const g = m.group[r] ?? -1;
-  const hitPage = g >= 0 ? cachedPage(m, s, g) : -1;
-  const need = hitPage >= 0 ? len - 1 : len;
+  const hit = g >= 0 && entryCached(m, s, g);
+  const need = hit ? len - prefixLength(m, r) : len;
   // Under `any` the action names its pages: enabled when they are free and as many as needed.
   if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
 
   const t = s.slice();
   let i = 0;
-  if (hitPage >= 0) {
-    setTablePage(m, t, r, i++, hitPage);
+  if (hit) {
+    for (; i < prefixLength(m, r); i++) setTablePage(m, t, r, i, cachedPage(m, s, g, i));
     addFlags(m, t, r, HIT);
-    // The hit locks the cached page while r is live; with lock-underflow it locks another node.
+    // The hit locks the cached entry while r is live; with lock-underflow it locks another node.
     if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
   for (const p of pages ?? take(m, s, t, need)) {
@@ -116,9 +120,9 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
  * @guard The request fits P's memory (length at most the prefill limit), and D allocated
  * it; or, with fault `early-free`, D has already timed it out and P does not know.
- * @effect Every page of the table except a shared prefix page receives the request's
- * data, written for its position; its first page receives its prefix's data when it has a
- * prefix. The request is written; a timed-out request's write has landed in pages it no
+ * @effect Every page of the table except the shared prefix pages receives the request's
+ * data, written for its position; at its prefix's positions (when it has a prefix and
+ * missed the cache) page `j` receives page `j` of its prefix's data. The request is written; a timed-out request's write has landed in pages it no
  * longer holds. With fault `torn-write` the write is only posted: the request is
  * `writing` (a timed-out one `landing`) until every part has landed.
  * @variant owner-check Every page written is stamped with the label of what was written.
@@ -229,7 +233,8 @@ export function handoff(m: Model, s: State, r: number): State | undefined {
  * into the request's last page (its content, for that position). After the last step the
  * request is decoded, before it `decoding`.
  * @variant owner-check Before reading, at every step, the tag of every page is compared
- * with the request's own label, and at the prefix's position with its prefix's label. On
+ * with the request's own label, and at each prefix position `j` with the label of its
+ * prefix's page `j`. On
  * any other tag the request fails loudly and nothing is read at that step. The token
  * write stamps the last page's tag.
  */
@@ -258,7 +263,7 @@ export function decode(m: Model, s: State, r: number): State | undefined {
  * request already freed (or whose late write landed): the abort path and the normal path
  * both release it. With fault `double-free`, the same second release while every page of
  * the old table is still free.
- * @effect Every page of the table except a shared prefix page is free, whoever holds it
+ * @effect Every page of the table except the shared prefix pages is free, whoever holds it
  * now; contents and tags stay. A page already free is left as it is, unless the free
  * list is a list (`double-free`): then it is there twice. The request is freed
  * (released, for the second release).
@@ -283,7 +288,7 @@ export function free(m: Model, s: State, r: number): State | undefined {
  * pages at once, while P's write is still in flight (SGLang #24527).
  * @guard Fault `early-free` is on, and the request is allocated but not yet written
  * (under `torn-write`, also while its parts are landing).
- * @effect Every page of the table except a shared prefix page is free; the request is
+ * @effect Every page of the table except the shared prefix pages is free; the request is
  * timed out. Its `prefill` or `stub` stays enabled, and parts in flight stay in flight:
  * the write lands later, by page id.
  * @variant hardened With `revoke-writer`, P's access to the pages is revoked first: the
@@ -304,40 +309,55 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
 
 /**
  * The prefix cache evicts to make room (`RadixCache.evict`): D finds too few free pages
- * for the request's allocation and frees an unlocked cached prefix page.
+ * for the request's allocation and frees an unlocked cached prefix entry. SGLang evicts
+ * whole leaf nodes of its radix tree, page aligned: it pops the evictable leaf of lowest
+ * priority (lock count 0, no child), frees all the node's pages in one call (`free(x.value)`)
+ * and goes on until it has freed enough, a parent becoming evictable once its last child
+ * is gone. In the model every request with a prefix shares the whole prefix, so a
+ * prefix's entry is one node of `k` pages and a leaf (the requests' own pages are never
+ * inserted); one `evict` frees one entry, whole, and an allocation still short evicts
+ * again. The priority (least recently used, by default) is abstracted to a fixed choice.
  * @guard Eviction is on, the request is new and its allocation finds fewer free pages
- * than it needs, and the cache holds a page whose lock count is 0 for a prefix other than
- * the request's own (the request's own prefix is matched, and so locked, first).
- * @effect The lowest such page leaves the cache and goes back to the free list, contents
+ * than it needs, and the cache holds pages, with lock count 0, of a prefix other than the
+ * request's own (the request's own prefix is matched, and so locked, first).
+ * @effect The entry that holds the lowest such page leaves the cache: all its pages go
+ * back to the free list in one release (ascending, as every release), contents
  * untouched; the request is marked as the one evicted for.
  */
 export function evict(m: Model, s: State, r: number): State | undefined {
   if (!m.eviction || phaseOf(m, s, r) !== Ph.new) return undefined;
   const g = m.group[r] ?? -1;
-  const need = (m.len[r] ?? 0) - (g >= 0 && cachedPage(m, s, g) >= 0 ? 1 : 0);
+  const need = (m.len[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0);
   if (freeEntries(m, s) >= need) return undefined;
   let victim = -1;
   for (let p = m.firstPage; p < m.pages && victim < 0; p++) {
-    const h = holderOf(m, s, p);
-    if (h > m.n && h - m.n - 1 !== g && lockOf(m, s, h - m.n - 1) === 0) victim = p;
+    const v = groupOfLabel(m, holderOf(m, s, p));
+    if (v >= 0 && v !== g && lockOf(m, s, v) === 0) victim = v;
   }
   if (victim < 0) return undefined;
   const t = s.slice();
-  setHolder(m, t, victim, 0);
-  put(m, s, t, [victim]);
+  const pages: number[] = [];
+  for (let j = 0; j < (m.prefixPages[victim] ?? 1); j++) {
+    const p = cachedPage(m, s, victim, j);
+    if (p < 0) continue;
+    setHolder(m, t, p, 0);
+    pages.push(p);
+  }
+  put(m, s, t, pages);
   addFlags(m, t, r, EVICTED_FOR);
   return t;
 }
 
 /**
- * D inserts the request's first page into the prefix cache (`cache_finished_req`), so
- * that a later request with the same prefix reuses it instead of computing it again.
- * @guard The request has a prefix, the cache has no page for that prefix yet, the
- * request still holds its own first page, and it decoded. With fault `prefix-poison`,
- * also a request that was refused or failed: its first page was never written for the
- * prefix.
- * @effect The first page is held by the prefix cache entry, no longer by the request;
- * its content is untouched. Under eviction the request locks the page until its release.
+ * D inserts the request's prefix pages into the prefix cache (`cache_finished_req`), so
+ * that a later request with the same prefix reuses them instead of computing them again.
+ * @guard The request has a prefix, the cache holds no page of that prefix's entry, the
+ * request still holds its own pages at every prefix position, and it decoded. With fault
+ * `prefix-poison`, also a request that was refused or failed: those pages were never
+ * written for the prefix.
+ * @effect The pages at the prefix's positions `0 .. k-1` are held by the prefix cache
+ * entry, page `j` as the entry's page `j`, no longer by the request; their content is
+ * untouched. Under eviction the request locks the entry until its release.
  */
 export function insert(m: Model, s: State, r: number): State | undefined {
   // The guards are conjuncts: the phase, cheapest and most often false, is tested first.
@@ -345,13 +365,16 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   const poison = m.fault['prefix-poison'] && (phase === Ph.refused || phase === Ph.failed);
   if (phase !== Ph.decoded && !poison) return undefined;
   const g = m.group[r] ?? -1;
-  if (g < 0 || cachedPage(m, s, g) >= 0) return undefined;
-  const first = tablePage(m, s, r, 0);
-  if (sharesFirstPage(m, s, r) || first === NO_PAGE || holderOf(m, s, first) !== bodyLabel(r)) return undefined;
+  if (g < 0 || sharesFirstPage(m, s, r) || !entryEmpty(m, s, g)) return undefined;
+  const k = prefixLength(m, r);
+  for (let j = 0; j < k; j++) {
+    const p = tablePage(m, s, r, j);
+    if (p === NO_PAGE || holderOf(m, s, p) !== bodyLabel(r)) return undefined;
+  }
   const t = s.slice();
-  setHolder(m, t, first, prefixLabel(m, g));
+  for (let j = 0; j < k; j++) setHolder(m, t, tablePage(m, s, r, j), prefixLabel(m, g, j));
   addFlags(m, t, r, INSERTED);
-  // Under eviction the inserting request holds a lock on the page until its own release.
+  // Under eviction the inserting request holds a lock on the entry until its own release.
   if (m.eviction) setLock(m, t, g, lockOf(m, s, g) + 1);
   return t;
 }
@@ -411,7 +434,7 @@ function finishIfLanded(m: Model, t: State, r: number): void {
   enter(m, t, r, phaseOf(m, t, r) === Ph.landing ? 'landed' : 'written');
 }
 
-/** The owner check: every page's tag is the request's own label, or its prefix's at the prefix's position. */
+/** The owner check: every page's tag is the request's own label, or at prefix position `j` its prefix's page `j`. */
 function tagsPass(m: Model, s: State, r: number): boolean {
   const len = m.len[r] ?? 0;
   for (let i = 0; i < len; i++) {
@@ -424,6 +447,7 @@ function tagsPass(m: Model, s: State, r: number): boolean {
 function readTable(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
   let observed = observedOf(m, s, r);
+  const shared = sharedPages(m, s, r);
   let unheld = false;
   for (let i = 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
@@ -431,7 +455,7 @@ function readTable(m: Model, s: State, t: State, r: number): void {
     if (label !== 0) observed = (observed | (1 << (label - 1))) >>> 0;
     setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), readRecord(label, dataPosOf(m, s, p), i)));
     const holder = holderOf(m, s, p);
-    const sharedOk = i === 0 && sharesFirstPage(m, s, r) && mayReadAt(m, r, i, holder);
+    const sharedOk = i < shared && mayReadAt(m, r, i, holder);
     if (holder !== bodyLabel(r) && !sharedOk) unheld = true;
   }
   setObserved(m, t, r, observed);
@@ -439,15 +463,15 @@ function readTable(m: Model, s: State, t: State, r: number): void {
 }
 
 /**
- * Puts the pages of `r`'s table back on the free list in one release, except a shared
- * prefix page; their holder is nobody. Under `release-checks-holder`, only the pages `r`
+ * Puts the pages of `r`'s table back on the free list in one release, except the shared
+ * prefix pages; their holder is nobody. Under `release-checks-holder`, only the pages `r`
  * still holds.
  */
 function release(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
   const checked = m.mechanism['release-checks-holder'];
   const pages: number[] = [];
-  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
+  for (let i = sharedPages(m, s, r); i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (p === NO_PAGE) continue;
     if (checked && holderOf(m, s, p) !== bodyLabel(r)) continue;
@@ -457,7 +481,7 @@ function release(m: Model, s: State, t: State, r: number): void {
   put(m, s, t, pages);
 }
 
-/** A finished request that hit the cache (or inserted into it) unlocks its prefix page; the count never goes below 0 (with lock-underflow it was never raised). */
+/** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0 (with lock-underflow it was never raised). */
 function unlock(m: Model, s: State, t: State, r: number): void {
   const g = m.group[r] ?? -1;
   if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
@@ -465,10 +489,10 @@ function unlock(m: Model, s: State, t: State, r: number): void {
   if (lock > 0) setLock(m, t, g, lock - 1);
 }
 
-/** Whether every page of `r`'s old table (except a shared prefix page) is still free: nobody took it since. */
+/** Whether every page of `r`'s old table (except the shared prefix pages) is still free: nobody took it since. */
 function stillFree(m: Model, s: State, r: number): boolean {
   const len = m.len[r] ?? 0;
-  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
+  for (let i = sharedPages(m, s, r); i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (p !== NO_PAGE && (holderOf(m, s, p) !== 0 || freeCopies(m, s, p) === 0)) return false;
   }

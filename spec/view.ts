@@ -3,7 +3,7 @@
  * same facts as the byte string, with names instead of labels.
  */
 import { freeList, releaseList } from './allocator.ts';
-import { labelName, NO_PAGE, type Model } from './model.ts';
+import { groupOfLabel, labelName, NO_PAGE, prefixPageOfLabel, type Model } from './model.ts';
 import {
   dataOf,
   dataPartsOf,
@@ -50,7 +50,7 @@ export interface RequestView {
   readonly read: readonly string[];
   /** Whether it was allocated on a cached prefix page. */
   readonly hit: boolean;
-  /** Whether it inserted its first page into the prefix cache. */
+  /** Whether it inserted its prefix pages into the prefix cache. */
   readonly inserted: boolean;
   /** Whether its decode read a page it did not hold. */
   readonly readUnheld: boolean;
@@ -76,7 +76,9 @@ export interface StateView {
 function word(m: Model, label: number, prefixWord: string): string | null {
   if (label === 0) return null;
   if (label <= m.n) return labelName(m, label);
-  return `${prefixWord}:${m.groupNames[label - m.n - 1] ?? '?'}`;
+  const g = groupOfLabel(m, label);
+  const page = (m.prefixPages[g] ?? 1) > 1 ? `[${prefixPageOfLabel(m, label)}]` : '';
+  return `${prefixWord}:${m.groupNames[g] ?? '?'}${page}`;
 }
 
 /** The state in words. */
@@ -95,7 +97,7 @@ export function view(m: Model, s: State): StateView {
   for (let r = 0; r < m.n; r++) {
     const bits = observedOf(m, s, r);
     const read: string[] = [];
-    for (let label = 1; label <= m.n + m.groups; label++) {
+    for (let label = 1; label <= m.labels; label++) {
       if ((bits >>> (label - 1)) & 1) read.push(word(m, label, 'prefix') ?? '');
     }
     const flags = flagsOf(m, s, r);

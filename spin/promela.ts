@@ -57,7 +57,7 @@ export function toPromela(config: Config, checkIntegrity = false): string {
 function header(m: Model): string {
   const c = m.config;
   const requests = c.requests
-    .map((q) => `${q.name} (${q.length} page${q.length === 1 ? '' : 's'}${q.prefix === undefined ? '' : `, prefix ${q.prefix}`})`)
+    .map((q) => `${q.name} (${q.length} page${q.length === 1 ? '' : 's'}${q.prefix === undefined ? '' : `, prefix ${q.prefix}${prefixWords(c.prefixPages?.[q.prefix])}`})`)
     .join(', ');
   return [
     '/*',
@@ -73,6 +73,16 @@ function header(m: Model): string {
     ` * ${c.pages} pages, prefill limit ${c.prefillLimit}; requests ${requests}`,
     ' */',
   ].join('\n');
+}
+
+/** ` of 2 pages` for a prefix longer than one page. */
+function prefixWords(k: number | undefined): string {
+  return k === undefined || k <= 1 ? '' : ` of ${k} pages`;
+}
+
+/** A per-index table as a Promela expression: `((x) == 0 -> a : ((x) == 1 -> b : otherwise))`. */
+function unrolled(x: string, values: readonly number[], otherwise: number): string {
+  return values.reduceRight<string>((rest, v, i) => `((${x}) == ${i} -> ${v} : ${rest})`, `${otherwise}`);
 }
 
 /** The configuration as `#define`s, with the guards unrolled over the pages. */
@@ -101,9 +111,16 @@ function defines(m: Model, checkIntegrity: boolean): string {
     `#define RELEASE_CHECKS ${flag(m.mechanism['release-checks-holder'])}  /* hardened */`,
     `#define CHECK_INTEGRITY ${flag(checkIntegrity)}  /* assert Integrity too */`,
     '',
-    '/* The number of free pages (entries of the free list), and whether the prefix cache holds a page for group g. */',
+    '/* Prefix group g: its length in pages, and the pages of the groups before it (its labels follow theirs). */',
+    `#define PLEN(g) ${unrolled('g', [...m.prefixPages], 0)}`,
+    `#define PBASE(g) ${unrolled('g', [...m.prefixBase], 0)}`,
+    `#define KOF(r) ${unrolled('r', Array.from(m.group, (g) => (g < 0 ? 0 : (m.prefixPages[g] ?? 1))), 0)}`,
+    '',
+    '/* The number of free pages (entries of the free list); whether the prefix cache holds page j of group g, every page of its entry, or some. */',
     `#define FREE_COUNT (${pages.map((p) => `COPIES(${p})`).join(' + ')})`,
-    `#define CACHED(g) (${pages.map((p) => `holder[${p}] == PREFIX(g)`).join(' || ')})`,
+    `#define CACHED_AT(g, j) (${pages.map((p) => `holder[${p}] == PREFIX_AT(g, j)`).join(' || ')})`,
+    `#define CACHED(g) (${prefixSlots(m).map((j) => (j === 0 ? 'CACHED_AT(g, 0)' : `(PLEN(g) <= ${j} || CACHED_AT(g, ${j}))`)).join(' && ')})`,
+    `#define ANY_CACHED(g) (${prefixSlots(m).map((j) => (j === 0 ? 'CACHED_AT(g, 0)' : `(PLEN(g) > ${j} && CACHED_AT(g, ${j}))`)).join(' || ')})`,
     '',
     '/* Each request as the actions take it: index r, length L, prefix group G, page-table offset T. */',
   ];
@@ -114,19 +131,36 @@ function defines(m: Model, checkIntegrity: boolean): string {
     lines.push(`#define REQ_${r} ${r}, ${m.len[r] ?? 0}, ${g < 0 ? 'NONE' : g}, ${(m.tableAt[r] ?? 0) - (m.tableAt[0] ?? 0)}  /* ${q?.name ?? r}: ${prefix} */`);
   }
   lines.push(`#define STILL_FREE(r) (${Array.from({ length: m.n }, (_, r) => `(r) == ${r} && ${stillFree(m, r)}`).join(' || ')})`);
+  lines.push(`#define HOLDS_PREFIX(r) (${Array.from({ length: m.n }, (_, r) => `(r) == ${r} && ${holdsPrefix(m, r)}`).join(' || ')})`);
   lines.push(`#define CHECK_REQUESTS ${Array.from({ length: m.n }, (_, r) => `check_request(REQ_${r})`).join('; ')}`);
   return lines.join('\n');
 }
 
-/** Whether every page of request r's old table (a shared first page excepted) is still free: the guard of double-free's second release, unrolled. */
+/** Whether every page of request r's old table (the shared prefix pages excepted) is still free: the guard of double-free's second release, unrolled. */
 function stillFree(m: Model, r: number): string {
   const t = (m.tableAt[r] ?? 0) - (m.tableAt[0] ?? 0);
+  const g = m.group[r] ?? -1;
+  const k = g < 0 ? 0 : (m.prefixPages[g] ?? 1);
   const parts = Array.from({ length: m.len[r] ?? 0 }, (_, i) => {
     const page = `table[${t + i}]`;
     const free = `(${page} == NO_PAGE || holder[${page}] == 0 && COPIES(${page}) > 0)`;
-    return i === 0 ? `(SHARES(${r}) || ${free})` : free;
+    return i < k ? `(SHARES(${r}) || ${free})` : free;
   });
   return `(${parts.join(' && ')})`;
+}
+
+/** Whether request r still holds its own pages at every prefix position: `insert`'s guard, unrolled (false without a prefix). */
+function holdsPrefix(m: Model, r: number): string {
+  const t = (m.tableAt[r] ?? 0) - (m.tableAt[0] ?? 0);
+  const g = m.group[r] ?? -1;
+  if (g < 0) return 'false';
+  const parts = Array.from({ length: m.prefixPages[g] ?? 1 }, (_, j) => `table[${t + j}] != NO_PAGE && holder[table[${t + j}]] == ${r + 1}`);
+  return `(${parts.join(' && ')})`;
+}
+
+/** The page indices 0 .. k-1 of the longest prefix (one, `[0]`, when there is none). */
+function prefixSlots(m: Model): number[] {
+  return Array.from({ length: Math.max(1, ...m.prefixPages) }, (_, j) => j);
 }
 
 /** The single process: one loop whose options are the actions, kind-major then request, as pagecheck explores them. */

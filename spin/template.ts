@@ -40,8 +40,8 @@ const CONSTANTS = String.raw`
 #define READ        128 /* read record: the position was read */
 #define MISPLACED   64  /* read record: the content was written for another position */
 #define READ_LABEL  63  /* read record: the label read */
-#define HIT         1  /* allocated on its prefix's cached page */
-#define INSERTED    2  /* its first page went into the prefix cache */
+#define HIT         1  /* allocated on its prefix's cached pages */
+#define INSERTED    2  /* its first pages, its prefix's, went into the prefix cache */
 #define READ_UNHELD 4  /* its decode read a page it did not hold */
 #define NO_PAGE     255
 #define NONE        255 /* no prefix group */
@@ -49,26 +49,28 @@ const CONSTANTS = String.raw`
 /* ---- helpers over a request's constants (r, L, G, T) ---- */
 #define LIVE(ph)          ((ph) >= ALLOCATED && (ph) <= FAILED || (ph) == WRITING || (ph) == DECODING)
 #define SHARES(r)         ((flags[r] & (HIT | INSERTED)) != 0)
-#define PREFIX(G)         (N + 1 + (G))
-#define MAY_READ(r, G, x) ((x) == (r) + 1 || ((G) != NONE && (x) == PREFIX(G)))
+/* The leading table positions of r that are shared prefix pages (KOF: r's prefix length, 0 without one). */
+#define SHARED(r)         (SHARES(r) -> KOF(r) : 0)
+/* The label of page j of prefix group G (PBASE: the pages of the groups before it). */
+#define PREFIX_AT(G, j)   (N + 1 + PBASE(G) + (j))
 #define HAS_CACHE(G)      ((G) != NONE && CACHED(G))
 /* Copies of page p on the free list: counted under double-free (a multiset), else free = held by nobody. */
 #define COPIES(p)         (DOUBLE_FREE -> freecnt[p] : (holder[p] == 0 -> 1 : 0))
-/* What r may read at table position i: its own data, its prefix's only at position 0. */
-#define MAY_READ_AT(r, G, i, x) ((x) == (r) + 1 || ((i) == 0 && (G) != NONE && (x) == PREFIX(G)))
+/* What r may read at table position i: its own data, page i of its prefix only at position i. */
+#define MAY_READ_AT(r, G, i, x) ((x) == (r) + 1 || ((G) != NONE && (i) < PLEN(G) && (x) == PREFIX_AT(G, i)))
 /* A read record's verdict (spec/reads.ts): 0 ok, 1 breaks Integrity, 2 breaks Isolation. */
 #define VERDICT(r, G, i, rec) (((rec) & READ) == 0 -> 0 : (((rec) & READ_LABEL) == 0 -> 1 : \
   (!MAY_READ_AT(r, G, i, (rec) & READ_LABEL) -> 2 : (((rec) & MISPLACED) != 0 -> 1 : 0))))
 /* P's write for r: how many pages, from which table position; the label at position i. */
-#define WRITE_FROM(r)     (SHARES(r) -> 1 : 0)
+#define WRITE_FROM(r)     SHARED(r)
 #define WRITE_COUNT(r, L) (L > PREFILL_LIMIT -> 1 : L - WRITE_FROM(r))
-#define WRITE_LABEL(r, L, G, i) ((i) == 0 && (G) != NONE && L <= PREFILL_LIMIT -> PREFIX(G) : (r) + 1)
+#define WRITE_LABEL(r, L, G, i) ((G) != NONE && (i) < PLEN(G) && L <= PREFILL_LIMIT -> PREFIX_AT(G, i) : (r) + 1)
 `;
 
 /** The state variables, the scratch counters and the invariant bits. */
 const STATE = String.raw`
 /* ---- state: the variables of spec/state.ts, byte for byte ---- */
-byte holder[PAGES];               /* who holds page p: 0 nobody (free), r+1 request r, PREFIX(g) the prefix cache */
+byte holder[PAGES];               /* who holds page p: 0 nobody (free), r+1 request r, PREFIX_AT(g, j) the prefix cache (page j of g's entry) */
 byte data[PAGES];                 /* whose content page p holds: the label of the last write; never cleared */
 byte tag[PAGES];                  /* owner-check: the owner tag, stamped by writes, cleared by allocate */
 byte phase[N];                    /* request r's phase */
@@ -108,17 +110,17 @@ inline write_page(page, label, pos) {
   fi
 }
 
-/* The pages of r's table go back to the free list by id, except a shared prefix page, in
+/* The pages of r's table go back to the free list by id, except the shared prefix pages, in
    one release: a page twice in the table goes back once. Under double-free each one is
    one more copy on the free list, even when it is already there. With
    release-checks-holder (hardened), only the pages r still holds. */
 inline release(r, L, T) {
-  i = (SHARES(r) -> 1 : 0);
+  i = SHARED(r);
   do
   :: i < L ->
      if
      :: table[T + i] != NO_PAGE && (!RELEASE_CHECKS || holder[table[T + i]] == r + 1) ->
-        j = (SHARES(r) -> 1 : 0);
+        j = SHARED(r);
         do :: j < i && table[T + j] != table[T + i] -> j++ :: else -> break od;
         if
         :: j == i ->
@@ -184,16 +186,22 @@ inline finish_if_landed(r, L) {
 }
 
 /* allocate(r): D reserves the lowest free page ids for the whole prompt (alloc_extend).
-   On a prefix-cache hit the cached page comes first, shared, not taken. */
+   On a prefix-cache hit the cached pages come first, page j of the entry at position j,
+   shared, not taken. */
 inline Allocate(r, L, G, T) {
   d_step {
-    phase[r] == NEW && FREE_COUNT >= L - (HAS_CACHE(G) -> 1 : 0) ->
+    phase[r] == NEW && FREE_COUNT >= L - (HAS_CACHE(G) -> PLEN(G) : 0) ->
     k = 0;
     if
     :: HAS_CACHE(G) ->
-       pg = 0;
-       do :: holder[pg] != PREFIX(G) -> pg++ :: else -> break od;
-       table[T] = pg; flags[r] = flags[r] | HIT; k = 1
+       do
+       :: k < PLEN(G) ->
+          pg = 0;
+          do :: holder[pg] != PREFIX_AT(G, k) -> pg++ :: else -> break od;
+          table[T + k] = pg; k++
+       :: else -> break
+       od;
+       flags[r] = flags[r] | HIT
     :: else
     fi;
     pg = 0;
@@ -220,8 +228,8 @@ inline Allocate(r, L, G, T) {
   }
 }
 
-/* prefill(r): P writes the prompt into every page of r's table (a shared prefix page
-   excepted); the first page holds the prefix's data when r has one. With early-free the
+/* prefill(r): P writes the prompt into every page of r's table (the shared prefix pages
+   excepted); at position j < PLEN(G) page j of the prefix's data when r has one. With early-free the
    write may land after D timed r out. */
 inline Prefill(r, L, G, T) {
   d_step {
@@ -285,7 +293,7 @@ inline Decode(r, L, G, T) {
           :: else
           fi;
           if
-          :: holder[pg] != r + 1 && !(i == 0 && SHARES(r) && MAY_READ(r, G, holder[pg])) ->
+          :: holder[pg] != r + 1 && !(i < SHARED(r) && MAY_READ_AT(r, G, i, holder[pg])) ->
              flags[r] = flags[r] | READ_UNHELD
           :: else
           fi;
@@ -327,13 +335,18 @@ inline Timeout(r, L, G, T) {
   }
 }
 
-/* insert(r): D puts r's first page into the prefix cache. With prefix-poison also when r
-   was refused or failed, so that page was never written for the prefix. */
+/* insert(r): D puts r's prefix pages (positions 0 .. PLEN(G)-1) into the prefix cache,
+   page j as the entry's page j. With prefix-poison also when r was refused or failed, so
+   those pages were never written for the prefix. HOLDS_PREFIX(r) is unrolled per request. */
 inline Insert(r, L, G, T) {
   d_step {
-    G != NONE && !CACHED(G) && !SHARES(r) && table[T] != NO_PAGE && holder[table[T]] == r + 1 &&
+    G != NONE && !ANY_CACHED(G) && !SHARES(r) && HOLDS_PREFIX(r) &&
     (phase[r] == DECODED || PREFIX_POISON && (phase[r] == REFUSED || phase[r] == FAILED)) ->
-    holder[table[T]] = PREFIX(G);
+    i = 0;
+    do
+    :: i < PLEN(G) -> holder[table[T + i]] = PREFIX_AT(G, i); i++
+    :: else -> break
+    od;
     flags[r] = flags[r] | INSERTED;
     end_action(7, r)
   }
@@ -386,14 +399,14 @@ inline check_request(r, L, G, T) {
   ReadsOwnPages = ReadsOwnPages && (flags[r] & READ_UNHELD) == 0;
   if
   :: LIVE(phase[r]) ->
-     k = k + L - (SHARES(r) -> 1 : 0);
+     k = k + L - SHARED(r);
      i = 0;
      do
      :: i < L ->
         if
         :: table[T + i] == NO_PAGE -> ExclusiveHold = 0
-        :: table[T + i] != NO_PAGE && i == 0 && SHARES(r) ->
-           if :: holder[table[T]] != PREFIX(G) -> ExclusiveHold = 0 :: else fi
+        :: table[T + i] != NO_PAGE && i < SHARED(r) ->
+           if :: holder[table[T + i]] != PREFIX_AT(G, i) -> ExclusiveHold = 0 :: else fi
         :: else ->
            if
            :: holder[table[T + i]] != r + 1 || (seen & (1 << table[T + i])) != 0 -> ExclusiveHold = 0

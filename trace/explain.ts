@@ -11,7 +11,7 @@ import {
   Integrity,
   isLive,
   Isolation,
-  mayRead,
+  mayReadAt,
   Ph,
   PHASES,
   MISPLACED,
@@ -20,7 +20,7 @@ import {
   READ_LABEL,
   READ_UNHELD,
   readRecordOf,
-  sharesFirstPage,
+  sharedPages,
   tableOf,
   type Model,
   type Property,
@@ -119,8 +119,8 @@ function holdTroubles(m: Model, trace: Trace): { headline: string[]; details: st
   for (let r = 0; r < m.n; r++) {
     if (!isLive(phaseOf(m, s, r))) continue;
     tableOf(m, s, r).forEach((p, i) => {
-      if (i === 0 && sharesFirstPage(m, s, r)) {
-        const cache = prefixLabel(m, m.group[r] ?? 0);
+      if (i < sharedPages(m, s, r)) {
+        const cache = prefixLabel(m, m.group[r] ?? 0, i);
         if (holderOf(m, s, p) !== cache) {
           headline.push(`page ${p} is ${name(m, r)}'s shared prefix page, but ${holderWords(m, cache)} does not hold it: ${holderWords(m, holderOf(m, s, p))} does.`);
         }
@@ -169,7 +169,7 @@ function conservation(m: Model, trace: Trace): Explanation {
   let held = 0;
   for (let p = 0; p < m.pages; p++) if (holderOf(m, s, p) === 0 || holderOf(m, s, p) > m.n) free++;
   for (let r = 0; r < m.n; r++) {
-    if (isLive(phaseOf(m, s, r))) held += tableOf(m, s, r).length - (sharesFirstPage(m, s, r) ? 1 : 0);
+    if (isLive(phaseOf(m, s, r))) held += tableOf(m, s, r).length - sharedPages(m, s, r);
   }
   const t = holdTroubles(m, trace);
   const count = `free and cached pages (${free}) plus pages in live page tables (${held}) make ${free + held}, not ${m.pages}.`;
@@ -190,7 +190,7 @@ function readsOwnPages(m: Model, trace: Trace): Explanation {
     const before = stateAt(trace, k - 1);
     tableOf(m, before, r).forEach((p, i) => {
       const h = holderOf(m, before, p);
-      if (h === bodyLabel(r) || (i === 0 && sharesFirstPage(m, before, r) && mayRead(m, r, h))) return;
+      if (h === bodyLabel(r) || (i < sharedPages(m, before, r) && mayReadAt(m, r, i, h))) return;
       const since = lastHolderChange(m, trace, p, k - 1);
       const who = h === 0 ? 'it is free' : `${holderWords(m, h)} holds it`;
       headline.push(`${name(m, r)} read page ${p}, which it does not hold: ${who}${since > 0 ? ` since ${stepRef(m, trace, since)}` : ''}.`);

@@ -7,8 +7,12 @@
 import {
   actionLabel,
   dataOf,
+  groupOfLabel,
   holderOf,
+  labelName,
   phaseOf,
+  prefixLength,
+  prefixPageOfLabel,
   Ph,
   step,
   stepsOf,
@@ -38,8 +42,8 @@ export interface StepContext {
   readonly req: RequestView | undefined;
   /** Its name. */
   readonly who: string;
-  /** Whether its first page is the shared prefix page. */
-  readonly shared: boolean;
+  /** How many of its first pages are its prefix's shared pages (0, or its prefix's length after a hit or an insert). */
+  readonly shared: number;
   /** Its page table after the step; for a step that ended the request, the table it acted on (a finished request's dead table is reset, see spec/liveness.ts). */
   readonly table: number[];
 }
@@ -61,7 +65,7 @@ export function stepContext(m: Model, trace: Trace, k: number): StepContext | un
     after,
     req,
     who: req?.name ?? `#${r}`,
-    shared: (req?.hit ?? false) || (req?.inserted ?? false),
+    shared: (req?.hit ?? false) || (req?.inserted ?? false) ? prefixLength(m, r) : 0,
     table: table.length === 0 ? tableOf(m, before, r) : table,
   };
 }
@@ -121,21 +125,27 @@ export function lastHolderChange(m: Model, trace: Trace, p: number, upTo: number
 export function holderWords(m: Model, label: number): string {
   if (label === 0) return 'nobody';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `#${label - 1}`;
-  return `the ${m.groupNames[label - m.n - 1] ?? '?'} prefix cache`;
+  return `the ${m.groupNames[groupOfLabel(m, label)] ?? '?'} prefix cache${pageSuffix(m, label, ' (as its page ', ')')}`;
+}
+
+/** For a page of a prefix longer than one page, which page it is (`open` + index + `close`); '' otherwise. */
+function pageSuffix(m: Model, label: number, open: string, close: string): string {
+  const g = groupOfLabel(m, label);
+  return g >= 0 && (m.prefixPages[g] ?? 1) > 1 ? `${open}${prefixPageOfLabel(m, label)}${close}` : '';
 }
 
 /** A label as content in a sentence: `A's data`, `the sys prefix's data`, or `no data`. */
 export function dataWords(m: Model, label: number): string {
   if (label === 0) return 'no data';
   if (label <= m.n) return `${m.config.requests[label - 1]?.name ?? `#${label - 1}`}'s data`;
-  return `the ${m.groupNames[label - m.n - 1] ?? '?'} prefix's data`;
+  return `the ${m.groupNames[groupOfLabel(m, label)] ?? '?'} prefix's data${pageSuffix(m, label, ' for position ', '')}`;
 }
 
 /** A label as a short content name for lists: `A`, `prefix sys`, or `none`. */
 export function dataName(m: Model, label: number): string {
   if (label === 0) return 'none';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `#${label - 1}`;
-  return `prefix ${m.groupNames[label - m.n - 1] ?? '?'}`;
+  return labelName(m, label);
 }
 
 /** A list of page ids in words: `page 0`, `pages 0, 1`. */
@@ -175,7 +185,7 @@ export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, lim
             ? `put it in ${holderWords(m, now)}`
             : `gave it to ${holderWords(m, now)}`;
       events.push(`step ${k} ${label} ${what}`);
-    } else if (taken.action.kind === 'allocate' && now > m.n && tableOf(m, after, taken.action.r)[0] === p) {
+    } else if (taken.action.kind === 'allocate' && now > m.n && tableOf(m, after, taken.action.r).slice(0, prefixLength(m, taken.action.r)).includes(p)) {
       events.push(`step ${k} ${label} shared it with ${holderWords(m, taken.action.r + 1)} from ${holderWords(m, now)}`);
     }
   }
@@ -184,10 +194,11 @@ export function pageHistory(m: Model, trace: Trace, p: number, upTo: number, lim
   return kept.length === 0 ? 'nothing happened to it' : kept.join('; ');
 }
 
-/** The page an `evict` step took out of the prefix cache (-1 if none). */
-export function evictedPage(m: Model, before: State, after: State): number {
-  for (let p = 0; p < m.pages; p++) if (holderOf(m, before, p) > m.n && holderOf(m, after, p) === 0) return p;
-  return -1;
+/** The pages an `evict` step freed from the prefix cache: the whole entry, in page-id order. */
+export function evictedPages(m: Model, before: State, after: State): number[] {
+  const out: number[] = [];
+  for (let p = 0; p < m.pages; p++) if (holderOf(m, before, p) > m.n && holderOf(m, after, p) === 0) out.push(p);
+  return out;
 }
 
 /** The pages of P's write for request `r` (its write set, in table order), whether or not they have landed. */

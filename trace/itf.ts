@@ -50,7 +50,7 @@ export interface ItfRequest {
   readonly read: { readonly '#set': readonly string[] };
   /** Allocated on its prefix's cached page. */
   readonly hit: boolean;
-  /** Its first page went into the prefix cache. */
+  /** Its first pages, its prefix's, went into the prefix cache. */
   readonly inserted: boolean;
   /** Its decode read a page it did not hold. */
   readonly readUnheld: boolean;

@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../spec/index.ts';
-import { dataName, decodeStepWords, evictedPage, holderWords, postedPages, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
+import { dataName, decodeStepWords, evictedPages, holderWords, postedPages, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -24,7 +24,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
   const context = stepContext(m, trace, k);
   if (context === undefined) return [];
   const { action, r, before, after, req, who, shared, table } = context;
-  const own = shared ? table.slice(1) : table;
+  const own = table.slice(shared);
   const label = `${k}. ${action.kind}(${who})`;
   const contents = (pages: readonly number[]): string => pages.map((p) => dataName(m, dataOf(m, before, p))).join(', ');
   return match(action.kind)
@@ -70,7 +70,10 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     )
     .with('timeout', () => [`D->>Pool: ${label}: time out, return ${ids(own)} while P still writes`, `D-->>C: ${who} timed out`])
     .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
-    .with('evict', () => [`D->>Pool: ${label}: evict page ${evictedPage(m, before, after)} from the prefix cache`])
+    .with('evict', () => {
+      const pages = evictedPages(m, before, after);
+      return [`D->>Pool: ${label}: evict page${pages.length === 1 ? '' : 's'} ${pages.join(', ')} from the prefix cache`];
+    })
     .with('landData', 'landTag', (kind) => {
       const p = changedPage(m, before, after, kind === 'landData' ? m.dataAt : m.tagAt);
       const part = kind === 'landData' ? 'content' : 'tag';

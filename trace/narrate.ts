@@ -13,15 +13,21 @@ import {
   view,
   type Model,
   type RequestView,
+  type State,
   type Trace,
 } from '../spec/index.ts';
-import { dataName, dataWords, decodeStepWords, evictedPage, holderWords, pagesWords, postedPages, stateAt, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
+import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, stateAt, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
 
-/** The pages of `r`'s table that are its own (not the shared prefix page), in table order. */
-function ownPages(table: readonly number[], shared: boolean): number[] {
-  return shared ? table.slice(1) : [...table];
+/** `page 0 shared from the cache entry of prefix sys`, one clause per shared prefix page. */
+function sharedWords(m: Model, s: State, pages: readonly number[]): string {
+  return pages.map((p) => `page ${p} shared from ${holderWords(m, holderOf(m, s, p))}`).join(', ');
+}
+
+/** The pages of `r`'s table that are its own (not the `shared` prefix pages), in table order. */
+function ownPages(table: readonly number[], shared: number): number[] {
+  return table.slice(shared);
 }
 
 /** What step `k` (1-based) did, in one sentence. */
@@ -32,7 +38,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
   const datas = (pages: readonly number[]): string => list(pages.map((p) => dataName(m, dataOf(m, before, p))));
   return match(action.kind)
     .with('allocate', () => {
-      const hit = req?.hit === true ? ` (page ${table[0]} shared from ${holderWords(m, holderOf(m, after, table[0] ?? 0))})` : '';
+      const hit = req?.hit === true ? ` (${sharedWords(m, after, table.slice(0, shared))})` : '';
       return `D gives ${who} ${pagesWords(table)}${hit}, which hold: ${datas(table)}.`;
     })
     .with('prefill', 'stub', (kind) => {
@@ -72,11 +78,16 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     .with('timeout', () => `D times ${who} out and frees ${pagesWords(ownPages(table, shared))} while P's write is still in flight.`)
     .with('insert', () => {
       const p = table[0] ?? 0;
-      return `D puts ${who}'s page ${p} into ${holderWords(m, holderOf(m, after, p))}; it holds ${dataWords(m, dataOf(m, after, p))}.`;
+      if (shared <= 1) return `D puts ${who}'s page ${p} into ${holderWords(m, holderOf(m, after, p))}; it holds ${dataWords(m, dataOf(m, after, p))}.`;
+      const pages = table.slice(0, shared);
+      return `D puts ${who}'s ${pagesWords(pages)} into the ${m.groupNames[m.group[r] ?? 0] ?? '?'} prefix cache; they hold ${list(pages.map((q) => dataWords(m, dataOf(m, after, q))))}.`;
     })
     .with('evict', () => {
-      const evicted = evictedPage(m, before, after);
-      return `D finds too few free pages for ${who} and evicts page ${evicted} from ${holderWords(m, holderOf(m, before, evicted))}; it still holds ${dataWords(m, dataOf(m, after, evicted))}.`;
+      const evicted = evictedPages(m, before, after);
+      const first = evicted[0] ?? -1;
+      const from = holderWords(m, holderOf(m, before, first)).replace(/ \(page \d+\)$/, '');
+      const still = evicted.length === 1 ? 'it still holds' : 'they still hold';
+      return `D finds too few free pages for ${who} and evicts ${pagesWords(evicted)} from ${from}; ${still} ${list(evicted.map((q) => dataWords(m, dataOf(m, after, q))))}.`;
     })
     .with('landData', 'landTag', (kind) => {
       const base = kind === 'landData' ? m.dataAt : m.tagAt;
@@ -115,8 +126,8 @@ function requestChange(was: RequestView, now: RequestView): string | undefined {
   if (was.phase !== now.phase) parts.push(`${was.phase} → ${now.phase}`);
   if (was.table.join() !== now.table.join()) parts.push(`table [${now.table.join(' ')}]`);
   if (was.read.join() !== now.read.join()) parts.push(`read ${now.read.length === 0 ? 'nothing' : list(now.read)}`);
-  if (was.hit !== now.hit) parts.push('allocated on the cached prefix page');
-  if (was.inserted !== now.inserted) parts.push('first page now in the prefix cache');
+  if (was.hit !== now.hit) parts.push('allocated on the cached prefix');
+  if (was.inserted !== now.inserted) parts.push('prefix pages now in the prefix cache');
   if (was.readUnheld !== now.readUnheld) parts.push('read a page it did not hold');
   if (was.partsLanded.data !== now.partsLanded.data || was.partsLanded.tag !== now.partsLanded.tag) {
     parts.push(`parts landed: ${now.partsLanded.data} content, ${now.partsLanded.tag} tag`);

@@ -18,6 +18,7 @@ import {
   compile,
   configFrom,
   initial,
+  prefixLength,
   schemaIssues,
   step,
   view,
@@ -116,14 +117,14 @@ function recordedVars(raw: unknown): Record<string, unknown> {
   return out;
 }
 
-/** The pages a recorded `allocate` took for request `name`: its recorded table, less a shared first page on a prefix hit. */
-function pagesTaken(raw: unknown, name: string): number[] {
+/** The pages a recorded `allocate` took for request `name`: its recorded table, less the `shared` prefix pages on a prefix hit. */
+function pagesTaken(raw: unknown, name: string, shared: number): number[] {
   const requests = (raw as { requests?: { '#map'?: unknown } } | undefined)?.requests?.['#map'];
   if (!Array.isArray(requests)) return [];
   const entry = requests.find((e: unknown) => Array.isArray(e) && e[0] === name) as [string, { table?: unknown; hit?: unknown }] | undefined;
   const table = decodeInts(entry?.[1].table);
   if (!Array.isArray(table) || !table.every((p) => typeof p === 'number')) return [];
-  return entry?.[1].hit === true ? table.slice(1) : [...table];
+  return entry?.[1].hit === true ? table.slice(shared) : [...table];
 }
 
 /** The action a state records, checked against the model. */
@@ -195,7 +196,7 @@ export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayRes
     const k = i + 1;
     const named = actionOf(m, k, recorded['mbt::actionTaken'], recorded['mbt::nondetPicks']);
     // Under allocator any the pages taken are the action's choice: the recorded table says which.
-    const action = m.allocator === 'any' && named.kind === 'allocate' ? { ...named, pages: pagesTaken(recorded, m.config.requests[named.r]?.name ?? '') } : named;
+    const action = m.allocator === 'any' && named.kind === 'allocate' ? { ...named, pages: pagesTaken(recorded, m.config.requests[named.r]?.name ?? '', prefixLength(m, named.r)) } : named;
     const next = step(m, s, action);
     if (next === undefined) {
       const req = view(m, s).requests[action.r];

@@ -51,7 +51,11 @@ export interface Story {
 /** The model in one line, as every printer heads its output. */
 export function describeModel(m: Model): string {
   const c = m.config;
-  const requests = c.requests.map((q) => `${q.name} (${q.length} pages${q.prefix === undefined ? '' : `, prefix ${q.prefix}`})`);
+  const prefix = (name: string): string => {
+    const k = c.prefixPages?.[name] ?? 1;
+    return k > 1 ? `, prefix ${name} of ${k} pages` : `, prefix ${name}`;
+  };
+  const requests = c.requests.map((q) => `${q.name} (${q.length} pages${q.prefix === undefined ? '' : prefix(q.prefix)})`);
   const faults = c.faults.length === 0 ? 'no faults' : `faults ${c.faults.join(', ')}`;
   return `${c.variant}, ${c.pages} pages, prefill limit ${c.prefillLimit}, requests ${requests.join(', ')}; ${faults}`;
 }

@@ -77,6 +77,8 @@ export function replayCommand(config: Config, extra: readonly string[] = [], for
   if (config.allocator !== undefined && config.allocator !== 'sorted') args.push('--allocator', config.allocator);
   if (config.pageSize !== undefined && config.pageSize !== 1) args.push('--page-size', `${config.pageSize}`);
   if (config.eviction === true) args.push('--eviction');
+  const prefixPages = prefixPagesFlag(config);
+  if (prefixPages !== undefined) args.push('--prefix-pages', prefixPages);
   const renamed = config.requests.some((q, i) => q.name !== requestName(i));
   const note = renamed ? '   # requests renamed A, B, ...: use --config for custom names' : '';
   return `${commandLine(`check ${[...args, ...extra].join(' ')}`)}${note}`;
@@ -89,7 +91,15 @@ export function describeConfig(config: Config): string {
   const allocator = config.allocator === undefined || config.allocator === 'sorted' ? '' : ` · allocator ${config.allocator}`;
   const pageSize = config.pageSize === undefined || config.pageSize === 1 ? '' : ` · page size ${config.pageSize}`;
   const eviction = config.eviction === true ? ' · eviction' : '';
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${eviction}`;
+  const prefixPages = prefixPagesFlag(config);
+  const prefixes = prefixPages === undefined ? '' : ` · prefix pages ${prefixPages}`;
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${eviction}${prefixes}`;
+}
+
+/** The prefixes longer than one page as `--prefix-pages` takes them (`sys=2,doc=3`), or `undefined` when every prefix is one page. */
+export function prefixPagesFlag(config: Config): string | undefined {
+  const long = Object.entries(config.prefixPages ?? {}).filter(([, k]) => k > 1);
+  return long.length === 0 ? undefined : long.map(([name, k]) => `${name}=${k}`).join(',');
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */

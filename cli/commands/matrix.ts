@@ -61,7 +61,7 @@ function matrixText(result: MatrixResult, color: boolean): string {
   const b = result.base;
   const requests = b.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
   const lines = [
-    `pagecheck matrix  ${b.pages} pages · prefill limit ${b.prefillLimit} · requests ${requests}`,
+    `pagecheck matrix  ${b.pages} pages · prefill limit ${b.prefillLimit} · requests ${requests}${b.prefixPages === undefined ? '' : ` · prefix pages ${Object.entries(b.prefixPages).map(([name, k]) => `${name}=${k}`).join(',')}`}`,
     `Isolation, then Integrity, per variant (rows) and fault (columns); each cell switches on that one fault${b.decodeSteps === undefined ? '' : `, decodes in ${b.decodeSteps} steps`} and explores the whole space.`,
     'Column torn-write switches on early-free with it: torn parts matter where a late write meets a new holder.',
     '',

@@ -80,7 +80,7 @@ function rawTarget(flags: MbtFlags): Target {
     poolOrder(config.allocator);
     return { config };
   }
-  for (const [flag, value] of [['--config', flags.config], ['--pages', flags.pages], ['--prefill-limit', flags.prefillLimit], ['--requests', flags.requests]] as const) {
+  for (const [flag, value] of [['--config', flags.config], ['--pages', flags.pages], ['--prefill-limit', flags.prefillLimit], ['--requests', flags.requests], ['--prefix-pages', flags.prefixPages]] as const) {
     if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
   }
   // Decode the variant and faults through the same schema as every other command.
@@ -122,6 +122,7 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   if (flags.adapter !== undefined) add('--adapter', flags.adapter);
   add('--allocator', flags.allocator);
   add('--page-size', flags.pageSize);
+  add('--prefix-pages', flags.prefixPages);
   if (flags.eviction === true) words.push('--eviction');
   if (flags.random === true) words.push('--random');
   if (flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
@@ -135,7 +136,9 @@ function describeConfig(config: Config): string {
   const requests = config.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
   const faults = config.faults.length === 0 ? 'none' : config.faults.join(',');
   const order = config.allocator === undefined ? '' : `, allocator ${config.allocator}${config.pageSize === undefined ? '' : ` (page size ${config.pageSize})`}`;
-  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages, prefill limit ${config.prefillLimit}, requests ${requests}`;
+  const long = Object.entries(config.prefixPages ?? {});
+  const prefixes = long.length === 0 ? '' : `, prefix pages ${long.map(([name, k]) => `${name}=${k}`).join(',')}`;
+  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages, prefill limit ${config.prefillLimit}, requests ${requests}${prefixes}`;
 }
 
 /** The result as the JSON that `--json` prints. */
@@ -225,6 +228,9 @@ export async function mbtAdapterCommand(flags: MbtFlags & { readonly adapter: st
   }
   // The pool's limits do not apply: an adapter implements what it implements, and the comparison says so.
   const target = rawTarget(flags);
+  if ('config' in target && target.config.prefixPages !== undefined) {
+    throw new UsageError('--prefix-pages: the adapter protocol (docs/ADAPTER.md) has one-page prefixes; prefixes of more pages are checked on the spec (check) and the pool (mbt without --adapter)');
+  }
   let result: AdapterMbtResult;
   try {
     result = await runAdapterMbt({ ...target, command: flags.adapter, runs, seed, maxCommands, timeoutMs, ...(flags.path === undefined ? {} : { path: flags.path }) });

@@ -30,7 +30,7 @@ export function modelSection(docs: SpecDocs): Section {
     body: [
       moduleProse(config),
       '### Parameters',
-      table(['Parameter', 'Meaning'], memberRows(config, 'Config', ['pages', 'prefillLimit', 'requests', 'variant', 'faults'])),
+      table(['Parameter', 'Meaning'], memberRows(config, 'Config', ['pages', 'prefillLimit', 'requests', 'variant', 'faults', 'prefixPages'])),
       'Each request:',
       table(['Field', 'Meaning'], memberRows(config, 'RequestSpec', ['name', 'length', 'prefix'])),
       `${prose(limits.text)} At most ${LIMITS.maxPages} pages and ${LIMITS.maxRequests} requests.`,

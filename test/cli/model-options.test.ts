@@ -59,3 +59,31 @@ describe('model flags and configuration files', () => {
     expect(errorOf(() => configFromFlags({ config: join(dir, 'missing.json') }))).toMatch(/cannot read configuration file .*ENOENT/);
   });
 });
+
+describe('--prefix-pages', () => {
+  const flags = { pages: '4', prefillLimit: '3', requests: '3:sys,3:sys' };
+
+  it('gives a prefix its length in pages; the flag joins, and overrides, the file\'s prefixPages', () => {
+    expect(configFromFlags({ ...flags, prefixPages: 'sys=2' }).prefixPages).toEqual({ sys: 2 });
+    const dir = mkdtempSync(join(tmpdir(), 'pagecheck-prefix-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ pages: 5, prefillLimit: 3, requests: [{ length: 4, prefix: 'sys' }, { length: 4, prefix: 'doc' }], prefixPages: { sys: 3, doc: 2 } }));
+    expect(configFromFlags({ config: file }).prefixPages).toEqual({ sys: 3, doc: 2 });
+    expect(configFromFlags({ config: file, prefixPages: 'sys=2' }).prefixPages).toEqual({ sys: 2, doc: 2 });
+  });
+
+  it('names the flag and the value in its errors', () => {
+    expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=two' }))).toBe(
+      'invalid model configuration:\n  --prefix-pages.sys: expected a prefix length in pages: a whole number from 1 to 4096, got "two"',
+    );
+    expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=3' }))).toBe(
+      [
+        'invalid model configuration:',
+        '  --requests[0].length: a request with a prefix needs at least 4 pages (its prefix "sys" of 3 pages and one of its own), got 3',
+        '  --requests[1].length: a request with a prefix needs at least 4 pages (its prefix "sys" of 3 pages and one of its own), got 3',
+      ].join('\n'),
+    );
+    expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys' }))).toBe('--prefix-pages: "sys" is not NAME=PAGES; expected a list such as sys=2 or sys=2,doc=3');
+    expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=2,sys=3' }))).toBe('--prefix-pages: prefix "sys" is given twice');
+  });
+});

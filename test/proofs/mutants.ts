@@ -61,7 +61,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'release frees all but the last page of a table',
-    patches: [['  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;', '  for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len - 1; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;']],
+    patches: [['  for (let i = sharedPages(m, s, r); i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;', '  for (let i = sharedPages(m, s, r); i < len - 1; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;']],
     caughtAt: 'free,timeout',
   },
   {

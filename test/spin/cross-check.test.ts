@@ -36,6 +36,10 @@ interface Case {
 const fourPages = (variant: Config['variant']): Config =>
   configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 1 }], variant });
 
+/** A:3, B:4 and C:3, B and C with the 2-page prefix sys; prefill limit 3. */
+const twoPagePrefix = (variant: Config['variant'], faults: Config['faults'], pages: number): Config =>
+  configFrom({ pages, prefillLimit: 3, requests: [{ length: 3 }, { length: 4, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant, faults: [...faults], prefixPages: { sys: 2 } });
+
 const CASES: readonly Case[] = [
   { name: 'minimal incident, buggy', config: incidentConfig('buggy'), states: 21, depth: 10, violation: { invariant: 'Isolation', length: 9 } },
   { name: 'minimal incident, length-fix', config: incidentConfig('length-fix'), states: 16, depth: 8, violation: null },
@@ -129,6 +133,28 @@ const CASES: readonly Case[] = [
     config: { ...matrixConfig('owner-check', ['silent-stub', 'early-free', 'prefix-poison']), decodeSteps: 2 },
     states: 1196,
     depth: 18,
+    violation: null,
+  },
+  // A prefix of two pages (prefixPages): shared at positions 0 and 1, page j valid only at position j.
+  {
+    name: '2-page prefix, buggy, prefix-poison: 5 pages, A:3 B:4:sys C:3:sys',
+    config: twoPagePrefix('buggy', ['prefix-poison'], 5),
+    states: 154,
+    depth: 14,
+    violation: { invariant: 'Isolation', length: 12 },
+  },
+  {
+    name: '2-page prefix, owner-check, silent-stub, early-free, prefix-poison and stale-free',
+    config: twoPagePrefix('owner-check', ['silent-stub', 'early-free', 'prefix-poison', 'stale-free'], 4),
+    states: 5214,
+    depth: 20,
+    violation: { invariant: 'ExclusiveHold', length: 5 },
+  },
+  {
+    name: '2-page prefix, hardened, every fault SPIN models (all but lock-underflow, which needs eviction): 5 pages',
+    config: twoPagePrefix('hardened', ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'torn-write'], 5),
+    states: 80696,
+    depth: 33,
     violation: null,
   },
 ];
