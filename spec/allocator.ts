@@ -86,13 +86,16 @@ export function sglangShort(m: Model, need: number, listed: number): boolean {
  * Takes `need` pages off the free list of `s`, in its order, and returns them in the
  * order taken; the caller has checked that {@link freeEntries} is at least `need`. Not
  * used under `any`, whose actions name their pages ({@link canTake}, {@link takeOne}).
+ * The pages go into `out` (cleared first), which the caller may reuse: an allocation on
+ * the search's hot path then allocates nothing.
  */
-export function take(m: Model, s: State, t: State, need: number): number[] {
-  const out: number[] = [];
+export function take(m: Model, s: State, t: State, need: number, out: number[] = []): number[] {
+  out.length = 0;
   if (m.listAt >= 0) {
     const list = listOf(m, s);
     writeList(m, t, list.slice(need));
-    return list.slice(0, need);
+    for (let i = 0; i < need; i++) out.push(list[i]!);
+    return out;
   }
   if (m.releaseAt >= 0) {
     let listed = 0;
@@ -143,15 +146,21 @@ export function takeOne(m: Model, t: State, p: number): void {
  * free is left out, since the free list is then a set.
  */
 export function put(m: Model, s: State, t: State, pages: readonly number[]): void {
-  const batch = [...new Set(pages)].filter((p) => p >= m.firstPage && p !== NO_PAGE).sort((a, b) => a - b);
-  const fresh = m.multiset ? batch : batch.filter((p) => freeCopies(m, s, p) === 0);
+  // A free list that is not stored (a page is free when nobody holds it) has nothing to update.
+  if (m.freeAt < 0 && m.listAt < 0) return;
   if (m.listAt >= 0) {
+    const batch = [...new Set(pages)].filter((p) => p >= m.firstPage && p !== NO_PAGE).sort((a, b) => a - b);
+    const fresh = m.multiset ? batch : batch.filter((p) => freeCopies(m, s, p) === 0);
     writeList(m, t, [...fresh, ...listOf(m, s)]);
     return;
   }
-  if (m.freeAt < 0) return;
+  // Per-page counts: the order of the batch does not matter, only each distinct page once.
   const at = m.releaseAt >= 0 ? m.releaseAt : m.freeAt;
-  for (const p of fresh) t[at + p] = t[at + p]! + 1;
+  for (let k = 0; k < pages.length; k++) {
+    const p = pages[k]!;
+    if (p < m.firstPage || p === NO_PAGE || pages.indexOf(p) < k) continue;
+    if (m.multiset || freeCopies(m, s, p) === 0) t[at + p] = t[at + p]! + 1;
+  }
 }
 
 function listOf(m: Model, s: State): number[] {

@@ -102,7 +102,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
     // The hit locks the cached page while r is live; with lock-underflow it locks another node.
     if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
-  for (const p of pages ?? take(m, s, t, need)) {
+  for (const p of pages ?? take(m, s, t, need, TAKEN)) {
     if (pages !== undefined) takeOne(m, t, p);
     setHolder(m, t, p, bodyLabel(r));
     if (m.ownerCheck) setTag(m, t, p, 0);
@@ -356,6 +356,10 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   return t;
 }
 
+/** Reused by `allocate` and `release` for the pages of one call, so the search's hot path allocates nothing; each is consumed before the next call. */
+const TAKEN: number[] = [];
+const RELEASED: number[] = [];
+
 /** A transition of one kind: the next state, or `undefined` when not enabled. */
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
@@ -446,7 +450,8 @@ function readTable(m: Model, s: State, t: State, r: number): void {
 function release(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
   const checked = m.mechanism['release-checks-holder'];
-  const pages: number[] = [];
+  const pages = RELEASED;
+  pages.length = 0;
   for (let i = sharesFirstPage(m, s, r) ? 1 : 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (p === NO_PAGE) continue;
