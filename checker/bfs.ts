@@ -18,6 +18,7 @@ import { FingerprintSet } from './fingerprints.ts';
 import { invariantsToCheck, successorsOf, type Checkable, type SuccessorSink } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
 import { replayPath } from './replay.ts';
+import { ScratchState } from './scratch.ts';
 import { ParentLinks, StateQueue } from './store.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
@@ -44,7 +45,9 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
   const monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'));
   const batch = new SuccessorBatch(size, Math.max(BATCH_STATES * model.actionCount, 1));
   const words = new WordViews(size);
-  const expanded = wordState(size);
+  // A model that copies its input once by slice() gets a scratch state that slices straight into the batch.
+  const scratch = model.slicesOnce === true ? new ScratchState(size) : undefined;
+  const expanded: { readonly bytes: Uint8Array; readonly words: Int32Array } = scratch === undefined ? wordState(size) : { bytes: scratch, words: scratch.words };
   const fresh = wordState(size);
   const deadlocks: { state: number; depth: number }[] = [];
 
@@ -61,11 +64,17 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
   links.roots = queue.length;
   const roots = Array.from({ length: queue.length }, (_, i) => {
     queue.take(i, expanded.words);
-    return expanded.bytes.slice();
+    return new Uint8Array(expanded.bytes); // not slice(): a scratch state's slice() is its shared successor
   });
-  // Where the model puts each successor: canonical form, words, fingerprint, into the batch.
+  // Where the model puts each successor: canonical form, words, fingerprint, into the batch;
+  // a successor already in the batch's next slot (sliced there, and canonical) stays where it is.
   let parent = 0;
-  const sink: SuccessorSink = (t, a) => batch.add(words.of(canonicalize === undefined ? t : canonicalize(t)), parent, a);
+  const sink: SuccessorSink = (t, a) => {
+    const c = canonicalize === undefined ? t : canonicalize(t);
+    if (c === batch.next) batch.commit(parent, a);
+    else batch.add(words.of(c), parent, a);
+    if (scratch !== undefined) scratch.target(batch.next, batch.nextWords);
+  };
   let incomplete = false;
   let depth = 0;
   let deepest = 0;
@@ -79,6 +88,7 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
     }
     // Generate the successors of a few states of this level.
     batch.count = 0;
+    if (scratch !== undefined) scratch.target(batch.next, batch.nextWords);
     const batchEnd = Math.min(i + BATCH_STATES, levelEnd);
     for (; i < batchEnd; i++) {
       queue.take(i, expanded.words);
@@ -102,11 +112,10 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
         break;
       }
       const j = queue.length;
-      batch.copyTo(k, fresh.words);
-      queue.push(fresh.words);
+      queue.push(batch.wordsOf(k));
       links.set(j, batch.parents[k]!, batch.actions[k]!);
       deepest = depth + 1;
-      if (monitor.visit(fresh.bytes, j, deepest) && !keepGoing) stop = true;
+      if (monitor.visit(batch.bytesOf(k), j, deepest) && !keepGoing) stop = true;
       if ((j & PROGRESS_MASK) === 0 && onProgress !== undefined) {
         onProgress({ states: queue.length, queue: queue.length - i, depth: deepest });
       }

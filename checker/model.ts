@@ -64,6 +64,13 @@ export interface Checkable<A = unknown> {
    * in ascending action order; the same successors as `actions` and `nextState` give.
    */
   successors?(s: Uint8Array, sink: SuccessorSink): void;
+  /**
+   * Optional: true when the model, per successor, copies the state it was given at most
+   * once by an argument-less `s.slice()`, and keeps no such copy past the sink. The
+   * search may then hand in a `ScratchState` (`scratch.ts`) whose `slice()` writes
+   * straight into the search's own storage. Default false.
+   */
+  readonly slicesOnce?: boolean;
 }
 
 /** A model's successors through the fast path, or through `actions` and `nextState` when it has none. */

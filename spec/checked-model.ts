@@ -50,6 +50,8 @@ export function checkedModel(m: Model): Checkable<Action> {
     properties: checkedProperties(m),
     isLegitimateEnd: (s) => allFinished(m, s),
     successors,
+    // Every transition copies its input once, with slice(), before it writes (transitions.ts).
+    slicesOnce: true,
   };
   return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
 }
