@@ -42,7 +42,7 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
   const seen = new FingerprintSet();
   const queue = new StateQueue(strideOf(size));
   const links = new ParentLinks();
-  const monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'));
+  const monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'), model.conjunction);
   const batch = new SuccessorBatch(size, Math.max(BATCH_STATES * model.actionCount, 1));
   const words = new WordViews(size);
   // A model that copies its input once by slice() gets a scratch state that slices straight into the batch.
