@@ -131,6 +131,12 @@ export function takeInto(m: Model, s: State, t: State, need: number, out: Int32A
   }
 }
 
+/** Whether an allocation of `need` pages can be served: under `any`, the pages named are free ({@link canTake}); otherwise the free lists hold `need` entries. */
+export function canAllocate(m: Model, s: State, need: number, pages: readonly number[] | undefined): boolean {
+  if (m.allocator === 'any') return pages !== undefined && canTake(m, s, pages, need);
+  return freeEntries(m, s) >= need;
+}
+
 /** Under `any`: whether the pages named (in table order) are `need` entries of the free list, a duplicate only as often as it is there. */
 export function canTake(m: Model, s: State, pages: readonly number[], need: number): boolean {
   if (pages.length !== need) return false;

@@ -30,7 +30,7 @@
  * before it.
  */
 import type { Action, ActionKind } from './actions.ts';
-import { canTake, freeCopies, freeEntries, put, takeInto, takeOne } from './allocator.ts';
+import { canAllocate, freeCopies, freeEntries, put, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, mayReadAt, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { keptRecord, readRecord } from './reads.ts';
@@ -92,7 +92,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   const hitPage = g >= 0 ? cachedPage(m, s, g) : -1;
   const need = hitPage >= 0 ? len - 1 : len;
   // Under `any` the action names its pages: enabled when they are free and as many as needed.
-  if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
+  if (!canAllocate(m, s, need, pages)) return undefined;
 
   const t = s.slice();
   let i = 0;
@@ -102,6 +102,16 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
     // The hit locks the cached page while r is live; with lock-underflow it locks another node.
     if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
+  holdPages(m, s, t, r, i, need, pages);
+  enter(m, t, r, 'allocated');
+  return t;
+}
+
+/**
+ * `allocate`'s pages: `need` pages, those the order hands out or those named, go to `r`'s
+ * table from position `i` on, held by `r`, their owner tags cleared under an owner check.
+ */
+function holdPages(m: Model, s: State, t: State, r: number, i: number, need: number, pages: readonly number[] | undefined): void {
   const taken = pages ?? takenPages(m, s, t, need);
   for (let k = 0; k < need; k++) {
     const p = taken[k]!;
@@ -110,8 +120,6 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
     if (m.ownerCheck) setTag(m, t, p, 0);
     setTablePage(m, t, r, i++, p);
   }
-  enter(m, t, r, 'allocated');
-  return t;
 }
 
 /**
