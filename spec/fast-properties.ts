@@ -123,19 +123,14 @@ export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conserv
 export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
   const { severities, offsets } = verdictTable(m);
   const cells = offsets.length;
-  // Per page, the stamp of the last state that claimed it: no clearing between states (stamps stay small integers).
-  const claimed = new Uint32Array(m.pages);
-  let stamp = 0;
-  // Where the free list is not stored, a page is free exactly when nobody holds it (allocator.ts):
-  // a page of a live table, held by its owner, is then not free.
+  const seen = new Uint8Array(m.pages);
+  // Where the free list is not stored, a page is free exactly when nobody holds it (allocator.ts).
   const stored = m.freeAt >= 0 || m.listAt >= 0;
+  const copies = (s: State, p: number): number => (stored ? freeCopies(m, s, p) : p >= m.firstPage && s[m.holderAt + p] === 0 ? 1 : 0);
   const holds = (s: State): boolean => {
     for (let c = 0; c < cells; c++) if (severities[c * 256 + s[offsets[c]!]!]! >= 2) return false;
     for (let r = 0; r < m.n; r++) if ((s[m.flagsAt + r]! & READ_UNHELD) !== 0) return false;
-    if (++stamp === 0x3fffffff) {
-      claimed.fill(0);
-      stamp = 1;
-    }
+    for (let p = 0; p < m.pages; p++) seen[p] = 0;
     let count = 0;
     for (let r = 0; r < m.n; r++) {
       if (!isLive(s[m.phaseAt + r]!)) continue;
@@ -147,19 +142,19 @@ export function conjunctionOf(m: Model): { readonly names: readonly string[]; re
         if (p === NO_PAGE) return false;
         const shared = i === 0 && shares;
         if (s[m.holderAt + p] !== (shared ? prefixLabel(m, m.group[r]!) : bodyLabel(r))) return false;
-        if (stored && freeCopies(m, s, p) > 0) return false;
+        if (copies(s, p) > 0) return false;
         if (!shared) {
-          if (claimed[p] === stamp) return false;
-          claimed[p] = stamp;
+          if (seen[p] === 1) return false;
+          seen[p] = 1;
         }
       }
     }
     for (let p = 0; p < m.pages; p++) {
       const h = s[m.holderAt + p]!;
-      if (h >= 1 && h <= m.n && claimed[p] !== stamp) return false;
+      if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
       if (p < m.firstPage) continue;
-      const c = stored ? freeCopies(m, s, p) : h === 0 ? 1 : 0;
-      if (c > 1) return false;
+      const c = copies(s, p);
+      if (c > 1 && stored) return false;
       count += c + (h > m.n ? 1 : 0);
     }
     return count === m.pages - m.firstPage;
