@@ -1,7 +1,7 @@
 /**
  * pagecheck against SPIN on a Promela model nobody here tuned: spin/handwritten/length-fix.pml,
  * written as a SPIN user would, on 9 pages, prefill limit 3, requests 1,2,2,3,3,4,5 under
- * `length-fix`: 16,720,306 states, the same count on both sides (the hand-written model's
+ * `length-fix`: 17,205,402 states, the same count on both sides (the hand-written model's
  * agreement on smaller configurations is a test, test/spin/handwritten.test.ts).
  *
  * Each side runs as a whole process, start to verdict, under /usr/bin/time: pagecheck's

@@ -26,6 +26,19 @@ export interface ModelProperty {
   readonly holds: (s: Uint8Array) => boolean;
 }
 
+/**
+ * A fast test of several invariants at once: `holds(s)` is true exactly when every
+ * property named in `names` holds in `s`. The search asks it first and evaluates those
+ * properties one by one only where it is false, so that a state in which all of them
+ * hold (nearly every state) costs one call.
+ */
+export interface Conjunction {
+  /** The names of the `always` properties it stands for. */
+  readonly names: readonly string[];
+  /** Whether all of them hold in `s`. */
+  readonly holds: (s: Uint8Array) => boolean;
+}
+
 /** Receives a successor (valid only until the receiver returns) and the number of the action that made it. */
 export type SuccessorSink = (t: Uint8Array, action: number) => void;
 
@@ -47,6 +60,8 @@ export interface Checkable<A = unknown> {
   nextState(s: Uint8Array, i: number): Uint8Array | undefined;
   /** The invariants and witnesses, in the order they are checked and reported. */
   readonly properties: readonly ModelProperty[];
+  /** Optional fast path: several invariants tested at once (see {@link Conjunction}). */
+  readonly conjunction?: Conjunction;
   /**
    * Optional: the canonical member of `s`'s symmetry orbit. Returns `s` or a buffer the
    * next call may overwrite. Must map every state of an orbit to the same state of that
@@ -64,6 +79,13 @@ export interface Checkable<A = unknown> {
    * in ascending action order; the same successors as `actions` and `nextState` give.
    */
   successors?(s: Uint8Array, sink: SuccessorSink): void;
+  /**
+   * Optional: true when the model, per successor, copies the state it was given at most
+   * once by an argument-less `s.slice()`, and keeps no such copy past the sink. The
+   * search may then hand in a `ScratchState` (`scratch.ts`) whose `slice()` writes
+   * straight into the search's own storage. Default false.
+   */
+  readonly slicesOnce?: boolean;
 }
 
 /** A model's successors through the fast path, or through `actions` and `nextState` when it has none. */

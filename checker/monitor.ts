@@ -5,8 +5,12 @@
  *
  * A witness must be reached *and* false in some state: one true in the initial state, or
  * in every state explored, is trivial, since a predicate made true everywhere would pass.
+ *
+ * A model's {@link Conjunction} stands in for the invariants it names: where it holds,
+ * they are not evaluated one by one; where it does not, they are, so that every failure
+ * is found and named exactly as without it.
  */
-import type { ModelProperty } from './model.ts';
+import type { Conjunction, ModelProperty } from './model.ts';
 import type { WitnessResult } from './types.ts';
 
 /** Where an invariant first failed: the state's number (breadth-first order) and depth. */
@@ -32,24 +36,42 @@ export class PropertyMonitor {
   private readonly trueInitially = new Set<string>();
   /** First failures, in the order found. */
   readonly failures: FirstFailure[] = [];
+  private readonly conjunction: Conjunction | undefined;
+  /** Per open invariant: whether the conjunction stands for it. */
+  private covered: boolean[] = [];
+  /** Whether some open invariant is covered, so that the conjunction is worth asking. */
+  private ask = false;
 
-  constructor(invariants: readonly ModelProperty[], witnesses: readonly ModelProperty[]) {
+  constructor(invariants: readonly ModelProperty[], witnesses: readonly ModelProperty[], conjunction?: Conjunction) {
     this.open = [...invariants];
     this.all = witnesses;
     // A witness that does not apply is not looked for: it would be evaluated, in vain, on every state.
     this.unsettled = witnesses.filter((w) => w.applies !== false);
+    this.conjunction = conjunction;
+    this.cover();
+  }
+
+  private cover(): void {
+    const names = this.conjunction?.names ?? [];
+    this.covered = this.open.map((inv) => names.includes(inv.name));
+    this.ask = this.covered.includes(true);
   }
 
   /** Evaluates the open properties on state number `index` at `depth`; true when an invariant failed there for the first time. */
   visit(s: Uint8Array, index: number, depth: number): boolean {
     let failed = false;
+    const together = this.ask && this.conjunction!.holds(s);
     for (let k = 0; k < this.open.length; k++) {
+      if (together && this.covered[k] === true) continue;
       const inv = this.open[k]!;
       if (inv.holds(s)) continue;
       this.failures.push({ invariant: inv.name, state: index, depth });
       failed = true;
     }
-    if (failed) this.open = this.open.filter((inv) => !this.failures.some((f) => f.invariant === inv.name));
+    if (failed) {
+      this.open = this.open.filter((inv) => !this.failures.some((f) => f.invariant === inv.name));
+      this.cover();
+    }
     for (let k = 0; k < this.unsettled.length; k++) {
       const w = this.unsettled[k]!;
       if (w.holds(s)) {

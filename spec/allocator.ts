@@ -37,6 +37,11 @@ export function freeCopies(m: Model, s: State, p: number): number {
 /** Entries in the free list and the release list together: how many pages an allocation can take. */
 export function freeEntries(m: Model, s: State): number {
   let c = 0;
+  if (m.freeAt < 0 && m.listAt < 0) {
+    // The free list is not stored: the free pages are those nobody holds (freeCopies' first case).
+    for (let p = m.firstPage; p < m.pages; p++) if (s[m.holderAt + p] === 0) c++;
+    return c;
+  }
   for (let p = m.firstPage; p < m.pages; p++) c += freeCopies(m, s, p);
   return c;
 }
@@ -88,11 +93,18 @@ export function sglangShort(m: Model, need: number, listed: number): boolean {
  * used under `any`, whose actions name their pages ({@link canTake}, {@link takeOne}).
  */
 export function take(m: Model, s: State, t: State, need: number): number[] {
-  const out: number[] = [];
+  const out = new Int32Array(need);
+  takeInto(m, s, t, need, out);
+  return Array.from(out);
+}
+
+/** {@link take}, writing the pages into `out[0 .. need)`, which the caller may reuse: the search's hot path then allocates nothing. */
+export function takeInto(m: Model, s: State, t: State, need: number, out: Int32Array): void {
   if (m.listAt >= 0) {
     const list = listOf(m, s);
     writeList(m, t, list.slice(need));
-    return list.slice(0, need);
+    for (let i = 0; i < need; i++) out[i] = list[i]!;
+    return;
   }
   if (m.releaseAt >= 0) {
     let listed = 0;
@@ -108,15 +120,21 @@ export function take(m: Model, s: State, t: State, need: number): number[] {
     }
   }
   // A sorted multiset (sorted, sglang, any): the front is the lowest ids, a duplicate twice in a row.
-  for (let p = m.firstPage; p < m.pages && out.length < need; p++) {
+  let n = 0;
+  for (let p = m.firstPage; p < m.pages && n < need; p++) {
     let c = m.freeAt < 0 ? (s[m.holderAt + p] === 0 ? 1 : 0) : t[m.freeAt + p]!;
-    while (c > 0 && out.length < need) {
-      out.push(p);
+    while (c > 0 && n < need) {
+      out[n++] = p;
       c--;
     }
     if (m.freeAt >= 0) t[m.freeAt + p] = c;
   }
-  return out;
+}
+
+/** Whether an allocation of `need` pages can be served: under `any`, the pages named are free ({@link canTake}); otherwise the free lists hold `need` entries. */
+export function canAllocate(m: Model, s: State, need: number, pages: readonly number[] | undefined): boolean {
+  if (m.allocator === 'any') return pages !== undefined && canTake(m, s, pages, need);
+  return freeEntries(m, s) >= need;
 }
 
 /** Under `any`: whether the pages named (in table order) are `need` entries of the free list, a duplicate only as often as it is there. */
@@ -140,18 +158,30 @@ export function takeOne(m: Model, t: State, p: number): void {
 /**
  * Puts one release's pages back (one call of SGLang's `free`): deduplicated within the
  * call and ascending, as `torch.unique` returns them; without `double-free` a page already
- * free is left out, since the free list is then a set.
+ * free is left out, since the free list is then a set. The pages are `pages[0 .. count)`.
  */
-export function put(m: Model, s: State, t: State, pages: readonly number[]): void {
-  const batch = [...new Set(pages)].filter((p) => p >= m.firstPage && p !== NO_PAGE).sort((a, b) => a - b);
-  const fresh = m.multiset ? batch : batch.filter((p) => freeCopies(m, s, p) === 0);
+export function put(m: Model, s: State, t: State, pages: ArrayLike<number>, count = pages.length): void {
+  // A free list that is not stored (a page is free when nobody holds it) has nothing to update.
+  if (m.freeAt < 0 && m.listAt < 0) return;
   if (m.listAt >= 0) {
+    const batch = [...new Set(Array.from(pages).slice(0, count))].filter((p) => p >= m.firstPage && p !== NO_PAGE).sort((a, b) => a - b);
+    const fresh = m.multiset ? batch : batch.filter((p) => freeCopies(m, s, p) === 0);
     writeList(m, t, [...fresh, ...listOf(m, s)]);
     return;
   }
-  if (m.freeAt < 0) return;
+  // Per-page counts: the order of the batch does not matter, only each distinct page once.
   const at = m.releaseAt >= 0 ? m.releaseAt : m.freeAt;
-  for (const p of fresh) t[at + p] = t[at + p]! + 1;
+  for (let k = 0; k < count; k++) {
+    const p = pages[k]!;
+    if (p < m.firstPage || p === NO_PAGE || appearsBefore(pages, k)) continue;
+    if (m.multiset || freeCopies(m, s, p) === 0) t[at + p] = t[at + p]! + 1;
+  }
+}
+
+/** Whether `pages[k]` is also among `pages[0 .. k)`. */
+function appearsBefore(pages: ArrayLike<number>, k: number): boolean {
+  for (let j = 0; j < k; j++) if (pages[j] === pages[k]) return true;
+  return false;
 }
 
 function listOf(m: Model, s: State): number[] {

@@ -12,7 +12,7 @@ import { configFrom } from './decode.ts';
 import { successorsFunction } from './expanders.ts';
 import { allFinished } from './liveness.ts';
 import { compile, type Model } from './model.ts';
-import { fastFormOf } from './fast-properties.ts';
+import { conjunctionOf, fastFormOf } from './fast-properties.ts';
 import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from './properties.ts';
 import { initial, type State } from './state.ts';
 import { createCanonicalizer } from './symmetry.ts';
@@ -48,8 +48,11 @@ export function checkedModel(m: Model): Checkable<Action> {
     },
     nextState: (s, i) => step(m, s, actionAt(actions, i)),
     properties: checkedProperties(m),
+    conjunction: conjunctionOf(m),
     isLegitimateEnd: (s) => allFinished(m, s),
     successors,
+    // Every transition copies its input once, with slice(), before it writes (transitions.ts).
+    slicesOnce: true,
   };
   return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
 }

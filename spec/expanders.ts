@@ -123,12 +123,18 @@ function choiceExpander(m: Model, actions: readonly Action[], base: number): Exp
   };
 }
 
-/** Every successor of `s` in action order, through the expanders, with one reused scratch buffer. */
+/**
+ * Every successor of `s` in action order, through the expanders, with one reused scratch
+ * buffer; a state the search hands in as a scratch state already is one (the model
+ * declares `slicesOnce`, `checked-model.ts`) and is used as it is.
+ */
 export function successorsFunction(m: Model, fast = true): (s: State, sink: Sink) => void {
   const expanders = expandersOf(m, allActions(m), fast);
   const scratch = new ScratchState(m.size);
   return (s, sink) => {
-    scratch.set(s);
-    for (let k = 0; k < expanders.length; k++) expanders[k]!(scratch, sink);
+    let from: State = scratch;
+    if (s instanceof ScratchState) from = s;
+    else scratch.set(s);
+    for (let k = 0; k < expanders.length; k++) expanders[k]!(from, sink);
   };
 }

@@ -17,7 +17,11 @@ import {
   isLive,
   Isolation,
   NO_PAGE,
+  NoDuplicateFree,
+  NoUseAfterFree,
   prefixLabel,
+  READ_UNHELD,
+  ReadsOwnPages,
   severity,
   sharedPages,
   tablePage,
@@ -104,6 +108,58 @@ function conservation(m: Model): FastPredicate {
     }
     return count === m.pages - m.firstPage;
   };
+}
+
+/** The invariants {@link conjunctionOf} stands for: named one by one, so that an invariant added later is not claimed by accident. */
+export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree];
+
+/**
+ * One pass that holds exactly when every invariant of {@link CONJOINED} holds: the read
+ * records (`Isolation`), the flags (`ReadsOwnPages`), the live tables (`ExclusiveHold`,
+ * `NoUseAfterFree`, and their part of `Conservation`), then the pages (the rest of those,
+ * `NoDuplicateFree`). The search asks it before the invariants one by one (the checker's
+ * `Conjunction`), and evaluates them only where it fails.
+ */
+export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
+  const { severities, offsets } = verdictTable(m);
+  const cells = offsets.length;
+  const seen = new Uint8Array(m.pages);
+  // Where the free list is not stored, a page is free exactly when nobody holds it (allocator.ts).
+  const stored = m.freeAt >= 0 || m.listAt >= 0;
+  const copies = (s: State, p: number): number => (stored ? freeCopies(m, s, p) : p >= m.firstPage && s[m.holderAt + p] === 0 ? 1 : 0);
+  const holds = (s: State): boolean => {
+    for (let c = 0; c < cells; c++) if (severities[c * 256 + s[offsets[c]!]!]! >= 2) return false;
+    for (let r = 0; r < m.n; r++) if ((s[m.flagsAt + r]! & READ_UNHELD) !== 0) return false;
+    for (let p = 0; p < m.pages; p++) seen[p] = 0;
+    let count = 0;
+    for (let r = 0; r < m.n; r++) {
+      if (!isLive(s[m.phaseAt + r]!)) continue;
+      const len = m.len[r]!;
+      const shares = sharedPages(m, s, r);
+      count += len - shares;
+      for (let i = 0; i < len; i++) {
+        const p = tablePage(m, s, r, i);
+        if (p === NO_PAGE) return false;
+        const shared = i < shares;
+        if (s[m.holderAt + p] !== (shared ? prefixLabel(m, m.group[r]!, i) : bodyLabel(r))) return false;
+        if (copies(s, p) > 0) return false;
+        if (!shared) {
+          if (seen[p] === 1) return false;
+          seen[p] = 1;
+        }
+      }
+    }
+    for (let p = 0; p < m.pages; p++) {
+      const h = s[m.holderAt + p]!;
+      if (h >= 1 && h <= m.n && seen[p] !== 1) return false;
+      if (p < m.firstPage) continue;
+      const c = copies(s, p);
+      if (c > 1 && stored) return false;
+      count += c + (h > m.n ? 1 : 0);
+    }
+    return count === m.pages - m.firstPage;
+  };
+  return { names: CONJOINED.map((p) => p.name), holds };
 }
 
 /** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */

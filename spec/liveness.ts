@@ -21,7 +21,7 @@
  * property can tell apart.
  */
 import type { Model } from './model.ts';
-import { clearTable, Ph, setPhase, type Phase, type State } from './state.ts';
+import { clearTable, Ph, phaseOf, setPhase, type Phase, type State } from './state.ts';
 
 /** Whether a request in `phase` has finished: nothing of its handoff is left to happen (a legitimate end for it). */
 export function isFinished(phase: number): boolean {
@@ -37,7 +37,7 @@ export function tableIsDead(m: Model, phase: number): boolean {
 /** Moves request `r` of a state being built into `phase`, resetting what dies there. */
 export function enter(m: Model, t: State, r: number, phase: Phase): void {
   setPhase(m, t, r, phase);
-  if (!tableIsDead(m, Ph[phase])) return;
+  if (!tableIsDead(m, phaseOf(m, t, r))) return;
   clearTable(m, t, r);
 }
 

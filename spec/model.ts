@@ -32,7 +32,7 @@ import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, 
 /**
  * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
  * bytes `at[r] .. at[r]+width[r]` go to the renamed request's place. A `value` is copied
- * as it is (a phase, flags, page ids); a `labelSet` is a 32-bit little-endian set of
+ * as it is (a phase, flags, page ids); a `labelSet` is a little-endian set (of its width, up to 32 bits) of
  * content labels (bit `label - 1`), whose request bits are renamed too; a `readRecord`
  * byte holds a label in its low bits (`READ_LABEL` in `state.ts`), renamed too, and flags
  * above them. Every
@@ -81,14 +81,16 @@ export interface Model {
   readonly holderAt: number;
   /** Offset of the per-page data bytes (the content last written; never cleared). */
   readonly dataAt: number;
-  /** Offset of the per-page owner tags (only ever non-zero under `owner-check`). */
+  /** Offset of the per-page owner tags (only ever non-zero under an owner check; without one they take no bytes, see {@link compile}). */
   readonly tagAt: number;
   /** Offset of the per-request phase bytes. */
   readonly phaseAt: number;
   /** Offset of the per-request flag bytes. */
   readonly flagsAt: number;
-  /** Offset of the per-request read sets, 4 bytes each, little-endian. */
+  /** Offset of the per-request read sets, {@link Model.observedBytes} each, little-endian. */
   readonly observedAt: number;
+  /** Bytes per read set: one bit per content label, in whole bytes (1, 2 or 4). */
+  readonly observedBytes: 1 | 2 | 4;
   /** Offset of the per-page content positions: the table position the content was written for. */
   readonly dataPosAt: number;
   /** Offset of the per-request decode step counts. */
@@ -155,7 +157,14 @@ export interface CompileOptions {
   readonly keepDeadState?: boolean;
 }
 
-/** Compiles a validated configuration. */
+/**
+ * Compiles a validated configuration. A variable that can never be non-zero under the
+ * configured variant and faults takes no bytes: the owner tags without an owner check,
+ * the counts of landed parts without `torn-write` (the tag parts also without an owner
+ * check), the bytes of a read set above its labels' bits. Such a field's offset is the
+ * state's length, past its end, so that its accessors read 0 and a write of its only
+ * value, 0, changes nothing. Fewer bytes per state are fewer to copy and hash.
+ */
 export function compile(config: Config, options: CompileOptions = {}): Model {
   const n = config.requests.length;
   const groupNames: string[] = [];
@@ -178,15 +187,20 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const allocator: Allocator = config.allocator ?? 'sorted';
   const firstPage = allocator === 'sglang' || allocator === 'lifo' ? 1 : 0;
   const pages = config.pages + firstPage;
+  const variant: Variant = config.variant;
+  const has = (f: Fault): boolean => config.faults.includes(f);
+  const ownerCheck = variant === 'owner-check' || variant === 'hardened';
+  const torn = has('torn-write');
+  const observedBytes = labels <= 8 ? 1 : labels <= 16 ? 2 : 4;
   const holderAt = 0;
   const dataAt = pages;
   const tagAt = 2 * pages;
-  const phaseAt = 3 * pages;
+  const phaseAt = tagAt + (ownerCheck ? pages : 0);
   const flagsAt = phaseAt + n;
   const observedAt = flagsAt + n;
   const pageBytes = pages > ONE_BYTE_PAGES ? 2 : 1;
   const tableAt = new Uint32Array(n);
-  let at = observedAt + 4 * n;
+  let at = observedAt + observedBytes * n;
   for (let r = 0; r < n; r++) {
     tableAt[r] = at;
     at += pageBytes * (len[r] ?? 0);
@@ -195,14 +209,13 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   at += pages;
   const stepsAt = at;
   const dataNextAt = stepsAt + n;
-  const tagNextAt = dataNextAt + n;
-  at = tagNextAt + n;
+  const tagNextAt = dataNextAt + (torn ? n : 0);
+  at = tagNextAt + (torn && ownerCheck ? n : 0);
   const readAt = new Uint16Array(n);
   for (let r = 0; r < n; r++) {
     readAt[r] = at;
     at += len[r] ?? 0;
   }
-  const has = (f: Fault): boolean => config.faults.includes(f);
   const every = (offset: (r: number) => number, width: (r: number) => number) => ({
     at: Uint32Array.from({ length: n }, (_, r) => offset(r)),
     width: Uint16Array.from({ length: n }, (_, r) => width(r)),
@@ -211,13 +224,12 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     { name: 'phase', kind: 'value', ...every((r) => phaseAt + r, () => 1) },
     { name: 'flags', kind: 'value', ...every((r) => flagsAt + r, () => 1) },
     { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => pageBytes * (len[r] ?? 0)) },
-    { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + 4 * r, () => 4) },
+    { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + observedBytes * r, () => observedBytes) },
     { name: 'steps', kind: 'value', ...every((r) => stepsAt + r, () => 1) },
-    { name: 'dataParts', kind: 'value', ...every((r) => dataNextAt + r, () => 1) },
-    { name: 'tagParts', kind: 'value', ...every((r) => tagNextAt + r, () => 1) },
+    { name: 'dataParts', kind: 'value', ...every((r) => dataNextAt + r, () => (torn ? 1 : 0)) },
+    { name: 'tagParts', kind: 'value', ...every((r) => tagNextAt + r, () => (torn && ownerCheck ? 1 : 0)) },
     { name: 'reads', kind: 'readRecord', ...every((r) => readAt[r] ?? 0, (r) => len[r] ?? 0) },
   ];
-  const variant: Variant = config.variant;
   const multiset = has('double-free');
   const tailAt = at;
   const freeAt = allocator === 'sglang' || (multiset && allocator !== 'lifo') ? at : -1;
@@ -232,6 +244,9 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const eviction = config.eviction === true && groupNames.length > 0;
   const lockAt = eviction ? at : -1;
   if (eviction) at += groupNames.length;
+  // A field of no bytes sits at the state's end (see above).
+  const absent = (offset: number, present: boolean): number => (present ? offset : at);
+  for (const f of requestFields) if (f.width.every((w) => w === 0)) f.at.fill(at);
   return {
     config,
     pages,
@@ -247,14 +262,15 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     pageBytes,
     holderAt,
     dataAt,
-    tagAt,
+    tagAt: absent(tagAt, ownerCheck),
     phaseAt,
     flagsAt,
     observedAt,
+    observedBytes,
     dataPosAt,
     stepsAt,
-    dataNextAt,
-    tagNextAt,
+    dataNextAt: absent(dataNextAt, torn),
+    tagNextAt: absent(tagNextAt, torn && ownerCheck),
     readAt,
     size: at,
     requestFields,
@@ -263,7 +279,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     keepDeadState: options.keepDeadState ?? false,
     decodeSteps: config.decodeSteps ?? 1,
     silentStub: variant !== 'length-fix' && has('silent-stub'),
-    ownerCheck: variant === 'owner-check' || variant === 'hardened',
+    ownerCheck,
     fault: {
       'silent-stub': has('silent-stub'),
       'early-free': has('early-free'),

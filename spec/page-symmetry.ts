@@ -15,7 +15,7 @@
  * renamings, do two states of one orbit of the whole group.
  */
 import { NO_PAGE, type Model } from './model.ts';
-import { setTablePage, tablePage, type State } from './state.ts';
+import { setTablePage, tablePage, tagOf, type State } from './state.ts';
 import { renameRequests, type Canonicalizer } from './symmetry.ts';
 import { wordState } from '../checker/words.ts';
 
@@ -87,7 +87,7 @@ export class PageCanonicalizer implements Canonicalizer {
       const q = id[p]!;
       out[m.holderAt + q] = s[m.holderAt + p]!;
       out[m.dataAt + q] = s[m.dataAt + p]!;
-      out[m.tagAt + q] = s[m.tagAt + p]!;
+      if (m.ownerCheck) out[m.tagAt + q] = s[m.tagAt + p]!;
       out[m.dataPosAt + q] = s[m.dataPosAt + p]!;
       if (m.freeAt >= 0) out[m.freeAt + q] = s[m.freeAt + p]!;
     }
@@ -106,7 +106,7 @@ export class PageCanonicalizer implements Canonicalizer {
     if (d !== 0) return d;
     d = s[m.dataAt + a]! - s[m.dataAt + b]!;
     if (d !== 0) return d;
-    d = s[m.tagAt + a]! - s[m.tagAt + b]!;
+    d = tagOf(m, s, a) - tagOf(m, s, b);
     if (d !== 0) return d;
     d = s[m.dataPosAt + a]! - s[m.dataPosAt + b]!;
     if (d !== 0 || m.freeAt < 0) return d;

@@ -10,6 +10,7 @@ import { bodyLabel, isBodyLabel, NO_PAGE, prefixLabel, type Model } from './mode
 import { verdictOf, type ReadVerdict } from './reads.ts';
 import {
   dataOf,
+  dataPartsOf,
   flagsOf,
   HIT,
   holderOf,
@@ -21,6 +22,7 @@ import {
   readRecordOf,
   sharedPages,
   tablePage,
+  tagPartsOf,
   type State,
 } from './state.ts';
 
@@ -334,7 +336,7 @@ export const EvictedWhileRead = sometimes(
 export const TornPage = sometimes(
   'TornPage',
   (m) => m.fault['torn-write'] && m.ownerCheck,
-  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.writing && s[m.dataNextAt + r] !== s[m.tagNextAt + r]),
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.writing && dataPartsOf(m, s, r) !== tagPartsOf(m, s, r)),
 );
 
 /** With several decode steps: a request is between two of them. */

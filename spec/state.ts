@@ -142,17 +142,18 @@ export function flagsOf(m: Model, s: State, r: number): number {
 
 /** Request `r`'s read set, bit `label - 1` per label read. */
 export function observedOf(m: Model, s: State, r: number): number {
-  const o = m.observedAt + 4 * r;
-  return ((s[o] ?? 0) | ((s[o + 1] ?? 0) << 8) | ((s[o + 2] ?? 0) << 16) | ((s[o + 3] ?? 0) << 24)) >>> 0;
+  const w = m.observedBytes;
+  const o = m.observedAt + w * r;
+  let bits = 0;
+  for (let k = 0; k < w; k++) bits |= (s[o + k] ?? 0) << (8 * k);
+  return bits >>> 0;
 }
 
-/** Writes request `r`'s read set into a state being built. */
+/** Writes request `r`'s read set into a state being built (its bits above the model's labels are not stored). */
 export function setObserved(m: Model, t: State, r: number, bits: number): void {
-  const o = m.observedAt + 4 * r;
-  t[o] = bits & 0xff;
-  t[o + 1] = (bits >>> 8) & 0xff;
-  t[o + 2] = (bits >>> 16) & 0xff;
-  t[o + 3] = (bits >>> 24) & 0xff;
+  const w = m.observedBytes;
+  const o = m.observedAt + w * r;
+  for (let k = 0; k < w; k++) t[o + k] = (bits >>> (8 * k)) & 0xff;
 }
 
 /** The table position page `p`'s content was written for (meaningless while it was never written). */
@@ -197,7 +198,8 @@ export function setTablePage(m: Model, t: State, r: number, i: number, p: number
 /** Clears request `r`'s whole page table in a state being built: every slot {@link NO_PAGE}. */
 export function clearTable(m: Model, t: State, r: number): void {
   const at = m.tableAt[r] ?? 0;
-  t.fill(0xff, at, at + m.pageBytes * (m.len[r] ?? 0));
+  // A loop, not fill(): a builtin call costs more than the few bytes of a table.
+  for (let i = at, end = at + m.pageBytes * (m.len[r] ?? 0); i < end; i++) t[i] = 0xff;
 }
 
 /** Request `r`'s page table (empty before `allocate`). */

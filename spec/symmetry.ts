@@ -145,7 +145,7 @@ class ClassCanonicalizer implements Canonicalizer {
     for (let f = 0; f < fields.length; f++) {
       const field = fields[f]!;
       if (field.kind !== 'labelSet') continue;
-      const e = (read32(s, field.at[a]!) >>> this.m.n) - (read32(s, field.at[b]!) >>> this.m.n);
+      const e = (readBits(s, field.at[a]!, field.width[a]!) >>> this.m.n) - (readBits(s, field.at[b]!, field.width[b]!) >>> this.m.n);
       if (e !== 0) return e;
     }
     return 0;
@@ -233,23 +233,23 @@ function moveReadRecords(field: RequestField, s: State, out: Uint8Array, perm: I
 function moveLabelSets(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, n: number): void {
   const low = (1 << n) - 1;
   for (let r = 0; r < n; r++) {
-    const bits = read32(s, field.at[r]!);
+    const bits = readBits(s, field.at[r]!, field.width[r]!);
     let moved = bits & ~low;
     for (let rest = bits & low; rest !== 0; rest &= rest - 1) {
       const b = 31 - Math.clz32(rest & -rest);
       moved |= 1 << perm[b]!;
     }
     const o = field.at[perm[r]!]!;
-    out[o] = moved & 0xff;
-    out[o + 1] = (moved >>> 8) & 0xff;
-    out[o + 2] = (moved >>> 16) & 0xff;
-    out[o + 3] = (moved >>> 24) & 0xff;
+    const width = field.width[r]!;
+    for (let k = 0; k < width; k++) out[o + k] = (moved >>> (8 * k)) & 0xff;
   }
 }
 
-/** The little-endian 32-bit word at `o`, unsigned. */
-function read32(s: Uint8Array, o: number): number {
-  return (s[o]! | (s[o + 1]! << 8) | (s[o + 2]! << 16) | (s[o + 3]! << 24)) >>> 0;
+/** The little-endian unsigned integer of `width` bytes (at most 4) at `o`. */
+function readBits(s: Uint8Array, o: number, width: number): number {
+  let bits = 0;
+  for (let k = 0; k < width; k++) bits |= s[o + k]! << (8 * k);
+  return bits >>> 0;
 }
 
 function swap(a: Int32Array, i: number, j: number): void {

@@ -30,7 +30,7 @@
  * before it.
  */
 import type { Action, ActionKind } from './actions.ts';
-import { canTake, freeCopies, freeEntries, put, take, takeOne } from './allocator.ts';
+import { canAllocate, freeCopies, freeEntries, put, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, groupOfLabel, mayReadAt, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
 import { keptRecord, readRecord } from './reads.ts';
@@ -96,7 +96,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   const hit = g >= 0 && entryCached(m, s, g);
   const need = hit ? len - prefixLength(m, r) : len;
   // Under `any` the action names its pages: enabled when they are free and as many as needed.
-  if (m.allocator === 'any' ? pages === undefined || !canTake(m, s, pages, need) : freeEntries(m, s) < need) return undefined;
+  if (!canAllocate(m, s, need, pages)) return undefined;
 
   const t = s.slice();
   let i = 0;
@@ -106,14 +106,24 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
     // The hit locks the cached entry while r is live; with lock-underflow it locks another node.
     if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
-  for (const p of pages ?? take(m, s, t, need)) {
+  holdPages(m, s, t, r, i, need, pages);
+  enter(m, t, r, 'allocated');
+  return t;
+}
+
+/**
+ * `allocate`'s pages: `need` pages, those the order hands out or those named, go to `r`'s
+ * table from position `i` on, held by `r`, their owner tags cleared under an owner check.
+ */
+function holdPages(m: Model, s: State, t: State, r: number, i: number, need: number, pages: readonly number[] | undefined): void {
+  const taken = pages ?? takenPages(m, s, t, need);
+  for (let k = 0; k < need; k++) {
+    const p = taken[k]!;
     if (pages !== undefined) takeOne(m, t, p);
     setHolder(m, t, p, bodyLabel(r));
     if (m.ownerCheck) setTag(m, t, p, 0);
     setTablePage(m, t, r, i++, p);
   }
-  enter(m, t, r, 'allocated');
-  return t;
 }
 
 /**
@@ -379,6 +389,22 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   return t;
 }
 
+/** Reused by `allocate` and `release` for the pages of one call, so that the search's hot path allocates nothing; consumed before the next call. */
+let PAGES = new Int32Array(64);
+
+/** The reused page buffer, with room for `len` pages. */
+function scratchPages(len: number): Int32Array {
+  if (PAGES.length < len) PAGES = new Int32Array(2 * len);
+  return PAGES;
+}
+
+/** The allocation order's `need` pages (`takeInto`), in the reused buffer. */
+function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
+  const out = scratchPages(need);
+  takeInto(m, s, t, need, out);
+  return out;
+}
+
 /** A transition of one kind: the next state, or `undefined` when not enabled. */
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
@@ -470,15 +496,16 @@ function readTable(m: Model, s: State, t: State, r: number): void {
 function release(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
   const checked = m.mechanism['release-checks-holder'];
-  const pages: number[] = [];
+  const pages = scratchPages(len);
+  let count = 0;
   for (let i = sharedPages(m, s, r); i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (p === NO_PAGE) continue;
     if (checked && holderOf(m, s, p) !== bodyLabel(r)) continue;
     setHolder(m, t, p, 0);
-    pages.push(p);
+    pages[count++] = p;
   }
-  put(m, s, t, pages);
+  put(m, s, t, pages, count);
 }
 
 /** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0 (with lock-underflow it was never raised). */

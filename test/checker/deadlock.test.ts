@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { check } from '../../checker/index.ts';
+import { check, type Checkable } from '../../checker/index.ts';
 import { actionLabel, checkedModel, compile, configFrom, incidentConfig, matrixConfig, VARIANTS } from '../../spec/index.ts';
 import { pagecheck } from '../support/cli.ts';
 
@@ -62,5 +62,82 @@ describe('witnesses that cannot be vacuous', () => {
       expect(r.witnesses.filter((w) => w.reached && w.trivial).map((w) => w.name), v).toEqual([]);
       expect(r.witnesses.some((w) => w.reached)).toBe(true);
     }
+  });
+});
+
+/**
+ * A grid walk, (x, y) in 0..63, steps +1 in x or y; stuck at one cell (no step there and
+ * not the far corner, the only legitimate end), and an invariant that fails at another.
+ * Wide levels, so that many states share a batch of the search.
+ */
+function gridModel(stuckAt: readonly [number, number], badAt: readonly [number, number]): Checkable<number> {
+  const next = (s: Uint8Array, i: number): Uint8Array | undefined => {
+    if ((s[0] === stuckAt[0] && s[1] === stuckAt[1]) || s[i]! >= 63) return undefined;
+    const t = s.slice();
+    t[i] = s[i]! + 1;
+    return t;
+  };
+  return {
+    stateBytes: 2,
+    initialStates: () => [new Uint8Array(2)],
+    actionCount: 2,
+    action: (i) => i,
+    actionLabel: (i) => (i === 0 ? 'x' : 'y'),
+    actions: (s, out) => {
+      out.length = 0;
+      for (let i = 0; i < 2; i++) if (next(s, i) !== undefined) out.push(i);
+    },
+    nextState: next,
+    properties: [{ name: 'NotBad', kind: 'always', holds: (s) => !(s[0] === badAt[0] && s[1] === badAt[1]) }],
+    isLegitimateEnd: (s) => s[0] === 63 && s[1] === 63,
+  };
+}
+
+/**
+ * The states a one-state-at-a-time breadth-first search has stored when it stops, and
+ * what stopped it; with the checker's rule for a deadlock (bfs.ts, `STOP_GROUP`): it
+ * takes effect at the start of its group of 8 states of its level.
+ */
+function reference(model: Checkable<number>): [number, string] {
+  const key = (s: Uint8Array): number => s[0]! * 256 + s[1]!;
+  const init = model.initialStates()[0]!;
+  const queue = [init];
+  const seen = new Set([key(init)]);
+  const enabled: number[] = [];
+  const stuck = (s: Uint8Array): boolean => (model.actions(s, enabled), enabled.length === 0 && !model.isLegitimateEnd!(s));
+  for (let levelStart = 0, levelEnd = 1; levelStart < queue.length; levelStart = levelEnd, levelEnd = queue.length) {
+    for (let group = levelStart; group < levelEnd; group += 8) {
+      const members = queue.slice(group, Math.min(group + 8, levelEnd));
+      if (members.some(stuck)) return [queue.length, 'Deadlock'];
+      for (const s of members) {
+        model.actions(s, enabled);
+        for (const a of enabled) {
+          const t = new Uint8Array(model.nextState(s, a)!);
+          if (seen.has(key(t))) continue;
+          seen.add(key(t));
+          queue.push(t);
+          if (!model.properties[0]!.holds(t)) return [queue.length, 'NotBad'];
+        }
+      }
+    }
+  }
+  return [queue.length, 'holds'];
+}
+
+describe('a search that stops stops where a one-at-a-time search would', () => {
+  // Level 50 is (50,0), (49,1), ...: the stuck cell (30,20) is its state 20, in its group of states 16..23.
+  it.each([
+    ['deadlock alone', [30, 20], [70, 70], 'Deadlock'],
+    ['a violation one level earlier', [30, 20], [29, 21], 'NotBad'],
+    ["a violation found from a group before the deadlock's", [30, 20], [41, 10], 'NotBad'],
+    ["a violation found from the deadlock's own group", [30, 20], [33, 18], 'Deadlock'],
+    ['a violation found from a group after it', [30, 20], [20, 31], 'Deadlock'],
+    ['no deadlock, a violation', [70, 70], [40, 41], 'NotBad'],
+  ] as const)('%s', (_name, stuckAt, badAt, stopped) => {
+    const model = gridModel(stuckAt, badAt);
+    const r = check(model);
+    const got = [r.distinctStates, r.violations.map((v) => v.invariant)[0] ?? 'holds'];
+    expect(got).toEqual(reference(model));
+    expect(got[1]).toBe(stopped);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fastFormOf } from '../../spec/fast-properties.ts';
-import { compile, configFrom, Conservation, ExclusiveHold, FAULTS, incidentConfig, Integrity, Isolation, matrixConfig, type Config } from '../../spec/index.ts';
+import { CONJOINED, conjunctionOf, fastFormOf } from '../../spec/fast-properties.ts';
+import { check } from '../../checker/index.ts';
+import { checkedModel, compile, configFrom, Conservation, ExclusiveHold, FAULTS, incidentConfig, Integrity, Isolation, matrixConfig, type Config } from '../../spec/index.ts';
 import { reachable } from './orbits.ts';
 
 /** Pinned configurations of issue 14, with the number of their reachable states (no symmetry). */
@@ -35,5 +36,27 @@ describe('the fast forms agree with the spec on every reachable state', () => {
     }
     // ExclusiveHold and Conservation break only where a stale or a double release frees pages again.
     expect(brokenHold > 0, 'ExclusiveHold, Conservation').toBe(config.faults.includes('stale-free') || config.faults.includes('double-free'));
+    // The conjunction holds exactly where every invariant it names does, and fails somewhere.
+    const together = conjunctionOf(m);
+    expect(together.names).toEqual(CONJOINED.map((p) => p.name));
+    let failing = 0;
+    for (const s of states) {
+      const all = CONJOINED.every((p) => p.holds(m, s));
+      expect(together.holds(s)).toBe(all);
+      if (!all) failing++;
+    }
+    expect(failing).toBeGreaterThan(0);
+  });
+});
+
+describe('the conjunction in the search', () => {
+  it('finds and names the same first failures as the invariants one by one', { timeout: 60_000 }, () => {
+    const m = compile(matrixConfig('buggy', FAULTS.filter((f) => f !== 'torn-write')));
+    const summary = (r: ReturnType<typeof check>) => [r.distinctStates, r.violations.map((v) => [v.invariant, v.depth, v.trace.steps.map((x) => x.action)]), r.witnesses];
+    const options = { symmetry: false, continueAfterViolation: true } as const;
+    const withIt = check(checkedModel(m), options);
+    expect(withIt.violations.length).toBeGreaterThan(2);
+    const { conjunction: _unused, ...without } = checkedModel(m);
+    expect(summary(withIt)).toEqual(summary(check(without, options)));
   });
 });

@@ -4,7 +4,7 @@
  * state's documented layout, and orbits counted by trying every renaming. Slow and
  * simple on purpose; only small configurations go through it.
  */
-import { allActions, initial, step, type Model, type State } from '../../spec/index.ts';
+import { allActions, dataPartsOf, initial, observedOf, setObserved, setPartsLanded, setTag, step, tagOf, tagPartsOf, type Model, type State } from '../../spec/index.ts';
 import { symmetryClasses } from '../../spec/index.ts';
 
 /** A state as a map key (bytes as latin1 characters). */
@@ -60,20 +60,19 @@ export function rename(m: Model, s: State, perm: readonly number[]): State {
   for (let p = 0; p < m.pages; p++) {
     t[m.holderAt + p] = label(s[m.holderAt + p]!);
     t[m.dataAt + p] = label(s[m.dataAt + p]!);
-    t[m.tagAt + p] = label(s[m.tagAt + p]!);
+    setTag(m, t, p, label(tagOf(m, s, p)));
   }
   for (let r = 0; r < m.n; r++) {
     const q = perm[r]!;
     t[m.phaseAt + q] = s[m.phaseAt + r]!;
     t[m.flagsAt + q] = s[m.flagsAt + r]!;
-    const bits = new DataView(s.buffer, s.byteOffset).getUint32(m.observedAt + 4 * r, true);
+    const bits = observedOf(m, s, r);
     let moved = 0;
     for (let b = 0; b < 32; b++) if ((bits >>> b) & 1) moved |= 1 << (b < m.n ? perm[b]! : b);
-    new DataView(t.buffer, t.byteOffset).setUint32(m.observedAt + 4 * q, moved >>> 0, true);
+    setObserved(m, t, q, moved >>> 0);
     for (let i = 0; i < (m.len[r] ?? 0); i++) t[(m.tableAt[q] ?? 0) + i] = s[(m.tableAt[r] ?? 0) + i]!;
     t[m.stepsAt + q] = s[m.stepsAt + r]!;
-    t[m.dataNextAt + q] = s[m.dataNextAt + r]!;
-    t[m.tagNextAt + q] = s[m.tagNextAt + r]!;
+    setPartsLanded(m, t, q, dataPartsOf(m, s, r), tagPartsOf(m, s, r));
     // A read record: the label read in the low six bits, two flags above.
     for (let i = 0; i < (m.len[r] ?? 0); i++) {
       const rec = s[(m.readAt[r] ?? 0) + i]!;

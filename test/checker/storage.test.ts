@@ -3,6 +3,8 @@ import { fingerprint, FingerprintSet } from '../../checker/fingerprints.ts';
 import { ScratchState } from '../../checker/scratch.ts';
 import { ParentLinks, StateQueue } from '../../checker/store.ts';
 import { strideOf, wordState } from '../../checker/words.ts';
+import { check } from '../../checker/bfs.ts';
+import { checkedModel, compile, configFrom } from '../../spec/index.ts';
 
 describe('FingerprintSet', () => {
   it('adds each distinct state once, across many growths of the table', () => {
@@ -99,5 +101,28 @@ describe('ScratchState', () => {
     expect([...s.slice(1, 3)]).toEqual([2, 3]);
     expect(s.subarray(2).constructor).toBe(Uint8Array);
     expect([...s.successorWords].slice(1)).toEqual([6 << 8 | 5]);
+  });
+});
+
+describe('ScratchState.target', () => {
+  it('slice() writes into the buffer last targeted, and a search through it counts and traces as one without it', () => {
+    const s = new ScratchState(5);
+    s.set([1, 2, 3, 4, 5]);
+    const words = new Int32Array(2);
+    const bytes = new Uint8Array(words.buffer, 0, 5);
+    s.target(bytes, words);
+    expect(s.slice()).toBe(bytes);
+    expect([...bytes]).toEqual([1, 2, 3, 4, 5]);
+    expect(words[1]).toBe(5);
+    // The spec declares slicesOnce; the same search without it copies every successor and must agree.
+    const m = compile(configFrom({ pages: 4, prefillLimit: 1, requests: [{ length: 2 }, { length: 2 }, { length: 2 }], faults: ['early-free', 'stale-free'] }));
+    for (const symmetry of [true, false]) {
+      const direct = check(checkedModel(m), { symmetry, continueAfterViolation: true });
+      const copied = check({ ...checkedModel(m), slicesOnce: false }, { symmetry, continueAfterViolation: true });
+      const summary = (r: typeof direct) => [r.distinctStates, r.depth, r.violations.map((v) => [v.invariant, v.trace.steps.map((x) => x.action)])];
+      expect(summary(direct)).toEqual(summary(copied));
+    }
+    // 880: the README's table of live and naive counts (test/spec/liveness.test.ts pins it too).
+    expect(check(checkedModel(m), { symmetry: false, continueAfterViolation: true }).distinctStates).toBe(880);
   });
 });

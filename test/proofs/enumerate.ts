@@ -20,6 +20,8 @@ import {
   NO_PAGE,
   PHASES,
   Ph,
+  setObserved,
+  setTag,
   tableIsDead,
   prefill,
   step,
@@ -184,7 +186,7 @@ export function checkUniverse(m: Model, drop?: number): UniverseResult {
     for (const [holder, data, tag] of perPage) {
       s[m.holderAt + p] = holder;
       s[m.dataAt + p] = data;
-      s[m.tagAt + p] = tag;
+      setTag(m, s, p, tag);
       pages(p + 1);
     }
   };
@@ -193,7 +195,7 @@ export function checkUniverse(m: Model, drop?: number): UniverseResult {
     for (const c of perRequest[r] ?? []) {
       s[m.phaseAt + r] = c.phase;
       s[m.flagsAt + r] = c.flags;
-      s.set([c.observed & 0xff, (c.observed >>> 8) & 0xff, (c.observed >>> 16) & 0xff, (c.observed >>> 24) & 0xff], m.observedAt + 4 * r);
+      setObserved(m, s, r, c.observed);
       s.set(c.table, m.tableAt[r] ?? 0);
       requests(r + 1);
     }
