@@ -15,7 +15,7 @@
  * position it was computed for. The position sits in a byte of its own, after the
  * first model's variables: the layout only grows at its end.
  */
-import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type RequestSpec, type Variant } from './config.ts';
+import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type LengthRule, type RequestSpec, type Variant } from './config.ts';
 
 /**
  * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
@@ -53,8 +53,10 @@ export interface Model {
   readonly groupNames: readonly string[];
   /** Per request: its prefix group, or -1. */
   readonly group: Int8Array;
-  /** Per request: its length in pages. */
+  /** Per request: its length in pages, `ceil(tokens / pageSize)`. */
   readonly len: Uint16Array;
+  /** Per request: its prompt's length in tokens (the slots decode reads at its first step). */
+  readonly tokens: Uint16Array;
   /** Per request: the offset of its page table in the state. */
   readonly tableAt: Uint32Array;
   /** Bytes per page id in a page table: 1, or 2 (little-endian) for a pool of more than 254 pages. */
@@ -103,6 +105,14 @@ export interface Model {
   readonly allocator: Allocator;
   /** Token slots per page. */
   readonly pageSize: number;
+  /** When a prompt is too long for P (`gt`: longer than the prefill limit; `ge`: at least the limit). */
+  readonly lengthRule: LengthRule;
+  /** Offset of the per-page fill counts (slots `0 .. fill-1` hold the page's content; see `slots.ts`), or -1 with one slot per page, where a written page is always full. */
+  readonly fillAt: number;
+  /** Offset of the per-page counts carried by the owner tag (`tag-counts-tokens`), or -1 (one slot per page, or no owner check). */
+  readonly tagFillAt: number;
+  /** The label of stale P-side content: what the slots past a write's end hold (`slots.ts`); never a holder or a tag. */
+  readonly staleLabel: number;
   /** The lowest page id ever handed out: 1 where page 0 is SGLang's padding page, else 0. */
   readonly firstPage: number;
   /** Whether the free list is a multiset (fault `double-free`), not a set. */
@@ -143,8 +153,11 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const groupNames: string[] = [];
   const group = new Int8Array(n);
   const len = new Uint16Array(n);
+  const tokens = new Uint16Array(n);
+  const pageSize = config.pageSize ?? 1;
   config.requests.forEach((req: RequestSpec, r) => {
-    len[r] = req.length;
+    tokens[r] = req.length;
+    len[r] = Math.ceil(req.length / pageSize);
     if (req.prefix === undefined) {
       group[r] = -1;
       return;
@@ -210,6 +223,12 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const eviction = config.eviction === true && groupNames.length > 0;
   const lockAt = eviction ? at : -1;
   if (eviction) at += groupNames.length;
+  // Slots: appended last, and only with more than one slot per page, so whole pages keep the first model's layout.
+  const fillAt = pageSize > 1 ? at : -1;
+  if (fillAt >= 0) at += pages;
+  const ownerCheck = variant === 'owner-check' || variant === 'hardened';
+  const tagFillAt = pageSize > 1 && ownerCheck ? at : -1;
+  if (tagFillAt >= 0) at += pages;
   return {
     config,
     pages,
@@ -238,7 +257,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     keepDeadState: options.keepDeadState ?? false,
     decodeSteps: config.decodeSteps ?? 1,
     silentStub: variant !== 'length-fix' && has('silent-stub'),
-    ownerCheck: variant === 'owner-check' || variant === 'hardened',
+    ownerCheck,
     fault: {
       'silent-stub': has('silent-stub'),
       'early-free': has('early-free'),
@@ -247,12 +266,18 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
       'double-free': multiset,
       'lock-underflow': has('lock-underflow'),
       'torn-write': has('torn-write'),
+      'auto-truncate': has('auto-truncate'),
     },
     mechanism: Object.fromEntries(MECHANISMS.map((k) => [k, variant === 'hardened'])) as Record<Mechanism, boolean>,
     eviction,
     lockAt,
     allocator,
-    pageSize: config.pageSize ?? 1,
+    pageSize,
+    lengthRule: config.lengthRule ?? 'gt',
+    fillAt,
+    tagFillAt,
+    staleLabel: n + groupNames.length + 1,
+    tokens,
     firstPage,
     multiset,
     tailAt,
@@ -294,6 +319,16 @@ export function mayReadAt(m: Model, r: number, i: number, label: number): boolea
   return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1);
 }
 
+/**
+ * Whether request `r`'s prompt is too long for P: more tokens than the prefill limit
+ * (rule `gt`), or at least as many (rule `ge`, SGLang's). Such a prompt is stubbed,
+ * refused, or (fault `auto-truncate`) cut to the limit.
+ */
+export function isOverLong(m: Model, r: number): boolean {
+  const t = m.tokens[r] ?? 0;
+  return m.lengthRule === 'ge' ? t >= m.config.prefillLimit : t > m.config.prefillLimit;
+}
+
 /** Whether a label names a request's body (not a prefix, not nobody). */
 export function isBodyLabel(m: Model, label: number): boolean {
   return label >= 1 && label <= m.n;
@@ -302,6 +337,7 @@ export function isBodyLabel(m: Model, label: number): boolean {
 /** A label in words: `A`, `prefix sys`, or `nobody`. */
 export function labelName(m: Model, label: number): string {
   if (label === 0) return 'nobody';
+  if (label === m.staleLabel) return 'stale P-side data';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `?${label}`;
   return `prefix ${m.groupNames[label - m.n - 1] ?? '?'}`;
 }
