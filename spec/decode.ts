@@ -133,7 +133,7 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     if (pages > input.pages) {
       issues.push({
         path: `requests[${i}].length`,
-        message: `${inPages(q.length)} is more than the pool's ${input.pages} pages; such a request can never be allocated`,
+        message: `${inPages(q.length)} is more than the pool's ${input.pages}; such a request can never be allocated`,
       });
     }
     if (q.prefix !== undefined && pages < 2) {

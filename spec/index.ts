@@ -53,3 +53,4 @@ export * from './checked-model.ts';
 export * from './hardening.ts';
 export * from './reads.ts';
 export * from './writes.ts';
+export * from './slots.ts';

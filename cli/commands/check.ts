@@ -76,6 +76,7 @@ export function replayCommand(config: Config, extra: readonly string[] = [], for
   if (!sameFaults || forceFaults) args.push('--faults', config.faults.length === 0 ? 'none' : config.faults.join(','));
   if (config.allocator !== undefined && config.allocator !== 'sorted') args.push('--allocator', config.allocator);
   if (config.pageSize !== undefined && config.pageSize !== 1) args.push('--page-size', `${config.pageSize}`);
+  if (config.lengthRule === 'ge') args.push('--length-rule', 'ge');
   if (config.eviction === true) args.push('--eviction');
   const renamed = config.requests.some((q, i) => q.name !== requestName(i));
   const note = renamed ? '   # requests renamed A, B, ...: use --config for custom names' : '';
@@ -88,8 +89,9 @@ export function describeConfig(config: Config): string {
   const faults = config.faults.length === 0 ? 'no faults' : `faults ${config.faults.join(',')}`;
   const allocator = config.allocator === undefined || config.allocator === 'sorted' ? '' : ` · allocator ${config.allocator}`;
   const pageSize = config.pageSize === undefined || config.pageSize === 1 ? '' : ` · page size ${config.pageSize}`;
+  const rule = config.lengthRule === 'ge' ? ' · length rule ge' : '';
   const eviction = config.eviction === true ? ' · eviction' : '';
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${eviction}`;
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */
