@@ -6,6 +6,8 @@ import { runLabels } from '../spec/helpers.ts';
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
 const without = (m: Model, off: Mechanism): Model => ({ ...m, mechanism: { ...m.mechanism, [off]: false } });
 const READS = [Isolation, Integrity];
+/** Every fault but auto-truncate, which replaces the silent stub (P cuts the prompt instead): the catalogue before token slots. */
+const STUBBING: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate');
 /** Issue 14's faults: the catalogue it was written against (before double-free and lock-underflow joined it). */
 const ISSUE_14_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'torn-write'];
 
@@ -66,11 +68,18 @@ describe('variant hardened', () => {
   });
 
   it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 29,692 states)', { timeout: 60_000 }, () => {
-    const r = check(checkedModel(acceptance('hardened', FAULTS)), { invariants: READS });
+    const r = check(checkedModel(acceptance('hardened', STUBBING)), { invariants: READS });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27492, 31]);
-    const evicting = check(checkedModel(acceptance('hardened', FAULTS, true)), { invariants: READS });
+    const evicting = check(checkedModel(acceptance('hardened', STUBBING, true)), { invariants: READS });
     expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 29692, 32]);
     expect(evicting.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
+  });
+
+  it('and with auto-truncate, which cuts B to the limit instead of stubbing it (whole pages: the owner check fails B loudly)', { timeout: 60_000 }, () => {
+    const r = check(checkedModel(acceptance('hardened', FAULTS)), { invariants: READS });
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 48178, 33]);
+    // A cut prompt still holds its prefix page, written for the prefix: a failed B's insert poisons nothing.
+    expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual(['PoisonedInsert']);
   });
 
   it.each(PAGE_MECHANISMS)('without %s, the acceptance configuration leaks', { timeout: 60_000 }, (off) => {
