@@ -36,6 +36,10 @@ interface Case {
 const fourPages = (variant: Config['variant']): Config =>
   configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 1 }], variant });
 
+/** The slot-level finding's configuration: 2-token pages, prefill limit 3 tokens, requests of 3 and 4 tokens. */
+const truncating = (variant: Config['variant'], faults: Config['faults'], decodeSteps = 1): Config =>
+  configFrom({ pages: 3, pageSize: 2, prefillLimit: 3, requests: [{ length: 3 }, { length: 4 }], variant, faults: [...faults], decodeSteps });
+
 const CASES: readonly Case[] = [
   { name: 'minimal incident, buggy', config: incidentConfig('buggy'), states: 21, depth: 10, violation: { invariant: 'Isolation', length: 9 } },
   { name: 'minimal incident, length-fix', config: incidentConfig('length-fix'), states: 16, depth: 8, violation: null },
@@ -130,6 +134,38 @@ const CASES: readonly Case[] = [
     states: 1196,
     depth: 18,
     violation: null,
+  },
+  // Token slots: fill counts, the stale tail of P's last page, the length rule, auto-truncate and hardened's tag-counts-tokens.
+  { name: 'matrix, buggy, auto-truncate (whole pages)', config: matrixConfig('buggy', ['auto-truncate']), states: 140, depth: 16, violation: { invariant: 'Isolation', length: 15 } },
+  {
+    name: '2-token pages, owner-check, auto-truncate, requests 3,4 tokens: the stale tail under the right tag',
+    config: truncating('owner-check', ['auto-truncate']),
+    states: 21,
+    depth: 10,
+    violation: { invariant: 'Isolation', length: 4 },
+  },
+  { name: '2-token pages, hardened, auto-truncate, requests 3,4 tokens', config: truncating('hardened', ['auto-truncate']), states: 21, depth: 10, violation: null },
+  {
+    name: '2-token pages, owner-check, auto-truncate, early-free, torn-write, two decode steps',
+    config: truncating('owner-check', ['auto-truncate', 'early-free', 'torn-write'], 2),
+    states: 1905,
+    depth: 20,
+    violation: { invariant: 'Isolation', length: 8 },
+  },
+  { name: '2-token pages, hardened, auto-truncate, early-free, torn-write, three decode steps', config: truncating('hardened', ['auto-truncate', 'early-free', 'torn-write'], 3), states: 495, depth: 20, violation: null },
+  {
+    name: '2-token pages, owner-check, silent-stub under the ge rule: a one-page prompt stubbed to one token',
+    config: configFrom({ pages: 3, pageSize: 2, prefillLimit: 2, lengthRule: 'ge', requests: [{ length: 3 }, { length: 2 }], variant: 'owner-check', faults: ['silent-stub'] }),
+    states: 71,
+    depth: 10,
+    violation: { invariant: 'Isolation', length: 4 },
+  },
+  {
+    name: '2-token pages, buggy, stale-free, three decode steps: tokens written slot by slot',
+    config: configFrom({ pages: 2, pageSize: 2, prefillLimit: 4, requests: [{ length: 3 }, { length: 1 }, { length: 2 }], variant: 'buggy', faults: ['stale-free'], decodeSteps: 3 }),
+    states: 3065,
+    depth: 24,
+    violation: { invariant: 'ExclusiveHold', length: 9 },
   },
 ];
 
