@@ -18,6 +18,8 @@ export interface PoolOptions {
   readonly pages: number;
   /** The longest prompt, in pages, that P really computes; longer ones hit `stub`. */
   readonly prefillLimit: number;
+  /** The same limit in tokens, where it is not a whole number of pages (the spec's `prefillLimit`); `prefillLimit * pageSize` when left out. */
+  readonly prefillTokens?: number;
   /** Which defence the serving stack has. */
   readonly variant: Variant;
   /** The bug classes switched on; the variant's own (`DEFAULT_FAULTS`) when left out, as in the spec's decoder. */
@@ -80,7 +82,14 @@ export interface Behaviour {
   readonly revokeWriter: boolean;
   /** `hardened`'s `release-checks-holder`: a release frees only the pages the request still holds. */
   readonly releaseChecksHolder: boolean;
+  /** Fault `auto-truncate`: P cuts an over-long prompt to the limit and prefills it, reporting success. */
+  readonly autoTruncate: boolean;
+  /** `hardened`'s `tag-counts-tokens`: a tag counts the slots its write filled, and decode checks the count covers its reads. */
+  readonly tagCountsTokens: boolean;
 }
+
+/** The data label of a read that met stale P-side data: the slots of a page past its write's end (spec/slots.ts); never a serial or a prefix's label. */
+export const STALE_DATA = -0x7fffffff;
 
 /** Marks a page-table entry that holds no page. */
 export const NO_PAGE = -1;
@@ -110,6 +119,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
   whole('maxLength', options.maxLength, 1);
   whole('prefixes', options.prefixes ?? 0, 0);
   whole('pageSize', options.pageSize ?? 1, 1);
+  whole('prefillTokens', options.prefillTokens ?? 0, 0);
   const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
   const has = (f: Fault): boolean => faults.includes(f);
   return {
@@ -127,5 +137,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     lockUnderflow: (faults as readonly string[]).includes('lock-underflow'),
     revokeWriter: options.variant === 'hardened',
     releaseChecksHolder: options.variant === 'hardened',
+    autoTruncate: (faults as readonly string[]).includes('auto-truncate'),
+    tagCountsTokens: options.variant === 'hardened',
   };
 }
