@@ -25,7 +25,7 @@ export const VARIANT_DOCS: Readonly<Record<Variant, string>> = {
   'owner-check':
     'The stub bug is still there, but every page carries a small owner tag, stamped with the content written into it and cleared when the page is handed out; decode checks the tag of every page it reads, at every step, and fails the request loudly on a foreign one (a prefix tag passes only at the prefix\'s own position).',
   hardened:
-    'The owner check plus the mechanisms that the checker shows are needed once writes land part by part: the writer\'s access is revoked when D times a request out, and a release frees only pages that the releasing request still holds (see spec/hardening.ts).',
+    'The owner check plus the mechanisms that the checker shows are needed once writes land part by part: the writer\'s access is revoked when D times a request out, and a release frees only pages that the releasing request still holds; with token slots, the tag also counts the slots written, and decode checks that the count covers what it reads (see spec/hardening.ts).',
 };
 
 /** What each fault is, in one sentence; the documentation's source. */

@@ -28,7 +28,9 @@
  * of content written for that request at that position: correctness).
  *
  * The specification describes only safety: which states can be reached, never whether
- * anything must happen. It abstracts token counts to pages, a page's KV contents to the
+ * anything must happen. By default it abstracts token counts to pages (one token slot per
+ * page); with a page size of more than one, a page's slots and the stale tail of P's last
+ * page are modelled (`slots.ts`). It abstracts a page's KV contents to the
  * label of the request (or shared prefix) that wrote it, and prompt prefixes to a single
  * shared first page; the pages of the prefix cache are never evicted. These
  * simplifications keep what every leak of this family needs: one page, in a request's
