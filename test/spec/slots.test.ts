@@ -23,6 +23,8 @@ import {
   type Trace,
 } from '../../spec/index.ts';
 import { runLabels } from './helpers.ts';
+import { configFromFlags } from '../../cli/model-options.ts';
+import { replayCommand } from '../../cli/commands/check.ts';
 
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
 const without = (m: Model, off: Mechanism): Model => ({ ...m, mechanism: { ...m.mechanism, [off]: false } });
@@ -124,5 +126,14 @@ describe('the slot-level leak: the page-level owner check misses it, hardened do
     expect(labels(m, r.violations[0]!.trace)).toEqual(['allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)']);
     const hardened = check(checkedModel(config('hardened')), { invariants: READS });
     expect([hardened.verdict, hardened.distinctStates]).toEqual(['holds', 71]);
+  });
+});
+
+describe('the command line', () => {
+  it('--page-size and --length-rule reach the configuration, and the replay line gives them back', () => {
+    const config = configFromFlags({ variant: 'owner-check', pages: '3', prefillLimit: '2', requests: '3,2', pageSize: '2', lengthRule: 'ge', faults: 'silent-stub' });
+    expect([config.pageSize, config.lengthRule, config.requests.map((q) => q.length)]).toEqual([2, 'ge', [3, 2]]);
+    expect(replayCommand(config)).toMatch(/--page-size 2 --length-rule ge$/);
+    expect(() => configFromFlags({ pages: '3', prefillLimit: '2', requests: '2', lengthRule: 'gte' })).toThrow('--length-rule: expected one of gt, ge, got "gte"');
   });
 });
