@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { explain } from '../../trace/explain.ts';
 import { stateAt } from '../../trace/facts.ts';
+import { formatMermaid, formatTrace } from '../../trace/index.ts';
 import {
   actionLabel,
   checkedModel,
@@ -126,6 +127,21 @@ describe('the slot-level leak: the page-level owner check misses it, hardened do
     expect(labels(m, r.violations[0]!.trace)).toEqual(['allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)']);
     const hardened = check(checkedModel(config('hardened')), { invariants: READS });
     expect([hardened.verdict, hardened.distinctStates]).toEqual(['holds', 71]);
+  });
+});
+
+describe('the printers show the slots', () => {
+  it('text: partly written cells, the tokens read and where stale data begins; Mermaid: the cut and the tokens read', () => {
+    const m = truncating('owner-check');
+    const trace = check(checkedModel(m)).violations[0]!.trace;
+    const text = formatTrace(m, trace, { color: false, violation: 'Isolation' });
+    expect(text).toContain('model: owner-check, 3 pages, 2 token slots per page, prefill limit 3 tokens, requests A (3 tokens, 2 pages), B (4 tokens, 2 pages); faults auto-truncate');
+    expect(text).toContain("step 2  prefill(B)  P writes B's prompt, cut from 4 tokens to the prefill limit of 3 (auto-truncate), into pages 0, 1 (data: B, B).");
+    expect(text).toContain('1 B/B(1/2)/B(1/2)');
+    expect(text).toContain('step 4  decode(B)  B reads tokens 0..3 in pages 0, 1, which hold: B; B, then stale P-side data from token 3.');
+    const mermaid = formatMermaid(m, trace, 'Isolation');
+    expect(mermaid).toContain("P->>Pool: 2. prefill(B): write B's prompt cut to 3 tokens (auto-truncate) into pages 0,1");
+    expect(mermaid).toContain('D->>Pool: 4. decode(B): read tokens 0..3 in pages 0,1');
   });
 });
 
