@@ -31,6 +31,6 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'lock-underflow': [],
   // Not encoded in the proof yet: `prove` refuses the fault.
   'torn-write': [],
-  // Not encoded in the proof: it needs token slots, which the encoding does not have (docs/SLOTS.md).
-  'auto-truncate': [],
+  // Not encoded in the proof (docs/SLOTS.md); the spec's own universe finds the length fix broken by a cut prefill.
+  'auto-truncate': ['prefill'],
 };
