@@ -87,7 +87,7 @@ export function writeToken(m: Model, s: State, t: State, r: number): void {
   const p = tablePage(m, s, r, i);
   if (p === NO_PAGE) return;
   const own = bodyLabel(r);
-  const extends_ = dataOf(m, s, p) === own && dataPosOf(m, s, p) === i;
-  writeContent(m, t, p, own, i, extends_ ? Math.max(fillOf(m, s, p), filled) : filled);
+  const grows = dataOf(m, s, p) === own && dataPosOf(m, s, p) === i;
+  writeContent(m, t, p, own, i, grows ? Math.max(fillOf(m, s, p), filled) : filled);
   if (m.ownerCheck) setTag(m, t, p, own, tagOf(m, s, p) === own ? Math.max(tagFillOf(m, s, p), filled) : filled);
 }
