@@ -1,5 +1,8 @@
 /** Model-based tests of the pool with token slots: fills, the stale tail of P's pages, the length rule and auto-truncation. */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { register } from '../../cli/commands/mbt.ts';
+import { EXIT } from '../../cli/errors.ts';
+import { runCommand } from '../support/cli.ts';
 import { configFrom } from '../../spec/index.ts';
 import { noEvents, PagePool, POOL_FAULTS, runMbt } from '../../impl/index.ts';
 
@@ -72,5 +75,21 @@ describe('model-based test with token slots: the page-level owner check leaks', 
     expect([pool.foreignReads(1), Array.from(pool.fill.subarray(0, 2)), Array.from(pool.tagFill.subarray(0, 2))]).toEqual([1, [2, 1], [2, 1]]);
     const hardened = new PagePool({ pages: 3, pageSize: 2, prefillLimit: 2, prefillTokens: 3, variant: 'hardened', faults: ['auto-truncate'], slots: 2, maxLength: 2 });
     expect([hardened.allocate(1, 2, undefined, 4), hardened.prefill(1), hardened.handoff(1), hardened.decode(1), hardened.phase(1)]).toEqual([true, true, true, true, 6]);
+  });
+});
+
+describe('pagecheck mbt --random --page-size 2', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('draws slot configurations, finds the owner check\'s slot-level leak, and its replay line keeps --page-size', async () => {
+    const run = await runCommand(register, 'mbt', ['--random', '--page-size', '2', '--variant', 'owner-check', '--faults', 'auto-truncate', '--runs', '300', '--json']);
+    if ('error' in run) throw new Error(run.error);
+    expect(run.code).toBe(EXIT.violation);
+    const result = JSON.parse(run.out) as { property: string; traceLength: number; replay: string };
+    expect(result).toMatchObject({ property: 'Isolation', traceLength: 4 });
+    expect(result.replay).toMatch(/--page-size 2 --random --seed /);
+    const hardened = await runCommand(register, 'mbt', ['--random', '--page-size', '2', '--variant', 'hardened', '--faults', 'auto-truncate', '--runs', '300', '--json']);
+    if ('error' in hardened) throw new Error(hardened.error);
+    expect(hardened.code).toBe(EXIT.ok);
   });
 });
