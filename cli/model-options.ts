@@ -27,6 +27,8 @@ export interface ModelFlags {
   readonly allocator?: string;
   /** `--page-size S`. */
   readonly pageSize?: string;
+  /** `--length-rule gt|ge`. */
+  readonly lengthRule?: string;
   /** `--eviction`. */
   readonly eviction?: boolean;
   /** `--decode-steps N`. */
@@ -41,13 +43,15 @@ export function addModelOptions(cmd: Command): Command {
     .option('--config <file>', 'model configuration (JSON); flags override its fields')
     .option('--variant <name>', 'buggy | length-fix | owner-check | hardened (default buggy)')
     .option('--pages <n>', "number of D's KV pages")
-    .option('--prefill-limit <n>', 'longest prompt, in pages, that P computes')
-    .option('--requests <lengths>', 'request lengths in pages, named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
+    .option('--prefill-limit <n>', 'longest prompt, in tokens, that P computes (tokens are pages at the default page size 1)')
+    .option('--requests <lengths>', 'request lengths in tokens (pages at page size 1), named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
     .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)")
     .option('--allocator <order>', 'which free pages allocate hands out: sorted | sglang | lifo | any (default sorted; see docs/ALLOCATOR.md)')
     .option('--eviction', 'the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action evict)')
-    .option('--page-size <tokens>', "token slots per page (default 1); selects sglang's shortage test (alloc or alloc_extend)")
+    .option('--page-size <tokens>', "token slots per page (default 1: whole pages); a request of T tokens has ceil(T/S) pages; also selects sglang's shortage test (alloc or alloc_extend)")
+    .option('--length-rule <rule>', "when a prompt is too long for P: gt (longer than the prefill limit, the default) or ge (at least the limit, SGLang's validate_input_length)")
     .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)')
+
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
 
@@ -59,6 +63,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   faults: '--faults',
   allocator: '--allocator',
   pageSize: '--page-size',
+  lengthRule: '--length-rule',
   eviction: '--eviction',
   decodeSteps: '--decode-steps',
   prefixPages: '--prefix-pages',
@@ -162,6 +167,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.variant !== undefined) set('variant', flags.variant);
   if (flags.allocator !== undefined) set('allocator', flags.allocator.trim());
   if (flags.pageSize !== undefined) set('pageSize', numberish(flags.pageSize));
+  if (flags.lengthRule !== undefined) set('lengthRule', flags.lengthRule.trim());
   if (flags.eviction === true) set('eviction', true);
   if (flags.decodeSteps !== undefined) set('decodeSteps', numberish(flags.decodeSteps));
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.

@@ -4,7 +4,7 @@
  * `--prefill-limit 50` on 3 pages means no prompt is ever stubbed, so buggy "holds".
  * Whether a fault can fire is the spec's own fact: the witness that it fired applies.
  */
-import { DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, LateWriteLands, OverLongStubbed, PoisonedInsert, TornPage, type Fault, type Model, type Property } from '../spec/index.ts';
+import { DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, LateWriteLands, OverLongStubbed, PoisonedInsert, PromptTruncated, TornPage, type Fault, type Model, type Property } from '../spec/index.ts';
 
 /** The witness that shows each fault firing; it applies exactly where the fault can fire. */
 const FIRES: Readonly<Record<Fault, Property>> = {
@@ -16,12 +16,16 @@ const FIRES: Readonly<Record<Fault, Property>> = {
   'double-free': DoubleRelease,
   'lock-underflow': EvictedWhileRead,
   'torn-write': TornPage,
+  'auto-truncate': PromptTruncated,
 };
 
 /** Why a fault cannot fire, in the configuration's own terms. */
 function why(m: Model, fault: Fault): string {
   const longest = Math.max(0, ...m.config.requests.map((q) => q.length));
-  if (fault === 'silent-stub') return `no request is longer than the prefill limit ${m.config.prefillLimit} (the longest is ${longest} pages)`;
+  const unit = m.pageSize === 1 ? 'pages' : 'tokens';
+  const tooLong = m.lengthRule === 'ge' ? 'as long as' : 'longer than';
+  if (fault === 'silent-stub' && m.fault['auto-truncate']) return 'fault auto-truncate cuts every over-long prompt instead of stubbing it';
+  if (fault === 'silent-stub' || fault === 'auto-truncate') return `no request is ${tooLong} the prefill limit ${m.config.prefillLimit} (the longest is ${longest} ${unit})`;
   if (fault === 'prefix-poison') return 'no request has a prompt prefix (LEN:PREFIX in --requests)';
   if (fault === 'lock-underflow' && !m.eviction) return 'the prefix cache does not evict here (--eviction is off)';
   if (fault === 'torn-write' && !m.ownerCheck) return 'without an owner check a page write has no tag part to land apart from its content';

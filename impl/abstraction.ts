@@ -13,12 +13,13 @@ import { readRecord } from '../spec/reads.ts';
 import { initial, Ph, setObserved, setReadRecord, setSteps, setTablePage, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
-import { groupOfLabel } from './options.ts';
+import { groupOfLabel, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
 function specLabel(m: Model, pool: PagePool, label: number): number {
   if (label === 0) return 0;
+  if (label === STALE_DATA) return m.staleLabel;
   if (label < 0) {
     // Prefix page k of the pool is the spec's k-th prefix label: both number the groups' pages in turn.
     const k = groupOfLabel(label);
@@ -46,6 +47,9 @@ export function abstractState(m: Model, pool: PagePool): State {
     s[m.dataAt + p] = specLabel(m, pool, pool.data[p] ?? 0);
     s[m.tagAt + p] = specLabel(m, pool, pool.tag[p] ?? 0);
     s[m.dataPosAt + p] = pool.position[p] ?? 0;
+    // Token slots: the spec keeps fills only with more than one slot per page, and tag counts only under an owner check.
+    if (m.fillAt >= 0) s[m.fillAt + p] = pool.fill[p] ?? 0;
+    if (m.tagFillAt >= 0) s[m.tagFillAt + p] = pool.tagFill[p] ?? 0;
   }
   const width = pool.options.maxLength;
   for (let r = 0; r < m.n; r++) {

@@ -23,7 +23,10 @@ export function poolOptionsFor(m: Model): PoolOptions {
   for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
   return {
     pages: m.config.pages,
-    prefillLimit: m.config.prefillLimit,
+    // The spec's limit is in tokens; the pool's in pages, with the tokens beside it.
+    prefillLimit: Math.ceil(m.config.prefillLimit / m.pageSize),
+    prefillTokens: m.config.prefillLimit,
+    lengthRule: m.lengthRule,
     variant: m.config.variant,
     faults: m.config.faults,
     slots: m.n,
@@ -43,7 +46,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('allocate', () => {
       const g = m.group[a.r] ?? -1;
       const length = m.len[a.r] ?? 0;
-      return g >= 0 ? pool.allocate(a.r, length, g) : pool.allocate(a.r, length);
+      const tokens = m.tokens[a.r] ?? 0;
+      return g >= 0 ? pool.allocate(a.r, length, g, tokens) : pool.allocate(a.r, length, undefined, tokens);
     })
     .with('prefill', () => pool.prefill(a.r))
     .with('stub', () => pool.stub(a.r))

@@ -33,6 +33,10 @@ export interface MbtOptions {
   readonly allocators?: readonly PoolAllocator[];
   /** For random configurations: whether eviction may be on (off when left out). */
   readonly eviction?: boolean;
+  /** For random configurations: token slots (2 or 3 per page, lengths in tokens) instead of whole pages (off when left out). */
+  readonly slots?: boolean;
+  /** For random whole-page configurations with `sglang` among the orders: the page sizes drawn (1 and 4 when left out). */
+  readonly pageSizes?: readonly number[];
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -130,7 +134,7 @@ export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults, options.allocators, options.eviction) : fc.constant(options.config);
+  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes) : fc.constant(options.config);
   const requests = options.config === undefined ? MAX_RANDOM_REQUESTS : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
   const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath);

@@ -20,6 +20,8 @@ export interface PoolOptions {
   readonly pages: number;
   /** The longest prompt, in pages, that P really computes; longer ones hit `stub`. */
   readonly prefillLimit: number;
+  /** The same limit in tokens, where it is not a whole number of pages (the spec's `prefillLimit`); `prefillLimit * pageSize` when left out. */
+  readonly prefillTokens?: number;
   /** Which defence the serving stack has. */
   readonly variant: Variant;
   /** The bug classes switched on; the variant's own (`DEFAULT_FAULTS`) when left out, as in the spec's decoder. */
@@ -84,7 +86,14 @@ export interface Behaviour {
   readonly revokeWriter: boolean;
   /** `hardened`'s `release-checks-holder`: a release frees only the pages the request still holds. */
   readonly releaseChecksHolder: boolean;
+  /** Fault `auto-truncate`: P cuts an over-long prompt to the limit and prefills it, reporting success. */
+  readonly autoTruncate: boolean;
+  /** `hardened`'s `tag-counts-tokens`: a tag counts the slots its write filled, and decode checks the count covers its reads. */
+  readonly tagCountsTokens: boolean;
 }
+
+/** The data label of a read that met stale P-side data: the slots of a page past its write's end (spec/slots.ts); never a serial or a prefix's label. */
+export const STALE_DATA = -0x7fffffff;
 
 /** Marks a page-table entry that holds no page. */
 export const NO_PAGE = -1;
@@ -119,6 +128,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     throw new RangeError(`PoolOptions.prefixLengths: expected one length per prefix group (${options.prefixes ?? 0}), got ${lengths.length}`);
   }
   lengths.forEach((k, g) => whole(`prefixLengths[${g}]`, k, 1));
+  whole('prefillTokens', options.prefillTokens ?? 0, 0);
   const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
   const has = (f: Fault): boolean => faults.includes(f);
   return {
@@ -136,5 +146,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     lockUnderflow: (faults as readonly string[]).includes('lock-underflow'),
     revokeWriter: options.variant === 'hardened',
     releaseChecksHolder: options.variant === 'hardened',
+    autoTruncate: (faults as readonly string[]).includes('auto-truncate'),
+    tagCountsTokens: options.variant === 'hardened',
   };
 }

@@ -15,7 +15,7 @@
 import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
 import { FreeSet } from './free-set.ts';
 import { makeFreeList, type FreeList } from './allocator-order.ts';
-import { MAX_SERIAL, NO_PAGE, groupOfLabel, prefixLabelOf, resolveOptions, type Behaviour, type PoolOptions } from './options.ts';
+import { MAX_SERIAL, NO_PAGE, STALE_DATA, groupOfLabel, prefixLabelOf, resolveOptions, type Behaviour, type PoolOptions } from './options.ts';
 
 /** Phases whose request is done with its slot: a new request may be admitted there. */
 function finished(phase: number): boolean {
@@ -36,6 +36,10 @@ export class PagePool {
   readonly tag: Int32Array;
   /** Per page: the table position its data was written for (meaningless while never written). */
   readonly position: Int32Array;
+  /** Per page: how many of its token slots, from the first, its last write filled; the rest hold stale P-side data (spec/slots.ts). */
+  readonly fill: Int32Array;
+  /** Per page, under `owner-check`: how many slots its tag says were written (0 when cleared). */
+  readonly tagFill: Int32Array;
   /** Page tables, `maxLength` entries per slot; kept after `free`, as a stale release needs them. */
   readonly tables: Int32Array;
   /** What each slot's decode read: the data label of each table page, in table order. */
@@ -85,6 +89,8 @@ export class PagePool {
     this.data = new Int32Array(pages);
     this.tag = new Int32Array(pages);
     this.position = new Int32Array(pages);
+    this.fill = new Int32Array(pages);
+    this.tagFill = new Int32Array(pages);
     this.tables = new Int32Array(slots * maxLength).fill(NO_PAGE);
     this.reads = new Int32Array(slots * maxLength);
     this.readPositions = new Int32Array(slots * maxLength);
@@ -122,7 +128,7 @@ export class PagePool {
     ) {
       throw new RangeError('PagePool.copyFrom: the pools were built with different sizes');
     }
-    for (const key of ['holder', 'data', 'tag', 'tables', 'reads', 'lengths', 'groups', 'serials', 'readCounts', 'prefixPages'] as const) this[key].set(other[key]);
+    for (const key of ['holder', 'data', 'tag', 'fill', 'tagFill', 'tables', 'reads', 'lengths', 'tokens', 'groups', 'serials', 'readCounts', 'prefixPages'] as const) this[key].set(other[key]);
     this.phases.set(other.phases);
     this.flags.set(other.flags);
     this.foreign.set(other.foreign);
@@ -238,13 +244,21 @@ export class PagePool {
     return true;
   }
 
-  /** P writes the prompt into every page of the table (its prefix's pages at the prefix's positions); a timed-out request's write lands late. */
+  /**
+   * P writes the prompt into every page of the table (its prefix's pages at the prefix's
+   * positions); a timed-out request's write lands late. Each page's slots past the prompt's
+   * end hold P's stale data. With `auto-truncate` an over-long prompt is cut to the limit first.
+   */
   prefill(slot: number): boolean {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
-    const length = this.lengths[s] ?? 0;
-    if (this.overLong(s)) return false;
+    const over = this.overLong(s);
+    if (over && !this.behaviour.autoTruncate) return false;
+    const pageSize = this.options.pageSize ?? 1;
+    const tokens = over ? Math.min(this.tokens[s] ?? 0, this.limitTokens()) : (this.tokens[s] ?? 0);
+    const length = Math.ceil(tokens / pageSize);
+    const slots = (i: number): number => Math.min(pageSize, tokens - i * pageSize);
     if (phase === Ph.timedOut && this.behaviour.revokeWriter) {
       // D revoked P's access when it timed the request out: the late write lands nowhere.
       this.phases[s] = Ph.landed;
@@ -256,9 +270,9 @@ export class PagePool {
     let i = this.sharedPages(s);
     if (i === 0 && g >= 0) {
       // The prompt's first pages are its prefix: the same content for every request with that prefix, page j at position j.
-      for (; i < (this.prefixLengths[g] ?? 1); i++) this.write(this.tables[base + i] ?? 0, prefixLabelOf((this.prefixBase[g] ?? 0) + i), i);
+      for (; i < (this.prefixLengths[g] ?? 1) && i < length; i++) this.write(this.tables[base + i] ?? 0, prefixLabelOf((this.prefixBase[g] ?? 0) + i), i, slots(i));
     }
-    for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial, i);
+    for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial, i, slots(i));
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
     return true;
   }
@@ -268,7 +282,7 @@ export class PagePool {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     if (phase !== Ph.allocated && phase !== Ph.timedOut) return false;
-    if (!this.overLong(s)) return false;
+    if (!this.overLong(s) || this.behaviour.autoTruncate) return false;
     if (!this.behaviour.silentStub) {
       this.phases[s] = phase === Ph.timedOut ? Ph.freed : Ph.refused;
       return true;
@@ -278,7 +292,8 @@ export class PagePool {
       return true;
     }
     const at = this.sharedPages(s);
-    this.write(this.tables[s * this.options.maxLength + at] ?? 0, this.serials[s] ?? 0, at);
+    // The stub is a one-token dummy.
+    this.write(this.tables[s * this.options.maxLength + at] ?? 0, this.serials[s] ?? 0, at, 1);
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
     return true;
   }
@@ -400,13 +415,24 @@ export class PagePool {
   /** Clears page `p`'s owner tag as `allocate` hands it out: cheap, unlike clearing its KV data. */
   protected clearTag(p: number): void {
     this.tag[p] = 0;
+    this.tagFill[p] = 0;
   }
 
-  /** A write lands in page `p`, for table position `pos`: its data and, under `owner-check`, its tag become `label`. */
-  protected write(p: number, label: number, pos: number): void {
+  /** A write lands in page `p`, for table position `pos`, filling its first `slots` slots: its data and, under `owner-check`, its tag become `label`. */
+  protected write(p: number, label: number, pos: number, slots: number): void {
     this.data[p] = label;
     this.position[p] = pos;
-    if (this.behaviour.ownerCheck) this.tag[p] = label;
+    this.fill[p] = slots;
+    if (this.behaviour.ownerCheck) {
+      this.tag[p] = label;
+      this.tagFill[p] = slots;
+    }
+  }
+
+  /** How many slots of the page at table position `i` the slot's decode reads: up to the prompt's length. */
+  protected slotsRead(s: number, i: number): number {
+    const pageSize = this.options.pageSize ?? 1;
+    return Math.min(pageSize, (this.tokens[s] ?? 0) - i * pageSize);
   }
 
   /** The owner check: every page's tag is the reader's serial, or at prefix position `j` its prefix's page `j`'s label. */
@@ -425,6 +451,8 @@ export class PagePool {
       if (t !== serial && t !== prefixLabelOf(first + j)) return false;
     }
     for (let i = base + k; i < end; i++) if (tag[tables[i] ?? 0] !== serial) return false;
+    // tag-counts-tokens: every page's tag counts at least the slots read there.
+    if (this.behaviour.tagCountsTokens) for (let i = base; i < end; i++) if ((this.tagFill[tables[i] ?? 0] ?? 0) < this.slotsRead(s, i - base)) return false;
     return true;
   }
 
@@ -443,12 +471,15 @@ export class PagePool {
     let unheld = false;
     for (let i = 0; i < length; i++) {
       const p = tables[base + i] ?? 0;
-      const d = data[p] ?? 0;
-      const pos = this.position[p] ?? 0;
-      reads[base + i] = d;
-      this.readPositions[base + i] = pos;
+      const written = data[p] ?? 0;
       // A prefix page's data is the reader's own only at that page's position.
       const own = i < k ? prefixLabelOf(first + i) : serial;
+      const ownData = written === serial || written === own;
+      // A read past the page's fill meets stale P-side data (unless the page is foreign anyway).
+      const d = written !== 0 && ownData && this.slotsRead(s, i) > (this.fill[p] ?? 0) ? STALE_DATA : written;
+      const pos = d === STALE_DATA ? i : (this.position[p] ?? 0);
+      reads[base + i] = d;
+      this.readPositions[base + i] = pos;
       const mine = d === serial || d === own;
       if (d !== 0 && !mine) foreign++;
       else if (d === 0 || pos !== i) garbage++;
@@ -567,8 +598,13 @@ export class PagePool {
   /** Whether the slot's prompt is too long for P: the length rule, in tokens, against P's limit. */
   overLong(s: number): boolean {
     const t = this.tokens[s] ?? 0;
-    const limit = this.options.prefillLimit * (this.options.pageSize ?? 1);
+    const limit = this.limitTokens();
     return this.options.lengthRule === 'ge' ? t >= limit : t > limit;
+  }
+
+  /** P's limit in tokens. */
+  private limitTokens(): number {
+    return this.options.prefillTokens ?? this.options.prefillLimit * (this.options.pageSize ?? 1);
   }
 
   /** Whether the slot's first pages are its prefix's shared pages rather than its own. */

@@ -16,6 +16,11 @@
  * reads every page of the table, and under `owner-check` it fails loudly exactly when some
  * page was not written by the reader during its hold (its tag was cleared by `allocate`
  * and stamped only by the reader's own writes).
+ *
+ * Token slots (spec/slots.ts): a write fills the first slots of each page (the prompt's
+ * tokens there; a stub's dummy is one token) and the rest of the page holds P's stale
+ * data; decode reads the slots up to the prompt's length, so a read past the fill of the
+ * reader's own page is of another user's data.
  */
 
 /** How the monitor checks the pages an `allocate` handed out: the lowest free ids, or any free ones. */
@@ -27,6 +32,8 @@ export interface MonitoredRead {
   readonly foreign: number;
   /** Whether every page was written by the reader during its hold: the owner check passes exactly then. */
   readonly allOwn: boolean;
+  /** Whether some page was read past its fill, in P's stale data: `hardened`'s tag counts fail the request then too. */
+  readonly staleTail: boolean;
 }
 
 /** The monitor of page ids `0 .. pages-1`, of which those below `firstPage` are never free; requests are numbered by the caller. */
@@ -34,16 +41,23 @@ export class ReadMonitor {
   private readonly holder: Int32Array;
   private readonly data: Int32Array;
   private readonly fresh: Uint8Array;
+  /** Per page: the slots, from the first, its last write filled. */
+  private readonly fill: Int32Array;
+  private readonly pageSize: number;
+  /** The live requests' prompts, in tokens. */
+  private readonly tokens = new Map<number, number>();
   /** Bit `p` set: page `p` is free, as far as the monitor knows. */
   private readonly freeBits: Uint32Array;
   private readonly order: OrderCheck;
   /** The live requests' page tables, as `allocate` handed them out. */
   private readonly tables = new Map<number, Int32Array>();
 
-  constructor(pages: number, order: OrderCheck, firstPage = 0) {
+  constructor(pages: number, order: OrderCheck, firstPage = 0, pageSize = 1) {
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.fresh = new Uint8Array(pages);
+    this.fill = new Int32Array(pages);
+    this.pageSize = pageSize;
     this.freeBits = new Uint32Array((pages + 31) >>> 5);
     this.order = order;
     for (let p = firstPage; p < pages; p++) this.setFree(p, true);
@@ -51,10 +65,11 @@ export class ReadMonitor {
     this.holder.fill(-1, 0, firstPage);
   }
 
-  /** Request `r` was given `table[0 .. length-1]`; throws when a page was not free, is there twice, or breaks the order. */
-  allocate(r: number, table: Int32Array, length: number): void {
+  /** Request `r` of `tokens` tokens (whole pages when left out) was given `table[0 .. length-1]`; throws when a page was not free, is there twice, or breaks the order. */
+  allocate(r: number, table: Int32Array, length: number, tokens: number = length * this.pageSize): void {
     if (this.tables.has(r)) throw new Error(`monitor: request ${r} was allocated twice`);
     this.tables.set(r, table.slice(0, length));
+    this.tokens.set(r, tokens);
     let highest = -1;
     for (let i = 0; i < length; i++) {
       const p = table[i] ?? -1;
@@ -80,7 +95,13 @@ export class ReadMonitor {
       const p = table[i] ?? 0;
       this.data[p] = r + 1;
       this.fresh[p] = this.holder[p] === r + 1 ? 1 : 0;
+      this.fill[p] = firstOnly ? 1 : this.slotsAt(r, i);
     }
+  }
+
+  /** The slots of table position `i` that request `r`'s prompt covers. */
+  private slotsAt(r: number, i: number): number {
+    return Math.min(this.pageSize, (this.tokens.get(r) ?? 0) - i * this.pageSize);
   }
 
   /** What request `r`'s decode of its table reads. */
@@ -88,19 +109,24 @@ export class ReadMonitor {
     const table = this.table(r);
     let foreign = 0;
     let allOwn = true;
+    let staleTail = false;
     for (let i = 0; i < table.length; i++) {
       const p = table[i] ?? 0;
       const d = this.data[p] ?? 0;
-      if (d !== 0 && d !== r + 1) foreign++;
+      // The reader's own page, read past its fill: P's stale data, another user's.
+      const stale = d === r + 1 && this.slotsAt(r, i) > (this.fill[p] ?? 0);
+      if ((d !== 0 && d !== r + 1) || stale) foreign++;
       if (d !== r + 1 || this.fresh[p] !== 1) allOwn = false;
+      if (stale) staleTail = true;
     }
-    return { foreign, allOwn };
+    return { foreign, allOwn, staleTail };
   }
 
   /** Request `r` released its table; throws when it releases a page it does not hold. */
   free(r: number): void {
     const table = this.table(r);
     this.tables.delete(r);
+    this.tokens.delete(r);
     for (let i = 0; i < table.length; i++) {
       const p = table[i] ?? 0;
       if (this.holder[p] !== r + 1) throw new Error(`monitor: request ${r} released page ${p}, which it does not hold`);

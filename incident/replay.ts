@@ -185,7 +185,7 @@ export function replay(options: ReplayOptions): ReplayResult {
   const pool = options.pool(poolOptions);
   // SGLang's orders use ids 1 .. pages: page 0 is the padding page.
   const firstPage = allocator === 'sorted' ? 0 : 1;
-  const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage);
+  const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage, pageTokens);
   const overLong = (t: number): boolean => (lengthRule === 'ge' ? t >= workload.prefillTokens : t > workload.prefillTokens);
   // What the spec says the pool must decide; the pool is checked against it at every step.
   const silentStub = variant !== 'length-fix';
@@ -231,7 +231,7 @@ export function replay(options: ReplayOptions): ReplayResult {
       }
       idleCount--;
       options.onAction?.({ kind: 'allocate', slot, request: admitted, tokens: tokens[admitted] ?? 1, time: now });
-      monitor.allocate(admitted, pool.pageTable(slot), length);
+      monitor.allocate(admitted, pool.pageTable(slot), length, tokens[admitted] ?? 1);
       request[slot] = admitted++;
       next[slot] = WRITE;
       agenda.push(now + clock.next(), slot);
@@ -278,7 +278,8 @@ export function replay(options: ReplayOptions): ReplayResult {
         told('decode');
         const read = monitor.decode(r);
         const failed = pool.phase(slot) === Ph.failed;
-        agree(failed === (ownerCheck && !read.allOwn), `decode ${failed ? 'failed' : 'passed'}`, slot);
+        // hardened's tag-counts-tokens also fails a read past a page's fill.
+        agree(failed === (ownerCheck && (!read.allOwn || (variant === 'hardened' && read.staleTail))), `decode ${failed ? 'failed' : 'passed'}`, slot);
         if (!failed) agree(pool.foreignReads(slot) === read.foreign, `the pool counted ${pool.foreignReads(slot)} foreign pages, the monitor ${read.foreign}`, slot);
         foreign[r] = failed ? 0 : read.foreign;
         garbage[r] = failed ? 0 : pool.garbageReads(slot);

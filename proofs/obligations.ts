@@ -20,12 +20,19 @@ import { at, forAll, freshState, holds, type Bounds, type F, type N, type Vocabu
 import type { Z3Session } from './z3.ts';
 
 /**
- * The faults under which the owner check alone keeps Isolation: every fault but
- * `torn-write`, whose parts land apart and break `owner-check`'s proof at `timeout` (a
- * write's parts still in flight when D frees its pages); `prove`'s default for
- * `owner-check` and `buggy`. `hardened` is proved with every fault (`FAULTS`).
+ * The faults the encoding has: every fault but `auto-truncate`, which needs token slots,
+ * and the proof is about whole pages (docs/SLOTS.md says why it needs no obligation).
  */
-export const OWNER_CHECK_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write');
+export const PROOF_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate');
+
+/**
+ * The faults under which the owner check alone keeps Isolation: every fault of the
+ * proof but `torn-write`, whose parts land apart and break `owner-check`'s proof at
+ * `timeout` (a write's parts still in flight when D frees its pages); `prove`'s default
+ * for `owner-check` and `buggy`. `hardened` is proved with every fault of the proof
+ * ({@link PROOF_FAULTS}).
+ */
+export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f !== 'torn-write');
 
 /** What an obligation came to. */
 export type Verdict = 'proved' | 'counterexample' | 'unknown';

@@ -11,9 +11,9 @@
  * pool's labels would no longer say whose data a page holds).
  */
 import { HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
-import { NO_PAGE } from '../impl/options.ts';
+import { NO_PAGE, STALE_DATA } from '../impl/options.ts';
 import type { PagePool } from '../impl/pool.ts';
-import { admissionLabel, type ReferencePool, type RefRequest } from './reference.ts';
+import { admissionLabel, STALE, type ReferencePool, type RefRequest } from './reference.ts';
 
 /** Compares a pool with a reference pool driven by the same actions; each method returns the first difference in words, or undefined. */
 export class ScaleComparer {
@@ -39,6 +39,7 @@ export class ScaleComparer {
 
   /** A pool label in the reference's alphabet (NaN for a serial no admission got). */
   private label(x: number): number {
+    if (x === STALE_DATA) return STALE;
     if (x <= 0) return x;
     const k = this.admissionOf.get(x);
     return k === undefined ? Number.NaN : admissionLabel(k);
@@ -57,6 +58,7 @@ export class ScaleComparer {
       if (mine !== expected) return `page ${p} ${name}: reference ${expected}, pool ${got} (= ${mine})`;
     }
     if (want.data !== 0 && want.pos !== this.pool.position[p]) return `page ${p} position: reference ${want.pos}, pool ${this.pool.position[p]}`;
+    if (want.data !== 0 && want.fill !== this.pool.fill[p]) return `page ${p} fill: reference ${want.fill} slots, pool ${this.pool.fill[p]}`;
     const free = this.pool.freeCopies(p) + this.pool.releaseCopies(p);
     if (free !== this.ref.copies(p)) return `page ${p} free copies: reference ${this.ref.copies(p)}, pool ${free}`;
     return undefined;

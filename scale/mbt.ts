@@ -259,6 +259,8 @@ export interface ScaleAllocation {
   readonly allocators?: readonly PoolAllocator[];
   /** Whether `double-free` is on (random when left out). */
   readonly doubleFree?: boolean;
+  /** The page sizes, in tokens (1 and 64 when left out; at 64, a stubbed one-page prompt has a stale tail, spec/slots.ts). */
+  readonly pageSizes?: readonly number[];
 }
 
 /** Random configurations at scale: 33 to 4,096 pages (often exactly 256, 1,000 or 4,096), 1 to 6 slots, up to 2 prefixes. */
@@ -272,7 +274,7 @@ export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[
       variant: variant === undefined ? fc.constantFrom(...REFERENCE_VARIANTS) : fc.constant(variant),
       faults: faults === undefined ? fc.subarray([...FAULTS]) : fc.constant(faults),
       allocator: fc.constantFrom(...(allocation.allocators ?? POOL_ALLOCATORS)),
-      pageSize: fc.constantFrom(1, 64),
+      pageSize: fc.constantFrom(...(allocation.pageSizes ?? [1, 64])),
       doubleFree: allocation.doubleFree === undefined ? fc.boolean() : fc.constant(allocation.doubleFree),
     })
     .map(({ limit, ...c }) => ({ ...c, prefillLimit: Math.floor(limit * c.pages) }));

@@ -22,6 +22,13 @@
  * only there; the owner check passes a prefix's tag only at the prefix's position (the
  * first), and a read of a prefix's content elsewhere is another request's data. The model
  * has one decode step and no torn writes (the scale test does not draw them).
+ *
+ * Token slots (spec/slots.ts): an admission is whole pages of `pageSize` tokens. A write
+ * fills a page's first slots (P's prefill every slot, a stub's dummy one token), the rest
+ * hold stale P-side data, and decode reads every slot of its pages: a read past a page's
+ * fill, of a page whose content is the reader's own, is of stale data, another user's.
+ * With `auto-truncate`, P prefills an over-long prompt cut to the limit, a whole number of
+ * pages here, and the pages past it keep what they held.
  */
 import type { Fault, Variant } from '../spec/config.ts';
 import { DEFAULT_FAULTS } from '../spec/config.ts';
@@ -37,7 +44,12 @@ export interface RefPage {
   tag: number;
   /** The table position the data was written for; 0 while never written. */
   pos: number;
+  /** How many of its token slots, from the first, the last write filled; 0 while never written. */
+  fill: number;
 }
+
+/** The data label of a read of stale P-side data. */
+export const STALE = Number.MIN_SAFE_INTEGER;
 
 /** One admission of a request into a slot. */
 export interface RefRequest {
@@ -131,7 +143,7 @@ export class ReferencePool {
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
     // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
     const first = this.allocator === 'sorted' ? 0 : 1;
-    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0 }));
+    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0 }));
     this.slots = Array.from({ length: options.slots }, () => undefined);
     const listed = this.allocator !== 'sorted' || this.multiset;
     this.freeList = listed ? Array.from({ length: options.pages }, (_, i) => i + first) : undefined;
@@ -215,10 +227,13 @@ export class ReferencePool {
   /** prefill: the whole prompt is written (the prefix's data in an own first page); a timed-out request's write lands late. */
   prefill(slot: number): boolean {
     const r = this.slots[slot];
-    if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || r.length > this.options.prefillLimit) return false;
+    const over = r !== undefined && r.length > this.options.prefillLimit;
+    if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || (over && !this.faults.has('auto-truncate'))) return false;
+    // auto-truncate: only the pages of the prompt cut to the limit are written.
+    const written = over ? this.options.prefillLimit : r.length;
     r.table.forEach((p, i) => {
-      if (i === 0 && this.sharesFirstPage(r)) return;
-      this.write(p, i === 0 && r.group >= 0 ? groupLabel(r.group) : admissionLabel(r.admission), i);
+      if ((i === 0 && this.sharesFirstPage(r)) || i >= written) return;
+      this.write(p, i === 0 && r.group >= 0 ? groupLabel(r.group) : admissionLabel(r.admission), i, this.slotsPerPage);
     });
     r.phase = r.phase === 'timedOut' ? 'landed' : 'written';
     return true;
@@ -227,7 +242,7 @@ export class ReferencePool {
   /** stub: an over-long prompt; with the silent stub one own page is written and success reported, else a refusal. */
   stub(slot: number): boolean {
     const r = this.slots[slot];
-    if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || r.length <= this.options.prefillLimit) return false;
+    if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || r.length <= this.options.prefillLimit || this.faults.has('auto-truncate')) return false;
     const late = r.phase === 'timedOut';
     if (!this.silentStub) {
       r.phase = late ? 'freed' : 'refused';
@@ -235,7 +250,8 @@ export class ReferencePool {
     }
     const at = this.sharesFirstPage(r) ? 1 : 0;
     const first = r.table[at];
-    if (first !== undefined) this.write(first, admissionLabel(r.admission), at);
+    // The dummy is one token.
+    if (first !== undefined) this.write(first, admissionLabel(r.admission), at, 1);
     r.phase = late ? 'landed' : 'written';
     return true;
   }
@@ -257,8 +273,10 @@ export class ReferencePool {
       r.phase = 'failed';
       return true;
     }
-    r.reads = pages.map((page) => page.data);
-    r.readPositions = pages.map((page) => page.pos);
+    // Decode reads every slot of every page: past a page's fill, its own page holds stale P-side data.
+    const stale = (page: RefPage, i: number): boolean => page.data !== 0 && page.fill < this.slotsPerPage && this.mayReadAt(r, i, page.data);
+    r.reads = pages.map((page, i) => (stale(page, i) ? STALE : page.data));
+    r.readPositions = pages.map((page, i) => (stale(page, i) ? i : page.pos));
     r.steps = 1;
     r.readUnheld = pages.some(
       (page, i) => page.holder !== admissionLabel(r.admission) && !(i === 0 && this.sharesFirstPage(r) && this.mayRead(r, page.holder)),
@@ -333,10 +351,16 @@ export class ReferencePool {
     return page;
   }
 
-  private write(p: number, label: number, pos: number): void {
+  /** Token slots per page. */
+  private get slotsPerPage(): number {
+    return this.options.pageSize ?? 1;
+  }
+
+  private write(p: number, label: number, pos: number, slots: number): void {
     const page = this.page(p);
     page.data = label;
     page.pos = pos;
+    page.fill = slots;
     if (this.ownerCheck) page.tag = label;
     this.touched.add(p);
   }

@@ -10,14 +10,15 @@ import { tableIsDead } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
 import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, setReadRecord, setSteps, setTablePage, writeContent, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
-import type { ReferencePool } from './reference.ts';
+import { STALE, type ReferencePool } from './reference.ts';
 
 /** The reference pool that stands for model `m`: its sizes, switches and order, slots not reused; throws under `any`, which a pool does not choose. */
 export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePool>[0] {
   if (m.allocator === 'any') throw new Error('reference: allocator any is a choice per allocation, not an order');
   return {
     pages: m.config.pages,
-    prefillLimit: m.config.prefillLimit,
+    // The spec's limit is in tokens; the reference's in pages (its admissions are whole pages).
+    prefillLimit: Math.floor(m.config.prefillLimit / m.pageSize),
     variant: m.config.variant,
     faults: m.config.faults,
     slots: m.n,
@@ -50,6 +51,7 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
   writeFreeList(m, ref, s);
   const label = (x: number): number => {
     if (x === 0) return 0;
+    if (x === STALE) return m.staleLabel;
     if (x < 0) return prefixLabel(m, -x - 1);
     const r = ref.requests[x - 1];
     if (r === undefined) throw new Error(`reference: no admission ${x - 1}`);
@@ -57,7 +59,8 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
   };
   ref.pages.forEach((page, p) => {
     s[m.holderAt + p] = label(page.holder);
-    writeContent(m, s, p, label(page.data), page.pos);
+    writeContent(m, s, p, label(page.data), page.pos, page.fill);
+    if (m.tagFillAt >= 0) s[m.tagFillAt + p] = page.tag === 0 ? 0 : page.fill;
     s[m.tagAt + p] = label(page.tag);
   });
   ref.slots.forEach((r, slot) => {

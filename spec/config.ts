@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -25,7 +25,7 @@ export const VARIANT_DOCS: Readonly<Record<Variant, string>> = {
   'owner-check':
     'The stub bug is still there, but every page carries a small owner tag, stamped with the content written into it and cleared when the page is handed out; decode checks the tag of every page it reads, at every step, and fails the request loudly on a foreign one (a prefix tag passes only at the prefix\'s own position).',
   hardened:
-    'The owner check plus the mechanisms that the checker shows are needed once writes land part by part: the writer\'s access is revoked when D times a request out, and a release frees only pages that the releasing request still holds (see spec/hardening.ts).',
+    'The owner check plus the mechanisms that the checker shows are needed once writes land part by part: the writer\'s access is revoked when D times a request out, and a release frees only pages that the releasing request still holds; with token slots, the tag also counts the slots written, and decode checks that the count covers what it reads (see spec/hardening.ts).',
 };
 
 /** What each fault is, in one sentence; the documentation's source. */
@@ -44,6 +44,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'The free list is a list, not a set: a second release of pages that are still free (the abort path and the normal path both run) leaves them there twice, and two later allocations can both be handed one of them (SGLang #27731, #38840, #38941).',
   'torn-write':
     'A write by P into a page is two parts, its content and its owner tag, that land one at a time, in any order and interleaved with every other action (one-sided RDMA, as D\'s CPU does not see it land); a late write can land part by part in a page that has a new holder.',
+  'auto-truncate':
+    'P cuts an over-long prompt to the prefill limit (`allow_auto_truncate`) and prefills what is left, reporting an ordinary success; D still believes the full length and reads every slot of it, past the cut: the pages P did not write, and the stale tail of the page P cut in.',
 };
 
 /**
@@ -79,6 +81,7 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // A second release of a finished request's table: the same list, freed again.
   'double-free': true,
   'torn-write': false,
+  'auto-truncate': false,
 };
 
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
@@ -89,11 +92,21 @@ export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
   hardened: ['silent-stub'],
 };
 
-/** One request: its name, its prompt length in pages, and the prompt prefix it shares, if any. */
+/**
+ * The length rules: when P finds a prompt too long for its memory. `gt` refuses a prompt
+ * longer than the prefill limit (the first model's rule); `ge` one of at least the limit,
+ * SGLang's `validate_input_length` (`len(origin_input_ids) >= max_req_input_len`).
+ */
+export const LENGTH_RULES = ['gt', 'ge'] as const;
+
+/** One of {@link LENGTH_RULES}. */
+export type LengthRule = (typeof LENGTH_RULES)[number];
+
+/** One request: its name, its prompt length in tokens, and the prompt prefix it shares, if any. */
 export interface RequestSpec {
   /** Printed in traces: `allocate(A)`. */
   readonly name: string;
-  /** `ceil(tokens / pageSize)`; the number of pages decode reserves and reads. */
+  /** The prompt's length in tokens; decode reserves `ceil(length / pageSize)` pages for it and reads its first `length` slots. */
   readonly length: number;
   /**
    * Requests with the same prefix share its pages, the first pages of their tables,
@@ -107,7 +120,7 @@ export interface RequestSpec {
 export interface Config {
   /** D's KV pages, ids `0 .. pages-1`. */
   readonly pages: number;
-  /** The longest prompt, in pages, that P really computes; longer ones hit `stub`. */
+  /** The prefill limit, in tokens: the longest prompt P really computes (under the length rule); longer ones hit `stub`. */
   readonly prefillLimit: number;
   /** The requests, in the order of their names; every request is a different user. */
   readonly requests: readonly RequestSpec[];
@@ -125,8 +138,10 @@ export interface Config {
    * prefix not named here is one page long; only lengths above 1 are kept.
    */
   readonly prefixPages?: Readonly<Record<string, number>>;
-  /** Token slots per page; `1` when absent. For now it selects only `sglang`'s shortage test (`alloc` or `alloc_extend`). */
+  /** Token slots per page; `1` (whole pages, the first model) when absent. It also selects `sglang`'s shortage test (`alloc` or `alloc_extend`). */
   readonly pageSize?: number;
+  /** When a prompt is too long for P; `gt` when absent. */
+  readonly lengthRule?: LengthRule;
   /**
    * How many times decode reads the whole page table (one step per generated token);
    * every step after the first also writes the new token into the request's last page.

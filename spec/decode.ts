@@ -8,7 +8,7 @@ import * as ParseResult from 'effect/ParseResult';
 import * as Schema from 'effect/Schema';
 import { ACTION_KINDS, kindPresent } from './actions.ts';
 import { LIFO_MAX_PAGES } from './allocator.ts';
-import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
+import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LENGTH_RULES, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {
   const text = JSON.stringify(value);
@@ -37,6 +37,15 @@ export const VariantSchema = Schema.Literal(...VARIANTS).annotations({ message: 
 /** An allocation order's name. */
 export const AllocatorSchema = Schema.Literal(...ALLOCATORS).annotations({ message: literalMessage(ALLOCATORS) });
 
+/** A length rule's name. */
+export const LengthRuleSchema = Schema.Literal(...LENGTH_RULES).annotations({ message: literalMessage(LENGTH_RULES) });
+
+/** The longest prompt, and the highest prefill limit, in tokens: a token count is two bytes in the model. */
+const MAX_TOKENS = 0xffff;
+
+/** The most token slots per page whose fill a state can count (one byte per page). */
+const MAX_SLOTS = 255;
+
 /** A fault name. */
 export const FaultSchema = Schema.Literal(...FAULTS).annotations({ message: literalMessage(FAULTS) });
 
@@ -48,14 +57,14 @@ const NameSchema = Schema.String.pipe(
 
 const RequestSchema = Schema.Struct({
   name: Schema.optionalWith(NameSchema, { exact: true }),
-  length: WholeNumber(1, LIMITS.maxPages, 'a length in pages'),
+  length: WholeNumber(1, MAX_TOKENS, 'a length in tokens'),
   prefix: Schema.optionalWith(NameSchema, { exact: true }),
 }).annotations({ message: (issue) => ({ message: `expected a request such as {"length": 2}, got ${show(issue.actual)}`, override: false }) });
 
 /** The configuration as a user writes it: names, variant and faults may be left out. */
 export const ConfigSchema = Schema.Struct({
   pages: WholeNumber(1, LIMITS.maxPages, 'a number of pages'),
-  prefillLimit: WholeNumber(0, LIMITS.maxPages, 'a prefill limit in pages'),
+  prefillLimit: WholeNumber(0, MAX_TOKENS, 'a prefill limit in tokens'),
   requests: Schema.Array(RequestSchema).annotations({
     message: (issue) => `expected a list of requests, got ${show(issue.actual)}`,
   }),
@@ -66,6 +75,7 @@ export const ConfigSchema = Schema.Struct({
   ),
   allocator: Schema.optionalWith(AllocatorSchema, { exact: true }),
   pageSize: Schema.optionalWith(WholeNumber(1, 4096, 'a page size in tokens'), { exact: true }),
+  lengthRule: Schema.optionalWith(LengthRuleSchema, { exact: true }),
   eviction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
   prefixPages: Schema.optionalWith(
@@ -119,22 +129,25 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     issues.push({ path: 'requests', message: `the state encoding supports at most ${LIMITS.maxRequests} requests, got ${n}` });
   }
   const names = new Set<string>();
+  const size = input.pageSize ?? 1;
+  const inPages = (tokens: number): string => (size === 1 ? `${tokens} pages` : `${tokens} tokens (${Math.ceil(tokens / size)} pages of ${size})`);
   input.requests.forEach((q, i) => {
     const name = q.name ?? requestName(i);
     if (names.has(name)) issues.push({ path: `requests[${i}].name`, message: `duplicate request name ${show(name)}` });
     names.add(name);
-    if (q.length > input.pages) {
+    const pages = Math.ceil(q.length / size);
+    if (pages > input.pages) {
       issues.push({
         path: `requests[${i}].length`,
-        message: `${q.length} pages is more than the pool's ${input.pages}; such a request can never be allocated`,
+        message: `${inPages(q.length)} is more than the pool's ${input.pages}; such a request can never be allocated`,
       });
     }
     const k = q.prefix === undefined ? 0 : (input.prefixPages?.[q.prefix] ?? 1);
     // SGLang matches at most the prompt less one token (`_compute_max_prefix_len`): a request has a page of its own past its prefix.
-    if (q.prefix !== undefined && q.length <= k) {
+    if (q.prefix !== undefined && pages <= k) {
       issues.push({
         path: `requests[${i}].length`,
-        message: `a request with a prefix needs at least ${k + 1} pages (its prefix ${show(q.prefix)} of ${k} ${k === 1 ? 'page' : 'pages'} and one of its own), got ${q.length}`,
+        message: `a request with a prefix needs at least ${k + 1} pages (its prefix ${show(q.prefix)} of ${k} ${k === 1 ? 'page' : 'pages'} and one of its own), got ${inPages(q.length)}`,
       });
     }
   });
@@ -143,10 +156,15 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
       issues.push({ path: `prefixPages.${name}`, message: `no request has prefix ${show(name)}; name a prefix that some request shares` });
     }
   }
-  // A read set is 32 bits, one per content label: every request and every page of every prefix.
+  if (size > 1 && size > MAX_SLOTS) {
+    issues.push({ path: 'pageSize', message: `a state counts a page's written slots in one byte: at most ${MAX_SLOTS} tokens per page, got ${size}` });
+  }
+  // A read set is 32 bits, one per content label: every request, every page of every prefix, and with token slots stale P-side data.
   const labels = n + [...new Set(input.requests.flatMap((q) => (q.prefix === undefined ? [] : [q.prefix])))].reduce((sum, name) => sum + (input.prefixPages?.[name] ?? 1), 0);
-  if (labels > LIMITS.maxLabels) {
-    issues.push({ path: 'prefixPages', message: `the state encoding supports at most ${LIMITS.maxLabels} requests and prefix pages together, got ${labels}` });
+  const most = size > 1 ? LIMITS.maxLabels - 1 : LIMITS.maxLabels;
+  if (labels > most) {
+    const path = Object.keys(input.prefixPages ?? {}).length > 0 ? 'prefixPages' : 'requests';
+    issues.push({ path, message: `the state encoding supports at most ${most} requests and prefix pages together${size > 1 ? ' with token slots (a read set names stale P-side data too)' : ''}, got ${labels}` });
   }
   const faults = input.faults ?? [];
   if (input.allocator === 'any') {
@@ -160,7 +178,8 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     };
     // Every kind but allocate is one action per request; allocate's choices are counted by anyActions.
     const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && kindPresent(k, on)).length;
-    const actions = anyActions(input.pages, input.requests, input.prefixPages ?? {}, faults.includes('double-free'), kinds);
+    const inPageCounts = input.requests.map((q) => ({ ...q, length: Math.ceil(q.length / (input.pageSize ?? 1)) }));
+    const actions = anyActions(input.pages, inPageCounts, input.prefixPages ?? {}, faults.includes('double-free'), kinds);
     if (actions > LIMITS.maxActions) {
       issues.push({ path: 'allocator', message: `"any" makes every choice of pages its own action: ${actions} actions here, more than the ${LIMITS.maxActions} the checker indexes; use fewer pages or shorter requests` });
     }
@@ -215,6 +234,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     faults: FAULTS.filter((f) => faults.includes(f)),
     ...(c.allocator === undefined ? {} : { allocator: c.allocator }),
     ...(c.pageSize === undefined ? {} : { pageSize: c.pageSize }),
+    ...(c.lengthRule === undefined || c.lengthRule === 'gt' ? {} : { lengthRule: c.lengthRule }),
     ...(c.eviction === undefined ? {} : { eviction: c.eviction }),
     ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),

@@ -32,10 +32,20 @@
  *   `release-checks-holder` keeps a held page off the free list in the first place. A
  *   page freed twice in one hold (a double free) is the same case: the second release
  *   finds the page no longer held by the releasing request and frees nothing.
+ *
+ * The third, for token slots. With more than one slot per page, a tag names the right
+ * owner of a page whose last slots were never written for that owner: the stale tail of
+ * P's last page (`slots.ts`), read when P wrote fewer tokens than D reads, because P cut
+ * the prompt (`auto-truncate`) or stubbed a one-page prompt (`silent-stub`). A tag per
+ * page cannot tell, so the tag also carries how many slots the write filled, and decode
+ * checks that the count covers every slot it reads (`tag-counts-tokens`). The checker
+ * finds the slot-level leak under `owner-check` and none under `hardened`
+ * (test/spec/slots.test.ts); with one slot per page the count is always the whole page,
+ * and the mechanism changes nothing.
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -66,5 +76,13 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`PagedTokenToKVPoolAllocator.free`: keep, per page, the (request slot, allocation generation) that holds it, written by `alloc_extend`, and free only the pages whose entry matches the caller's; what `SGLANG_CHECK_KV_PAGE_INVARIANTS` checks after the fact (SGLang #27731, #38840, #38941).",
     cost: 'One small integer per page, written at allocation and compared at release: a gather and a compare over the pages freed.',
+  },
+  'tag-counts-tokens': {
+    what:
+      "The owner tag carries, beside the owner, how many of the page's slots the write filled (P: the prompt's tokens in that page; decode: up to the token it wrote); decode checks, at every step, that each page's count covers the slots it reads there, and fails the request loudly when one does not.",
+    where:
+      "P's transfer (`disaggregation/prefill.py`, `send_kv_chunk`) stamps each destination page's tag with the number of tokens it computed for that page, from the request's real (possibly truncated) `origin_input_ids`; D's check runs where decode builds `req_to_token[row, :seq_len]` (`disaggregation/decode.py`, before the first forward), comparing `seq_len - i * page_size` with the count of the i-th page; `alloc_decode`'s token write bumps the count of the page it writes.",
+    cost:
+      'One byte more per page tag (a page of at most 255 slots), written with the tag; at read time one compare per page, and only the last page of a table can be partial, so in practice one compare per request per step.',
   },
 };

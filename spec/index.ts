@@ -28,10 +28,12 @@
  * of content written for that request at that position: correctness).
  *
  * The specification describes only safety: which states can be reached, never whether
- * anything must happen. It abstracts token counts to pages, a page's KV contents to the
- * label of the request (or shared prefix page) that wrote it, and prompt prefixes to
- * whole pages shared from position 0 (one page unless `prefixPages` gives more), each
- * prefix one entry of the cache, evicted whole. These
+ * anything must happen. By default it abstracts token counts to pages (one token slot per
+ * page); with a page size of more than one, a page's slots and the stale tail of P's last
+ * page are modelled (`slots.ts`). It abstracts a page's KV contents to the label of the
+ * request (or shared prefix page) that wrote it, and prompt prefixes to whole pages shared
+ * from position 0 (one page unless `prefixPages` gives more), each prefix one entry of the
+ * cache, evicted whole. These
  * simplifications keep what every leak of this family needs: one page, in a request's
  * table, whose label is not the reader's. Every request is allocated once, so a
  * request's label also names its one hold. A page write lands whole, or as two parts
@@ -54,3 +56,4 @@ export * from './checked-model.ts';
 export * from './hardening.ts';
 export * from './reads.ts';
 export * from './writes.ts';
+export * from './slots.ts';

@@ -27,7 +27,7 @@
  * say which page of the cache entry a cached page is, so the entry needs no list of its
  * own. With every prefix one page long the labels are those of the first model.
  */
-import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type RequestSpec, type Variant } from './config.ts';
+import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type LengthRule, type RequestSpec, type Variant } from './config.ts';
 
 /**
  * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
@@ -71,8 +71,10 @@ export interface Model {
   readonly prefixBase: Uint8Array;
   /** The highest label: `n` plus the pages of every prefix. */
   readonly labels: number;
-  /** Per request: its length in pages. */
+  /** Per request: its length in pages, `ceil(tokens / pageSize)`. */
   readonly len: Uint16Array;
+  /** Per request: its prompt's length in tokens (the slots decode reads at its first step). */
+  readonly tokens: Uint16Array;
   /** Per request: the offset of its page table in the state. */
   readonly tableAt: Uint32Array;
   /** Bytes per page id in a page table: 1, or 2 (little-endian) for a pool of more than 254 pages. */
@@ -123,6 +125,14 @@ export interface Model {
   readonly allocator: Allocator;
   /** Token slots per page. */
   readonly pageSize: number;
+  /** When a prompt is too long for P (`gt`: longer than the prefill limit; `ge`: at least the limit). */
+  readonly lengthRule: LengthRule;
+  /** Offset of the per-page fill counts (slots `0 .. fill-1` hold the page's content; see `slots.ts`), or -1 with one slot per page, where a written page is always full. */
+  readonly fillAt: number;
+  /** Offset of the per-page counts carried by the owner tag (`tag-counts-tokens`), or -1 (one slot per page, or no owner check). */
+  readonly tagFillAt: number;
+  /** The label of stale P-side content: what the slots past a write's end hold (`slots.ts`); never a holder or a tag. */
+  readonly staleLabel: number;
   /** The lowest page id ever handed out: 1 where page 0 is SGLang's padding page, else 0. */
   readonly firstPage: number;
   /** Whether the free list is a multiset (fault `double-free`), not a set. */
@@ -170,8 +180,11 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const groupNames: string[] = [];
   const group = new Int8Array(n);
   const len = new Uint16Array(n);
+  const tokens = new Uint16Array(n);
+  const pageSize = config.pageSize ?? 1;
   config.requests.forEach((req: RequestSpec, r) => {
-    len[r] = req.length;
+    tokens[r] = req.length;
+    len[r] = Math.ceil(req.length / pageSize);
     if (req.prefix === undefined) {
       group[r] = -1;
       return;
@@ -191,7 +204,10 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const has = (f: Fault): boolean => config.faults.includes(f);
   const ownerCheck = variant === 'owner-check' || variant === 'hardened';
   const torn = has('torn-write');
-  const observedBytes = labels <= 8 ? 1 : labels <= 16 ? 2 : 4;
+  // A read set has a bit per label, the stale P-side label included where slots are modelled.
+  const staleLabel = labels + 1;
+  const setBits = labels + (pageSize > 1 ? 1 : 0);
+  const observedBytes = setBits <= 8 ? 1 : setBits <= 16 ? 2 : 4;
   const holderAt = 0;
   const dataAt = pages;
   const tagAt = 2 * pages;
@@ -244,6 +260,11 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const eviction = config.eviction === true && groupNames.length > 0;
   const lockAt = eviction ? at : -1;
   if (eviction) at += groupNames.length;
+  // Slots: appended last, and only with more than one slot per page, so whole pages keep the first model's layout.
+  const fillAt = pageSize > 1 ? at : -1;
+  if (fillAt >= 0) at += pages;
+  const tagFillAt = pageSize > 1 && ownerCheck ? at : -1;
+  if (tagFillAt >= 0) at += pages;
   // A field of no bytes sits at the state's end (see above).
   const absent = (offset: number, present: boolean): number => (present ? offset : at);
   for (const f of requestFields) if (f.width.every((w) => w === 0)) f.at.fill(at);
@@ -288,12 +309,18 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
       'double-free': multiset,
       'lock-underflow': has('lock-underflow'),
       'torn-write': has('torn-write'),
+      'auto-truncate': has('auto-truncate'),
     },
     mechanism: Object.fromEntries(MECHANISMS.map((k) => [k, variant === 'hardened'])) as Record<Mechanism, boolean>,
     eviction,
     lockAt,
     allocator,
-    pageSize: config.pageSize ?? 1,
+    pageSize,
+    lengthRule: config.lengthRule ?? 'gt',
+    fillAt,
+    tagFillAt,
+    staleLabel,
+    tokens,
     firstPage,
     multiset,
     tailAt,
@@ -355,6 +382,16 @@ export function mayReadAt(m: Model, r: number, i: number, label: number): boolea
   return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1, i);
 }
 
+/**
+ * Whether request `r`'s prompt is too long for P: more tokens than the prefill limit
+ * (rule `gt`), or at least as many (rule `ge`, SGLang's). Such a prompt is stubbed,
+ * refused, or (fault `auto-truncate`) cut to the limit.
+ */
+export function isOverLong(m: Model, r: number): boolean {
+  const t = m.tokens[r] ?? 0;
+  return m.lengthRule === 'ge' ? t >= m.config.prefillLimit : t > m.config.prefillLimit;
+}
+
 /** Whether a label names a request's body (not a prefix, not nobody). */
 export function isBodyLabel(m: Model, label: number): boolean {
   return label >= 1 && label <= m.n;
@@ -363,6 +400,7 @@ export function isBodyLabel(m: Model, label: number): boolean {
 /** A label in words: `A`, `prefix sys` (a one-page prefix), `prefix sys[1]` (page 1 of a longer one), or `nobody`. */
 export function labelName(m: Model, label: number): string {
   if (label === 0) return 'nobody';
+  if (label === m.staleLabel) return 'stale P-side data';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `?${label}`;
   const g = groupOfLabel(m, label);
   const name = m.groupNames[g] ?? '?';

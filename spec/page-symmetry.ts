@@ -10,7 +10,7 @@
  * are renamed canonically, and the least encoding wins. The page renaming for a fixed
  * request order: pages in the order they first appear in the page tables (requests in
  * index order, entries in table order), then the pages in no table, ordered by holder,
- * data, tag and free-list copies, which is all there is to such a page. Two states that
+ * data, tag, free-list copies and (with token slots) fill counts, which is all there is to such a page. Two states that
  * differ by a page renaming get the same form, and so, taking the least over the request
  * renamings, do two states of one orbit of the whole group.
  */
@@ -90,6 +90,9 @@ export class PageCanonicalizer implements Canonicalizer {
       if (m.ownerCheck) out[m.tagAt + q] = s[m.tagAt + p]!;
       out[m.dataPosAt + q] = s[m.dataPosAt + p]!;
       if (m.freeAt >= 0) out[m.freeAt + q] = s[m.freeAt + p]!;
+      // Token slots: a page's fill counts move with it.
+      if (m.fillAt >= 0) out[m.fillAt + q] = s[m.fillAt + p]!;
+      if (m.tagFillAt >= 0) out[m.tagFillAt + q] = s[m.tagFillAt + p]!;
     }
     for (let r = 0; r < m.n; r++) {
       for (let i = 0; i < m.len[r]!; i++) {
@@ -99,7 +102,7 @@ export class PageCanonicalizer implements Canonicalizer {
     }
   }
 
-  /** Orders two pages that are in no table by what they are: holder, data, tag, content position, free copies. */
+  /** Orders two pages that are in no table by what they are: holder, data, tag, content position, free copies, and with token slots the fill counts. */
   private compare(s: Uint8Array, a: number, b: number): number {
     const m = this.m;
     let d = s[m.holderAt + a]! - s[m.holderAt + b]!;
@@ -109,8 +112,12 @@ export class PageCanonicalizer implements Canonicalizer {
     d = tagOf(m, s, a) - tagOf(m, s, b);
     if (d !== 0) return d;
     d = s[m.dataPosAt + a]! - s[m.dataPosAt + b]!;
-    if (d !== 0 || m.freeAt < 0) return d;
-    return s[m.freeAt + a]! - s[m.freeAt + b]!;
+    if (d !== 0) return d;
+    if (m.freeAt >= 0) d = s[m.freeAt + a]! - s[m.freeAt + b]!;
+    if (d !== 0) return d;
+    if (m.fillAt >= 0) d = s[m.fillAt + a]! - s[m.fillAt + b]!;
+    if (d !== 0 || m.tagFillAt < 0) return d;
+    return s[m.tagFillAt + a]! - s[m.tagFillAt + b]!;
   }
 }
 

@@ -6,7 +6,7 @@
  * configuration (no over-long request, say) is not expected there.
  */
 import { freeCopies } from './allocator.ts';
-import { bodyLabel, isBodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { bodyLabel, isBodyLabel, isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { verdictOf, type ReadVerdict } from './reads.ts';
 import {
   dataOf,
@@ -67,7 +67,7 @@ const anyRequest = (m: Model, test: (r: number) => boolean): boolean => {
   return false;
 };
 
-const hasOverLong = (m: Model): boolean => m.config.requests.some((q) => q.length > m.config.prefillLimit);
+const hasOverLong = (m: Model): boolean => m.config.requests.some((_, r) => isOverLong(m, r));
 
 /** The reads of every request whose read record says `verdict` somewhere: what breaks `Isolation` or `Integrity`. */
 function readsWith(m: Model, s: State, verdict: ReadVerdict): Breach | undefined {
@@ -224,15 +224,22 @@ export const PageReused = sometimes(
 /** An over-long request is silently stubbed and P reports success (where the silent stub is on). */
 export const OverLongStubbed = sometimes(
   'OverLongStubbed',
-  (m) => m.silentStub && hasOverLong(m),
-  (m, s) => anyRequest(m, (r) => (m.len[r] ?? 0) > m.config.prefillLimit && phaseOf(m, s, r) === Ph.written),
+  (m) => m.silentStub && hasOverLong(m) && !m.fault['auto-truncate'],
+  (m, s) => anyRequest(m, (r) => isOverLong(m, r) && phaseOf(m, s, r) === Ph.written),
 );
 
 /** An over-long request is refused before the handoff (where the silent stub is off, as under `length-fix`). */
 export const OverLongRefused = sometimes(
   'OverLongRefused',
-  (m) => !m.silentStub && hasOverLong(m),
+  (m) => !m.silentStub && hasOverLong(m) && !m.fault['auto-truncate'],
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.refused),
+);
+
+/** Fault `auto-truncate` fires: an over-long prompt was cut to the limit and P reported success. */
+export const PromptTruncated = sometimes(
+  'PromptTruncated',
+  (m) => m.fault['auto-truncate'] && hasOverLong(m),
+  (m, s) => anyRequest(m, (r) => isOverLong(m, r) && phaseOf(m, s, r) === Ph.written),
 );
 
 /** Under `owner-check`, a read that would have leaked fails the request loudly instead. */
@@ -242,7 +249,7 @@ export const FailsLoudly = sometimes(
   // under `hardened` a late write and a stale release never reach a page with a new holder.
   (m) =>
     m.ownerCheck &&
-    ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'])) ||
+    ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'] || m.fault['auto-truncate'])) ||
       (m.fault['early-free'] && !m.mechanism['revoke-writer']) ||
       (m.fault['stale-free'] && !m.mechanism['release-checks-holder'])),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
@@ -362,6 +369,7 @@ export const WITNESSES: readonly Property[] = [
   PageReused,
   OverLongStubbed,
   OverLongRefused,
+  PromptTruncated,
   FailsLoudly,
   LateWriteLands,
   DoubleRelease,

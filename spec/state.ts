@@ -22,6 +22,12 @@
  * Per page, appended for content with a position (the layout only grows at its end):
  * - dataPos: the table position the page's content was written for.
  *
+ * Per page, appended last and only with more than one token slot per page (`slots.ts`):
+ * - fill: how many of its slots, from the first, hold its content; the rest hold stale
+ *   P-side data;
+ * - tagFill (`owner-check`, `hardened`): how many slots its owner tag says were written
+ *   (read only under `hardened`'s `tag-counts-tokens`).
+ *
  * Per request, appended for writes as they land and decode as steps:
  * - steps: how many decode steps it has taken;
  * - dataParts (`torn-write`): how many content parts of P's write for it have landed;
@@ -161,6 +167,16 @@ export function dataPosOf(m: Model, s: State, p: number): number {
   return s[m.dataPosAt + p] ?? 0;
 }
 
+/** How many slots of page `p`, from its first, hold its content; the rest hold stale P-side data (`slots.ts`). Always every slot with one slot per page. */
+export function fillOf(m: Model, s: State, p: number): number {
+  return m.fillAt < 0 ? m.pageSize : (s[m.fillAt + p] ?? 0);
+}
+
+/** How many slots page `p`'s owner tag says were written (`tag-counts-tokens`; every slot with one slot per page). */
+export function tagFillOf(m: Model, s: State, p: number): number {
+  return m.tagFillAt < 0 ? m.pageSize : (s[m.tagFillAt + p] ?? 0);
+}
+
 /** How many decode steps request `r` has taken. */
 export function stepsOf(m: Model, s: State, r: number): number {
   return s[m.stepsAt + r] ?? 0;
@@ -268,15 +284,17 @@ export function setHolder(m: Model, t: State, p: number, label: number): void {
   t[m.holderAt + p] = label;
 }
 
-/** Content `label`, written for table position `pos`, lands in page `p`. */
-export function writeContent(m: Model, t: State, p: number, label: number, pos: number): void {
+/** Content `label`, written for table position `pos`, lands in page `p`, filling its first `slots` slots (all of them when left out; `slots.ts`). */
+export function writeContent(m: Model, t: State, p: number, label: number, pos: number, slots: number = m.pageSize): void {
   t[m.dataAt + p] = label;
   t[m.dataPosAt + p] = pos;
+  if (m.fillAt >= 0) t[m.fillAt + p] = slots;
 }
 
-/** Page `p`'s owner tag becomes `label` (0: cleared). */
-export function setTag(m: Model, t: State, p: number, label: number): void {
+/** Page `p`'s owner tag becomes `label` (0: cleared), and, under `tag-counts-tokens`, the slots it says were written become `slots` (all when left out; 0 when cleared). */
+export function setTag(m: Model, t: State, p: number, label: number, slots: number = m.pageSize): void {
   t[m.tagAt + p] = label;
+  if (m.tagFillAt >= 0) t[m.tagFillAt + p] = label === 0 ? 0 : slots;
 }
 
 /** Request `r`'s flags gain `bits`. */

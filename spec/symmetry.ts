@@ -35,7 +35,8 @@ export interface Canonicalizer {
 export function symmetryClasses(m: Model): number[][] {
   const classes = new Map<string, number[]>();
   for (let r = 0; r < m.n; r++) {
-    const key = `${m.len[r]}:${m.group[r]}`;
+    // Tokens, not pages: two requests of one page count but different lengths read different slots.
+    const key = `${m.tokens[r]}:${m.group[r]}`;
     const members = classes.get(key);
     if (members === undefined) classes.set(key, [r]);
     else members.push(r);

@@ -32,16 +32,14 @@
 import type { Action, ActionKind } from './actions.ts';
 import { canAllocate, freeCopies, freeEntries, put, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
-import { bodyLabel, groupOfLabel, mayReadAt, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
-import { keptRecord, readRecord } from './reads.ts';
+import { bodyLabel, groupOfLabel, isOverLong, mayReadAt, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
+import { keptRecord } from './reads.ts';
 import {
   addFlags,
   cachedPage,
-  dataOf,
   entryCached,
   entryEmpty,
   dataPartsOf,
-  dataPosOf,
   flagsOf,
   HIT,
   holderOf,
@@ -49,6 +47,7 @@ import {
   observedOf,
   phaseOf,
   Ph,
+  READ_LABEL,
   READ_UNHELD,
   readRecordOf,
   setHolder,
@@ -70,7 +69,8 @@ import {
   writeContent,
   type State,
 } from './state.ts';
-import { writeCount, writeLabel, writePosition } from './writes.ts';
+import { readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
+import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
 /**
  * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
@@ -128,11 +128,15 @@ function holdPages(m: Model, s: State, t: State, r: number, i: number, need: num
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
- * @guard The request fits P's memory (length at most the prefill limit), and D allocated
- * it; or, with fault `early-free`, D has already timed it out and P does not know.
+ * @guard The request fits P's memory (under the length rule, its tokens against the
+ * prefill limit), and D allocated it; or, with fault `early-free`, D has already timed it
+ * out and P does not know. With fault `auto-truncate`, also an over-long request: P cuts
+ * it to the limit (`validate_input_length` with `allow_auto_truncate`).
  * @effect Every page of the table except the shared prefix pages receives the request's
  * data, written for its position; at its prefix's positions (when it has a prefix and
- * missed the cache) page `j` receives page `j` of its prefix's data. The request is written; a timed-out request's write has landed in pages it no
+ * missed the cache) page `j` receives page `j` of its prefix's data. With token slots,
+ * each page's slots past the prompt's end hold P's stale data (`slots.ts`); a truncated
+ * prompt is written only up to the limit, and D is not told. The request is written; a timed-out request's write has landed in pages it no
  * longer holds. With fault `torn-write` the write is only posted: the request is
  * `writing` (a timed-out one `landing`) until every part has landed.
  * @variant owner-check Every page written is stamped with the label of what was written.
@@ -141,7 +145,7 @@ function holdPages(m: Model, s: State, t: State, r: number, i: number, need: num
 export function prefill(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
-  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;
+  if (isOverLong(m, r) && !m.fault['auto-truncate']) return undefined;
   const t = s.slice();
   postWrite(m, s, t, r, phase === Ph.timedOut);
   return t;
@@ -151,8 +155,9 @@ export function prefill(m: Model, s: State, r: number): State | undefined {
  * P meets a prompt longer than its memory (`validate_input_length`, then
  * `set_finish_with_abort`, which shortens the prompt to one token "to skip the long
  * prefill").
- * @guard The request is longer than the prefill limit, and D allocated it; or, with fault
- * `early-free`, D has already timed it out.
+ * @guard The request is too long for P (under the length rule), P does not truncate it
+ * (fault `auto-truncate` is off), and D allocated it; or, with fault `early-free`, D has
+ * already timed it out.
  * @effect With the silent stub (fault `silent-stub`): P writes a one-page dummy, the
  * request's data in its first own page only, and reports success as if every page were
  * written (posted part by part under `torn-write`, as `prefill`). Without it: P refuses
@@ -164,7 +169,7 @@ export function prefill(m: Model, s: State, r: number): State | undefined {
 export function stub(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
-  if ((m.len[r] ?? 0) <= m.config.prefillLimit) return undefined;
+  if (!isOverLong(m, r) || m.fault['auto-truncate']) return undefined;
   const t = s.slice();
   if (!m.silentStub) {
     enter(m, t, r, phase === Ph.timedOut ? 'freed' : 'refused');
@@ -189,7 +194,7 @@ export function landData(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   const i = writePosition(m, s, r, k);
   const p = tablePage(m, s, r, i);
-  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i);
+  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));
   setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
   finishIfLanded(m, t, r);
   return t;
@@ -211,7 +216,7 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   const i = writePosition(m, s, r, k);
   const p = tablePage(m, s, r, i);
-  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i));
+  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i), writeSlots(m, r, i));
   setPartsLanded(m, t, r, dataPartsOf(m, s, r), k + 1);
   finishIfLanded(m, t, r);
   return t;
@@ -234,19 +239,23 @@ export function handoff(m: Model, s: State, r: number): State | undefined {
  * One decode step. Attention reads `req_to_token[row, :seq_len]` with `seq_len` from D's
  * own length, that is every page of the table, whoever wrote it; a request takes
  * `decodeSteps` such steps, one per generated token, and anything may happen between
- * two of them.
+ * two of them. With token slots it reads the slots up to its own length: the prompt's,
+ * then one more per token decoded (`slots.ts`).
  * @guard The request was handed off, or has taken some but not all of its steps.
- * @effect The request has read every page of its table: the content label of each page
- * joins its read set (a page never written adds nothing), and its read record notes, per
- * position, what was read there (`reads.ts`). A read of a page the request does not hold
- * at that moment is recorded too. Every step after the first then writes the new token
- * into the request's last page (its content, for that position). After the last step the
- * request is decoded, before it `decoding`.
+ * @effect The request has read every page of its table, up to its length: the content
+ * label of each page joins its read set (a page never written adds nothing), and its read
+ * record notes, per position, what was read there, the stale tail of a page included
+ * (`reads.ts`, `slots.ts`). A read of a page the request does not hold at that moment is
+ * recorded too. Every step after the first then writes the new token into the next slot
+ * of its table (its content, for that position; with one slot per page, into its last
+ * page). After the last step the request is decoded, before it `decoding`.
  * @variant owner-check Before reading, at every step, the tag of every page is compared
  * with the request's own label, and at each prefix position `j` with the label of its
  * prefix's page `j`. On
  * any other tag the request fails loudly and nothing is read at that step. The token
- * write stamps the last page's tag.
+ * write stamps its page's tag.
+ * @variant hardened With `tag-counts-tokens`, a page whose tag counts fewer written slots
+ * than the step reads there fails the request loudly too.
  */
 export function decode(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
@@ -258,8 +267,7 @@ export function decode(m: Model, s: State, r: number): State | undefined {
   }
   readTable(m, s, t, r);
   const steps = stepsOf(m, s, r) + 1;
-  const len = m.len[r] ?? 0;
-  if (steps > 1) writePage(m, t, tablePage(m, s, r, len - 1), bodyLabel(r), len - 1);
+  if (steps > 1) writeToken(m, s, t, r);
   setSteps(m, t, r, steps);
   enter(m, t, r, steps >= m.decodeSteps ? 'decoded' : 'decoding');
   return t;
@@ -422,11 +430,11 @@ export function isEnabled(m: Model, s: State, a: Action): boolean {
   return step(m, s, a) !== undefined;
 }
 
-/** A page receives a whole write: its content (label, for position `pos`), and under an owner check its tag. */
-function writePage(m: Model, t: State, p: number, label: number, pos: number): void {
+/** A page receives a whole write: its content (label, for position `pos`, in its first `slots` slots), and under an owner check its tag. */
+function writePage(m: Model, t: State, p: number, label: number, pos: number, slots: number): void {
   if (p === NO_PAGE) return;
-  writeContent(m, t, p, label, pos);
-  if (m.ownerCheck) setTag(m, t, p, label);
+  writeContent(m, t, p, label, pos, slots);
+  if (m.ownerCheck) setTag(m, t, p, label, slots);
 }
 
 /**
@@ -439,15 +447,16 @@ function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void
     enter(m, t, r, 'landed');
     return;
   }
-  if (m.fault['torn-write']) {
+  const count = writeCount(m, s, r);
+  // A write of no page (a prompt cut to nothing) has no parts to land.
+  if (m.fault['torn-write'] && count > 0) {
     setPartsLanded(m, t, r, 0, 0);
     enter(m, t, r, late ? 'landing' : 'writing');
     return;
   }
-  const count = writeCount(m, s, r);
   for (let k = 0; k < count; k++) {
     const i = writePosition(m, s, r, k);
-    writePage(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i);
+    writePage(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i, writeSlots(m, r, i));
   }
   enter(m, t, r, late ? 'landed' : 'written');
 }
@@ -460,26 +469,30 @@ function finishIfLanded(m: Model, t: State, r: number): void {
   enter(m, t, r, phaseOf(m, t, r) === Ph.landing ? 'landed' : 'written');
 }
 
-/** The owner check: every page's tag is the request's own label, or at prefix position `j` its prefix's page `j`. */
+/** The owner check: every page's tag is the request's own label, or at prefix position `j` its prefix's page `j` (and, under `tag-counts-tokens`, counts the slots read there). */
 function tagsPass(m: Model, s: State, r: number): boolean {
   const len = m.len[r] ?? 0;
+  const end = readEnd(m, s, r);
   for (let i = 0; i < len; i++) {
-    if (!mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;
+    const p = tablePage(m, s, r, i);
+    if (!mayReadAt(m, r, i, tagOf(m, s, p)) || !tagCovers(m, s, p, slotsReadAt(m, i, end))) return false;
   }
   return true;
 }
 
-/** One read of `r`'s whole table: the read set, the read record per position, and reads of pages `r` does not hold. */
+/** One read of `r`'s whole table, up to its length: the read set, the read record per position, and reads of pages `r` does not hold. */
 function readTable(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
+  const end = readEnd(m, s, r);
   let observed = observedOf(m, s, r);
   const shared = sharedPages(m, s, r);
   let unheld = false;
   for (let i = 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
-    const label = dataOf(m, s, p);
+    const record = slotRecord(m, s, r, i, p, slotsReadAt(m, i, end));
+    const label = record & READ_LABEL;
     if (label !== 0) observed = (observed | (1 << (label - 1))) >>> 0;
-    setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), readRecord(label, dataPosOf(m, s, p), i)));
+    setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), record));
     const holder = holderOf(m, s, p);
     const sharedOk = i < shared && mayReadAt(m, r, i, holder);
     if (holder !== bodyLabel(r) && !sharedOk) unheld = true;

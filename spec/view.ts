@@ -7,6 +7,8 @@ import { groupOfLabel, labelName, NO_PAGE, prefixPageOfLabel, type Model } from 
 import {
   dataOf,
   dataPartsOf,
+  fillOf,
+  tagFillOf,
   dataPosOf,
   flagsOf,
   HIT,
@@ -30,7 +32,7 @@ export interface PageView {
   readonly id: number;
   /** `null` when free; a request's name; or `cache:<prefix>`. */
   readonly holder: string | null;
-  /** `null` when never written; a request's name; or `prefix:<prefix>`. */
+  /** `null` when never written; a request's name; or `prefix:<prefix>`; with token slots, `A(1/2)` when it fills only the first slots of its page. */
   readonly data: string | null;
   /** The owner tag, in the same words as `data`; `null` when cleared. */
   readonly tag: string | null;
@@ -81,6 +83,11 @@ function word(m: Model, label: number, prefixWord: string): string | null {
   return `${prefixWord}:${m.groupNames[g] ?? '?'}${page}`;
 }
 
+/** With token slots, a word for content (or a tag) that covers only the first `filled` slots of its page: `A(1/2)`. */
+function partial(m: Model, w: string | null, filled: number): string | null {
+  return w === null || filled >= m.pageSize ? w : `${w}(${filled}/${m.pageSize})`;
+}
+
 /** The state in words. */
 export function view(m: Model, s: State): StateView {
   const pages: PageView[] = [];
@@ -88,8 +95,8 @@ export function view(m: Model, s: State): StateView {
     pages.push({
       id: p,
       holder: word(m, holderOf(m, s, p), 'cache'),
-      data: word(m, dataOf(m, s, p), 'prefix'),
-      tag: word(m, tagOf(m, s, p), 'prefix'),
+      data: partial(m, word(m, dataOf(m, s, p), 'prefix'), fillOf(m, s, p)),
+      tag: partial(m, word(m, tagOf(m, s, p), 'prefix'), tagFillOf(m, s, p)),
       position: dataOf(m, s, p) === 0 ? null : dataPosOf(m, s, p),
     });
   }
@@ -100,6 +107,8 @@ export function view(m: Model, s: State): StateView {
     for (let label = 1; label <= m.labels; label++) {
       if ((bits >>> (label - 1)) & 1) read.push(word(m, label, 'prefix') ?? '');
     }
+    // With token slots a read can also have met stale P-side data.
+    if (m.pageSize > 1 && (bits >>> (m.staleLabel - 1)) & 1) read.push('stale');
     const flags = flagsOf(m, s, r);
     requests.push({
       name: m.config.requests[r]?.name ?? `#${r}`,

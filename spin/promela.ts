@@ -57,7 +57,11 @@ export function toPromela(config: Config, checkIntegrity = false): string {
 function header(m: Model): string {
   const c = m.config;
   const requests = c.requests
-    .map((q) => `${q.name} (${q.length} page${q.length === 1 ? '' : 's'}${q.prefix === undefined ? '' : `, prefix ${q.prefix}${prefixWords(c.prefixPages?.[q.prefix])}`})`)
+    .map((q, r) => {
+      const pages = m.len[r] ?? 0;
+      const size = m.pageSize === 1 ? `${pages} page${pages === 1 ? '' : 's'}` : `${q.length} tokens, ${pages} page${pages === 1 ? '' : 's'}`;
+      return `${q.name} (${size}${q.prefix === undefined ? '' : `, prefix ${q.prefix}${prefixWords(c.prefixPages?.[q.prefix])}`})`;
+    })
     .join(', ');
   return [
     '/*',
@@ -110,6 +114,13 @@ function defines(m: Model, checkIntegrity: boolean): string {
     `#define REVOKE_WRITER  ${flag(m.mechanism['revoke-writer'])}  /* hardened */`,
     `#define RELEASE_CHECKS ${flag(m.mechanism['release-checks-holder'])}  /* hardened */`,
     `#define CHECK_INTEGRITY ${flag(checkIntegrity)}  /* assert Integrity too */`,
+    `#define PAGE_SIZE      ${m.pageSize}  /* token slots per page */`,
+    `#define FILL           ${flag(m.fillAt >= 0)}  /* page fills are kept (more than one slot per page) */`,
+    `#define TAG_FILL       ${flag(m.tagFillAt >= 0)}  /* tags count their written slots (token slots, owner check) */`,
+    `#define TAG_COUNTS     ${flag(m.tagFillAt >= 0 && m.mechanism['tag-counts-tokens'])}  /* hardened: decode checks the counts */`,
+    `#define STALE          ${m.staleLabel}  /* the label of stale P-side data */`,
+    `#define AUTO_TRUNCATE  ${flag(m.fault['auto-truncate'])}`,
+    `#define LENGTH_GE      ${flag(m.lengthRule === 'ge')}  /* the length rule: 1 ge (SGLang), 0 gt */`,
     '',
     '/* Prefix group g: its length in pages, and the pages of the groups before it (its labels follow theirs). */',
     `#define PLEN(g) ${unrolled('g', [...m.prefixPages], 0)}`,
@@ -130,6 +141,8 @@ function defines(m: Model, checkIntegrity: boolean): string {
     const prefix = g < 0 ? 'no prefix' : `prefix ${m.groupNames[g] ?? '?'}`;
     lines.push(`#define REQ_${r} ${r}, ${m.len[r] ?? 0}, ${g < 0 ? 'NONE' : g}, ${(m.tableAt[r] ?? 0) - (m.tableAt[0] ?? 0)}  /* ${q?.name ?? r}: ${prefix} */`);
   }
+  const tokens = Array.from({ length: m.n }, (_, r) => r).reduceRight((rest, r) => `((r) == ${r} -> ${m.tokens[r] ?? 0} : ${rest})`, '0');
+  lines.push(`#define TOKENS(r) ${tokens}  /* each request's prompt, in tokens */`);
   lines.push(`#define STILL_FREE(r) (${Array.from({ length: m.n }, (_, r) => `(r) == ${r} && ${stillFree(m, r)}`).join(' || ')})`);
   lines.push(`#define HOLDS_PREFIX(r) (${Array.from({ length: m.n }, (_, r) => `(r) == ${r} && ${holdsPrefix(m, r)}`).join(' || ')})`);
   lines.push(`#define CHECK_REQUESTS ${Array.from({ length: m.n }, (_, r) => `check_request(REQ_${r})`).join('; ')}`);

@@ -61,10 +61,20 @@ const CONSTANTS = String.raw`
 /* A read record's verdict (spec/reads.ts): 0 ok, 1 breaks Integrity, 2 breaks Isolation. */
 #define VERDICT(r, G, i, rec) (((rec) & READ) == 0 -> 0 : (((rec) & READ_LABEL) == 0 -> 1 : \
   (!MAY_READ_AT(r, G, i, (rec) & READ_LABEL) -> 2 : (((rec) & MISPLACED) != 0 -> 1 : 0))))
-/* P's write for r: how many pages, from which table position; the label at position i. */
+/* Token slots (spec/slots.ts, writes.ts): r's prompt is TOKENS(r) tokens; it is too long for P
+   under the length rule; P stubs it, or under auto-truncate prefills it cut to the limit. */
+#define OVER_LONG(r)      (LENGTH_GE -> (TOKENS(r) >= PREFILL_LIMIT) : (TOKENS(r) > PREFILL_LIMIT))
+#define STUB_WRITE(r)     (OVER_LONG(r) && !AUTO_TRUNCATE)
+#define PREFILLED(r)      (OVER_LONG(r) && AUTO_TRUNCATE && TOKENS(r) > PREFILL_LIMIT -> PREFILL_LIMIT : TOKENS(r))
+#define PAGES_OF(x)       (((x) + PAGE_SIZE - 1) / PAGE_SIZE)
+/* P's write for r: how many pages, from which table position; the label at position i; the slots it fills there. */
 #define WRITE_FROM(r)     SHARED(r)
-#define WRITE_COUNT(r, L) (L > PREFILL_LIMIT -> 1 : L - WRITE_FROM(r))
-#define WRITE_LABEL(r, L, G, i) ((G) != NONE && (i) < PLEN(G) && L <= PREFILL_LIMIT -> PREFIX_AT(G, i) : (r) + 1)
+#define WRITE_COUNT(r, L) (STUB_WRITE(r) -> 1 : (PAGES_OF(PREFILLED(r)) > WRITE_FROM(r) -> PAGES_OF(PREFILLED(r)) - WRITE_FROM(r) : 0))
+#define WRITE_LABEL(r, L, G, i) ((G) != NONE && (i) < PLEN(G) && !STUB_WRITE(r) -> PREFIX_AT(G, i) : (r) + 1)
+#define WRITE_SLOTS(r, i) (STUB_WRITE(r) -> 1 : (PREFILLED(r) - (i) * PAGE_SIZE < PAGE_SIZE -> PREFILLED(r) - (i) * PAGE_SIZE : PAGE_SIZE))
+/* Decode reads the prompt's slots plus one per token decoded so far, within the table: SLOTS_AT at position i. */
+#define READ_END(r, L)    (TOKENS(r) + (steps[r] > 0 -> steps[r] - 1 : 0) < L * PAGE_SIZE -> TOKENS(r) + (steps[r] > 0 -> steps[r] - 1 : 0) : L * PAGE_SIZE)
+#define SLOTS_AT(r, L, i) (READ_END(r, L) - (i) * PAGE_SIZE < PAGE_SIZE -> READ_END(r, L) - (i) * PAGE_SIZE : PAGE_SIZE)
 `;
 
 /** The state variables, the scratch counters and the invariant bits. */
@@ -83,6 +93,8 @@ byte dparts[N];                   /* torn-write: content parts of r's write land
 byte tparts[N];                   /* torn-write: tag parts of r's write landed */
 byte readrec[TABLE_SIZE];         /* request r's read record, per table position, at its offset T */
 byte freecnt[PAGES] = DOUBLE_FREE; /* double-free: page p's copies on the free list (a multiset); 0 otherwise */
+byte fill[PAGES];                 /* token slots (FILL): how many slots of page p, from the first, hold its content; 0 otherwise */
+byte tagfill[PAGES];              /* token slots under an owner check (TAG_FILL): the slots p's tag says were written; 0 otherwise */
 
 /* ---- scratch: 0 in every stored state (see the header) ---- */
 byte i;
@@ -102,12 +114,39 @@ byte rec;
 
 /** The actions, one inline each, in spec/transitions.ts's order. */
 const ACTIONS = String.raw`
-/* A write lands on a page by id: its data for position pos, and under owner-check its tag. */
-inline write_page(page, label, pos) {
+/* A write lands on a page by id: its data for position pos in its first slots slots, and under owner-check its tag. */
+inline write_page(page, label, pos, slots) {
   if
-  :: page != NO_PAGE -> data[page] = label; dataPos[page] = pos; if :: OWNER_CHECK -> tag[page] = label :: else fi
+  :: page != NO_PAGE ->
+     data[page] = label; dataPos[page] = pos;
+     if :: FILL -> fill[page] = slots :: else fi;
+     if :: OWNER_CHECK -> tag[page] = label; if :: TAG_FILL -> tagfill[page] = slots :: else fi :: else fi
   :: else
   fi
+}
+
+/* A decode step after the first writes its token into the next slot of r's table (the last
+   slot once the table is full); the page is r's up to that slot (spec/slots.ts). Runs after
+   steps[r] was raised: the step before had decoded steps[r] - 2 tokens. */
+inline write_token(r, L, T) {
+  k = TOKENS(r) + steps[r] - 2;
+  if :: k > L * PAGE_SIZE - 1 -> k = L * PAGE_SIZE - 1 :: else fi;
+  j = k / PAGE_SIZE;
+  rec = k - j * PAGE_SIZE + 1;
+  pg = table[T + j];
+  if
+  :: pg != NO_PAGE ->
+     if :: FILL -> fill[pg] = (data[pg] == r + 1 && dataPos[pg] == j && fill[pg] > rec -> fill[pg] : rec) :: else fi;
+     data[pg] = r + 1; dataPos[pg] = j;
+     if
+     :: OWNER_CHECK ->
+        if :: TAG_FILL -> tagfill[pg] = (tag[pg] == r + 1 && tagfill[pg] > rec -> tagfill[pg] : rec) :: else fi;
+        tag[pg] = r + 1
+     :: else
+     fi
+  :: else
+  fi;
+  j = 0; rec = 0; k = 0
 }
 
 /* The pages of r's table go back to the free list by id, except the shared prefix pages, in
@@ -158,7 +197,7 @@ inline post_write(r, L, G, T) {
   :: phase[r] == TIMED_OUT && REVOKE_WRITER -> phase[r] = LANDED
   :: else ->
      if
-     :: TORN_WRITE -> dparts[r] = 0; tparts[r] = 0; phase[r] = (phase[r] == TIMED_OUT -> LANDING : WRITING)
+     :: TORN_WRITE && WRITE_COUNT(r, L) > 0 -> dparts[r] = 0; tparts[r] = 0; phase[r] = (phase[r] == TIMED_OUT -> LANDING : WRITING)
      :: else ->
         i = 0;
         do
@@ -166,11 +205,13 @@ inline post_write(r, L, G, T) {
            k = WRITE_FROM(r) + i;
            pg = table[T + k];
            rec = WRITE_LABEL(r, L, G, k);
-           write_page(pg, rec, k);
+           j = WRITE_SLOTS(r, k);  /* a scratch variable: SPIN 6.5 crashes on this macro as an inline's argument */
+           write_page(pg, rec, k, j);
            i++
         :: else -> break
         od;
         rec = 0;
+        j = 0;
         phase[r] = (phase[r] == TIMED_OUT -> LANDED : WRITTEN)
      fi
   fi
@@ -210,13 +251,13 @@ inline Allocate(r, L, G, T) {
        /* a sorted multiset: a page with two copies comes out twice in a row */
        freecnt[pg]--;
        holder[pg] = r + 1;
-       if :: OWNER_CHECK -> tag[pg] = 0 :: else fi;
+       if :: OWNER_CHECK -> tag[pg] = 0; tagfill[pg] = 0 :: else fi;
        table[T + k] = pg; k++
     :: pg < PAGES && k < L && !(DOUBLE_FREE && freecnt[pg] > 0) ->
        if
        :: !DOUBLE_FREE && holder[pg] == 0 ->
           holder[pg] = r + 1;
-          if :: OWNER_CHECK -> tag[pg] = 0 :: else fi;
+          if :: OWNER_CHECK -> tag[pg] = 0; tagfill[pg] = 0 :: else fi;
           table[T + k] = pg; k++
        :: else
        fi;
@@ -230,10 +271,10 @@ inline Allocate(r, L, G, T) {
 
 /* prefill(r): P writes the prompt into every page of r's table (the shared prefix pages
    excepted); at position j < PLEN(G) page j of the prefix's data when r has one. With early-free the
-   write may land after D timed r out. */
+   write may land after D timed r out. With auto-truncate, also an over-long prompt, cut. */
 inline Prefill(r, L, G, T) {
   d_step {
-    L <= PREFILL_LIMIT && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
+    (!OVER_LONG(r) || AUTO_TRUNCATE) && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
     post_write(r, L, G, T);
     settle(r, L, T);
     end_action(1, r)
@@ -244,7 +285,7 @@ inline Prefill(r, L, G, T) {
    first own page, reported as success. Otherwise (length-fix): P refuses r and tells D. */
 inline Stub(r, L, G, T) {
   d_step {
-    L > PREFILL_LIMIT && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
+    STUB_WRITE(r) && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
     if
     :: SILENT_STUB -> post_write(r, L, G, T)
     :: else ->
@@ -264,8 +305,10 @@ inline Handoff(r, L, G, T) {
   }
 }
 
-/* decode(r): D reads every page of r's table, whoever wrote it. Under owner-check a page
-   whose tag r may not read fails r loudly, and nothing is read. */
+/* decode(r): D reads every page of r's table, whoever wrote it, up to its length. Under
+   owner-check a page whose tag r may not read (or, with TAG_COUNTS, whose tag counts too
+   few written slots) fails r loudly, and nothing is read. A read past a page's fill meets
+   stale P-side data, another user's (STALE). */
 inline Decode(r, L, G, T) {
   d_step {
     phase[r] == HANDED_OFF || phase[r] == DECODING ->
@@ -274,7 +317,12 @@ inline Decode(r, L, G, T) {
     :: OWNER_CHECK ->
        i = 0;
        do
-       :: i < L -> if :: !MAY_READ_AT(r, G, i, tag[table[T + i]]) -> k = 1 :: else fi; i++
+       :: i < L ->
+          if
+          :: !MAY_READ_AT(r, G, i, tag[table[T + i]]) || TAG_COUNTS && tagfill[table[T + i]] < SLOTS_AT(r, L, i) -> k = 1
+          :: else
+          fi;
+          i++
        :: else -> break
        od
     :: else
@@ -286,8 +334,9 @@ inline Decode(r, L, G, T) {
        do
        :: i < L ->
           pg = table[T + i];
-          if :: data[pg] != 0 -> observed[r] = observed[r] | (1 << (data[pg] - 1)) :: else fi;
           rec = READ | data[pg] | (data[pg] != 0 && dataPos[pg] != i -> MISPLACED : 0);
+          if :: FILL && data[pg] != 0 && SLOTS_AT(r, L, i) > fill[pg] && VERDICT(r, G, i, rec) != 2 -> rec = READ | STALE :: else fi;
+          if :: (rec & READ_LABEL) != 0 -> observed[r] = observed[r] | (1 << ((rec & READ_LABEL) - 1)) :: else fi;
           if
           :: (readrec[T + i] & READ) == 0 || VERDICT(r, G, i, rec) > VERDICT(r, G, i, readrec[T + i]) -> readrec[T + i] = rec
           :: else
@@ -301,7 +350,7 @@ inline Decode(r, L, G, T) {
        :: else -> break
        od;
        steps[r] = steps[r] + 1;
-       if :: steps[r] > 1 -> write_page(table[T + L - 1], r + 1, L - 1) :: else fi;
+       if :: steps[r] > 1 -> write_token(r, L, T) :: else fi;
        phase[r] = (steps[r] >= DECODE_STEPS -> DECODED : DECODING)
     fi;
     rec = 0;
@@ -358,7 +407,9 @@ inline LandData(r, L, G, T) {
     (phase[r] == WRITING || phase[r] == LANDING) && dparts[r] < WRITE_COUNT(r, L) ->
     pg = table[T + WRITE_FROM(r) + dparts[r]];
     if
-    :: pg != NO_PAGE -> data[pg] = WRITE_LABEL(r, L, G, WRITE_FROM(r) + dparts[r]); dataPos[pg] = WRITE_FROM(r) + dparts[r]
+    :: pg != NO_PAGE ->
+       data[pg] = WRITE_LABEL(r, L, G, WRITE_FROM(r) + dparts[r]); dataPos[pg] = WRITE_FROM(r) + dparts[r];
+       if :: FILL -> fill[pg] = WRITE_SLOTS(r, WRITE_FROM(r) + dparts[r]) :: else fi
     :: else
     fi;
     dparts[r] = dparts[r] + 1;
@@ -373,7 +424,12 @@ inline LandTag(r, L, G, T) {
   d_step {
     OWNER_CHECK && (phase[r] == WRITING || phase[r] == LANDING) && tparts[r] < WRITE_COUNT(r, L) ->
     pg = table[T + WRITE_FROM(r) + tparts[r]];
-    if :: pg != NO_PAGE -> tag[pg] = WRITE_LABEL(r, L, G, WRITE_FROM(r) + tparts[r]) :: else fi;
+    if
+    :: pg != NO_PAGE ->
+       tag[pg] = WRITE_LABEL(r, L, G, WRITE_FROM(r) + tparts[r]);
+       if :: TAG_FILL -> tagfill[pg] = WRITE_SLOTS(r, WRITE_FROM(r) + tparts[r]) :: else fi
+    :: else
+    fi;
     tparts[r] = tparts[r] + 1;
     finish_if_landed(r, L);
     settle(r, L, T);

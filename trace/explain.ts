@@ -27,7 +27,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
-import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, stateAt, stepRef } from './facts.ts';
+import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, slotsRead, stateAt, stepRef, tokensWords } from './facts.ts';
 
 /** A violation in words. */
 export interface Explanation {
@@ -70,6 +70,12 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
     for (const { i, page } of (breach?.pages ?? []).filter((x) => x.r === r)) {
       const rec = readRecordOf(m, last, r, i);
       const label = rec & READ_LABEL;
+      if (label === m.staleLabel) {
+        headline.push(staleRead(m, trace, r, i, page, rec));
+        details.push(`page ${page}: ${pageHistory(m, trace, page, k)}.`);
+        if (k === at) pages.push(page);
+        continue;
+      }
       const w = label === 0 ? 0 : lastWrite(m, trace, page, k - 1);
       const misplaced = (rec & MISPLACED) !== 0 ? ` for another position than ${i}` : '';
       const what = label === 0 ? 'which was never written' : `which holds ${dataWords(m, label)}${w > 0 || misplaced !== '' ? ' written' : ''}${misplaced}${w > 0 ? ` at step ${w}` : ''}`;
@@ -80,6 +86,19 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
   }
   if (headline.length === 0) headline.push(invariant.name === 'Isolation' ? 'a request has read data written by another request.' : 'a request read content not written for it.');
   return { invariant: invariant.name, step: at, pages, headline, details };
+}
+
+/**
+ * A read of stale P-side data, at the level of token slots: which tokens the request read
+ * in the page, how many of the page's slots the last write filled, and by which step.
+ */
+function staleRead(m: Model, trace: Trace, r: number, i: number, page: number, rec: number): string {
+  const k = firstStepWhere(trace, (s) => readRecordOf(m, s, r, i) === rec);
+  const { first, last, stale } = slotsRead(m, stateAt(trace, k - 1), r, i);
+  const w = lastWrite(m, trace, page, k - 1);
+  const by = w > 0 ? ` by ${stepRef(m, trace, w)}` : '';
+  const filled = stale - first;
+  return `${name(m, r)} read ${tokensWords(first, last)} in page ${page}, but only ${filled} of its slots ${filled === 1 ? 'was' : 'were'} written for it${by}: ${tokensWords(stale, last)} ${stale === last ? 'is' : 'are'} stale P-side data (another user's).`;
 }
 
 /** ` (given to C at step 6)`: when request `r` last took page `p`, or nothing when it never did. */

@@ -7,9 +7,12 @@
 import {
   actionLabel,
   dataOf,
+  fillOf,
   groupOfLabel,
   holderOf,
   labelName,
+  readEnd,
+  slotsReadAt,
   phaseOf,
   prefixLength,
   prefixPageOfLabel,
@@ -137,13 +140,33 @@ function pageSuffix(m: Model, label: number, open: string, close: string): strin
 /** A label as content in a sentence: `A's data`, `the sys prefix's data`, or `no data`. */
 export function dataWords(m: Model, label: number): string {
   if (label === 0) return 'no data';
+  if (label === m.staleLabel) return "stale P-side data (another user's)";
   if (label <= m.n) return `${m.config.requests[label - 1]?.name ?? `#${label - 1}`}'s data`;
   return `the ${m.groupNames[groupOfLabel(m, label)] ?? '?'} prefix's data${pageSuffix(m, label, ' for position ', '')}`;
+}
+
+/**
+ * With token slots: what request `r`'s decode step in state `s` reads in the page at table
+ * position `i`: its tokens `first .. last`, of which those from `stale` on lie past the
+ * page's fill, in stale P-side data (`stale > last` when none does).
+ */
+export function slotsRead(m: Model, s: State, r: number, i: number): { readonly first: number; readonly last: number; readonly stale: number } {
+  const first = i * m.pageSize;
+  const last = first + slotsReadAt(m, i, readEnd(m, s, r)) - 1;
+  const p = tablePage(m, s, r, i);
+  const stale = dataOf(m, s, p) === 0 ? last + 1 : first + fillOf(m, s, p);
+  return { first, last, stale };
+}
+
+/** Tokens `a .. b` in words: `token 3` or `tokens 2..3`. */
+export function tokensWords(a: number, b: number): string {
+  return a === b ? `token ${a}` : `tokens ${a}..${b}`;
 }
 
 /** A label as a short content name for lists: `A`, `prefix sys`, or `none`. */
 export function dataName(m: Model, label: number): string {
   if (label === 0) return 'none';
+  if (label === m.staleLabel) return 'stale';
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `#${label - 1}`;
   return labelName(m, label);
 }

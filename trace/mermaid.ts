@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../spec/index.ts';
-import { dataName, decodeStepWords, evictedPages, holderWords, postedPages, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
+import { dataName, decodeStepWords, evictedPages, holderWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -55,8 +55,10 @@ function messages(m: Model, trace: Trace, k: number): string[] {
           `D-->>C: ${who} fails with an error`,
         ];
       }
+      // With token slots: which tokens the step reads.
+      const tokens = m.pageSize > 1 ? `${tokensWords(0, slotsRead(m, before, r, table.length - 1).last)} in ` : '';
       const out = [
-        `D->>Pool: ${label}: read ${ids(table)}${stepWords}`,
+        `D->>Pool: ${label}: read ${tokens}${ids(table)}${stepWords}`,
         `Pool-->>D: ${ids(table)}: ${contents(table)}`,
         `D-->>C: answer for ${who}, from the data of ${req?.read.join(', ') || 'nobody'}`,
       ];
@@ -85,7 +87,9 @@ function messages(m: Model, trace: Trace, k: number): string[] {
   /** `prefill` landing whole. */
   function prefillLines(): string[] {
     const writes = writesOf(m, before, action);
-    const out = [`P->>Pool: ${label}: write ${who}'s prompt into ${ids(writes)}`];
+    const tokens = m.tokens[r] ?? 0;
+    const cut = m.fault['auto-truncate'] && (m.lengthRule === 'ge' ? tokens >= m.config.prefillLimit : tokens > m.config.prefillLimit);
+    const out = [`P->>Pool: ${label}: write ${who}'s prompt${cut ? ` cut to ${m.config.prefillLimit} tokens (auto-truncate)` : ''} into ${ids(writes)}`];
     if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
     return out;
   }

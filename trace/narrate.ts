@@ -8,7 +8,11 @@ import {
   dataOf,
   holderOf,
   mayReadAt,
+  readEnd,
+  slotsReadAt,
   stepsOf,
+  tagCovers,
+  tagFillOf,
   tagOf,
   view,
   type Model,
@@ -16,7 +20,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
-import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, stateAt, stepContext, writeMode, writesOf, writtenBefore } from './facts.ts';
+import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, slotsRead, stateAt, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
 
@@ -58,12 +62,17 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     })
     .with('decode', () => {
       if (req?.phase === 'failed') {
-        const bad = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p)));
+        const foreign = table.find((p, i) => !mayReadAt(m, r, i, tagOf(m, before, p)));
+        // Under tag-counts-tokens a page can carry the right tag but count too few written slots.
+        const short = table.findIndex((p, i) => !tagCovers(m, before, p, slotsReadAt(m, i, readEnd(m, before, r))));
+        const bad = foreign ?? (short >= 0 ? table[short] : undefined);
         const tag = bad === undefined ? 0 : tagOf(m, before, bad);
-        const found = tag === 0 ? 'has no tag' : `is tagged ${dataName(m, tag)}`;
+        const counted = foreign === undefined && short >= 0 ? `, counting ${tagFillOf(m, before, bad ?? 0)} written slots where ${who} reads ${slotsReadAt(m, short, readEnd(m, before, r))}` : '';
+        const found = (tag === 0 ? 'has no tag' : `is tagged ${dataName(m, tag)}`) + counted;
         const at = m.decodeSteps > 1 ? ` at step ${stepsOf(m, before, r) + 1} of ${m.decodeSteps}` : '';
         return `owner check${at}: page ${bad ?? '?'} ${found}, which ${who} may not read: ${who} fails loudly and reads nothing.`;
       }
+      if (m.pageSize > 1) return slotDecodeWords();
       const token = stepsOf(m, after, r) > 1 ? `; then it writes its new token into page ${table.at(-1) ?? '?'}` : '';
       return `${who} reads ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which hold: ${datas(table)}${token}.`;
     })
@@ -99,21 +108,39 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     })
     .exhaustive();
 
+  /** A decode step with token slots: the tokens read, each page's content, and where stale P-side data begins. */
+  function slotDecodeWords(): string {
+    const reads = table.map((p, i) => {
+      const { last, stale } = slotsRead(m, before, r, i);
+      const data = dataName(m, dataOf(m, before, p));
+      return stale <= last ? `${data}, then stale P-side data from token ${stale}` : data;
+    });
+    const end = slotsRead(m, before, r, table.length - 1).last;
+    const written = stepsOf(m, after, r) > 1 ? end + 1 : -1;
+    const slot = Math.min(written, table.length * m.pageSize - 1);
+    const token = written < 0 ? '' : `; then it writes its new token into slot ${slot} (page ${table[Math.floor(slot / m.pageSize)] ?? '?'})`;
+    return `${who} reads ${tokensWords(0, end)} in ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which hold: ${reads.join('; ')}${token}.`;
+  }
+
   /** `prefill` landing whole. */
   function prefillWords(): string {
     const writes = writesOf(m, before, action);
     const contents = list(writes.map((p) => dataName(m, dataOf(m, after, p))));
     const late = req?.phase === 'landed';
     const into = late ? `, held now by ${list(writes.map((p) => holderWords(m, holderOf(m, after, p))))}` : '';
+    const tokens = m.tokens[r] ?? 0;
+    const cut = tokens > m.config.prefillLimit || (m.lengthRule === 'ge' && tokens === m.config.prefillLimit);
+    const prompt = m.fault['auto-truncate'] && cut ? `prompt, cut from ${tokens} tokens to the prefill limit of ${m.config.prefillLimit} (auto-truncate),` : 'prompt';
     return late
-      ? `P's late write of ${who}'s prompt lands in ${pagesWords(writes)} (data: ${contents})${into}.`
-      : `P writes ${who}'s prompt into ${pagesWords(writes)} (data: ${contents}).`;
+      ? `P's late write of ${who}'s ${prompt} lands in ${pagesWords(writes)} (data: ${contents})${into}.`
+      : `P writes ${who}'s ${prompt} into ${pagesWords(writes)} (data: ${contents}).`;
   }
 
   /** A silent `stub` landing whole, or a refusal. */
   function stubWords(): string {
     const writes = writesOf(m, before, action);
-    const limit = `${m.len[r] ?? 0} pages is over the prefill limit of ${m.config.prefillLimit}`;
+    const rule = m.lengthRule === 'ge' ? 'at least' : 'over';
+    const limit = m.pageSize > 1 ? `${m.tokens[r] ?? 0} tokens is ${rule} the prefill limit of ${m.config.prefillLimit}` : `${m.len[r] ?? 0} pages is ${rule} the prefill limit of ${m.config.prefillLimit}`;
     if (writes.length === 0) return `P refuses ${who}: ${limit}; nothing is written, and D is told.`;
     const total = ownPages(table, shared).length;
     return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} pages, and reports success.`;

@@ -55,9 +55,14 @@ export function describeModel(m: Model): string {
     const k = c.prefixPages?.[name] ?? 1;
     return k > 1 ? `, prefix ${name} of ${k} pages` : `, prefix ${name}`;
   };
-  const requests = c.requests.map((q) => `${q.name} (${q.length} pages${q.prefix === undefined ? '' : prefix(q.prefix)})`);
+  // With token slots, lengths and the limit are in tokens; with whole pages, tokens are pages.
+  const slots = m.pageSize > 1;
+  const length = (tokens: number, r: number): string => (slots ? `${tokens} tokens, ${m.len[r] ?? 0} pages` : `${tokens} pages`);
+  const requests = c.requests.map((q, r) => `${q.name} (${length(q.length, r)}${q.prefix === undefined ? '' : prefix(q.prefix)})`);
   const faults = c.faults.length === 0 ? 'no faults' : `faults ${c.faults.join(', ')}`;
-  return `${c.variant}, ${c.pages} pages, prefill limit ${c.prefillLimit}, requests ${requests.join(', ')}; ${faults}`;
+  const limit = slots ? `${c.prefillLimit} tokens${m.lengthRule === 'ge' ? ' (refused from the limit on)' : ''}` : `${c.prefillLimit}${m.lengthRule === 'ge' ? ' (refused from the limit on)' : ''}`;
+  const size = slots ? `, ${m.pageSize} token slots per page` : '';
+  return `${c.variant}, ${c.pages} pages${size}, prefill limit ${limit}, requests ${requests.join(', ')}; ${faults}`;
 }
 
 /** Tells `trace`; with `violation`, explains it and marks the cells it points at. */

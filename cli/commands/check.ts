@@ -76,6 +76,7 @@ export function replayCommand(config: Config, extra: readonly string[] = [], for
   if (!sameFaults || forceFaults) args.push('--faults', config.faults.length === 0 ? 'none' : config.faults.join(','));
   if (config.allocator !== undefined && config.allocator !== 'sorted') args.push('--allocator', config.allocator);
   if (config.pageSize !== undefined && config.pageSize !== 1) args.push('--page-size', `${config.pageSize}`);
+  if (config.lengthRule === 'ge') args.push('--length-rule', 'ge');
   if (config.eviction === true) args.push('--eviction');
   const prefixPages = prefixPagesFlag(config);
   if (prefixPages !== undefined) args.push('--prefix-pages', prefixPages);
@@ -90,10 +91,11 @@ export function describeConfig(config: Config): string {
   const faults = config.faults.length === 0 ? 'no faults' : `faults ${config.faults.join(',')}`;
   const allocator = config.allocator === undefined || config.allocator === 'sorted' ? '' : ` · allocator ${config.allocator}`;
   const pageSize = config.pageSize === undefined || config.pageSize === 1 ? '' : ` · page size ${config.pageSize}`;
+  const rule = config.lengthRule === 'ge' ? ' · length rule ge' : '';
   const eviction = config.eviction === true ? ' · eviction' : '';
   const prefixPages = prefixPagesFlag(config);
   const prefixes = prefixPages === undefined ? '' : ` · prefix pages ${prefixPages}`;
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${eviction}${prefixes}`;
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}`;
 }
 
 /** The prefixes longer than one page as `--prefix-pages` takes them (`sys=2,doc=3`), or `undefined` when every prefix is one page. */

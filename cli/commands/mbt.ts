@@ -52,7 +52,7 @@ function whole(flag: string, text: string, min: number, max: number): number {
 /** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
 type Target =
   | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean };
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean };
 
 /** The pool hands pages out in an order; `any` is every choice at once, which only the checker explores. */
 function poolOrder(allocator: Config['allocator']): PoolAllocator | undefined {
@@ -92,6 +92,8 @@ function rawTarget(flags: MbtFlags): Target {
     ...(order === undefined ? {} : { allocators: [order] }),
     // Random configurations then draw eviction on or off.
     ...(flags.eviction === true ? { eviction: true } : {}),
+    // --page-size above 1: random configurations with token slots (2 or 3 per page, lengths in tokens).
+    ...(decoded.pageSize !== undefined && decoded.pageSize > 1 ? { slots: true } : {}),
   };
 }
 
@@ -138,7 +140,10 @@ function describeConfig(config: Config): string {
   const order = config.allocator === undefined ? '' : `, allocator ${config.allocator}${config.pageSize === undefined ? '' : ` (page size ${config.pageSize})`}`;
   const long = Object.entries(config.prefixPages ?? {});
   const prefixes = long.length === 0 ? '' : `, prefix pages ${long.map(([name, k]) => `${name}=${k}`).join(',')}`;
-  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages, prefill limit ${config.prefillLimit}, requests ${requests}${prefixes}`;
+  // Token slots: lengths and the limit are in tokens.
+  const slots = config.allocator === undefined && config.pageSize !== undefined && config.pageSize > 1 ? `, ${config.pageSize} tokens per page` : '';
+  const rule = config.lengthRule === 'ge' ? ' (ge)' : '';
+  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}`;
 }
 
 /** The result as the JSON that `--json` prints. */
@@ -190,7 +195,7 @@ export function mbtCommand(flags: MbtFlags): number {
   const what =
     'config' in target
       ? describeConfig(target.config)
-      : `random configurations, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
+      : `random configurations${target.slots === true ? ' with token slots' : ''}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
   out(`pagecheck mbt: ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
   if (f === undefined && flags.path !== undefined) {
     out(`pass: the case at --path ${flags.path} passes now`);
@@ -273,7 +278,7 @@ export function register(program: Command): void {
       .command('mbt')
       .description('model-based test of the page pool against the spec (fast-check); a failure prints as a shrunk trace with its replay line'),
   )
-    .option('--random', `random configurations (up to 6 pages, 1 to 4 requests, prefixes) instead of one; faults random unless --faults (${FAULTS.join(', ')})`)
+    .option('--random', `random configurations (up to 6 pages, 1 to 4 requests, prefixes) instead of one; faults random unless --faults (${FAULTS.join(', ')}); with --page-size 2 or more, token slots (2 or 3 per page, lengths in tokens)`)
     .option('--runs <n>', 'number of runs', '1000')
     .option('--seed <s>', `fast-check seed, 0 to 2147483647 (default ${DEFAULT_SEED})`)
     .option('--path <path>', 'replay exactly the counterexample at this path (printed on failure; use with the same --seed)')

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
 import type { ConformanceReport } from '../../proofs/conformance.ts';
-import { prove, OWNER_CHECK_FAULTS, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
+import { prove, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
 import { openZ3 } from '../../proofs/z3.ts';
 import { EXIT, UsageError } from '../errors.ts';
 
@@ -154,14 +154,16 @@ function parseVariant(text: string): Variant {
  * `--faults`: a list, `all` or `none`. By default every fault for hardened; every fault
  * but torn-write for owner-check and buggy (the faults under which the owner check alone
  * holds; `all` adds torn-write); none for length-fix, whose proof holds only without.
+ * Never `auto-truncate` (docs/SLOTS.md).
  */
 function parseFaults(text: string | undefined, variant: Variant): Fault[] {
-  if (text === undefined) return variant === 'length-fix' ? [] : variant === 'hardened' ? [...FAULTS] : [...OWNER_CHECK_FAULTS];
+  if (text === undefined) return variant === 'length-fix' ? [] : variant === 'hardened' ? [...PROOF_FAULTS] : [...OWNER_CHECK_FAULTS];
   if (text.trim() === 'none') return [];
-  if (text.trim() === 'all') return [...FAULTS];
+  if (text.trim() === 'all') return [...PROOF_FAULTS];
   return text.split(',').map((part) => {
     const f = FAULTS.find((x) => x === part.trim());
     if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
+    if (f === 'auto-truncate') throw new UsageError('--faults: the proof is about whole pages and does not encode auto-truncate (docs/SLOTS.md says why); check it with `pagecheck check --faults auto-truncate`');
     return f;
   });
 }

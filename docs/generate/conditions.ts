@@ -19,9 +19,13 @@ export interface Point {
 /**
  * The faults the space varies: the catalogue but `lock-underflow`, which acts only where
  * the prefix cache evicts; no configuration explored here turns eviction on, so its points
- * would repeat the others exactly (and the cover's terms grow threefold per fault).
+ * would repeat the others exactly (and the cover's terms grow threefold per fault). And
+ * but `auto-truncate`, which only replaces what P does with an over-long prompt (a cut
+ * prefill instead of a stub or a refusal) and adds no arrow of its own: the conditions are
+ * given for the stub's semantics, and docs/SLOTS.md describes the cut (the space, and the
+ * time to derive it, would double).
  */
-export const SPACE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'lock-underflow');
+export const SPACE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'lock-underflow' && f !== 'auto-truncate');
 
 /** Every point: each variant with each subset of {@link SPACE_FAULTS}, in a fixed order. */
 export function allPoints(): readonly Point[] {

@@ -10,7 +10,7 @@ import { DOCS_CHECK_COMMAND, DOCS_COMMAND } from './commands.ts';
 import { computeFigures, leakSection, matrixSection, type Figures } from './figures.ts';
 import { deriveLifecycle, type Lifecycle } from './lifecycle.ts';
 import { anchor, code, prose, type Section } from './markdown.ts';
-import { lifecycleSection, modelSection, moduleProse, stateSection } from './model-sections.ts';
+import { lifecycleSection, modelSection, moduleProse, slotsSection, stateSection } from './model-sections.ts';
 import { propertiesSection } from './property-section.ts';
 import { summarySection } from './summary-section.ts';
 import { readSpecSources, specDocs, type SpecDocs, type SpecSources } from './sources.ts';
@@ -50,6 +50,7 @@ export function renderDocument(sources: SpecSources, computed: Computed): string
     modelSection(docs),
     catalogueSection(docs),
     stateSection(docs),
+    slotsSection(docs),
     lifecycleSection(docs, lifecycle),
     actionsSection(docs, lifecycle).section,
     propertiesSection(docs, figures.witnessRuns),

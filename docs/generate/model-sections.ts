@@ -30,7 +30,7 @@ export function modelSection(docs: SpecDocs): Section {
     body: [
       moduleProse(config),
       '### Parameters',
-      table(['Parameter', 'Meaning'], memberRows(config, 'Config', ['pages', 'prefillLimit', 'requests', 'variant', 'faults', 'prefixPages'])),
+      table(['Parameter', 'Meaning'], memberRows(config, 'Config', ['pages', 'prefillLimit', 'requests', 'variant', 'faults', 'pageSize', 'lengthRule', 'prefixPages'])),
       'Each request:',
       table(['Field', 'Meaning'], memberRows(config, 'RequestSpec', ['name', 'length', 'prefix'])),
       `${prose(limits.text)} At most ${LIMITS.maxPages} pages and ${LIMITS.maxRequests} requests.`,
@@ -38,6 +38,11 @@ export function modelSection(docs: SpecDocs): Section {
       ['incidentConfig', 'matrixConfig'].map((name) => `- ${code(name)}: ${prose(requireDoc(config, name).text)}`).join('\n'),
     ].join('\n\n'),
   };
+}
+
+/** "Token slots": what a page's slots hold and what decode reads of them, from `slots.ts`'s opening comment. */
+export function slotsSection(docs: SpecDocs): Section {
+  return { heading: 'Token slots', body: moduleProse(docs.file('spec/slots.ts')) };
 }
 
 /** One state variable parsed from the list in `state.ts`'s opening comment. */

@@ -125,7 +125,7 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    expect(cells).toHaveLength(28);
+    expect(cells).toHaveLength(32);
     expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',
@@ -133,10 +133,12 @@ describe('pagecheck matrix and demo', () => {
       'buggy stale-free',
       'buggy prefix-poison',
       'buggy torn-write',
+      'buggy auto-truncate',
       'length-fix early-free',
       'length-fix stale-free',
       'length-fix prefix-poison',
       'length-fix torn-write',
+      'length-fix auto-truncate',
       'owner-check torn-write',
     ]);
   });

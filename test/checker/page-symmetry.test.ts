@@ -24,6 +24,8 @@ function renamePages(m: Model, s: State, perm: readonly number[]): State {
     t[m.tagAt + q] = s[m.tagAt + p]!;
     t[m.dataPosAt + q] = s[m.dataPosAt + p]!;
     if (m.freeAt >= 0) t[m.freeAt + q] = s[m.freeAt + p]!;
+    if (m.fillAt >= 0) t[m.fillAt + q] = s[m.fillAt + p]!;
+    if (m.tagFillAt >= 0) t[m.tagFillAt + q] = s[m.tagFillAt + p]!;
   }
   for (let r = 0; r < m.n; r++) {
     for (let i = 0; i < m.len[r]!; i++) {
@@ -55,6 +57,8 @@ function orbits(m: Model, states: readonly State[]): number {
 const CASES: readonly (readonly [string, Config, number, number])[] = [
   ['incident, buggy', { pages: 3, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3 }], variant: 'buggy', faults: ['silent-stub'], allocator: 'any' }, 304, 52],
   ['incident, owner-check', { pages: 3, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3 }], variant: 'owner-check', faults: ['silent-stub'], allocator: 'any' }, 286, 49],
+  // Token slots: a page's fill counts are per-page bytes that move with it.
+  ['2-token pages, requests of 3, 3 and 1 tokens, owner-check, silent-stub, two decode steps', { pages: 3, pageSize: 2, prefillLimit: 3, requests: [{ name: 'A', length: 3 }, { name: 'B', length: 3 }, { name: 'C', length: 1 }], variant: 'owner-check', faults: ['silent-stub'], allocator: 'any', decodeSteps: 2 }, 2623, 229],
   ['1,1,2 on 3 pages, double-free', { pages: 3, prefillLimit: 2, requests: [{ name: 'A', length: 1 }, { name: 'B', length: 1 }, { name: 'C', length: 2 }], variant: 'buggy', faults: ['double-free'], allocator: 'any' }, 16768, 1451],
 ];
 

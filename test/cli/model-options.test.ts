@@ -36,8 +36,8 @@ describe('model flags and configuration files', () => {
       [
         'invalid model configuration:',
         '  --pages: expected a number of pages: a whole number from 1 to 4096, got 0',
-        '  --prefill-limit: expected a prefill limit in pages: a whole number from 0 to 4096, got "two"',
-        '  --requests[1].length: expected a length in pages: a whole number from 1 to 4096, got "x"',
+        '  --prefill-limit: expected a prefill limit in tokens: a whole number from 0 to 65535, got "two"',
+        '  --requests[1].length: expected a length in tokens: a whole number from 1 to 65535, got "x"',
       ].join('\n'),
     );
     expect(errorOf(() => configFromFlags({ pages: '3', prefillLimit: '2', requests: '2', variant: 'fast' }))).toContain(

@@ -6,6 +6,8 @@ import { runLabels } from '../spec/helpers.ts';
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
 const without = (m: Model, off: Mechanism): Model => ({ ...m, mechanism: { ...m.mechanism, [off]: false } });
 const READS = [Isolation, Integrity];
+/** Every fault but auto-truncate, which replaces the silent stub (P cuts the prompt instead): the catalogue before token slots. */
+const STUBBING: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate');
 /** Issue 14's faults: the catalogue it was written against (before double-free and lock-underflow joined it). */
 const ISSUE_14_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'torn-write'];
 
@@ -23,12 +25,16 @@ const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[
     ...(eviction ? { eviction } : {}),
   });
 
+/** The mechanisms of whole pages; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts). */
+const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens'> => k !== 'tag-counts-tokens');
+type PageMechanism = (typeof PAGE_MECHANISMS)[number];
+
 /** The smallest configuration for each mechanism's removal: the fault that needs it, with torn writes. */
-const SMALLEST: Readonly<Record<Mechanism, { faults: string[]; requests: number }>> = {
+const SMALLEST: Readonly<Record<PageMechanism, { faults: string[]; requests: number }>> = {
   'revoke-writer': { faults: ['early-free', 'torn-write'], requests: 2 },
   'release-checks-holder': { faults: ['stale-free', 'torn-write'], requests: 3 },
 };
-const smallest = (off: Mechanism): Model =>
+const smallest = (off: PageMechanism): Model =>
   compile(configFrom({ pages: 2, prefillLimit: 2, requests: Array.from({ length: SMALLEST[off].requests }, () => ({ length: 1 })), variant: 'hardened', faults: SMALLEST[off].faults }));
 
 describe('torn writes break the owner check', () => {
@@ -62,14 +68,21 @@ describe('variant hardened', () => {
   });
 
   it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 29,692 states)', { timeout: 60_000 }, () => {
-    const r = check(checkedModel(acceptance('hardened', FAULTS)), { invariants: READS });
+    const r = check(checkedModel(acceptance('hardened', STUBBING)), { invariants: READS });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27492, 31]);
-    const evicting = check(checkedModel(acceptance('hardened', FAULTS, true)), { invariants: READS });
+    const evicting = check(checkedModel(acceptance('hardened', STUBBING, true)), { invariants: READS });
     expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 29692, 32]);
     expect(evicting.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 
-  it.each(MECHANISMS)('without %s, the acceptance configuration leaks', { timeout: 60_000 }, (off) => {
+  it('and with auto-truncate, which cuts B to the limit instead of stubbing it (whole pages: the owner check fails B loudly)', { timeout: 60_000 }, () => {
+    const r = check(checkedModel(acceptance('hardened', FAULTS)), { invariants: READS });
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 48178, 33]);
+    // A cut prompt still holds its prefix page, written for the prefix: a failed B's insert poisons nothing.
+    expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual(['PoisonedInsert']);
+  });
+
+  it.each(PAGE_MECHANISMS)('without %s, the acceptance configuration leaks', { timeout: 60_000 }, (off) => {
     const r = check(checkedModel(without(acceptance('hardened'), off)), { invariants: READS });
     expect(r.verdict).toBe('violation');
     expect(r.violations[0]?.invariant).toBe('Isolation');

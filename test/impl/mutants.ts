@@ -57,7 +57,7 @@ class StubWritesWhenRefusing extends PagePool {
     const phase = this.phases[slot];
     const over = (this.lengths[slot] ?? 0) > this.options.prefillLimit;
     if (!this.behaviour.silentStub && over && (phase === Ph.allocated || phase === Ph.timedOut)) {
-      this.write(this.tables[slot * this.options.maxLength] ?? 0, this.serials[slot] ?? 0, 0);
+      this.write(this.tables[slot * this.options.maxLength] ?? 0, this.serials[slot] ?? 0, 0, 1);
     }
     return super.stub(slot);
   }

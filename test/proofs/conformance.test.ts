@@ -20,11 +20,13 @@ afterAll(async () => {
 // Between them every switch is on and off: the owner check (owner-check, hardened against
 // buggy, length-fix), the silent stub (buggy against length-fix), each fault (all against
 // none), the mechanisms (hardened against owner-check).
+// auto-truncate is left out: the encoding has whole pages and no auto-truncation (docs/SLOTS.md).
+const ENCODED: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate');
 const SEMANTICS: readonly (readonly [Variant, readonly Fault[]])[] = [
-  ['owner-check', FAULTS],
+  ['owner-check', ENCODED],
   ['owner-check', []],
-  ['hardened', FAULTS],
-  ['buggy', FAULTS],
+  ['hardened', ENCODED],
+  ['buggy', ENCODED],
   ['length-fix', []],
 ];
 

@@ -31,4 +31,6 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'lock-underflow': [],
   // Not tried: the length fix's proof is about no faults at all; torn writes are proved for hardened (expected-torn.ts).
   'torn-write': [],
+  // Not encoded in the proof (docs/SLOTS.md); the spec's own universe finds the length fix broken by a cut prefill.
+  'auto-truncate': ['prefill'],
 };

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { main } from '../../cli/main.ts';
-import { actionLabel, checkedModel, compile, configFrom, FAULTS, matrixConfig, MECHANISMS, type Config } from '../../spec/index.ts';
+import { actionLabel, checkedModel, compile, configFrom, matrixConfig, MECHANISMS, type Config } from '../../spec/index.ts';
 import { failingParts, HOLD_INVARIANT } from '../../proofs/invariant.ts';
-import { OBLIGATIONS, prove, type ProofReport } from '../../proofs/obligations.ts';
+import { OBLIGATIONS, prove, PROOF_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { runLabels } from '../spec/helpers.ts';
 import { checkReachable } from './enumerate.ts';
@@ -60,7 +60,7 @@ async function pagecheck(...argv: string[]): Promise<{ code: number; out: string
 
 describe('hardened under torn writes: the hold invariant is inductive for any size, every fault on', () => {
   it('the encoding agrees with step, and all 11 obligations are proved, none of them vacuously', async () => {
-    const report = await prove(z3, { variant: 'hardened', faults: [...FAULTS] });
+    const report = await prove(z3, { variant: 'hardened', faults: [...PROOF_FAULTS] });
     expect(report.invariant.conjuncts.map((c) => c.name)).toEqual(HOLD_NAMES);
     expect(report.conformance?.mismatches).toEqual([]);
     // landData and landTag are compared with step too: the counts include the torn-write phases
@@ -75,7 +75,7 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
   it('no conjunct is dead weight: dropping any one makes z3 find a counterexample to induction', async () => {
     const found: Record<number, string[]> = {};
     for (const c of HOLD_INVARIANT.conjuncts) {
-      const report = await prove(z3, { variant: 'hardened', faults: [...FAULTS], drop: c.id, checkEncoding: false });
+      const report = await prove(z3, { variant: 'hardened', faults: [...PROOF_FAULTS], drop: c.id, checkEncoding: false });
       expect(report.obligations.filter((o) => o.result === 'unknown')).toEqual([]);
       found[c.id] = failing(report);
     }
@@ -84,23 +84,23 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
 
   it('each mechanism is what one obligation rests on: switched off, z3 finds the counterexample there', async () => {
     for (const off of MECHANISMS) {
-      const report = await prove(z3, { variant: 'hardened', faults: [...FAULTS], without: [off], checkEncoding: false });
+      const report = await prove(z3, { variant: 'hardened', faults: [...PROOF_FAULTS], without: [off], checkEncoding: false });
       const broken = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);
       expect({ off, broken }).toEqual({ off, broken: HOLD_WITHOUT[off] });
     }
   }, 120_000);
 
   it('proves it with each fault alone and with none', async () => {
-    for (const faults of [[], ...FAULTS.map((f): Fault[] => [f])]) {
+    for (const faults of [[], ...PROOF_FAULTS.map((f): Fault[] => [f])]) {
       const report = await prove(z3, { variant: 'hardened', faults, checkEncoding: false });
       expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
     }
   }, 120_000);
 
   it('the executable invariant holds on every reachable state of hardened with every fault, and breaks on owner-check', () => {
-    const acceptance = configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'hardened', faults: [...FAULTS], decodeSteps: 2 });
+    const acceptance = configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'hardened', faults: [...PROOF_FAULTS], decodeSteps: 2 });
     // regression pins, counted by enumerate.ts's own breadth-first search (no symmetry)
-    for (const [config, states] of [[matrixConfig('hardened', [...FAULTS]), 26996], [acceptance, 27492]] as const) {
+    for (const [config, states] of [[matrixConfig('hardened', [...PROOF_FAULTS]), 26996], [acceptance, 27492]] as const) {
       expect(checkReachable(compile(config))).toEqual({ states, breaches: [] });
     }
     const owner = checkReachable(compile(matrixConfig('owner-check', ['early-free', 'torn-write'])));
@@ -128,7 +128,7 @@ describe('owner-check under early-free and torn-write: the proof fails where the
 
   it('with torn writes, the owner check alone fails exactly with the faults that bring a foreign write to a held page', async () => {
     const broken: Record<string, string[]> = {};
-    for (const f of FAULTS.filter((x) => x !== 'torn-write')) {
+    for (const f of PROOF_FAULTS.filter((x) => x !== 'torn-write')) {
       const report = await prove(z3, { variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false });
       broken[f] = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);
     }
@@ -183,7 +183,7 @@ describe('the encoding check covers the part landings: it disagrees with a spec 
       const dir = mutantTree(mutant);
       try {
         const kinds: ActionKind[] = ['landData', 'landTag', 'handoff'];
-        const report = await checkConformance(z3, 'hardened', [...FAULTS], await mutantStep(dir), kinds);
+        const report = await checkConformance(z3, 'hardened', [...PROOF_FAULTS], await mutantStep(dir), kinds);
         caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
       } finally {
         removeTree(dir);

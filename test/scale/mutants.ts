@@ -29,7 +29,8 @@ class OwnerCheckFirst32 extends PagePool {
     const end = base + Math.min(32, this.lengths[s] ?? 0);
     for (let i = base; i < end; i++) {
       const t = this.tag[this.tables[i] ?? 0];
-      if (t !== serial && t !== own) return false;
+      // A prefix's tag passes only at the prefix's position, the first, as in the pool.
+      if (t !== serial && !(i === base && t === own)) return false;
     }
     return true;
   }

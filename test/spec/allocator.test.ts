@@ -4,15 +4,15 @@ import { Either } from 'effect';
 import { decodeConfig, freeList, releaseList, tableOf, type Allocator, type Config } from '../../spec/index.ts';
 import { runLabels } from './helpers.ts';
 
-/** 8 pages; A and C of 2 pages, then six 1-page requests D..I. */
+/** 8 pages; A and C of 2 pages, then six 1-page requests D..I (lengths in tokens: whole pages of `pageSize`). */
 function eightPages(allocator: Allocator, pageSize = 1): Config {
   return {
     pages: 8,
-    prefillLimit: 8,
+    prefillLimit: 8 * pageSize,
     requests: [
-      { name: 'A', length: 2 },
-      { name: 'C', length: 2 },
-      ...['D', 'E', 'F', 'G', 'H', 'I'].map((name) => ({ name, length: 1 })),
+      { name: 'A', length: 2 * pageSize },
+      { name: 'C', length: 2 * pageSize },
+      ...['D', 'E', 'F', 'G', 'H', 'I'].map((name) => ({ name, length: pageSize })),
     ],
     variant: 'length-fix',
     faults: [],

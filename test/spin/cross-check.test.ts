@@ -39,6 +39,9 @@ const fourPages = (variant: Config['variant']): Config =>
 /** A:3, B:4 and C:3, B and C with the 2-page prefix sys; prefill limit 3. */
 const twoPagePrefix = (variant: Config['variant'], faults: Config['faults'], pages: number): Config =>
   configFrom({ pages, prefillLimit: 3, requests: [{ length: 3 }, { length: 4, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant, faults: [...faults], prefixPages: { sys: 2 } });
+/** The slot-level finding's configuration: 2-token pages, prefill limit 3 tokens, requests of 3 and 4 tokens. */
+const truncating = (variant: Config['variant'], faults: Config['faults'], decodeSteps = 1): Config =>
+  configFrom({ pages: 3, pageSize: 2, prefillLimit: 3, requests: [{ length: 3 }, { length: 4 }], variant, faults: [...faults], decodeSteps });
 
 const CASES: readonly Case[] = [
   { name: 'minimal incident, buggy', config: incidentConfig('buggy'), states: 21, depth: 10, violation: { invariant: 'Isolation', length: 9 } },
@@ -156,6 +159,38 @@ const CASES: readonly Case[] = [
     states: 80696,
     depth: 33,
     violation: null,
+  },
+  // Token slots: fill counts, the stale tail of P's last page, the length rule, auto-truncate and hardened's tag-counts-tokens.
+  { name: 'matrix, buggy, auto-truncate (whole pages)', config: matrixConfig('buggy', ['auto-truncate']), states: 140, depth: 16, violation: { invariant: 'Isolation', length: 15 } },
+  {
+    name: '2-token pages, owner-check, auto-truncate, requests 3,4 tokens: the stale tail under the right tag',
+    config: truncating('owner-check', ['auto-truncate']),
+    states: 21,
+    depth: 10,
+    violation: { invariant: 'Isolation', length: 4 },
+  },
+  { name: '2-token pages, hardened, auto-truncate, requests 3,4 tokens', config: truncating('hardened', ['auto-truncate']), states: 21, depth: 10, violation: null },
+  {
+    name: '2-token pages, owner-check, auto-truncate, early-free, torn-write, two decode steps',
+    config: truncating('owner-check', ['auto-truncate', 'early-free', 'torn-write'], 2),
+    states: 1905,
+    depth: 20,
+    violation: { invariant: 'Isolation', length: 8 },
+  },
+  { name: '2-token pages, hardened, auto-truncate, early-free, torn-write, three decode steps', config: truncating('hardened', ['auto-truncate', 'early-free', 'torn-write'], 3), states: 495, depth: 20, violation: null },
+  {
+    name: '2-token pages, owner-check, silent-stub under the ge rule: a one-page prompt stubbed to one token',
+    config: configFrom({ pages: 3, pageSize: 2, prefillLimit: 2, lengthRule: 'ge', requests: [{ length: 3 }, { length: 2 }], variant: 'owner-check', faults: ['silent-stub'] }),
+    states: 71,
+    depth: 10,
+    violation: { invariant: 'Isolation', length: 4 },
+  },
+  {
+    name: '2-token pages, buggy, stale-free, three decode steps: tokens written slot by slot',
+    config: configFrom({ pages: 2, pageSize: 2, prefillLimit: 4, requests: [{ length: 3 }, { length: 1 }, { length: 2 }], variant: 'buggy', faults: ['stale-free'], decodeSteps: 3 }),
+    states: 3065,
+    depth: 24,
+    violation: { invariant: 'ExclusiveHold', length: 9 },
   },
 ];
 
