@@ -157,6 +157,18 @@ describe('pagecheck matrix and demo', () => {
     expect(err).toContain('--faults: the matrix needs at least one fault');
   });
 
+  it('the replay line of a multi-step configuration checks that configuration again: same config, 20 states, not 1-step\'s 18', async () => {
+    const args = ['check', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3', '--decode-steps', '2'];
+    const first = JSON.parse((await pagecheck(...args, '--json')).out);
+    expect([first.verdict, first.distinctStates, first.config.decodeSteps]).toEqual(['violation', 20, 2]);
+    const line = /^replay: (.*)$/m.exec((await pagecheck(...args)).out)?.[1] ?? '';
+    expect(line).toContain('--decode-steps 2');
+    const rerun = await pagecheck(...line.slice(line.indexOf(' check ') + 1).split(' '), '--json');
+    expect(rerun.err).toBe('');
+    const again = JSON.parse(rerun.out);
+    expect([again.verdict, again.distinctStates, again.config]).toEqual([first.verdict, first.distinctStates, first.config]);
+  });
+
   it('demo: buggy leaks with its 9-action trace, the fixes hold; exit 0', async () => {
     const { code, out } = await pagecheck('demo');
     expect(code).toBe(0);
