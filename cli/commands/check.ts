@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
-import { actionLabel, checkedModel, type Action, compile, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { actionLabel, checkedModel, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { commandLine } from '../invocation.ts';
 import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
@@ -256,7 +256,8 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
   if (Object.keys(files).length > 0) {
     if (first === undefined) process.stderr.write('pagecheck: no counterexample, so no trace file was written\n');
     else {
-      const written = writeTraceFiles(m, first.trace, first.invariant, files, flags.force === true);
+      const checked = (invariants ?? DEFAULT_INVARIANTS).map((p) => p.name);
+      const written = writeTraceFiles(m, first.trace, first.invariant, files, flags.force === true, checked);
       if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
     }
   }
