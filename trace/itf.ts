@@ -147,7 +147,7 @@ export function toItf(m: Model, trace: Trace, invariant?: string, checked: reado
       format: 'ITF',
       'format-description': ITF_DESCRIPTION,
       source: 'pagecheck',
-      description: `${invariant === undefined ? 'a trace' : `a counterexample to ${invariant}`} of ${actions.length} steps: ${actions.join(' ') || '(none)'}; check it again with: pagecheck replay FILE`,
+      description: `${invariant === undefined ? 'a trace' : `a counterexample to ${invariant}`} of ${actions.length} ${actions.length === 1 ? 'step' : 'steps'}: ${actions.join(' ') || '(none)'}; check it again with: pagecheck replay FILE`,
       invariant: invariant ?? null,
       invariants: [...checked],
       explanation,

@@ -38,7 +38,7 @@ export interface StoryStep {
 
 /** A trace told for printers. */
 export interface Story {
-  /** The model in one line: variant, pool, limit, requests, faults. */
+  /** The model in one line: variant, pool, limit, requests, faults, and the other fields not at their defaults. */
   readonly model: string;
   /** Whether pages carry owner tags worth showing (`owner-check`). */
   readonly tags: boolean;
@@ -55,9 +55,16 @@ export function describeModel(m: Model): string {
     const k = c.prefixPages?.[name] ?? 1;
     return k > 1 ? `, prefix ${name} of ${k} pages` : `, prefix ${name}`;
   };
-  const requests = c.requests.map((q) => `${q.name} (${q.length} pages${q.prefix === undefined ? '' : prefix(q.prefix)})`);
+  const requests = c.requests.map((q) => `${q.name} (${q.length} ${q.length === 1 ? 'page' : 'pages'}${q.prefix === undefined ? '' : prefix(q.prefix)})`);
   const faults = c.faults.length === 0 ? 'no faults' : `faults ${c.faults.join(', ')}`;
-  return `${c.variant}, ${c.pages} pages, prefill limit ${c.prefillLimit}, requests ${requests.join(', ')}; ${faults}`;
+  // The fields left at their defaults are left out, so that the first model's line reads as before.
+  const more = [
+    c.allocator === undefined || c.allocator === 'sorted' ? '' : `allocator ${c.allocator}`,
+    c.eviction === true ? 'eviction' : '',
+    c.pageSize === undefined || c.pageSize === 1 ? '' : `page size ${c.pageSize}`,
+    c.decodeSteps === undefined || c.decodeSteps === 1 ? '' : `decode steps ${c.decodeSteps}`,
+  ].filter((x) => x !== '');
+  return `${c.variant}, ${c.pages} pages, prefill limit ${c.prefillLimit}, requests ${requests.join(', ')}; ${faults}${more.length === 0 ? '' : `; ${more.join(', ')}`}`;
 }
 
 /** Tells `trace`; with `violation`, explains it and marks the cells it points at. */

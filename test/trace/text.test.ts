@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { incidentConfig } from '../../spec/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { narrate } from '../../trace/narrate.ts';
 import { earlyFree, minimalLeak, ownerCheck, prefixPoison, sample } from './traces.ts';
@@ -139,5 +140,12 @@ describe('narration of one page', () => {
       'D gives B page 0, which holds: A.',
       "a stale second release frees A's old page 0 again; it was held by: B.",
     ]);
+  });
+
+  it('heads the trace with every field not at its default, a one-page request in the singular', () => {
+    const { m, trace } = sample({ ...incidentConfig('buggy'), requests: [{ name: 'A', length: 1 }], allocator: 'lifo', decodeSteps: 2 }, 'allocate(A)');
+    const lines = formatTrace(m, trace, { color: false }).split('\n');
+    expect(lines[0]).toBe('trace of 1 step');
+    expect(lines[1]).toBe('model: buggy, 3 pages, prefill limit 2, requests A (1 page); faults silent-stub; allocator lifo, decode steps 2');
   });
 });
