@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import * as Either from 'effect/Either';
 import type { Command } from 'commander';
-import { decodeConfig, type Config } from '../spec/index.ts';
+import { decodeConfig, DEFAULT_FAULTS, type Config } from '../spec/index.ts';
 import { UsageError } from './errors.ts';
 
 /** The raw model flags as commander hands them over. */
@@ -55,19 +55,56 @@ export function addModelOptions(cmd: Command): Command {
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
 
-const FLAG_OF: Readonly<Record<string, string>> = {
-  pages: '--pages',
-  prefillLimit: '--prefill-limit',
-  requests: '--requests',
-  variant: '--variant',
-  faults: '--faults',
-  allocator: '--allocator',
-  pageSize: '--page-size',
-  lengthRule: '--length-rule',
-  eviction: '--eviction',
-  decodeSteps: '--decode-steps',
-  prefixPages: '--prefix-pages',
+/**
+ * Each configuration field's flag, and its value as that flag takes it (`true`: the flag
+ * alone; `undefined`: the field is at its default and the flag is left out). Typed over
+ * every field of {@link Config}, so that a new field cannot be left out of the replay
+ * lines; in the order the replay lines give them.
+ */
+const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: string; readonly value: (config: Config, forceFaults: boolean) => string | true | undefined } } = {
+  variant: { flag: '--variant', value: (c) => c.variant },
+  pages: { flag: '--pages', value: (c) => `${c.pages}` },
+  prefillLimit: { flag: '--prefill-limit', value: (c) => `${c.prefillLimit}` },
+  requests: { flag: '--requests', value: (c) => c.requests.map((q) => (q.prefix === undefined ? `${q.length}` : `${q.length}:${q.prefix}`)).join(',') },
+  faults: {
+    flag: '--faults',
+    value: (c, force) => {
+      const defaults = DEFAULT_FAULTS[c.variant];
+      const same = defaults.length === c.faults.length && defaults.every((f) => c.faults.includes(f));
+      return same && !force ? undefined : c.faults.length === 0 ? 'none' : c.faults.join(',');
+    },
+  },
+  allocator: { flag: '--allocator', value: (c) => (c.allocator === undefined || c.allocator === 'sorted' ? undefined : c.allocator) },
+  pageSize: { flag: '--page-size', value: (c) => (c.pageSize === undefined || c.pageSize === 1 ? undefined : `${c.pageSize}`) },
+  lengthRule: { flag: '--length-rule', value: (c) => (c.lengthRule === undefined || c.lengthRule === 'gt' ? undefined : c.lengthRule) },
+  eviction: { flag: '--eviction', value: (c) => (c.eviction === true ? true : undefined) },
+  prefixPages: { flag: '--prefix-pages', value: (c) => prefixPagesFlag(c) },
+  decodeSteps: { flag: '--decode-steps', value: (c) => (c.decodeSteps === undefined || c.decodeSteps === 1 ? undefined : `${c.decodeSteps}`) },
 };
+
+const FLAG_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FIELD_FLAGS).map(([field, f]) => [field, f.flag]));
+
+/** The prefixes longer than one page as `--prefix-pages` takes them (`sys=2,doc=3`), or `undefined` when every prefix is one page. */
+export function prefixPagesFlag(config: Config): string | undefined {
+  const long = Object.entries(config.prefixPages ?? {}).filter(([, k]) => k > 1);
+  return long.length === 0 ? undefined : long.map(([name, k]) => `${name}=${k}`).join(',');
+}
+
+/** The model flags that give `config` (request names aside), fields at their defaults left out; `--faults` only when not the variant's own, unless `forceFaults`. */
+export function configArgs(config: Config, forceFaults = false): string[] {
+  const args: string[] = [];
+  for (const { flag, value } of Object.values(FIELD_FLAGS)) {
+    const v = value(config, forceFaults);
+    if (v === true) args.push(flag);
+    else if (v !== undefined) args.push(flag, v);
+  }
+  return args;
+}
+
+/** Whether any model flag (or `--config`) was given. */
+export function modelFlagsGiven(flags: ModelFlags): boolean {
+  return flags.config !== undefined || Object.keys(FIELD_FLAGS).some((field) => flags[field as keyof ModelFlags] !== undefined);
+}
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
 function numberish(text: string): number | string {

@@ -44,11 +44,11 @@ export function checkTraceFiles(files: TraceFiles, force = false): void {
   }
 }
 
-/** Writes the trace's other forms to the files named (checked first, see {@link checkTraceFiles}); returns the paths written. */
-export function writeTraceFiles(m: Model, trace: Trace, violation: string | undefined, files: TraceFiles, force = false): string[] {
+/** Writes the trace's other forms to the files named (checked first, see {@link checkTraceFiles}); `checked` names the invariants the search checked, for the ITF trace; returns the paths written. */
+export function writeTraceFiles(m: Model, trace: Trace, violation: string | undefined, files: TraceFiles, force = false, checked?: readonly string[]): string[] {
   checkTraceFiles(files, force);
   const render: Readonly<Record<string, () => string>> = {
-    '--itf': () => formatItf(m, trace, violation),
+    '--itf': () => formatItf(m, trace, violation, checked),
     '--mermaid': () => formatMermaid(m, trace, violation),
     '--html': () => formatHtml(m, trace, violation),
   };

@@ -59,7 +59,8 @@ export function formatHtml(m: Model, trace: Trace, violation?: string): string {
     })),
   };
   const n = trace.steps.length;
-  const title = x === undefined ? `trace of ${n} steps` : `${x.invariant} violated after ${n} steps`;
+  const steps = n === 1 ? '1 step' : `${n} steps`;
+  const title = x === undefined ? `trace of ${steps}` : `${x.invariant} violated after ${steps}`;
   const legend = Object.entries(colors)
     .filter(([name]) => name !== '' && !name.startsWith('prefix:'))
     .map(([name, c]) => `<span><i style="background:${c}"></i>${esc(name)}</span>`)

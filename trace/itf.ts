@@ -11,8 +11,11 @@
  * and the request it acted for (`mbt::nondetPicks.r`, an Option), and `vars` lists those
  * two as well, as Quint's model-based testing does; integers are written as Quint writes
  * them, `{"#bigint": "1"}` (see itf-values.ts).
+ * `#meta.invariants` lists the invariants the search checked (ITF allows extra `#meta`
+ * fields): replay checks those, so that a trace of `--invariant Isolation` in which
+ * another, unchecked invariant breaks first still replays.
  */
-import { actionLabel, view, type Config, type Model, type State, type Trace } from '../spec/index.ts';
+import { actionLabel, INVARIANTS, view, type Config, type Model, type State, type Trace } from '../spec/index.ts';
 import { explain } from './explain.ts';
 import { stateAt } from './facts.ts';
 import { encodeInts, option, type ItfEncoded, type ItfOption } from './itf-values.ts';
@@ -88,6 +91,8 @@ export interface ItfTrace {
     readonly description: string;
     /** The invariant the last state violates, or `null`. */
     readonly invariant: string | null;
+    /** The invariants the search checked, by name; replay checks these. */
+    readonly invariants: readonly string[];
     /** The violation in words; empty when there is none. */
     readonly explanation: readonly string[];
     /** The full configuration: replay rebuilds the model from it. */
@@ -122,8 +127,8 @@ export function itfVars(m: Model, s: State): ItfVars {
   };
 }
 
-/** The trace in ITF; `invariant` names the violation, if any. */
-export function toItf(m: Model, trace: Trace, invariant?: string): ItfTrace {
+/** The trace in ITF; `invariant` names the violation, if any, and `checked` the invariants the search checked (default every one). */
+export function toItf(m: Model, trace: Trace, invariant?: string, checked: readonly string[] = INVARIANTS.map((p) => p.name)): ItfTrace {
   const explanation = invariant === undefined ? [] : [...explain(m, trace, invariant).headline];
   const actions = trace.steps.map((s) => actionLabel(m, s.action));
   const states: ItfState[] = [];
@@ -142,8 +147,9 @@ export function toItf(m: Model, trace: Trace, invariant?: string): ItfTrace {
       format: 'ITF',
       'format-description': ITF_DESCRIPTION,
       source: 'pagecheck',
-      description: `${invariant === undefined ? 'a trace' : `a counterexample to ${invariant}`} of ${actions.length} steps: ${actions.join(' ') || '(none)'}; check it again with: pagecheck replay FILE`,
+      description: `${invariant === undefined ? 'a trace' : `a counterexample to ${invariant}`} of ${actions.length} ${actions.length === 1 ? 'step' : 'steps'}: ${actions.join(' ') || '(none)'}; check it again with: pagecheck replay FILE`,
       invariant: invariant ?? null,
+      invariants: [...checked],
       explanation,
       config: m.config,
     },
@@ -153,6 +159,6 @@ export function toItf(m: Model, trace: Trace, invariant?: string): ItfTrace {
 }
 
 /** The trace as ITF JSON text, as `--itf` writes it. */
-export function formatItf(m: Model, trace: Trace, invariant?: string): string {
-  return `${JSON.stringify(toItf(m, trace, invariant), null, 2)}\n`;
+export function formatItf(m: Model, trace: Trace, invariant?: string, checked?: readonly string[]): string {
+  return `${JSON.stringify(toItf(m, trace, invariant, checked), null, 2)}\n`;
 }

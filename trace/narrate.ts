@@ -24,6 +24,9 @@ import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pagesW
 
 const list = (items: readonly string[]): string => items.join(', ');
 
+/** `one` for a single page, else `many`: `its contents stay` or `their contents stay`. */
+const perPages = (pages: readonly unknown[], one: string, many: string): string => (pages.length === 1 ? one : many);
+
 /** `page 0 shared from the cache entry of prefix sys`, one clause per shared prefix page. */
 function sharedWords(m: Model, s: State, pages: readonly number[]): string {
   return pages.map((p) => `page ${p} shared from ${holderWords(m, holderOf(m, s, p))}`).join(', ');
@@ -43,7 +46,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
   return match(action.kind)
     .with('allocate', () => {
       const hit = req?.hit === true ? ` (${sharedWords(m, after, table.slice(0, shared))})` : '';
-      return `D gives ${who} ${pagesWords(table)}${hit}, which hold: ${datas(table)}.`;
+      return `D gives ${who} ${pagesWords(table)}${hit}, which ${perPages(table, 'holds', 'hold')}: ${datas(table)}.`;
     })
     .with('prefill', 'stub', (kind) => {
       const mode = writeMode(m, trace, k);
@@ -58,7 +61,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     })
     .with('handoff', () => {
       const total = ownPages(table, shared).length;
-      return `P reports Success for ${who} (${writtenBefore(m, trace, r, k)} of ${total} pages written); D commits it.`;
+      return `P reports Success for ${who} (${writtenBefore(m, trace, r, k)} of ${total} ${total === 1 ? 'page' : 'pages'} written); D commits it.`;
     })
     .with('decode', () => {
       if (req?.phase === 'failed') {
@@ -74,15 +77,15 @@ export function narrate(m: Model, trace: Trace, k: number): string {
       }
       if (m.pageSize > 1) return slotDecodeWords();
       const token = stepsOf(m, after, r) > 1 ? `; then it writes its new token into page ${table.at(-1) ?? '?'}` : '';
-      return `${who} reads ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which hold: ${datas(table)}${token}.`;
+      return `${who} reads ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which ${perPages(table, 'holds', 'hold')}: ${datas(table)}${token}.`;
     })
     .with('free', () => {
       const own = ownPages(table, shared);
       if (req?.phase === 'released') {
         const holders = list(own.map((p) => holderWords(m, holderOf(m, before, p))));
-        return `a stale second release frees ${who}'s old ${pagesWords(own)} again; they were held by: ${holders}.`;
+        return `a stale second release frees ${who}'s old ${pagesWords(own)} again; ${perPages(own, 'it was', 'they were')} held by: ${holders}.`;
       }
-      return `D frees ${who}'s ${pagesWords(own)}; their contents stay (${datas(own)}).`;
+      return `D frees ${who}'s ${pagesWords(own)}; ${perPages(own, 'its contents stay', 'their contents stay')} (${datas(own)}).`;
     })
     .with('timeout', () => `D times ${who} out and frees ${pagesWords(ownPages(table, shared))} while P's write is still in flight.`)
     .with('insert', () => {
@@ -143,7 +146,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     const limit = m.pageSize > 1 ? `${m.tokens[r] ?? 0} tokens is ${rule} the prefill limit of ${m.config.prefillLimit}` : `${m.len[r] ?? 0} pages is ${rule} the prefill limit of ${m.config.prefillLimit}`;
     if (writes.length === 0) return `P refuses ${who}: ${limit}; nothing is written, and D is told.`;
     const total = ownPages(table, shared).length;
-    return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} pages, and reports success.`;
+    return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} ${total === 1 ? 'page' : 'pages'}, and reports success.`;
   }
 }
 

@@ -1,7 +1,10 @@
 /**
  * Replay of a saved ITF trace against the spec: rebuild the model from the trace's own
  * configuration, take every recorded action, check that it is enabled and yields exactly
- * the recorded state, then check the invariants on every state. A trace that no longer
+ * the recorded state, then check on every state the invariants the trace lists as checked
+ * (`#meta.invariants`; without the list, the one it claims, or every one when it claims
+ * none), so that a trace in which an unchecked invariant breaks first replays as the
+ * search found it. A trace that no longer
  * fits, because it was edited by hand or the spec changed, is refused with the step and
  * the difference named. Exported for users' test suites: a counterexample saved with
  * `--itf` becomes a regression test with `expect(replayItf(json)).toMatchObject(...)`.
@@ -25,10 +28,12 @@ import {
   type Action,
   type Config,
   type Model,
+  type Property,
   type State,
   type Trace,
   type TraceStep,
 } from '../spec/index.ts';
+import { DEADLOCK } from '../checker/types.ts';
 import { UsageError } from '../cli/errors.ts';
 import { itfVars, ITF_VARS, MBT_VARS } from './itf.ts';
 import { decodeInts, unwrapOption } from './itf-values.ts';
@@ -79,6 +84,7 @@ const ItfSchema = Schema.Struct({
     format: Schema.Literal('ITF').annotations(expected('"ITF"')),
     config: Schema.Unknown,
     invariant: Schema.optionalWith(Schema.NullOr(Schema.String).annotations(expected('an invariant name or null')), { exact: true }),
+    invariants: Schema.optionalWith(Schema.Array(Schema.String.annotations(expected('an invariant name'))).annotations(expected('a list of invariant names')), { exact: true }),
   }).annotations(expected('an object with "format" and "config"')),
   vars: Schema.Array(Schema.String.annotations(expected('a variable name'))).annotations(expected('a list of variable names')),
   states: Schema.Array(StateSchema)
@@ -164,11 +170,25 @@ function checkIndices(states: ReadonlyArray<{ readonly '#meta': { readonly index
   });
 }
 
-/** Refuses a `#meta.invariant` that names no invariant of the spec. */
+/** Refuses a `#meta.invariant` that names no invariant of the spec (nor Deadlock). */
 function checkClaim(claimed: string | null): void {
-  if (claimed !== null && !INVARIANTS.some((p) => p.name === claimed)) {
+  if (claimed !== null && claimed !== DEADLOCK && !INVARIANTS.some((p) => p.name === claimed)) {
     throw new ReplayError(`#meta.invariant is ${showValue(claimed)}, which is not an invariant of the spec (${INVARIANTS.map((p) => p.name).join(', ')})`, null);
   }
+}
+
+/** The invariants to check on every state: those `#meta.invariants` lists, else the one claimed, else every one; refuses an unknown name or a claim the list leaves out. */
+function invariantsChecked(listed: readonly string[] | undefined, claimed: string | null): readonly Property[] {
+  if (listed === undefined) return claimed === null ? INVARIANTS : INVARIANTS.filter((p) => p.name === claimed);
+  listed.forEach((name, i) => {
+    if (!INVARIANTS.some((p) => p.name === name)) {
+      throw new ReplayError(`#meta.invariants[${i}] is ${showValue(name)}, which is not an invariant of the spec (${INVARIANTS.map((p) => p.name).join(', ')})`, null);
+    }
+  });
+  if (claimed !== null && claimed !== DEADLOCK && !listed.includes(claimed)) {
+    throw new ReplayError(`#meta.invariant says ${claimed} is violated, but #meta.invariants, the invariants checked, does not list it (${showValue(listed)})`, null);
+  }
+  return INVARIANTS.filter((p) => listed.includes(p.name));
 }
 
 /** Replays a parsed ITF trace; throws {@link ReplayError} when it is malformed or no longer fits the spec. */
@@ -183,6 +203,7 @@ export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayRes
   checkIndices(itf.states);
   const claimed = itf['#meta'].invariant ?? null;
   checkClaim(claimed);
+  const checked = invariantsChecked(itf['#meta'].invariants, claimed);
   const [first, ...rest] = itf.states;
   if (first === undefined) throw new ReplayError('states: expected at least the initial state, got []', null);
   if (first['mbt::actionTaken'] !== 'init') {
@@ -209,7 +230,7 @@ export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayRes
   const trace: Trace = { initial: init, steps };
   for (let k = 0; k <= steps.length; k++) {
     const state = k === 0 ? init : (steps[k - 1]?.state ?? init);
-    const broken = INVARIANTS.filter((p) => !p.holds(m, state));
+    const broken = checked.filter((p) => !p.holds(m, state));
     // Several invariants can break in one state; the one the trace was saved for comes first.
     const chosen = broken.find((p) => p.name === claimed) ?? broken[0];
     if (chosen === undefined) continue;
@@ -220,7 +241,7 @@ export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayRes
   }
   // A deadlock is a property of the last state: nothing is enabled there, yet some request has not finished.
   const last = steps.at(-1)?.state ?? init;
-  if (claimed === 'Deadlock' && enabled(m, last).length === 0 && !allFinished(m, last)) {
+  if (claimed === DEADLOCK && enabled(m, last).length === 0 && !allFinished(m, last)) {
     return { outcome: 'violation', model: m, trace, invariant: 'Deadlock', step: steps.length };
   }
   if (claimed !== null) {

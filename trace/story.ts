@@ -38,7 +38,7 @@ export interface StoryStep {
 
 /** A trace told for printers. */
 export interface Story {
-  /** The model in one line: variant, pool, limit, requests, faults. */
+  /** The model in one line: variant, pool, limit, requests, faults, and the other fields not at their defaults. */
   readonly model: string;
   /** Whether pages carry owner tags worth showing (`owner-check`). */
   readonly tags: boolean;
@@ -57,12 +57,19 @@ export function describeModel(m: Model): string {
   };
   // With token slots, lengths and the limit are in tokens; with whole pages, tokens are pages.
   const slots = m.pageSize > 1;
-  const length = (tokens: number, r: number): string => (slots ? `${tokens} tokens, ${m.len[r] ?? 0} pages` : `${tokens} pages`);
+  const pagesWord = (k: number): string => `${k} ${k === 1 ? 'page' : 'pages'}`;
+  const length = (tokens: number, r: number): string => (slots ? `${tokens} tokens, ${pagesWord(m.len[r] ?? 0)}` : pagesWord(tokens));
   const requests = c.requests.map((q, r) => `${q.name} (${length(q.length, r)}${q.prefix === undefined ? '' : prefix(q.prefix)})`);
   const faults = c.faults.length === 0 ? 'no faults' : `faults ${c.faults.join(', ')}`;
   const limit = slots ? `${c.prefillLimit} tokens${m.lengthRule === 'ge' ? ' (refused from the limit on)' : ''}` : `${c.prefillLimit}${m.lengthRule === 'ge' ? ' (refused from the limit on)' : ''}`;
   const size = slots ? `, ${m.pageSize} token slots per page` : '';
-  return `${c.variant}, ${c.pages} pages${size}, prefill limit ${limit}, requests ${requests.join(', ')}; ${faults}`;
+  // The fields left at their defaults are left out, so that the first model's line reads as before.
+  const more = [
+    c.allocator === undefined || c.allocator === 'sorted' ? '' : `allocator ${c.allocator}`,
+    c.eviction === true ? 'eviction' : '',
+    c.decodeSteps === undefined || c.decodeSteps === 1 ? '' : `decode steps ${c.decodeSteps}`,
+  ].filter((x) => x !== '');
+  return `${c.variant}, ${c.pages} pages${size}, prefill limit ${limit}, requests ${requests.join(', ')}; ${faults}${more.length === 0 ? '' : `; ${more.join(', ')}`}`;
 }
 
 /** Tells `trace`; with `violation`, explains it and marks the cells it points at. */

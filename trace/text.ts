@@ -74,8 +74,8 @@ export function formatTrace(m: Model, trace: Trace, format: TraceFormat): string
   const lines: string[] = [];
   const n = trace.steps.length;
   const digits = String(n).length;
-  if (x !== undefined) lines.push(paint.bad(`${x.invariant} violated after ${n} steps: ${x.headline.join(' ')}`));
-  else lines.push(paint.bold(`trace of ${n} steps`));
+  if (x !== undefined) lines.push(paint.bad(`${x.invariant} violated after ${n} ${n === 1 ? 'step' : 'steps'}: ${x.headline.join(' ')}`));
+  else lines.push(paint.bold(`trace of ${n} ${n === 1 ? 'step' : 'steps'}`));
   lines.push(`model: ${story.model}`);
   const legend = story.tags ? 'holder/data/tag' : 'holder/data';
   lines.push(paint.dim(`page cells: ${legend}, "-" = free or never written; * = changed at this step${x === undefined ? '' : ', ! = the violation'}`));

@@ -6,14 +6,17 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
-import { actionLabel, checkedModel, type Action, compile, DEFAULT_FAULTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { actionLabel, checkedModel, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { commandLine } from '../invocation.ts';
 import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
-import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { addModelOptions, configArgs, configFromFlags, prefixPagesFlag, type ModelFlags } from '../model-options.ts';
 import { beginWork } from '../interrupt.ts';
 import { configWarnings } from '../warnings.ts';
 import { createProgress } from '../progress.ts';
+
+/** Re-exported from model-options.ts, where the replay flags are built. */
+export { prefixPagesFlag };
 
 /** The configuration `check` uses when no flag says otherwise: the minimal incident. */
 export const CHECK_DEFAULTS = { pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }] } as const;
@@ -69,20 +72,9 @@ export function parseInvariants(text: string | undefined): readonly Property[] |
 
 /** The command line that reproduces a check of `config`, for the hints the commands print; `--faults` only when not the variant's own, unless forced. */
 export function replayCommand(config: Config, extra: readonly string[] = [], forceFaults = false): string {
-  const requests = config.requests.map((q) => (q.prefix === undefined ? `${q.length}` : `${q.length}:${q.prefix}`)).join(',');
-  const args = ['--variant', config.variant, '--pages', `${config.pages}`, '--prefill-limit', `${config.prefillLimit}`, '--requests', requests];
-  const defaults = DEFAULT_FAULTS[config.variant];
-  const sameFaults = defaults.length === config.faults.length && defaults.every((f) => config.faults.includes(f));
-  if (!sameFaults || forceFaults) args.push('--faults', config.faults.length === 0 ? 'none' : config.faults.join(','));
-  if (config.allocator !== undefined && config.allocator !== 'sorted') args.push('--allocator', config.allocator);
-  if (config.pageSize !== undefined && config.pageSize !== 1) args.push('--page-size', `${config.pageSize}`);
-  if (config.lengthRule === 'ge') args.push('--length-rule', 'ge');
-  if (config.eviction === true) args.push('--eviction');
-  const prefixPages = prefixPagesFlag(config);
-  if (prefixPages !== undefined) args.push('--prefix-pages', prefixPages);
   const renamed = config.requests.some((q, i) => q.name !== requestName(i));
   const note = renamed ? '   # requests renamed A, B, ...: use --config for custom names' : '';
-  return `${commandLine(`check ${[...args, ...extra].join(' ')}`)}${note}`;
+  return `${commandLine(`check ${[...configArgs(config, forceFaults), ...extra].join(' ')}`)}${note}`;
 }
 
 /** The configuration in one line: `buggy · 3 pages · prefill limit 2 · A:2 B:3 · faults silent-stub`. */
@@ -95,13 +87,8 @@ export function describeConfig(config: Config): string {
   const eviction = config.eviction === true ? ' · eviction' : '';
   const prefixPages = prefixPagesFlag(config);
   const prefixes = prefixPages === undefined ? '' : ` · prefix pages ${prefixPages}`;
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}`;
-}
-
-/** The prefixes longer than one page as `--prefix-pages` takes them (`sys=2,doc=3`), or `undefined` when every prefix is one page. */
-export function prefixPagesFlag(config: Config): string | undefined {
-  const long = Object.entries(config.prefixPages ?? {}).filter(([, k]) => k > 1);
-  return long.length === 0 ? undefined : long.map(([name, k]) => `${name}=${k}`).join(',');
+  const decodeSteps = config.decodeSteps === undefined || config.decodeSteps === 1 ? '' : ` · decode steps ${config.decodeSteps}`;
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */
@@ -270,7 +257,8 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
   if (Object.keys(files).length > 0) {
     if (first === undefined) process.stderr.write('pagecheck: no counterexample, so no trace file was written\n');
     else {
-      const written = writeTraceFiles(m, first.trace, first.invariant, files, flags.force === true);
+      const checked = (invariants ?? DEFAULT_INVARIANTS).map((p) => p.name);
+      const written = writeTraceFiles(m, first.trace, first.invariant, files, flags.force === true, checked);
       if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
     }
   }

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { explain } from '../../trace/explain.ts';
 import { formatTrace, replayItf, ReplayError, shouldColor, type ReplayResult } from '../../trace/index.ts';
 import { EXIT } from '../errors.ts';
-import { addModelOptions, configFromFlags, readJsonFile, type ModelFlags } from '../model-options.ts';
+import { addModelOptions, configFromFlags, modelFlagsGiven, readJsonFile, type ModelFlags } from '../model-options.ts';
 import { CHECK_DEFAULTS } from './check.ts';
 
 /** The flags of `replay`: the model flags give the configuration of a trace that carries none (one Quint wrote). */
@@ -29,8 +29,7 @@ export function replayFile(file: string, flags: ReplayFlags): number {
   const json = readJsonFile(file, 'trace file');
   let result: ReplayResult;
   try {
-    const given = [flags.config, flags.variant, flags.pages, flags.prefillLimit, flags.requests, flags.faults].some((f) => f !== undefined);
-    result = replayItf(json, given ? { config: configFromFlags(flags, CHECK_DEFAULTS) } : {});
+    result = replayItf(json, modelFlagsGiven(flags) ? { config: configFromFlags(flags, CHECK_DEFAULTS) } : {});
   } catch (e) {
     if (e instanceof ReplayError) throw new ReplayError(`${file}: ${e.message}`, e.step);
     throw e;

@@ -81,6 +81,29 @@ describe('pagecheck check', () => {
     expect(JSON.parse(replayed.out)).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 9 });
   });
 
+  it('a trace of --invariant Isolation replays though unchecked invariants break first; a default check lists the default invariants', async () => {
+    const file = join(dir, 'double-free.itf.json');
+    const args = ['check', '--faults', 'double-free', '--pages', '3', '--prefill-limit', '2', '--requests', '2,2,1', '--itf', file];
+    expect((await pagecheck(...args, '--invariant', 'Isolation')).code).toBe(1);
+    expect(JSON.parse(readFileSync(file, 'utf8'))['#meta'].invariants).toEqual(['Isolation']);
+    const replayed = await pagecheck('replay', file, '--json');
+    expect([replayed.code, replayed.err]).toEqual([1, '']);
+    // Conservation and NoDuplicateFree break at step 6, unchecked; B reads C's data at step 12.
+    expect(JSON.parse(replayed.out)).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 12, steps: 12 });
+    expect((await pagecheck(...args)).code).toBe(1);
+    const meta = JSON.parse(readFileSync(file, 'utf8'))['#meta'];
+    expect(meta.invariants).toEqual(['Isolation', 'ExclusiveHold', 'Conservation', 'ReadsOwnPages', 'NoDuplicateFree', 'NoUseAfterFree']);
+    expect((await pagecheck('replay', file, '--json')).code).toBe(1);
+  });
+
+  it('a deadlock trace replays to the deadlock', async () => {
+    const file = join(dir, 'deadlock.itf.json');
+    expect((await pagecheck('check', '--pages', '2', '--prefill-limit', '2', '--requests', '2:sys,2', '--itf', file)).code).toBe(1);
+    const replayed = await pagecheck('replay', file, '--json');
+    expect([replayed.code, replayed.err]).toEqual([1, '']);
+    expect(JSON.parse(replayed.out)).toMatchObject({ outcome: 'violation', invariant: 'Deadlock', step: 6 });
+  });
+
   it('writes no trace file when there is no counterexample, and says so', async () => {
     const file = join(dir, 'none.itf.json');
     const { code, err } = await pagecheck('check', '--variant', 'owner-check', '--itf', file);
@@ -157,6 +180,18 @@ describe('pagecheck matrix and demo', () => {
     const { code, err } = await pagecheck('matrix', '--faults', 'none');
     expect(code).toBe(2);
     expect(err).toContain('--faults: the matrix needs at least one fault');
+  });
+
+  it('the replay line of a multi-step configuration checks that configuration again: same config, 20 states, not 1-step\'s 18', async () => {
+    const args = ['check', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3', '--decode-steps', '2'];
+    const first = JSON.parse((await pagecheck(...args, '--json')).out);
+    expect([first.verdict, first.distinctStates, first.config.decodeSteps]).toEqual(['violation', 20, 2]);
+    const line = /^replay: (.*)$/m.exec((await pagecheck(...args)).out)?.[1] ?? '';
+    expect(line).toContain('--decode-steps 2');
+    const rerun = await pagecheck(...line.slice(line.indexOf(' check ') + 1).split(' '), '--json');
+    expect(rerun.err).toBe('');
+    const again = JSON.parse(rerun.out);
+    expect([again.verdict, again.distinctStates, again.config]).toEqual([first.verdict, first.distinctStates, first.config]);
   });
 
   it('demo: buggy leaks with its 9-action trace, the fixes hold; exit 0', async () => {

@@ -1,9 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { configFromFlags } from '../../cli/model-options.ts';
+import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../../cli/model-options.ts';
+import { CHECK_DEFAULTS, replayCommand } from '../../cli/commands/check.ts';
 import { UsageError } from '../../cli/errors.ts';
+import { incidentConfig, matrixConfig, type Config } from '../../spec/index.ts';
 
 const errorOf = (f: () => unknown): string => {
   try {
@@ -79,11 +82,62 @@ describe('--prefix-pages', () => {
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=3' }))).toBe(
       [
         'invalid model configuration:',
-        '  --requests[0].length: a request with a prefix needs at least 4 pages (its prefix "sys" of 3 pages and one of its own), got 3',
-        '  --requests[1].length: a request with a prefix needs at least 4 pages (its prefix "sys" of 3 pages and one of its own), got 3',
+        '  --requests[0].length: a request with a prefix needs at least 4 pages (its prefix "sys" of 3 pages and one of its own), got 3 pages',
+        '  --requests[1].length: a request with a prefix needs at least 4 pages (its prefix "sys" of 3 pages and one of its own), got 3 pages',
       ].join('\n'),
     );
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys' }))).toBe('--prefix-pages: "sys" is not NAME=PAGES; expected a list such as sys=2 or sys=2,doc=3');
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=2,sys=3' }))).toBe('--prefix-pages: prefix "sys" is given twice');
+  });
+});
+
+/** The configuration the words after `check` in a replay line give, read by the CLI's own parser. */
+function replayed(line: string): Config {
+  const words = line.slice(line.indexOf(' check ') + ' check '.length).trim().split(/\s+/);
+  const cmd = addModelOptions(new Command().exitOverride());
+  cmd.parse(words, { from: 'user' });
+  return configFromFlags(cmd.opts<ModelFlags>(), CHECK_DEFAULTS);
+}
+
+describe('replay lines give back the configuration', () => {
+  // Required<Config>: a field added to Config fails to typecheck here until this test sets it.
+  const every: Required<Config> = {
+    pages: 4,
+    prefillLimit: 6,
+    // Lengths in tokens: 2, 4 and 3 pages of 2 tokens.
+    requests: [
+      { name: 'A', length: 4 },
+      { name: 'B', length: 8, prefix: 'sys' },
+      { name: 'C', length: 6, prefix: 'sys' },
+    ],
+    variant: 'owner-check',
+    faults: ['early-free', 'double-free'],
+    allocator: 'lifo',
+    eviction: true,
+    prefixPages: { sys: 2 },
+    pageSize: 2,
+    lengthRule: 'ge',
+    decodeSteps: 3,
+  };
+
+  it('every field, none at its default, survives replayCommand and the flag parser', () => {
+    const line = replayCommand(every);
+    expect(line).toContain('--decode-steps 3');
+    expect(replayed(line)).toEqual(every);
+  });
+
+  it('fields at their defaults are left out and still come back', () => {
+    for (const config of [incidentConfig('buggy'), incidentConfig('length-fix'), matrixConfig('hardened', ['torn-write'])]) {
+      expect(replayed(replayCommand(config))).toEqual(config);
+    }
+    expect(replayCommand(incidentConfig('buggy'))).toMatch(/ check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3$/);
+    expect(replayCommand(incidentConfig('buggy'), [], true)).toMatch(/ --requests 2,3 --faults silent-stub$/);
+  });
+
+  it('every model flag counts as a model given, for a trace without its own configuration', () => {
+    expect(modelFlagsGiven({})).toBe(false);
+    for (const flags of [{ decodeSteps: '2' }, { allocator: 'lifo' }, { eviction: true }, { pageSize: '4' }, { prefixPages: 'sys=2' }, { config: 'c.json' }]) {
+      expect(modelFlagsGiven(flags), JSON.stringify(flags)).toBe(true);
+    }
   });
 });

@@ -19,6 +19,16 @@ describe('ITF', () => {
     expect(itf.vars).toEqual(['pages', 'requests', 'mbt::actionTaken', 'mbt::nondetPicks']);
   });
 
+  it('lists the invariants checked: every one unless the writer names those its search checked', () => {
+    expect(itf['#meta'].invariants).toEqual(['Isolation', 'ExclusiveHold', 'Conservation', 'ReadsOwnPages', 'NoDuplicateFree', 'NoUseAfterFree', 'Integrity']);
+    expect(toItf(m, trace, 'Isolation', ['Isolation'])['#meta'].invariants).toEqual(['Isolation']);
+  });
+
+  it('describes a one-step trace in the singular', () => {
+    const one = { initial: trace.initial, steps: trace.steps.slice(0, 1) };
+    expect(toItf(m, one)['#meta'].description).toBe('a trace of 1 step: allocate(A); check it again with: pagecheck replay FILE');
+  });
+
   it('has state 0 and one state per step, each with its action and parameter', () => {
     expect(itf.states).toHaveLength(10);
     expect(itf.states.map((s) => s['#meta'].index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatItf, replayItf, ReplayError, type ReplayResult } from '../../trace/index.ts';
-import { minimalLeak, ownerCheck, staleFree } from './traces.ts';
-import { INVARIANTS } from '../../spec/index.ts';
+import { minimalLeak, ownerCheck, sample, staleFree } from './traces.ts';
+import { incidentConfig, INVARIANTS } from '../../spec/index.ts';
 
 /** The minimal leak's ITF, parsed, as a user's tool would hold it. */
 const leakJson = (): Record<string, unknown> & { states: Array<Record<string, unknown>> } => {
@@ -86,6 +86,55 @@ describe('replayItf', () => {
     (other['#meta'] as Record<string, unknown>)['invariant'] = 'Conservation';
     // B's last read is another user's page (Isolation) and a page nobody wrote (Integrity): both break at step 9.
     expect(refusal(other).message).toBe('#meta.invariant says Conservation is violated, but the trace first violates Isolation, Integrity, at step 9');
+  });
+
+  // Fault double-free: A is freed twice (Conservation and NoDuplicateFree break at step 6),
+  // C and B are then both handed page 0, and B reads C's data (Isolation, step 12).
+  const doubleFree = () =>
+    sample(
+      { pages: 3, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 2 }, { name: 'C', length: 1 }], variant: 'buggy', faults: ['double-free'] },
+      'allocate(A) prefill(A) handoff(A) decode(A) free(A) free(A) allocate(C) allocate(B) prefill(B) prefill(C) handoff(B) decode(B)',
+    );
+
+  it('checks the invariants the trace lists as checked: a search of Isolation alone replays though others break first', () => {
+    const { m, trace } = doubleFree();
+    const only = JSON.parse(formatItf(m, trace, 'Isolation', ['Isolation']));
+    expect(replayItf(only)).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 12 });
+    // Listed as checked, the earlier breaks are what the trace shows first.
+    const every = JSON.parse(formatItf(m, trace, 'Isolation'));
+    expect(refusal(every).message).toBe('#meta.invariant says Isolation is violated, but the trace first violates Conservation, NoDuplicateFree, at step 6');
+    // Without the list (a trace written before it), the claim is what the trace was asked about.
+    delete (only['#meta'] as Record<string, unknown>)['invariants'];
+    expect(replayItf(only)).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 12 });
+  });
+
+  it('refuses a #meta.invariants that names an unknown invariant or leaves out the claim', () => {
+    const { m, trace } = doubleFree();
+    expect(refusal(JSON.parse(formatItf(m, trace, 'Isolation', ['Isolation', 'Safety']))).message).toBe(
+      `#meta.invariants[1] is "Safety", which is not an invariant of the spec (${INVARIANTS.map((p) => p.name).join(', ')})`,
+    );
+    expect(refusal(JSON.parse(formatItf(m, trace, 'Isolation', ['Conservation']))).message).toBe(
+      '#meta.invariant says Isolation is violated, but #meta.invariants, the invariants checked, does not list it (["Conservation"])',
+    );
+    const listed = JSON.parse(formatItf(m, trace, 'Isolation', ['Isolation']));
+    (listed['#meta'] as Record<string, unknown>)['invariants'] = 'Isolation';
+    expect(refusal(listed).message).toBe('#meta.invariants: expected a list of invariant names, got "Isolation"');
+  });
+
+  it('still refuses a claim the trace does not show among the invariants checked', () => {
+    const { m, trace } = doubleFree();
+    const cut = JSON.parse(formatItf(m, trace, 'Isolation', ['Isolation']));
+    cut.states.pop();
+    expect(refusal(cut).message).toBe('#meta.invariant says Isolation is violated, but no state of the replayed trace violates an invariant');
+  });
+
+  it('replays a deadlock: a property of the last state, checked beside the invariants listed', () => {
+    const config = { ...incidentConfig('buggy'), pages: 2, requests: [{ name: 'A', length: 2, prefix: 'sys' }, { name: 'B', length: 2 }] };
+    const { m, trace } = sample(config, 'allocate(A) prefill(A) handoff(A) decode(A) insert(A) free(A)');
+    const json = JSON.parse(formatItf(m, trace, 'Deadlock', ['Isolation', 'ExclusiveHold']));
+    expect(replayItf(json)).toMatchObject({ outcome: 'violation', invariant: 'Deadlock', step: 6 });
+    json.states.pop();
+    expect(refusal(json).message).toBe('#meta.invariant says Deadlock is violated, but no state of the replayed trace violates an invariant');
   });
 
   it('refuses a swapped action', () => {

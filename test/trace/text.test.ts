@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { incidentConfig } from '../../spec/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
-import { earlyFree, minimalLeak, ownerCheck, prefixPoison } from './traces.ts';
+import { narrate } from '../../trace/narrate.ts';
+import { earlyFree, minimalLeak, ownerCheck, prefixPoison, sample } from './traces.ts';
 
 const ANSI = /\u001b\[[0-9;]*m/;
 
@@ -122,5 +124,28 @@ describe('shouldColor', () => {
     expect(shouldColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(shouldColor({ isTTY: false }, {})).toBe(false);
     expect(shouldColor({}, {})).toBe(false);
+  });
+});
+
+describe('narration of one page', () => {
+  it('speaks of a single page in the singular: its contents, it was held, which holds, 1 of 1 page', () => {
+    const config = { pages: 2, prefillLimit: 2, requests: [{ name: 'A', length: 1 }, { name: 'B', length: 1 }], variant: 'buggy', faults: ['stale-free'] } as const;
+    const { m, trace } = sample(config, 'allocate(A) prefill(A) handoff(A) decode(A) free(A) allocate(B) free(A)');
+    expect(trace.steps.map((_, i) => narrate(m, trace, i + 1))).toEqual([
+      'D gives A page 0, which holds: none.',
+      "P writes A's prompt into page 0 (data: A).",
+      'P reports Success for A (1 of 1 page written); D commits it.',
+      'A reads page 0, which holds: A.',
+      "D frees A's page 0; its contents stay (A).",
+      'D gives B page 0, which holds: A.',
+      "a stale second release frees A's old page 0 again; it was held by: B.",
+    ]);
+  });
+
+  it('heads the trace with every field not at its default, a one-page request in the singular', () => {
+    const { m, trace } = sample({ ...incidentConfig('buggy'), requests: [{ name: 'A', length: 1 }], allocator: 'lifo', decodeSteps: 2 }, 'allocate(A)');
+    const lines = formatTrace(m, trace, { color: false }).split('\n');
+    expect(lines[0]).toBe('trace of 1 step');
+    expect(lines[1]).toBe('model: buggy, 3 pages, prefill limit 2, requests A (1 page); faults silent-stub; allocator lifo, decode steps 2');
   });
 });
