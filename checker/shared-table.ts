@@ -1,97 +1,141 @@
 /**
- * The visited set of the parallel search: 64-bit fingerprints in one open-addressing
- * table in a `SharedArrayBuffer`, which every worker probes and fills with atomics. A
- * slot is four int32: `h1`, `h2` (never 0; a slot is claimed by a compare-and-swap of
- * `h2` from 0), the level it was first found at plus one (written last: a reader waits
- * for it before comparing `h1`), and a key.
+ * The visited sets of the parallel search, in `SharedArrayBuffer`s that every thread
+ * probes and fills with atomics; both are open-addressing tables of 64-bit fingerprints
+ * (two int32, `h2` never 0: a slot is claimed by a compare-and-swap of `h2` from 0).
  *
- * The key makes the search deterministic. Within a level, every successor carries its
- * position in the order a one-worker search would generate it (its parent's place in
- * the level, then its action); when several workers find the same new state, the slot
- * keeps the least key (an atomic minimum), and only the successor with that key counts
- * the state as new. So the new states, and their order, are the one-worker search's,
- * whichever worker got there first.
+ * The seen set holds the states of the levels before this one, two words a slot as in
+ * `fingerprints.ts`. While a level is expanded nobody writes it, so a probe is plain
+ * loads; the level's new states go in after, all distinct, so an insert needs no compare.
+ *
+ * The level set holds the new states of the level being expanded, with a key: a
+ * successor's position in the order a one-worker search would generate it (its parent's
+ * place in the level, then its action). When several successors are the same new state
+ * the slot keeps the least key (an atomic minimum), so the successor that counts the
+ * state as new is the one-worker search's, whichever worker got there first. One insert
+ * tells the inserter everything: new (this successor claimed it), or another successor
+ * holds a smaller key (this one loses), or this one took the slot from a larger key
+ * (that one loses, and the inserter says so). The table is never looked at again.
  */
 
-/** Int32 words per slot. */
+/** {@link insertFirst}: in the seen set: found at an earlier level. */
+export const OLD = -1;
+/** {@link insertFirst}: found at this level with a smaller key: this successor is not the first. */
+export const LOST = -2;
+/** {@link insertFirst}: not in the level set before: this successor claimed it. */
+export const CLAIMED = -3;
+
+/** Allocates a seen set of `slots` (a power of two). */
+export function seenSet(slots: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(8 * slots));
+}
+
+/** Whether fingerprint `(h1, h2)` is in the seen set; only while nobody inserts, so plain loads suffice. */
+export function hasSeen(t: Int32Array, h1: number, h2: number): boolean {
+  const mask = (t.length >>> 1) - 1;
+  for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
+    const e2 = t[2 * slot + 1]!;
+    if (e2 === 0) return false;
+    if (e2 === h2 && t[2 * slot] === h1) return true;
+  }
+}
+
+/** The word to load ahead of a probe of `h1` (see `fingerprints.ts`, touch): the seen set's home slot. */
+export function seenHome(t: Int32Array, h1: number): number {
+  return 2 * (h1 & ((t.length >>> 1) - 1)) + 1;
+}
+
+/** Adds fingerprint `(h1, h2)`, known to be absent and not added by anyone else at the same time, to the seen set. */
+export function addSeen(t: Int32Array, h1: number, h2: number): void {
+  const mask = (t.length >>> 1) - 1;
+  let slot = h1 & mask;
+  while (t[2 * slot + 1] !== 0 || Atomics.compareExchange(t, 2 * slot + 1, 0, h2) !== 0) slot = (slot + 1) & mask;
+  t[2 * slot] = h1;
+}
+
+/** Copies the entries of slots `from .. to` of seen set `t` into the larger `into`, which other threads may be filling too. */
+export function reseenRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
+  for (let s = from; s < to; s++) {
+    const h2 = t[2 * s + 1]!;
+    if (h2 !== 0) addSeen(into, t[2 * s]!, h2);
+  }
+}
+
+/** Int32 words per slot of a level set: `h1`, `h2`, key plus one (0 while the claimer writes), unused. */
 const WORDS = 4;
 
-/** Allocates a table of `slots` (a power of two). */
-export function sharedTable(slots: number): Int32Array {
+/** Allocates a level set of `slots` (a power of two). */
+export function levelSet(slots: number): Int32Array {
   return new Int32Array(new SharedArrayBuffer(4 * WORDS * slots));
 }
 
-/** The number of slots of a table. */
-export function slotsOf(t: Int32Array): number {
+/** The slots of a level set. */
+export function levelSlots(t: Int32Array): number {
   return t.length / WORDS;
 }
 
 /**
- * Inserts fingerprint `(h1, h2)` found at `level` with `key`; returns its slot. When it
- * was already found at this level, the slot's key becomes the least of the two.
+ * Inserts fingerprint `(h1, h2)` with `key` into the level set `t`, unless it is in the
+ * seen set `seen`, which is asked only when the level set does not have it: most
+ * successors of a level are states of that level, found in the smaller, hotter table.
+ * Returns {@link OLD}, {@link LOST}, {@link CLAIMED}, or the key (at least 0) of the
+ * successor this one displaced as the first.
  */
-export function insertShared(t: Int32Array, h1: number, h2: number, level: number, key: number): number {
-  const mask = slotsOf(t) - 1;
+export function insertFirst(t: Int32Array, seen: Int32Array, h1: number, h2: number, key: number): number {
+  const mask = levelSlots(t) - 1;
   let slot = h1 & mask;
+  let unseen = false;
   for (;;) {
     const i = slot * WORDS;
-    let cur = Atomics.load(t, i + 1);
+    let cur = t[i + 1]!; // a stale 0 is caught by the compare-and-swap
     if (cur === 0) {
-      const prev = Atomics.compareExchange(t, i + 1, 0, h2);
-      if (prev === 0) {
-        Atomics.store(t, i, h1);
-        Atomics.store(t, i + 3, key);
-        Atomics.store(t, i + 2, level + 1);
-        return slot;
+      if (!unseen) {
+        if (hasSeen(seen, h1, h2)) return OLD;
+        unseen = true;
       }
-      cur = prev;
+      cur = Atomics.compareExchange(t, i + 1, 0, h2);
+      if (cur === 0) {
+        t[i] = h1;
+        Atomics.store(t, i + 2, key + 1); // publishes h1
+        return CLAIMED;
+      }
     }
     if (cur === h2) {
-      let found = Atomics.load(t, i + 2);
-      while (found === 0) found = Atomics.load(t, i + 2); // the claimer is writing h1: a few instructions
-      if (Atomics.load(t, i) === h1) {
-        if (found === level + 1) lowerKey(t, i + 3, key);
-        return slot;
-      }
+      let held = Atomics.load(t, i + 2);
+      while (held === 0) held = Atomics.load(t, i + 2); // the claimer is writing h1: a few instructions
+      if (t[i] === h1) return lowerKey(t, i + 2, key + 1, held);
     }
     slot = (slot + 1) & mask;
   }
 }
 
-/** Whether fingerprint `(h1, h2)` is in the table; only while nobody inserts (the expand step), so plain reads suffice. */
-export function hasShared(t: Int32Array, h1: number, h2: number): boolean {
-  const mask = slotsOf(t) - 1;
-  for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
-    const i = slot * WORDS;
-    const e2 = t[i + 1]!;
-    if (e2 === 0) return false;
-    if (e2 === h2 && t[i] === h1) return true;
+/** Sets the key plus one at `t[i]` (now `held`) to the least of it and `mine`: the displaced key, or {@link LOST}. */
+function lowerKey(t: Int32Array, i: number, mine: number, held: number): number {
+  for (let old = held; ; old = Atomics.load(t, i)) {
+    if (mine >= old) return LOST;
+    if (Atomics.compareExchange(t, i, old, mine) === old) return old - 1;
   }
 }
 
-/** Whether the successor with `key` in `slot` is the one that makes its state new at `level`. */
-export function isNewAt(t: Int32Array, slot: number, level: number, key: number): boolean {
-  const i = slot * WORDS;
-  return Atomics.load(t, i + 2) === level + 1 && Atomics.load(t, i + 3) === key;
+/** The word to load ahead of an insert of `h1` into level set `t`: its home slot. */
+export function levelHome(t: Int32Array, h1: number): number {
+  return (h1 & (levelSlots(t) - 1)) * WORDS + 1;
 }
 
-/** A table of twice `slots`-or-more slots with the same fingerprints and levels; done by one thread between levels. */
-export function grownTable(t: Int32Array, slots: number): Int32Array {
-  const out = sharedTable(slots);
-  const mask = slots - 1;
-  for (let i = 0; i < t.length; i += WORDS) {
-    if (t[i + 1] === 0) continue;
-    let slot = t[i]! & mask;
-    while (out[slot * WORDS + 1] !== 0) slot = (slot + 1) & mask;
-    out.set(t.subarray(i, i + WORDS), slot * WORDS);
+/** Copies the entries of slots `from .. to` of level set `t` into the larger `into`, which other threads may be filling too. */
+export function relevelRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
+  const mask = levelSlots(into) - 1;
+  for (let s = from; s < to; s++) {
+    const h2 = t[s * WORDS + 1]!;
+    if (h2 === 0) continue;
+    const h1 = t[s * WORDS]!;
+    let slot = h1 & mask;
+    while (into[slot * WORDS + 1] !== 0 || Atomics.compareExchange(into, slot * WORDS + 1, 0, h2) !== 0) slot = (slot + 1) & mask;
+    into[slot * WORDS] = h1;
+    into[slot * WORDS + 2] = t[s * WORDS + 2]!;
   }
-  return out;
 }
 
-/** Atomically sets `t[i]` to `min(t[i], key)`. */
-function lowerKey(t: Int32Array, i: number, key: number): void {
-  for (;;) {
-    const old = Atomics.load(t, i);
-    if (key >= old || Atomics.compareExchange(t, i, old, key) === old) return;
-  }
+/** Empties slots `from .. to` of level set `t`, for the next level. */
+export function clearLevelRange(t: Int32Array, from: number, to: number): void {
+  t.fill(0, from * WORDS, to * WORDS);
 }
