@@ -242,15 +242,13 @@ export class LevelTask<A> {
   /** Evaluates the open properties on the scratch state, the kept state at position `at` of block `b`, recording first failures (and holds). */
   private evaluate(open: { invariants: number; held: number; failed: number }, firsts: Int32Array, b: number, at: number): void {
     if ((open.invariants | open.held | open.failed) === 0) return;
+    // No closure here: under tsx every closure created is also named, which costs more than the evaluation.
     const s = this.scratch.bytes;
-    const record = (f: number): void => {
-      firsts[2 * f] = b;
-      firsts[2 * f + 1] = at;
-    };
     for (let k = 0; k < this.invariants.length; k++) {
       if (((open.invariants >>> k) & 1) === 0 || this.invariants[k]!.holds(s)) continue;
       open.invariants &= ~(1 << k);
-      record(k);
+      firsts[2 * k] = b;
+      firsts[2 * k + 1] = at;
     }
     for (let k = 0; k < this.witnesses.length; k++) {
       const bit = 1 << k;
@@ -259,7 +257,9 @@ export class LevelTask<A> {
       if ((held ? open.held : open.failed) & bit) {
         if (held) open.held &= ~bit;
         else open.failed &= ~bit;
-        record(this.invariants.length + 2 * k + (held ? 0 : 1));
+        const f = this.invariants.length + 2 * k + (held ? 0 : 1);
+        firsts[2 * f] = b;
+        firsts[2 * f + 1] = at;
       }
     }
   }

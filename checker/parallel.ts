@@ -42,8 +42,15 @@ import { strideOf, wordState } from './words.ts';
 export interface ParallelOptions extends CheckOptions {
   /** Worker threads. */
   readonly workers: number;
-  /** Levels of fewer states are done by the main thread alone (starting a worker costs a fraction of a second); default 50,000. */
+  /**
+   * Levels of fewer states are done by the main thread alone (starting a worker costs a
+   * fraction of a second); default 50,000. Workers start once a level has a quarter of
+   * this; while they start, levels below four times this stay on the main thread rather
+   * than wait. 0: workers from the start, and every level goes to them.
+   */
   readonly parallelFrom?: number;
+  /** Size the level set ahead of each level from the last level's growth (default); false: only grow it when threads find it full, a path a test takes. */
+  readonly growAhead?: boolean;
 }
 
 /** Grow a table before it could be filled past this (the level set: by the estimate of what the level adds). */
@@ -65,6 +72,8 @@ class WorkerHandle implements Thread {
   private readonly worker: Worker;
   private readonly waiting: { resolve: (value: unknown) => void; reject: (e: Error) => void }[] = [];
   readonly ready: Promise<unknown>;
+  /** Whether the worker has built its model and waits for work. */
+  isReady = false;
 
   constructor(
     readonly id: number,
@@ -78,7 +87,10 @@ class WorkerHandle implements Thread {
     });
     this.ready = this.reply();
     // Started ahead, a worker may fail before anyone waits for it: the search sees the error when it does.
-    this.ready.catch(() => undefined);
+    this.ready.then(
+      () => (this.isReady = true),
+      () => undefined,
+    );
   }
 
   expand(r: ExpandRequest): Promise<ExpandReply> {
@@ -219,8 +231,9 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   try {
     while (frontierCount > 0 && !stop) {
       if (frontierCount * actions >= 2 ** 31) throw new Error(`checker: a level of ${frontierCount} states is too large for the parallel search's keys`);
-      const parallel = options.workers > 1 && frontierCount >= parallelFrom;
       if (options.workers > 1 && frontierCount >= parallelFrom / 4) startWorkers();
+      // Workers still starting leave the level to the main thread, unless it is much larger: then waiting for them pays.
+      const parallel = options.workers > 1 && frontierCount >= parallelFrom && (frontierCount >= 4 * parallelFrom || workers.every((w) => w.isReady));
       if (parallel) for (const w of workers) await w.ready;
       const team: readonly Thread[] = parallel ? workers : [local];
       const block = blockSize(frontierCount, team.length);
@@ -228,9 +241,9 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       const lossWords = Math.ceil((frontierCount * actions) / 32);
       if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * lossWords));
       const margin = team.length * block * actions;
-      // Empty between levels (the keep step clears it), so a larger one needs no copy.
-      const expected = Math.ceil(frontierCount * branching * 1.25) + margin;
-      if (expected > GROW_AT * levelSlots(levelTable)) levelTable = levelSet(2 ** Math.ceil(Math.log2(expected / GROW_AT)));
+      // Empty between levels (the keep step clears it), so another size needs no copy; one far too large costs its clearing.
+      const wanted = 2 ** Math.ceil(Math.log2((Math.ceil(frontierCount * branching * 1.25) + margin) / GROW_AT));
+      if (options.growAhead !== false && (wanted > levelSlots(levelTable) || 8 * wanted < levelSlots(levelTable))) levelTable = levelSet(wanted);
       control[NEXT_BLOCK] = 0;
       control[CLAIMS] = 0;
       const level = depth + 1;
