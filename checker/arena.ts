@@ -13,12 +13,10 @@ export const ARENA_CHUNK = 8192;
 /** Links per chunk of a link arena. */
 export const LINK_CHUNK = 1 << 16;
 
-/** One chunk's views: the states' words, then the fingerprint, parent and action of each. */
+/** One chunk's views: the states' words, then the parent and action of each. */
 export interface ChunkViews {
   /** `width` words per state. */
   readonly words: Int32Array;
-  /** Two int32 per state. */
-  readonly hashes: Int32Array;
   /** The parent's index in its level. */
   readonly parents: Int32Array;
   /** The action from the parent. */
@@ -30,15 +28,14 @@ export function chunkViews(buffer: SharedArrayBuffer, width: number): ChunkViews
   const wordBytes = 4 * width * ARENA_CHUNK;
   return {
     words: new Int32Array(buffer, 0, width * ARENA_CHUNK),
-    hashes: new Int32Array(buffer, wordBytes, 2 * ARENA_CHUNK),
-    parents: new Int32Array(buffer, wordBytes + 8 * ARENA_CHUNK, ARENA_CHUNK),
-    actions: new Uint8Array(buffer, wordBytes + 12 * ARENA_CHUNK, ARENA_CHUNK),
+    parents: new Int32Array(buffer, wordBytes, ARENA_CHUNK),
+    actions: new Uint8Array(buffer, wordBytes + 4 * ARENA_CHUNK, ARENA_CHUNK),
   };
 }
 
 /** The bytes of one arena chunk. */
 export function arenaChunkBytes(width: number): number {
-  return (4 * width + 13) * ARENA_CHUNK;
+  return (4 * width + 5) * ARENA_CHUNK;
 }
 
 /** A thread's arena for one parity of levels: positions `0 ..` over chunks allocated as needed and kept for reuse. */

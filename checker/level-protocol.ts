@@ -6,15 +6,13 @@ import type { Frontier } from './arena.ts';
 
 /** Control word: the next block to take, shared by the threads of a step. */
 export const NEXT_BLOCK = 0;
-/** Control word: level-set entries claimed in this level so far. */
+/** Control word: table entries claimed in this level so far. */
 export const CLAIMS = 1;
 
 /** What the expand step needs. */
 export interface ExpandRequest {
-  /** The states of earlier levels. */
-  readonly seen: Int32Array;
-  /** This level's new states so far, with their keys. */
-  readonly level: Int32Array;
+  /** The visited set. */
+  readonly table: Int32Array;
   /** One bit per key of the level: set when that successor lost to a smaller key. */
   readonly losers: Int32Array;
   /** `NEXT_BLOCK` and `CLAIMS`. */
@@ -25,11 +23,13 @@ export interface ExpandRequest {
   readonly count: number;
   /** States per block (a multiple of 32, so that blocks share no word of `losers`). */
   readonly block: number;
+  /** The successors' level plus one, as the table tags it. */
+  readonly tag: number;
   /** Which of this thread's two arenas the successors go to. */
   readonly parity: number;
-  /** Take no new block once `CLAIMS` exceeds this: the level set must grow first. */
+  /** Take no new block once `CLAIMS` exceeds this: the table must grow first. */
   readonly room: number;
-  /** Continue the level after the level set grew, rather than begin it. */
+  /** Continue the level after the table grew, rather than begin it. */
   readonly resume: boolean;
 }
 
@@ -38,7 +38,7 @@ export const EXPANDED_FIELDS = 4;
 
 /** What the expand step found. */
 export interface ExpandReply {
-  /** Whether this thread stopped for the level set to grow. */
+  /** Whether this thread stopped for the table to grow. */
   readonly paused: boolean;
   /** Level index of the first state without successors that is not a legitimate end, or -1. */
   readonly deadlock: number;
@@ -53,15 +53,6 @@ export const BLOCK_FIELDS = 1 + EXPANDED_FIELDS;
 
 /** What the keep step needs. */
 export interface KeepRequest {
-  /** The seen set, with room for the level's new states. */
-  readonly seen: Int32Array;
-  /** The seen set before it grew, if it did: each thread copies its share into `seen` first. */
-  readonly grownFrom: Int32Array | undefined;
-  /** The level set, which this step clears: this thread's share of it. */
-  readonly level: Int32Array;
-  /** This thread's place among the threads of the level, and their number. */
-  readonly index: number;
-  readonly threads: number;
   /** The bitmap of losers (cleared again by this step, block by block). */
   readonly losers: Int32Array;
   /** `NEXT_BLOCK`, from 0. */

@@ -6,30 +6,27 @@
  *
  * Expand: generate the successors of a block's states a few parents at a time,
  * fingerprint them, touch their table slots together (the misses overlap, as in
- * `bfs.ts`), and insert each into the level set with its key, its one-worker position;
- * the seen set is asked only about successors the level set does not have
+ * `bfs.ts`), and insert each into the shared table with its key, its one-worker position
  * (`shared-table.ts`). A successor that may be the first of a new state is appended,
- * with its fingerprint, parent and action, to this thread's arena; one that displaces an
- * earlier candidate marks that one's key in a shared bitmap of losers.
+ * with its parent and action, to this thread's arena; one that displaces an earlier
+ * candidate marks that one's key in a shared bitmap of losers.
  *
  * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
  * whichever arena, are walked in order: losers dropped, the rest moved down in place
- * within the block, added to the seen set, linked, and the properties still open
- * evaluated on them. What a thread returns is a few numbers per block: the main thread
- * numbers the new states by prefix sums.
+ * within the block, linked, and the properties still open evaluated on them. What a
+ * thread returns is a few numbers per block: the main thread numbers the new states by
+ * prefix sums.
  */
 import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
 import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest } from './level-protocol.ts';
 import { successorsOf, type Checkable, type ModelProperty, type SuccessorSink } from './model.ts';
-import { addSeen, CLAIMED, clearLevelRange, insertFirst, levelHome, levelSlots, LOST, OLD, relevelRange, reseenRange, seenHome } from './shared-table.ts';
+import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
 
 /** Parents expanded between two rounds of table touches (as `bfs.ts`). */
 const BATCH_STATES = 8;
-/** New states added to the seen set at a time, their slots touched together. */
-const FLUSH = 64;
 
 /** A thread's part of every level, and its arenas. */
 export class LevelTask<A> {
@@ -51,8 +48,6 @@ export class LevelTask<A> {
   /** The parent being expanded, for the sink. */
   private current = 0;
   private readonly sinkInto: SuccessorSink;
-  /** Fingerprints waiting to go into the seen set. */
-  private readonly pending = new Int32Array(2 * FLUSH);
   private readonly parent: WordState;
   private readonly scratch: WordState;
   /** This thread's two arenas, for even and odd levels. */
@@ -135,11 +130,11 @@ export class LevelTask<A> {
       this.expandState(state.bytes, this.sinkInto); // enabled actions only reach the sink
       if (this.batchCount === before && this.deadlock < 0 && this.isEnd !== undefined && !this.isEnd(state.bytes)) this.deadlock = p;
     }
-    const { seen, level } = r;
+    const table = r.table;
     const hashes = this.batchHashes;
     const n = this.batchCount;
     let acc = 0;
-    for (let k = 0; k < n; k++) acc ^= level[levelHome(level, hashes[2 * k]!)]! ^ seen[seenHome(seen, hashes[2 * k]!)]!;
+    for (let k = 0; k < n; k++) acc ^= table[homeWord(table, hashes[2 * k]!)]!;
     this.sink ^= acc;
     const a = this.actionCount;
     const width = this.width;
@@ -148,7 +143,7 @@ export class LevelTask<A> {
     for (let k = 0; k < n; k++) {
       const h1 = hashes[2 * k]!;
       const h2 = hashes[2 * k + 1]!;
-      const result = insertFirst(level, seen, h1, h2, this.batchParents[k]! * a + this.batchActions[k]!);
+      const result = insertFirst(table, h1, h2, r.tag, this.batchParents[k]! * a + this.batchActions[k]!);
       if (result === LOST || result === OLD) continue;
       if (result === CLAIMED) claims++;
       else Atomics.or(r.losers, result >>> 5, 1 << (result & 31));
@@ -157,8 +152,6 @@ export class LevelTask<A> {
       const o = at % ARENA_CHUNK;
       const words = chunk.words;
       for (let w = 0; w < width; w++) words[o * width + w] = src[k * width + w]!;
-      chunk.hashes[2 * o] = h1;
-      chunk.hashes[2 * o + 1] = h2;
       chunk.parents[o] = this.batchParents[k]!;
       chunk.actions[o] = this.batchActions[k]!;
     }
@@ -178,21 +171,13 @@ export class LevelTask<A> {
     this.batchActions[k] = action;
   }
 
-  /** The keep step: this thread's share of the seen set's growth and of clearing the level set, then blocks until none is left. */
+  /** The keep step: blocks until none is left. */
   keep(r: KeepRequest): KeepReply {
-    const share = (slots: number, k: number): number => Math.floor((k * slots) / r.threads);
-    if (r.grownFrom !== undefined) {
-      const slots = r.grownFrom.length >>> 1;
-      reseenRange(r.grownFrom, r.seen, share(slots, r.index), share(slots, r.index + 1));
-    }
-    const slots = levelSlots(r.level);
-    clearLevelRange(r.level, share(slots, r.index), share(slots, r.index + 1));
     const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.width)));
     const firsts = new Int32Array(2 * (this.invariants.length + 2 * this.witnesses.length)).fill(-1);
     const open = { invariants: r.openInvariants, held: r.openWitnesses, failed: r.openWitnesses };
     const kept: number[] = [];
     const blocks = r.blocks.length / BLOCK_FIELDS;
-    let pending = 0;
     for (;;) {
       const b = Atomics.add(r.control, NEXT_BLOCK, 1);
       if (b >= blocks) break;
@@ -211,9 +196,6 @@ export class LevelTask<A> {
         const key = parent * this.actionCount + action;
         if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) continue;
         this.take(chunks, q, write);
-        this.pending[2 * pending] = chunk.hashes[2 * o]!;
-        this.pending[2 * pending + 1] = chunk.hashes[2 * o + 1]!;
-        if (++pending === FLUSH) pending = this.flush(r.seen, pending);
         this.links.push(r.levelBase + parent, action);
         this.evaluate(open, firsts, b, write - first);
         write++;
@@ -222,7 +204,6 @@ export class LevelTask<A> {
       r.losers.fill(0, (from * this.actionCount) >>> 5, Math.ceil((to * this.actionCount) / 32));
       kept.push(b, write - first, firstLink);
     }
-    this.flush(r.seen, pending);
     return { kept: Int32Array.from(kept), firsts, links: this.links.chunks };
   }
 
@@ -264,18 +245,8 @@ export class LevelTask<A> {
     }
   }
 
-  /** Adds the first `count` pending fingerprints to the seen set, their slots touched first; returns 0. */
-  private flush(seen: Int32Array, count: number): number {
-    const pending = this.pending;
-    let acc = 0;
-    for (let k = 0; k < count; k++) acc ^= seen[seenHome(seen, pending[2 * k]!)]!;
-    this.sink ^= acc;
-    for (let k = 0; k < count; k++) addSeen(seen, pending[2 * k]!, pending[2 * k + 1]!);
-    return 0;
-  }
-
-  /** Copies slots `from .. to` of the level set into the larger `into`. */
-  relevel(table: Int32Array, into: Int32Array, from: number, to: number): void {
-    relevelRange(table, into, from, to);
+  /** Copies slots `from .. to` of `table` into the larger `into`. */
+  rehash(table: Int32Array, into: Int32Array, from: number, to: number): void {
+    rehashRange(table, into, from, to);
   }
 }

@@ -13,7 +13,7 @@ import type { Checkable, ModelFactory } from './model.ts';
 export type WorkerRequest =
   | ({ readonly kind: 'expand' } & ExpandRequest)
   | ({ readonly kind: 'keep' } & KeepRequest)
-  | { readonly kind: 'relevel'; readonly table: Int32Array; readonly into: Int32Array; readonly from: number; readonly to: number };
+  | { readonly kind: 'rehash'; readonly table: Int32Array; readonly into: Int32Array; readonly from: number; readonly to: number };
 
 /** The data a worker is started with. */
 export interface WorkerSetup {
@@ -32,7 +32,7 @@ port.on('message', (m: WorkerRequest) => {
   if (m.kind === 'expand') port.postMessage(task.expand(m));
   else if (m.kind === 'keep') port.postMessage(task.keep(m));
   else {
-    task.relevel(m.table, m.into, m.from, m.to);
+    task.rehash(m.table, m.into, m.from, m.to);
     port.postMessage(null);
   }
 });

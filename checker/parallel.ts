@@ -1,12 +1,11 @@
 /**
- * Parallel breadth-first search: level by level, with visited sets shared by all
+ * Parallel breadth-first search: level by level, with one visited set shared by all
  * threads (`shared-table.ts`) and every state in shared memory where the thread that
  * found it wrote it (`arena.ts`). A level takes two steps with a barrier after each
- * (`level.ts`): expand (threads take blocks of the level from a shared counter, drop
- * successors seen at earlier levels, insert the others into the level set with their
- * one-worker position as key, and append the possible firsts to their own arenas) and
- * keep (each thread drops its successors that lost to a smaller key, adds the rest to
- * the seen set, links and evaluates them). The main thread only orders the blocks and
+ * (`level.ts`): expand (threads take blocks of the level from a shared counter, insert
+ * every successor with its one-worker position as key, and append the possible firsts
+ * to their own arenas) and keep (threads take blocks again, drop the successors that
+ * lost to a smaller key, link and evaluate the rest). The main thread only orders the blocks and
  * numbers them by prefix sums, then applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
@@ -34,7 +33,7 @@ import { PropertyMonitor } from './monitor.ts';
 import type { WorkerRequest, WorkerSetup } from './parallel-worker.ts';
 import { ParallelLinks } from './parallel-links.ts';
 import { replayPath } from './replay.ts';
-import { addSeen, hasSeen, levelSet, levelSlots, seenSet } from './shared-table.ts';
+import { CLAIMED, insertFirst, sharedTable, slotsOf } from './shared-table.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState } from './words.ts';
 
@@ -49,13 +48,13 @@ export interface ParallelOptions extends CheckOptions {
    * than wait. 0: workers from the start, and every level goes to them.
    */
   readonly parallelFrom?: number;
-  /** Size the level set ahead of each level from the last level's growth (default); false: only grow it when threads find it full, a path a test takes. */
+  /** Grow the table ahead of each level by the last level's growth (default); false: only when threads find it full, a path a test takes. */
   readonly growAhead?: boolean;
 }
 
-/** Grow a table before it could be filled past this (the level set: by the estimate of what the level adds). */
+/** Grow the table before a level could fill it past this (by an estimate of what the level adds). */
 const GROW_AT = 0.7;
-/** Within a level, threads stop taking blocks past this load of the level set, and wait for it to grow. */
+/** Within a level, threads stop taking blocks past this load, and wait for the table to grow. */
 const PAUSE_AT = 0.85;
 
 /** A thread of the search: the main thread's own task or a worker. */
@@ -64,7 +63,7 @@ interface Thread {
   readonly id: number;
   expand(r: ExpandRequest): Promise<ExpandReply>;
   keep(r: KeepRequest): Promise<KeepReply>;
-  relevel(table: Int32Array, into: Int32Array, from: number, to: number): Promise<unknown>;
+  rehash(table: Int32Array, into: Int32Array, from: number, to: number): Promise<unknown>;
 }
 
 /** A worker thread and its reply queue. */
@@ -101,8 +100,8 @@ class WorkerHandle implements Thread {
     return this.ask({ kind: 'keep', ...r });
   }
 
-  relevel(table: Int32Array, into: Int32Array, from: number, to: number): Promise<unknown> {
-    return this.ask({ kind: 'relevel', table, into, from, to });
+  rehash(table: Int32Array, into: Int32Array, from: number, to: number): Promise<unknown> {
+    return this.ask({ kind: 'rehash', table, into, from, to });
   }
 
   /** Stops the thread. */
@@ -148,7 +147,7 @@ function localThread<A>(task: LevelTask<A>): Thread {
     id: 0,
     expand: (r) => Promise.resolve(task.expand(r)),
     keep: (r) => Promise.resolve(task.keep(r)),
-    relevel: (table, into, from, to) => Promise.resolve(task.relevel(table, into, from, to)),
+    rehash: (table, into, from, to) => Promise.resolve(task.rehash(table, into, from, to)),
   };
 }
 
@@ -158,15 +157,15 @@ function blockSize(count: number, threads: number): number {
   return Math.min(cap, Math.max(32, Math.ceil(count / (16 * threads) / 32) * 32));
 }
 
-/** A level set with room for `needed` entries at load {@link GROW_AT}: `table` itself, or a larger copy rehashed by `team`. */
+/** A table with room for `needed` entries at load {@link GROW_AT}: `table` itself, or a larger copy rehashed by `team`, each thread a share. */
 async function withRoom(table: Int32Array, needed: number, team: readonly Thread[]): Promise<Int32Array> {
-  const old = levelSlots(table);
+  const old = slotsOf(table);
   let slots = old;
   while (needed > GROW_AT * slots) slots *= 2;
   if (slots === old) return table;
-  const into = levelSet(slots);
+  const into = sharedTable(slots);
   const threads = team.length === 1 || old < 1 << 16 ? [team[0]!] : team;
-  await Promise.all(threads.map((t, k) => t.relevel(table, into, Math.floor((k * old) / threads.length), Math.floor(((k + 1) * old) / threads.length))));
+  await Promise.all(threads.map((t, k) => t.rehash(table, into, Math.floor((k * old) / threads.length), Math.floor(((k + 1) * old) / threads.length))));
   return into;
 }
 
@@ -189,8 +188,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const workers: WorkerHandle[] = [];
   const monitor = new PropertyMonitor(invariants, witnesses);
   const deadlocks: { state: number; depth: number }[] = [];
-  let seen = seenSet(1 << 12);
-  let levelTable = levelSet(1 << 10);
+  let table = sharedTable(1 << 12);
   let stop = false;
   let incomplete = false;
 
@@ -203,8 +201,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     const c = symmetry && model.canonicalize !== undefined ? model.canonicalize(init) : init;
     word.bytes.set(c.subarray(0, size));
     fingerprint(word.words, 0, stride >>> 2, hash, 0);
-    if (hasSeen(seen, hash[0]!, hash[1]!)) continue;
-    addSeen(seen, hash[0]!, hash[1]!);
+    if (insertFirst(table, hash[0]!, hash[1]!, 1, roots.length) !== CLAIMED) continue;
     stop = (monitor.visit(word.bytes, roots.length, 0) && !keepGoing) || stop;
     roots.push(word.bytes.slice());
     rootWords.push(word.words.slice());
@@ -241,37 +238,31 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       const lossWords = Math.ceil((frontierCount * actions) / 32);
       if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * lossWords));
       const margin = team.length * block * actions;
-      // Empty between levels (the keep step clears it), so another size needs no copy; one far too large costs its clearing.
-      const wanted = 2 ** Math.ceil(Math.log2((Math.ceil(frontierCount * branching * 1.25) + margin) / GROW_AT));
-      if (options.growAhead !== false && (wanted > levelSlots(levelTable) || 8 * wanted < levelSlots(levelTable))) levelTable = levelSet(wanted);
+      if (options.growAhead !== false) table = await withRoom(table, found + Math.ceil(frontierCount * branching * 1.25) + margin, team);
       control[NEXT_BLOCK] = 0;
       control[CLAIMS] = 0;
       const level = depth + 1;
       const parity = level & 1;
       let expanded: ExpandReply[];
       for (let resume = false; ; resume = true) {
-        const room = Math.floor(PAUSE_AT * levelSlots(levelTable)) - margin;
-        const request: ExpandRequest = { seen, level: levelTable, losers, control, frontier, count: frontierCount, block, parity, room, resume };
+        const room = Math.floor(PAUSE_AT * slotsOf(table)) - found - margin;
+        const request: ExpandRequest = { table, losers, control, frontier, count: frontierCount, block, tag: level + 1, parity, room, resume };
         expanded = await Promise.all(team.map((t) => t.expand(request)));
         if (Atomics.load(control, NEXT_BLOCK) >= blocks) break;
-        // A thread stopped for the level set to fill no further: grow it and go on where the threads left off.
-        levelTable = await withRoom(levelTable, Atomics.load(control, CLAIMS) + 2 * margin, team);
+        // A thread stopped for the table to fill no further: grow it and go on where the threads left off.
+        table = await withRoom(table, found + Atomics.load(control, CLAIMS) + 2 * margin, team);
       }
       const claims = Atomics.load(control, CLAIMS);
       found += claims;
       branching = Math.max(claims / frontierCount, 0.5);
-      // Room in the seen set for the level's new states: the keep step copies the old one's entries over as it adds them.
-      let grownFrom: Int32Array | undefined;
-      const seenSlots = 2 ** Math.max(12, Math.ceil(Math.log2(found / GROW_AT)));
-      if (seenSlots > seen.length >>> 1) [grownFrom, seen] = [seen, seenSet(seenSlots)];
 
       const chunks: SharedArrayBuffer[][] = [];
       team.forEach((t, k) => (chunks[t.id] = [...expanded[k]!.chunks]));
       for (let id = 0; id <= workers.length; id++) chunks[id] ??= [];
       const ordered = orderBlocks(team.map((t, k) => ({ thread: t.id, blocks: expanded[k]!.blocks })));
       control[NEXT_BLOCK] = 0;
-      const keepRequest = { seen, grownFrom, level: levelTable, threads: team.length, losers, control, blocks: ordered, chunks, levelBase, openInvariants: maskOpen(invariants, monitor), openWitnesses: maskOpen(witnesses, monitor) };
-      const kept = await Promise.all(team.map((t, index) => t.keep({ ...keepRequest, index })));
+      const keepRequest: KeepRequest = { losers, control, blocks: ordered, chunks, levelBase, openInvariants: maskOpen(invariants, monitor), openWitnesses: maskOpen(witnesses, monitor) };
+      const kept = await Promise.all(team.map((t) => t.keep(keepRequest)));
       team.forEach((t, k) => links.reader(t.id, kept[k]!.links));
       const merged = numberBlocks(ordered, team.map((t, k) => ({ thread: t.id, kept: kept[k]!.kept })));
       // Where each property first failed (or held) in the level, by the level's numbering.
@@ -340,7 +331,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     distinctStates: stored,
     depth: deepest,
     witnesses: monitor.witnesses(),
-    bytesPerState: (seen.byteLength + levelTable.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(stride >>> 2)) / stored,
+    bytesPerState: (table.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(stride >>> 2)) / stored,
     symmetry,
   };
 }

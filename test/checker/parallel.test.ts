@@ -80,7 +80,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
     }
   }, 300_000);
 
-  it('the same when the level set fills within a level and the threads wait for it to grow', async () => {
+  it('the same when the table fills within a level and the threads wait for it to grow', async () => {
     const c = PINNED.at(-1)!;
     const m = compile(c.config);
     const grown = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0, growAhead: false });
