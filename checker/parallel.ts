@@ -42,10 +42,11 @@ export interface ParallelOptions extends CheckOptions {
   /** Worker threads. */
   readonly workers: number;
   /**
-   * Levels of fewer states are done by the main thread alone (starting a worker costs a
-   * fraction of a second); default 50,000. Workers start once a level has a quarter of
-   * this; while they start, levels below four times this stay on the main thread rather
-   * than wait. 0: workers from the start, and every level goes to them.
+   * Levels of fewer states are done by the main thread alone (starting a worker costs
+   * about a tenth of a second, and a small level gains little); default 20,000. Workers
+   * start once a level has a quarter of this; while they start, levels below four times
+   * this stay on the main thread rather than wait. 0: workers from the start, and every
+   * level goes to them.
    */
   readonly parallelFrom?: number;
   /** Grow the table ahead of each level by the last level's growth (default); false: only when threads find it full, a path a test takes. */
@@ -175,7 +176,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const deadlock = options.deadlock ?? true;
   const keepGoing = options.continueAfterViolation ?? false;
   const maxStates = options.maxStates ?? Number.POSITIVE_INFINITY;
-  const parallelFrom = options.parallelFrom ?? 50_000;
+  const parallelFrom = options.parallelFrom ?? 20_000;
   if (model.actionCount > 256) throw new Error(`checker: ${model.actionCount} actions do not fit a one-byte action index`);
   const size = model.stateBytes;
   const stride = strideOf(size);
