@@ -39,6 +39,8 @@ function run1(workers: number): Record<string, number | string> {
       statesPerSecond: json.statesPerSecond,
       processSeconds: round(wall, 4),
       cpuSeconds: round(user + sys, 4),
+      // CPU seconds per wall second: below the workers' number, the process waited for cores (a shared machine) or at barriers.
+      coresUsed: round((user + sys) / wall),
       bytesPerState: json.bytesPerState,
       peakRssMb: round((rssKb * 1024) / 2 ** 20, 4),
     };
