@@ -17,6 +17,7 @@ interface Bench {
 const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
   checkerVsSpin: () => import('./spin.ts'),
   handwritten: () => import('./handwritten.ts'),
+  parallel: () => import('./parallel.ts'),
   pool: () => import('./pool.ts'),
   startup: () => import('./startup.ts'),
   validateLog: () => import('./validate-log.ts'),

@@ -1,169 +1,252 @@
 /**
- * One share of a level of the parallel search, done by a worker (or by the main thread
- * for a small level): expand a range of the level's states, insert their successors'
- * fingerprints into the shared table, then keep the successors that are new and evaluate
- * the properties on them. The three steps are separated by barriers in `parallel.ts`, so
- * that every worker's inserts are done before any worker decides what is new.
+ * One thread's part of a level of the parallel search (a worker's, or the main thread's
+ * for a small level), in two steps with a barrier between them (see `parallel.ts`; the
+ * messages are in `level-protocol.ts`). In both, threads take blocks from a shared
+ * counter, so that a thread that meets cheaper work takes more of it.
+ *
+ * Expand: generate the successors of a block's states a few parents at a time,
+ * fingerprint them, touch their table slots together (the misses overlap, as in
+ * `bfs.ts`), and insert each into the shared table with its key, its one-worker position
+ * (`shared-table.ts`). A successor that may be the first of a new state is appended,
+ * with its parent and action, to this thread's arena; one that displaces an earlier
+ * candidate marks that one's key in a shared bitmap of losers.
+ *
+ * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
+ * whichever arena, are walked in order: losers dropped, the rest moved down in place
+ * within the block, linked, and the properties still open evaluated on them. What a
+ * thread returns is a few numbers per block: the main thread numbers the new states by
+ * prefix sums.
  */
+import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { successorsOf, type Checkable, type ModelProperty } from './model.ts';
-import { hasShared, insertShared, isNewAt } from './shared-table.ts';
-import { strideOf, wordState } from './words.ts';
+import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest } from './level-protocol.ts';
+import { successorsOf, type Checkable, type ModelProperty, type SuccessorSink } from './model.ts';
+import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
+import { WordViews } from './word-views.ts';
+import { strideOf, wordState, type WordState } from './words.ts';
 
-/** What an expansion found: the number of successors and the first state (level index) with none that is not a legitimate end, or -1. */
-export interface Expanded {
-  /** Successors generated that were not in the table yet. */
-  readonly count: number;
-  /** Level index of the first deadlocked state of the range, or -1. */
-  readonly deadlock: number;
-}
+/** Parents expanded between two rounds of table touches (as `bfs.ts`). */
+const BATCH_STATES = 8;
 
-/** The new states of a share, in the one-worker order, with what the properties say of each. */
-export interface Selected {
-  /** Their bytes, `stride` each. */
-  readonly states: Uint8Array;
-  /** Per state: its parent's level index. */
-  readonly parents: Int32Array;
-  /** Per state: the action that made it. */
-  readonly actions: Uint8Array;
-  /** Per state: bit `k` set when invariant `k` fails there. */
-  readonly failing: Int32Array;
-  /** Per state: bit `k` set when witness `k` holds there. */
-  readonly holding: Int32Array;
-}
-
-/** A worker's state across the three steps of a level. */
+/** A thread's part of every level, and its arenas. */
 export class LevelTask<A> {
   private readonly size: number;
-  private readonly stride: number;
-  private readonly expand: ReturnType<typeof successorsOf>;
-  private readonly canonicalize: ((s: Uint8Array) => Uint8Array) | undefined;
+  private readonly width: number;
+  private readonly expandState: (s: Uint8Array, sink: SuccessorSink) => void;
   private readonly isEnd: ((s: Uint8Array) => boolean) | undefined;
   private readonly invariants: readonly ModelProperty[];
   private readonly witnesses: readonly ModelProperty[];
   private readonly actionCount: number;
-  private words = new Int32Array(0);
-  /** The same buffer as bytes. */
-  private bytes = new Uint8Array(0);
-  private hashes = new Int32Array(0);
-  private parents = new Int32Array(0);
-  private actions = new Uint8Array(0);
-  private slots = new Int32Array(0);
-  private count = 0;
+  /** Successor states of one batch of parents: words, fingerprints, parents, actions. */
+  private readonly batchWords: Int32Array;
+  private readonly batchHashes: Int32Array;
+  private readonly batchParents: Int32Array;
+  private readonly batchActions: Uint8Array;
+  private batchCount = 0;
+  /** Keeps the state's bytes of its last word, clears the padding: a model's buffer may hold anything past its state. */
+  private readonly lastMask: number;
+  /** The parent being expanded, for the sink. */
+  private current = 0;
+  private readonly sinkInto: SuccessorSink;
+  private readonly parent: WordState;
+  private readonly scratch: WordState;
+  /** This thread's two arenas, for even and odd levels. */
+  readonly arenas: readonly [StateArena, StateArena];
+  /** This thread's parent links. */
+  readonly links = new LinkArena();
+  /** The blocks this thread expanded in the level, four int32 each (see `EXPANDED_FIELDS`). */
+  private blocks: number[] = [];
+  private written = 0;
+  private deadlock = -1;
+  private out: StateArena;
+  /** Kept so that the touching loads are not optimized away. */
+  private sink = 0;
 
   constructor(model: Checkable<A>, options: { symmetry: boolean; deadlock: boolean; invariants: readonly string[] }) {
     this.size = model.stateBytes;
-    this.stride = strideOf(this.size);
-    this.expand = successorsOf(model);
-    this.canonicalize = options.symmetry ? model.canonicalize?.bind(model) : undefined;
+    this.width = strideOf(this.size) >>> 2;
+    this.expandState = successorsOf(model);
     this.isEnd = options.deadlock ? model.isLegitimateEnd?.bind(model) : undefined;
     this.invariants = options.invariants.map((name) => model.properties.find((p) => p.kind === 'always' && p.name === name)!);
     this.witnesses = model.properties.filter((p) => p.kind === 'sometimes');
     this.actionCount = model.actionCount;
-  }
-
-  /**
-   * Generates the successors of level states `from .. to` of `frontier` (`stride` bytes
-   * each), canonical and fingerprinted, and keeps those not already in `table` (states of
-   * earlier levels: most successors are): nobody inserts during this step.
-   */
-  expandRange(frontier: Uint8Array, from: number, to: number, table: Int32Array): Expanded {
-    this.count = 0;
-    const state = wordState(this.size);
-    const width = this.stride >>> 2;
+    const capacity = Math.max(1, BATCH_STATES * model.actionCount);
+    this.batchWords = new Int32Array(capacity * this.width);
+    this.batchHashes = new Int32Array(2 * capacity);
+    this.batchParents = new Int32Array(capacity);
+    this.batchActions = new Uint8Array(capacity);
     const tail = this.size & 3;
-    const lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
-    let parent = 0;
-    let deadlock = -1;
-    let produced = false;
-    const sink = (t: Uint8Array, action: number): void => {
-      produced = true;
-      const c = this.canonicalize === undefined ? t : this.canonicalize(t);
-      const k = this.reserve();
-      const bytes = this.bytes;
-      const at = 4 * k * width;
-      for (let i = 0; i < this.size; i++) bytes[at + i] = c[i]!;
-      if (width > 0) this.words[k * width + width - 1] = this.words[k * width + width - 1]! & lastMask;
-      fingerprint(this.words, k * width, width, this.hashes, k);
-      if (hasShared(table, this.hashes[2 * k]!, this.hashes[2 * k + 1]!)) {
-        this.count--; // seen at an earlier level
-        return;
+    this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
+    this.parent = wordState(this.size);
+    this.scratch = wordState(this.size);
+    this.arenas = [new StateArena(this.width), new StateArena(this.width)];
+    this.out = this.arenas[0];
+    const canonicalize = options.symmetry ? model.canonicalize?.bind(model) : undefined;
+    const views = new WordViews(this.size);
+    this.sinkInto = (t, action) => this.add(views.of(canonicalize === undefined ? t : canonicalize(t)), action);
+  }
+
+  /** Puts the initial states (zero-padded words) at the start of the even arena: level 0. */
+  seed(states: readonly Int32Array[]): void {
+    states.forEach((s, i) => this.arenas[0].chunkFor(i).words.set(s, (i % ARENA_CHUNK) * this.width));
+  }
+
+  /** The expand step: blocks of the level until none is left (or the level set must grow first). */
+  expand(r: ExpandRequest): ExpandReply {
+    if (!r.resume) {
+      this.blocks = [];
+      this.written = 0;
+      this.deadlock = -1;
+      this.out = this.arenas[r.parity & 1]!;
+    }
+    const reader = new FrontierReader(r.frontier, this.width);
+    const blocks = Math.ceil(r.count / r.block);
+    let paused = false;
+    for (;;) {
+      if (Atomics.load(r.control, NEXT_BLOCK) >= blocks) break;
+      if (Atomics.load(r.control, CLAIMS) > r.room) {
+        paused = true;
+        break;
       }
-      this.parents[k] = parent;
-      this.actions[k] = action;
-    };
+      const b = Atomics.add(r.control, NEXT_BLOCK, 1);
+      if (b >= blocks) break;
+      const from = b * r.block;
+      const to = Math.min(from + r.block, r.count);
+      const first = this.written;
+      for (let p = from; p < to; p += BATCH_STATES) this.expandBatch(r, reader, p, Math.min(p + BATCH_STATES, to));
+      this.blocks.push(from, to, first, this.written);
+    }
+    return { paused, deadlock: this.deadlock, blocks: Int32Array.from(this.blocks), chunks: this.out.chunks };
+  }
+
+  /** Expands parents `from .. to` of the level and inserts their successors. */
+  private expandBatch(r: ExpandRequest, reader: FrontierReader, from: number, to: number): void {
+    const state = this.parent;
+    this.batchCount = 0;
     for (let p = from; p < to; p++) {
-      state.bytes.set(frontier.subarray(p * this.stride, p * this.stride + this.size));
-      parent = p;
-      produced = false;
-      this.expand(state.bytes, sink);
-      if (!produced && deadlock < 0 && this.isEnd !== undefined && !this.isEnd(state.bytes)) deadlock = p;
+      reader.copy(p, state.words);
+      this.current = p;
+      const before = this.batchCount;
+      this.expandState(state.bytes, this.sinkInto); // enabled actions only reach the sink
+      if (this.batchCount === before && this.deadlock < 0 && this.isEnd !== undefined && !this.isEnd(state.bytes)) this.deadlock = p;
     }
-    return { count: this.count, deadlock };
+    const table = r.table;
+    const hashes = this.batchHashes;
+    const n = this.batchCount;
+    let acc = 0;
+    for (let k = 0; k < n; k++) acc ^= table[homeWord(table, hashes[2 * k]!)]!;
+    this.sink ^= acc;
+    const a = this.actionCount;
+    const width = this.width;
+    const src = this.batchWords;
+    let claims = 0;
+    for (let k = 0; k < n; k++) {
+      const h1 = hashes[2 * k]!;
+      const h2 = hashes[2 * k + 1]!;
+      const result = insertFirst(table, h1, h2, r.tag, this.batchParents[k]! * a + this.batchActions[k]!);
+      if (result === LOST || result === OLD) continue;
+      if (result === CLAIMED) claims++;
+      else Atomics.or(r.losers, result >>> 5, 1 << (result & 31));
+      const at = this.written++;
+      const chunk = this.out.chunkFor(at);
+      const o = at % ARENA_CHUNK;
+      const words = chunk.words;
+      for (let w = 0; w < width; w++) words[o * width + w] = src[k * width + w]!;
+      chunk.parents[o] = this.batchParents[k]!;
+      chunk.actions[o] = this.batchActions[k]!;
+    }
+    if (claims > 0) Atomics.add(r.control, CLAIMS, claims);
   }
 
-  /** Inserts every successor's fingerprint at `level`, keyed by its one-worker position. */
-  insertAll(table: Int32Array, level: number): void {
-    for (let k = 0; k < this.count; k++) {
-      this.slots[k] = insertShared(table, this.hashes[2 * k]!, this.hashes[2 * k + 1]!, level, this.keyOf(k));
-    }
+  /** Appends a successor (zero-padded words) of the current parent by `action` to the batch, fingerprinted. */
+  private add(src: Int32Array, action: number): void {
+    const k = this.batchCount++;
+    const width = this.width;
+    const words = this.batchWords;
+    const at = k * width;
+    for (let w = 0; w < width; w++) words[at + w] = src[w]!;
+    if (width > 0) words[at + width - 1] = words[at + width - 1]! & this.lastMask; // little-endian
+    fingerprint(words, at, width, this.batchHashes, k);
+    this.batchParents[k] = this.current;
+    this.batchActions[k] = action;
   }
 
-  /** The successors that are new at `level`, in order, with the open properties evaluated on each. */
-  selectNew(table: Int32Array, level: number, openInvariants: number, openWitnesses: number): Selected {
-    const keep = new Int32Array(this.count);
-    let n = 0;
-    for (let k = 0; k < this.count; k++) if (isNewAt(table, this.slots[k]!, level, this.keyOf(k))) keep[n++] = k;
-    const width = this.stride >>> 2;
-    const states = new Uint8Array(n * this.stride);
-    const words = new Int32Array(states.buffer);
-    const out = { states, parents: new Int32Array(n), actions: new Uint8Array(n), failing: new Int32Array(n), holding: new Int32Array(n) };
-    // The properties read a state through one reused buffer.
-    const scratch = wordState(this.size);
-    for (let j = 0; j < n; j++) {
-      const k = keep[j]!;
-      for (let w = 0; w < width; w++) {
-        const x = this.words[k * width + w]!;
-        words[j * width + w] = x;
-        scratch.words[w] = x;
+  /** The keep step: blocks until none is left. */
+  keep(r: KeepRequest): KeepReply {
+    const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.width)));
+    const firsts = new Int32Array(2 * (this.invariants.length + 2 * this.witnesses.length)).fill(-1);
+    const open = { invariants: r.openInvariants, held: r.openWitnesses, failed: r.openWitnesses };
+    const kept: number[] = [];
+    const blocks = r.blocks.length / BLOCK_FIELDS;
+    for (;;) {
+      const b = Atomics.add(r.control, NEXT_BLOCK, 1);
+      if (b >= blocks) break;
+      const at = BLOCK_FIELDS * b;
+      const chunks = views[r.blocks[at]!]!;
+      const from = r.blocks[at + 1]!;
+      const to = r.blocks[at + 2]!;
+      const first = r.blocks[at + 3]!;
+      const firstLink = this.links.length;
+      let write = first;
+      for (let q = first, end = r.blocks[at + 4]!; q < end; q++) {
+        const chunk = chunks[Math.floor(q / ARENA_CHUNK)]!;
+        const o = q % ARENA_CHUNK;
+        const parent = chunk.parents[o]!;
+        const action = chunk.actions[o]!;
+        const key = parent * this.actionCount + action;
+        if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) continue;
+        this.take(chunks, q, write);
+        this.links.push(r.levelBase + parent, action);
+        this.evaluate(open, firsts, b, write - first);
+        write++;
       }
-      out.parents[j] = this.parents[k]!;
-      out.actions[j] = this.actions[k]!;
-      out.failing[j] = mask(this.invariants, openInvariants, scratch.bytes, false);
-      out.holding[j] = mask(this.witnesses, openWitnesses, scratch.bytes, true);
+      // This block's keys, and only its own (blocks are whole words of the bitmap), are clear for the next level.
+      r.losers.fill(0, (from * this.actionCount) >>> 5, Math.ceil((to * this.actionCount) / 32));
+      kept.push(b, write - first, firstLink);
     }
-    return out;
+    return { kept: Int32Array.from(kept), firsts, links: this.links.chunks };
   }
 
-  /** The one-worker position of successor `k`: its parent's level index, then its action. */
-  private keyOf(k: number): number {
-    return this.parents[k]! * this.actionCount + this.actions[k]!;
+  /** Copies the state at position `q` of an arena into the scratch state, and to position `write` (not above `q`) when that differs. */
+  private take(chunks: readonly ChunkViews[], q: number, write: number): void {
+    const width = this.width;
+    const words = this.scratch.words;
+    const src = chunks[Math.floor(q / ARENA_CHUNK)]!.words;
+    const o = (q % ARENA_CHUNK) * width;
+    for (let w = 0; w < width; w++) words[w] = src[o + w]!;
+    if (write === q) return;
+    const dst = chunks[Math.floor(write / ARENA_CHUNK)]!.words;
+    const d = (write % ARENA_CHUNK) * width;
+    for (let w = 0; w < width; w++) dst[d + w] = words[w]!;
   }
 
-  /** A slot for one more successor, growing the buffers by doubling. */
-  private reserve(): number {
-    const k = this.count++;
-    if (k < this.parents.length) return k;
-    const capacity = Math.max(64, 2 * this.parents.length);
-    const width = this.stride >>> 2;
-    const grow = <T extends Int32Array | Uint8Array>(old: T, make: (n: number) => T, per: number): T => {
-      const next = make(capacity * per);
-      next.set(old);
-      return next;
-    };
-    this.words = grow(this.words, (n) => new Int32Array(n), width);
-    this.bytes = new Uint8Array(this.words.buffer);
-    this.hashes = grow(this.hashes, (n) => new Int32Array(n), 2);
-    this.parents = grow(this.parents, (n) => new Int32Array(n), 1);
-    this.actions = grow(this.actions, (n) => new Uint8Array(n), 1);
-    this.slots = grow(this.slots, (n) => new Int32Array(n), 1);
-    return k;
+  /** Evaluates the open properties on the scratch state, the kept state at position `at` of block `b`, recording first failures (and holds). */
+  private evaluate(open: { invariants: number; held: number; failed: number }, firsts: Int32Array, b: number, at: number): void {
+    if ((open.invariants | open.held | open.failed) === 0) return;
+    // No closure here: under tsx every closure created is also named, which costs more than the evaluation.
+    const s = this.scratch.bytes;
+    for (let k = 0; k < this.invariants.length; k++) {
+      if (((open.invariants >>> k) & 1) === 0 || this.invariants[k]!.holds(s)) continue;
+      open.invariants &= ~(1 << k);
+      firsts[2 * k] = b;
+      firsts[2 * k + 1] = at;
+    }
+    for (let k = 0; k < this.witnesses.length; k++) {
+      const bit = 1 << k;
+      if (((open.held | open.failed) & bit) === 0) continue;
+      const held = this.witnesses[k]!.holds(s);
+      if ((held ? open.held : open.failed) & bit) {
+        if (held) open.held &= ~bit;
+        else open.failed &= ~bit;
+        const f = this.invariants.length + 2 * k + (held ? 0 : 1);
+        firsts[2 * f] = b;
+        firsts[2 * f + 1] = at;
+      }
+    }
   }
-}
 
-/** Bit `k` set where property `k` is open and `holds(s)` equals `when`. */
-function mask(properties: readonly ModelProperty[], open: number, s: Uint8Array, when: boolean): number {
-  let bits = 0;
-  for (let k = 0; k < properties.length; k++) if (((open >>> k) & 1) !== 0 && properties[k]!.holds(s) === when) bits |= 1 << k;
-  return bits;
+  /** Copies slots `from .. to` of `table` into the larger `into`. */
+  rehash(table: Int32Array, into: Int32Array, from: number, to: number): void {
+    rehashRange(table, into, from, to);
+  }
 }

@@ -87,6 +87,21 @@ export class PropertyMonitor {
     return failed;
   }
 
+  /** Records that invariant `name` (still open) first failed at state number `index` at `depth`: for a search that evaluates states elsewhere. */
+  failedAt(name: string, index: number, depth: number): void {
+    this.failures.push({ invariant: name, state: index, depth });
+    this.open = this.open.filter((inv) => inv.name !== name);
+  }
+
+  /** Records that witness `name` held (or not) in state number `index`: for a search that evaluates states elsewhere. */
+  observed(name: string, held: boolean, index: number): void {
+    if (held) {
+      this.reached.add(name);
+      if (index === 0) this.trueInitially.add(name);
+    } else this.falsified.add(name);
+    if (this.reached.has(name) && this.falsified.has(name)) this.unsettled = this.unsettled.filter((w) => w.name !== name);
+  }
+
   /** Whether the property of that name is still evaluated: an invariant not yet violated, a witness not yet settled. */
   isOpen(name: string): boolean {
     return this.open.some((p) => p.name === name) || this.unsettled.some((p) => p.name === name);

@@ -1,33 +1,34 @@
 /**
- * Parallel breadth-first search: level by level, each level's states split into
- * contiguous shares, one per worker thread, with one visited set shared by all (see
- * `shared-table.ts`). A level takes three steps with a barrier after each: expand (every
- * worker generates its share's successors), insert (every fingerprint goes into the
- * shared table, keyed by its one-worker position), select (every worker keeps the
- * successors that are new by that key). Shares are concatenated in order, so the new
- * states and their numbers are exactly those of the one-worker search in `bfs.ts`; the
- * stopping rules (first violation, deadlock, `maxStates`) are then applied to the level
- * as that search would have met them, batch by batch. Hence the same distinct-state
- * count, the same verdict, the same shortest counterexample and the same trace for
- * every number of workers.
+ * Parallel breadth-first search: level by level, with one visited set shared by all
+ * threads (`shared-table.ts`) and every state in shared memory where the thread that
+ * found it wrote it (`arena.ts`). A level takes two steps with a barrier after each
+ * (`level.ts`): expand (threads take blocks of the level from a shared counter, insert
+ * every successor with its one-worker position as key, and append the possible firsts
+ * to their own arenas) and keep (threads take blocks again, drop the successors that
+ * lost to a smaller key, link and evaluate the rest). The main thread only orders the blocks and
+ * numbers them by prefix sums, then applies the one-worker search's stopping rules
+ * (`level-outcome.ts`): a few numbers per block, no state crosses it.
+ *
+ * The new states and their numbers are exactly those of the one-worker search in
+ * `bfs.ts`, so the distinct-state count, the verdict, the shortest counterexample and its
+ * trace are the same for every number of workers.
  *
  * Workers build the model themselves from a {@link ModelFactory}. A level smaller than
  * `parallelFrom` states is done by the main thread alone (same steps, same table), so a
- * small search starts no thread.
+ * small search starts no thread; workers are started ahead, while the main thread still
+ * works, once a level reaches a quarter of that.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { arenaChunkBytes, type Frontier } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { LevelTask, type Expanded } from './level.ts';
+import { BATCH_STATES, cutLevel, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
+import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest } from './level-protocol.ts';
+import { LevelTask } from './level.ts';
 import { invariantsToCheck, type Checkable, type ModelFactory, type ModelProperty } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
-import type { WorkerRequest, WorkerSetup } from './parallel-worker.ts';
+import { localThread, WorkerHandle, type Thread } from './parallel-threads.ts';
+import { ParallelLinks } from './parallel-links.ts';
 import { replayPath } from './replay.ts';
-import { grownTable, insertShared, isNewAt, sharedTable, slotsOf } from './shared-table.ts';
-import { ParentLinks } from './store.ts';
+import { CLAIMED, insertFirst, sharedTable, slotsOf } from './shared-table.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState } from './words.ts';
 
@@ -35,67 +36,39 @@ import { strideOf, wordState } from './words.ts';
 export interface ParallelOptions extends CheckOptions {
   /** Worker threads. */
   readonly workers: number;
-  /** Levels of fewer states are done by the main thread alone (starting a worker costs about a second); default 50,000. */
+  /**
+   * Levels of fewer states are done by the main thread alone (starting a worker costs
+   * about a tenth of a second, and a small level gains little); default 20,000. Workers
+   * start once a level has a quarter of this; while they start, levels below four times
+   * this stay on the main thread rather than wait. 0: workers from the start, and every
+   * level goes to them.
+   */
   readonly parallelFrom?: number;
+  /** Grow the table ahead of each level by the last level's growth (default); false: only when threads find it full, a path a test takes. */
+  readonly growAhead?: boolean;
 }
 
-/** The batch of the one-worker search (`bfs.ts`): its stopping rules are applied per batch of this many states. */
-const BATCH_STATES = 8;
-/** Grow the table before a level could fill it past this. */
-const MAX_LOAD = 0.7;
+/** Grow the table before a level could fill it past this (by an estimate of what the level adds). */
+const GROW_AT = 0.7;
+/** Within a level, threads stop taking blocks past this load, and wait for the table to grow. */
+const PAUSE_AT = 0.85;
 
-/** A worker thread and its reply queue. */
-class WorkerHandle {
-  private readonly worker: Worker;
-  private readonly waiting: { resolve: (value: unknown) => void; reject: (e: Error) => void }[] = [];
-  readonly ready: Promise<unknown>;
-
-  constructor(setup: WorkerSetup) {
-    this.worker = startWorker(setup);
-    this.worker.on('message', (m: unknown) => this.waiting.shift()?.resolve(m));
-    // A worker that fails (its model cannot be built, say) fails the search with its error.
-    this.worker.on('error', (e) => {
-      for (const w of this.waiting.splice(0)) w.reject(e);
-    });
-    this.ready = this.reply();
-  }
-
-  /** Sends a request and resolves with the worker's reply. */
-  ask<T>(request: WorkerRequest): Promise<T> {
-    const answer = this.reply() as Promise<T>;
-    this.worker.postMessage(request);
-    return answer;
-  }
-
-  /** Stops the thread. */
-  stop(): Promise<number> {
-    return this.worker.terminate();
-  }
-
-  private reply(): Promise<unknown> {
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
-  }
+/** States per block: about 16 blocks per thread, so that a thread with cheaper states takes more; a multiple of 32. */
+function blockSize(count: number, threads: number): number {
+  const cap = threads === 1 ? 256 : 2048;
+  return Math.min(cap, Math.max(32, Math.ceil(count / (16 * threads) / 32) * 32));
 }
 
-/** The URL of tsx's ESM registration API (the package's `import` export of `./esm/api`). */
-/** Whether this is the TypeScript source run under tsx (then the worker needs tsx too), not the compiled package. */
-const SOURCE = import.meta.url.endsWith('.ts');
-
-/** Starts parallel-worker.js (the build) directly; from the sources, through tsx's loader, which a worker does not inherit. */
-function startWorker(setup: WorkerSetup): Worker {
-  const entry = new URL(`./parallel-worker.${SOURCE ? 'ts' : 'js'}`, import.meta.url);
-  if (!SOURCE) return new Worker(entry, { workerData: setup });
-  const boot = `import(${JSON.stringify(tsxEsmApi())}).then((t) => { t.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: setup });
-}
-
-function tsxEsmApi(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  const entry = pkg.exports['./esm/api']?.import.default;
-  if (entry === undefined) throw new Error('checker: this tsx has no ./esm/api export; the parallel search needs it to start workers');
-  return pathToFileURL(join(dirname(manifest), entry)).href;
+/** A table with room for `needed` entries at load {@link GROW_AT}: `table` itself, or a larger copy rehashed by `team`, each thread a share. */
+async function withRoom(table: Int32Array, needed: number, team: readonly Thread[]): Promise<Int32Array> {
+  const old = slotsOf(table);
+  let slots = old;
+  while (needed > GROW_AT * slots) slots *= 2;
+  if (slots === old) return table;
+  const into = sharedTable(slots);
+  const threads = team.length === 1 || old < 1 << 16 ? [team[0]!] : team;
+  await Promise.all(threads.map((t, k) => t.rehash(table, into, Math.floor((k * old) / threads.length), Math.floor(((k + 1) * old) / threads.length))));
+  return into;
 }
 
 /** Explores `model` breadth-first with `options.workers` threads that build their model from `factory`. */
@@ -104,128 +77,141 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const deadlock = options.deadlock ?? true;
   const keepGoing = options.continueAfterViolation ?? false;
   const maxStates = options.maxStates ?? Number.POSITIVE_INFINITY;
-  const parallelFrom = options.parallelFrom ?? 50_000;
+  const parallelFrom = options.parallelFrom ?? 20_000;
+  if (model.actionCount > 256) throw new Error(`checker: ${model.actionCount} actions do not fit a one-byte action index`);
   const size = model.stateBytes;
   const stride = strideOf(size);
+  const actions = model.actionCount;
   const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
   const taskOptions = { symmetry, deadlock, invariants: invariants.map((p) => p.name) };
-  const local = new LevelTask(model, taskOptions);
+  const task = new LevelTask(model, taskOptions);
+  const local = localThread(task);
   const workers: WorkerHandle[] = [];
-  // The monitor sees each state through the bits its share computed: the same rules as the one-worker search.
-  let failing = 0;
-  let holding = 0;
-  const monitor = new PropertyMonitor(
-    invariants.map((p, k): ModelProperty => ({ name: p.name, kind: 'always', holds: () => ((failing >>> k) & 1) === 0 })),
-    witnesses.map((p, k): ModelProperty => ({ ...p, holds: () => ((holding >>> k) & 1) === 1 })),
-  );
-  const links = new ParentLinks();
+  const monitor = new PropertyMonitor(invariants, witnesses);
   const deadlocks: { state: number; depth: number }[] = [];
   let table = sharedTable(1 << 12);
-  let found = 0;
   let stop = false;
   let incomplete = false;
 
-  // The initial states, canonical and without repeats, are states 0 .. roots-1.
+  // The initial states, canonical and without repeats, are states 0 .. roots-1: level 0, in the main thread's even arena.
   const roots: Uint8Array[] = [];
+  const rootWords: Int32Array[] = [];
   const word = wordState(size);
   const hash = new Int32Array(2);
   for (const init of model.initialStates()) {
     const c = symmetry && model.canonicalize !== undefined ? model.canonicalize(init) : init;
     word.bytes.set(c.subarray(0, size));
     fingerprint(word.words, 0, stride >>> 2, hash, 0);
-    const slot = insertShared(table, hash[0]!, hash[1]!, 0, roots.length);
-    if (!isNewAt(table, slot, 0, roots.length)) continue;
-    found++;
-    const s = word.bytes.slice();
-    failing = bitsOf(invariants, s, false);
-    holding = bitsOf(witnesses, s, true);
-    stop = (monitor.visit(s, roots.length, 0) && !keepGoing) || stop;
-    roots.push(s);
+    if (insertFirst(table, hash[0]!, hash[1]!, 1, roots.length) !== CLAIMED) continue;
+    stop = (monitor.visit(word.bytes, roots.length, 0) && !keepGoing) || stop;
+    roots.push(word.bytes.slice());
+    rootWords.push(word.words.slice());
   }
-  links.roots = roots.length;
-  let frontier = new Uint8Array(new SharedArrayBuffer(Math.max(1, roots.length * stride)));
-  roots.forEach((s, i) => frontier.set(s, i * stride));
+  task.seed(rootWords);
+  const links = new ParallelLinks(roots.length);
+  let found = roots.length;
+  let frontier: Frontier = { segments: Int32Array.of(0, 0, roots.length), chunks: [task.arenas[0].chunks] };
   let frontierCount = roots.length;
   let levelBase = 0;
   let stored = roots.length;
   let depth = 0;
   let deepest = 0;
-  let peakFrontier = frontierCount;
+  let peakArenas = 0;
+  let branching = 2;
   let deadlockSeen = !deadlock || model.isLegitimateEnd === undefined;
+  const control = new Int32Array(new SharedArrayBuffer(8));
+  let losers = new Int32Array(new SharedArrayBuffer(4));
+  const arenaChunks: number[][] = [[task.arenas[0].chunks.length, 0]];
+  const startWorkers = (): void => {
+    while (workers.length < options.workers) workers.push(new WorkerHandle(workers.length + 1, { factory, options: taskOptions }));
+  };
 
   try {
     while (frontierCount > 0 && !stop) {
-      if (frontierCount * model.actionCount >= 2 ** 31) throw new Error(`checker: a level of ${frontierCount} states is too large for the parallel search's keys`);
-      // Split the level into contiguous shares: one per worker, or the main thread's alone.
-      const shares = frontierCount < parallelFrom ? 1 : options.workers;
-      while (shares > 1 && workers.length < shares) {
-        const w = new WorkerHandle({ factory, options: taskOptions });
-        workers.push(w);
-        await w.ready;
-      }
-      const bounds = Array.from({ length: shares + 1 }, (_, k) => Math.floor((k * frontierCount) / shares));
-      const run = <T>(step: (task: LevelTask<A>) => T, request: WorkerRequest): Promise<T[]> =>
-        shares === 1 ? Promise.resolve([step(local)]) : Promise.all(workers.slice(0, shares).map((w) => w.ask<T>(request)));
-      const expanded = shares === 1 ? [local.expandRange(frontier, 0, frontierCount, table)] : await Promise.all(workers.slice(0, shares).map((w, k) => w.ask<Expanded>({ kind: 'expand', frontier, from: bounds[k]!, to: bounds[k + 1]!, table })));
-      // Room for every successor to be new, so that no worker ever meets a full table.
-      const incoming = expanded.reduce((n, e) => n + e.count, 0);
-      let slots = slotsOf(table);
-      while ((found + incoming) / slots > MAX_LOAD) slots *= 2;
-      if (slots !== slotsOf(table)) table = grownTable(table, slots);
+      if (frontierCount * actions >= 2 ** 31) throw new Error(`checker: a level of ${frontierCount} states is too large for the parallel search's keys`);
+      if (options.workers > 1 && frontierCount >= parallelFrom / 4) startWorkers();
+      // Workers still starting leave the level to the main thread, unless it is much larger: then waiting for them pays.
+      const parallel = options.workers > 1 && frontierCount >= parallelFrom && (frontierCount >= 4 * parallelFrom || workers.every((w) => w.isReady));
+      if (parallel) for (const w of workers) await w.ready;
+      const team: readonly Thread[] = parallel ? workers : [local];
+      const block = blockSize(frontierCount, team.length);
+      const blocks = Math.ceil(frontierCount / block);
+      const lossWords = Math.ceil((frontierCount * actions) / 32);
+      if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * lossWords));
+      const margin = team.length * block * actions;
+      if (options.growAhead !== false) table = await withRoom(table, found + Math.ceil(frontierCount * branching * 1.25) + margin, team);
+      control[NEXT_BLOCK] = 0;
+      control[CLAIMS] = 0;
       const level = depth + 1;
-      await run((t) => t.insertAll(table, level), { kind: 'insert', table, level });
-      const openInvariants = maskOpen(invariants, monitor);
-      const openWitnesses = maskOpen(witnesses, monitor);
-      const selected = await run((t) => t.selectNew(table, level, openInvariants, openWitnesses), { kind: 'select', table, level, openInvariants, openWitnesses });
-      found += selected.reduce((n, s) => n + s.parents.length, 0);
+      const parity = level & 1;
+      let expanded: ExpandReply[];
+      for (let resume = false; ; resume = true) {
+        const room = Math.floor(PAUSE_AT * slotsOf(table)) - found - margin;
+        const request: ExpandRequest = { table, losers, control, frontier, count: frontierCount, block, tag: level + 1, parity, room, resume };
+        expanded = await Promise.all(team.map((t) => t.expand(request)));
+        if (Atomics.load(control, NEXT_BLOCK) >= blocks) break;
+        // A thread stopped for the table to fill no further: grow it and go on where the threads left off.
+        table = await withRoom(table, found + Atomics.load(control, CLAIMS) + 2 * margin, team);
+      }
+      const claims = Atomics.load(control, CLAIMS);
+      found += claims;
+      branching = Math.max(claims / frontierCount, 0.5);
 
-      // Apply the one-worker search's stopping rules to the level, batch by batch, in order.
-      const firstDeadlock = expanded.map((e) => e.deadlock).find((d) => d >= 0) ?? -1;
-      const meetDeadlock = (batch: number): void => {
-        if (deadlockSeen || firstDeadlock < 0 || Math.floor(firstDeadlock / BATCH_STATES) > batch) return;
+      const chunks: SharedArrayBuffer[][] = [];
+      team.forEach((t, k) => (chunks[t.id] = [...expanded[k]!.chunks]));
+      for (let id = 0; id <= workers.length; id++) chunks[id] ??= [];
+      const ordered = orderBlocks(team.map((t, k) => ({ thread: t.id, blocks: expanded[k]!.blocks })));
+      control[NEXT_BLOCK] = 0;
+      const keepRequest: KeepRequest = { losers, control, blocks: ordered, chunks, levelBase, openInvariants: maskOpen(invariants, monitor), openWitnesses: maskOpen(witnesses, monitor) };
+      const kept = await Promise.all(team.map((t) => t.keep(keepRequest)));
+      team.forEach((t, k) => links.reader(t.id, kept[k]!.links));
+      const merged = numberBlocks(ordered, team.map((t, k) => ({ thread: t.id, kept: kept[k]!.kept })));
+      // Where each property first failed (or held) in the level, by the level's numbering.
+      const firstAt = (f: number): number => {
+        let best = Number.POSITIVE_INFINITY;
+        for (const r of kept) {
+          const b = r.firsts[2 * f]!;
+          if (b >= 0) best = Math.min(best, merged.blocks[b]!.position + r.firsts[2 * f + 1]!);
+        }
+        return best;
+      };
+      const failAt = invariants.map((_, k) => firstAt(k));
+      const firstDeadlock = expanded.reduce((d, e) => (e.deadlock >= 0 && (d < 0 || e.deadlock < d) ? e.deadlock : d), -1);
+      const deadlockAt =
+        deadlockSeen || firstDeadlock < 0
+          ? Number.POSITIVE_INFINITY
+          : keptBefore(merged.blocks, BATCH_STATES * Math.floor(firstDeadlock / BATCH_STATES), levelBase, (thread, link) => links.reader(thread).parent(link));
+      const cut = cutLevel(merged.total, deadlockAt, maxStates - stored, Math.min(...failAt), keepGoing);
+
+      // The monitor learns what the one-worker search would have seen in the states it stores.
+      const failures = failAt.flatMap((at, k) => (at < cut.stored ? [{ at, k }] : [])).sort((x, y) => x.at - y.at || x.k - y.k);
+      for (const { at, k } of failures) monitor.failedAt(invariants[k]!.name, stored + at, level);
+      witnesses.forEach((w, k) => {
+        const held = firstAt(invariants.length + 2 * k);
+        const failed = firstAt(invariants.length + 2 * k + 1);
+        if (held < cut.stored) monitor.observed(w.name, true, stored + held);
+        if (failed < cut.stored) monitor.observed(w.name, false, stored + failed);
+      });
+      if (cut.deadlock) {
         deadlocks.push({ state: levelBase + firstDeadlock, depth });
         deadlockSeen = true;
-        if (!keepGoing) stop = true;
-      };
-      // Per share, how many of its new states are stored before a stopping rule cuts the level.
-      const kept: number[] = [];
-      for (const share of selected) {
-        let j = 0;
-        for (; j < share.parents.length && !stop; j++) {
-          meetDeadlock(Math.floor(share.parents[j]! / BATCH_STATES));
-          if (stop) break;
-          if (stored >= maxStates) {
-            incomplete = true;
-            stop = true;
-            break;
-          }
-          const index = stored++;
-          links.set(index, levelBase + share.parents[j]!, share.actions[j]!);
-          failing = share.failing[j]!;
-          holding = share.holding[j]!;
-          deepest = level;
-          // The monitor reads the state only through the bits above.
-          if (monitor.visit(share.states, index, level) && !keepGoing) {
-            stop = true;
-            j++;
-            break;
-          }
-        }
-        kept.push(j);
       }
-      if (!stop) meetDeadlock(Number.POSITIVE_INFINITY);
-      const total = kept.reduce((a, b) => a + b, 0);
-      options.onProgress?.({ states: stored, queue: total, depth: deepest });
-      levelBase += frontierCount;
-      frontier = new Uint8Array(new SharedArrayBuffer(Math.max(1, total * stride)));
-      let at = 0;
-      selected.forEach((share, k) => {
-        frontier.set(share.states.subarray(0, kept[k]! * stride), at);
-        at += kept[k]! * stride;
+      incomplete = cut.incomplete;
+      stop = cut.stop;
+      for (const b of merged.blocks) if (b.kept > 0) links.add(stored + b.position, b.keeper, b.firstLink);
+      stored += cut.stored;
+      if (cut.stored > 0) deepest = level;
+      options.onProgress?.({ states: stored, queue: cut.stored, depth: deepest });
+
+      team.forEach((t, k) => {
+        (arenaChunks[t.id] ??= [0, 0])[parity] = expanded[k]!.chunks.length;
       });
-      frontierCount = total;
-      peakFrontier = Math.max(peakFrontier, frontierCount);
+      peakArenas = Math.max(peakArenas, arenaChunks.reduce((n, c) => n + (c[0] ?? 0) + (c[1] ?? 0), 0));
+      const live = merged.blocks.filter((b) => b.kept > 0);
+      frontier = { segments: Int32Array.from(live.flatMap((b) => [b.thread, b.start, b.kept])), chunks };
+      levelBase += frontierCount;
+      frontierCount = merged.total;
       depth = level;
     }
   } finally {
@@ -247,16 +233,9 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     distinctStates: stored,
     depth: deepest,
     witnesses: monitor.witnesses(),
-    bytesPerState: (table.byteLength + ParentLinks.BYTES * stored + 2 * peakFrontier * stride) / stored,
+    bytesPerState: (table.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(stride >>> 2)) / stored,
     symmetry,
   };
-}
-
-/** Bit `k` set where property `k` holds (`when` true) or fails (`when` false) in `s`. */
-function bitsOf(properties: readonly ModelProperty[], s: Uint8Array, when: boolean): number {
-  let bits = 0;
-  for (let k = 0; k < properties.length; k++) if (properties[k]!.holds(s) === when) bits |= 1 << k;
-  return bits;
 }
 
 /** Bit `k` set where property `k` is still open in the monitor. */

@@ -1,20 +1,30 @@
 /**
  * The visited set of the parallel search: 64-bit fingerprints in one open-addressing
- * table in a `SharedArrayBuffer`, which every worker probes and fills with atomics. A
+ * table in a `SharedArrayBuffer`, which every thread probes and fills with atomics. A
  * slot is four int32: `h1`, `h2` (never 0; a slot is claimed by a compare-and-swap of
- * `h2` from 0), the level it was first found at plus one (written last: a reader waits
- * for it before comparing `h1`), and a key.
+ * `h2` from 0), a tag (the level it was first found at plus one, written last: a reader
+ * waits for it before comparing `h1`), and a key.
  *
  * The key makes the search deterministic. Within a level, every successor carries its
- * position in the order a one-worker search would generate it (its parent's place in
- * the level, then its action); when several workers find the same new state, the slot
- * keeps the least key (an atomic minimum), and only the successor with that key counts
- * the state as new. So the new states, and their order, are the one-worker search's,
- * whichever worker got there first.
+ * position in the order a one-worker search would generate it (its parent's place in the
+ * level, then its action). When several successors are the same new state the slot
+ * keeps the least key (an atomic minimum), so the successor that counts the state as new
+ * is the one-worker search's, whichever worker got there first. One insert tells the
+ * inserter everything: the state is old (an earlier level's), or new and claimed by this
+ * successor, or another successor holds a smaller key (this one loses), or this one took
+ * the slot from a larger key (that one loses, and the inserter says so). The table is
+ * never looked at again for the level: one memory access per successor, as in `bfs.ts`.
  */
 
 /** Int32 words per slot. */
 const WORDS = 4;
+
+/** {@link insertFirst}: found at an earlier level. */
+export const OLD = -1;
+/** {@link insertFirst}: found at this level with a smaller key: this successor is not the first. */
+export const LOST = -2;
+/** {@link insertFirst}: not in the table before: this successor claimed it. */
+export const CLAIMED = -3;
 
 /** Allocates a table of `slots` (a power of two). */
 export function sharedTable(slots: number): Int32Array {
@@ -26,72 +36,62 @@ export function slotsOf(t: Int32Array): number {
   return t.length / WORDS;
 }
 
+/** The word to load ahead of an insert of `h1` (see `fingerprints.ts`, touch): its home slot's `h2`. */
+export function homeWord(t: Int32Array, h1: number): number {
+  return (h1 & (slotsOf(t) - 1)) * WORDS + 1;
+}
+
 /**
- * Inserts fingerprint `(h1, h2)` found at `level` with `key`; returns its slot. When it
- * was already found at this level, the slot's key becomes the least of the two.
+ * Inserts fingerprint `(h1, h2)` found at the level tagged `tag` (level plus one) with
+ * `key`. Returns {@link OLD}, {@link LOST}, {@link CLAIMED}, or the key (at least 0) of
+ * the successor this one displaced as the first at this level.
  */
-export function insertShared(t: Int32Array, h1: number, h2: number, level: number, key: number): number {
+export function insertFirst(t: Int32Array, h1: number, h2: number, tag: number, key: number): number {
   const mask = slotsOf(t) - 1;
   let slot = h1 & mask;
   for (;;) {
     const i = slot * WORDS;
-    let cur = Atomics.load(t, i + 1);
+    let cur = t[i + 1]!; // a stale 0 is caught by the compare-and-swap
     if (cur === 0) {
-      const prev = Atomics.compareExchange(t, i + 1, 0, h2);
-      if (prev === 0) {
-        Atomics.store(t, i, h1);
-        Atomics.store(t, i + 3, key);
-        Atomics.store(t, i + 2, level + 1);
-        return slot;
+      cur = Atomics.compareExchange(t, i + 1, 0, h2);
+      if (cur === 0) {
+        t[i] = h1;
+        t[i + 3] = key;
+        Atomics.store(t, i + 2, tag); // publishes h1 and key
+        return CLAIMED;
       }
-      cur = prev;
     }
     if (cur === h2) {
       let found = Atomics.load(t, i + 2);
       while (found === 0) found = Atomics.load(t, i + 2); // the claimer is writing h1: a few instructions
-      if (Atomics.load(t, i) === h1) {
-        if (found === level + 1) lowerKey(t, i + 3, key);
-        return slot;
-      }
+      if (t[i] === h1) return found === tag ? lowerKey(t, i + 3, key) : OLD;
     }
     slot = (slot + 1) & mask;
   }
 }
 
-/** Whether fingerprint `(h1, h2)` is in the table; only while nobody inserts (the expand step), so plain reads suffice. */
-export function hasShared(t: Int32Array, h1: number, h2: number): boolean {
-  const mask = slotsOf(t) - 1;
-  for (let slot = h1 & mask; ; slot = (slot + 1) & mask) {
-    const i = slot * WORDS;
-    const e2 = t[i + 1]!;
-    if (e2 === 0) return false;
-    if (e2 === h2 && t[i] === h1) return true;
-  }
-}
-
-/** Whether the successor with `key` in `slot` is the one that makes its state new at `level`. */
-export function isNewAt(t: Int32Array, slot: number, level: number, key: number): boolean {
-  const i = slot * WORDS;
-  return Atomics.load(t, i + 2) === level + 1 && Atomics.load(t, i + 3) === key;
-}
-
-/** A table of twice `slots`-or-more slots with the same fingerprints and levels; done by one thread between levels. */
-export function grownTable(t: Int32Array, slots: number): Int32Array {
-  const out = sharedTable(slots);
-  const mask = slots - 1;
-  for (let i = 0; i < t.length; i += WORDS) {
-    if (t[i + 1] === 0) continue;
-    let slot = t[i]! & mask;
-    while (out[slot * WORDS + 1] !== 0) slot = (slot + 1) & mask;
-    out.set(t.subarray(i, i + WORDS), slot * WORDS);
-  }
-  return out;
-}
-
-/** Atomically sets `t[i]` to `min(t[i], key)`. */
-function lowerKey(t: Int32Array, i: number, key: number): void {
+/** Sets the key at `t[i]` to the least of it and `key`: the displaced key, or {@link LOST}. */
+function lowerKey(t: Int32Array, i: number, key: number): number {
   for (;;) {
     const old = Atomics.load(t, i);
-    if (key >= old || Atomics.compareExchange(t, i, old, key) === old) return;
+    if (key >= old) return LOST;
+    if (Atomics.compareExchange(t, i, old, key) === old) return old;
+  }
+}
+
+/** Copies the entries of slots `from .. to` of `t` into the larger `into`, which other threads may be filling too, every word as it is. */
+export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
+  const mask = slotsOf(into) - 1;
+  for (let s = from; s < to; s++) {
+    const i = s * WORDS;
+    const h2 = t[i + 1]!;
+    if (h2 === 0) continue;
+    const h1 = t[i]!;
+    let slot = h1 & mask;
+    while (into[slot * WORDS + 1] !== 0 || Atomics.compareExchange(into, slot * WORDS + 1, 0, h2) !== 0) slot = (slot + 1) & mask;
+    const j = slot * WORDS;
+    into[j] = h1;
+    into[j + 2] = t[i + 2]!;
+    into[j + 3] = t[i + 3]!;
   }
 }

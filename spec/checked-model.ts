@@ -8,9 +8,9 @@
  */
 import type { Checkable, ModelProperty } from '../checker/model.ts';
 import { actionLabel, allActions, type Action } from './actions.ts';
-import { configFrom } from './decode.ts';
 import { successorsFunction } from './expanders.ts';
 import { allFinished } from './liveness.ts';
+import type { Config } from './config.ts';
 import { compile, type Model } from './model.ts';
 import { conjunctionOf, fastFormOf } from './fast-properties.ts';
 import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from './properties.ts';
@@ -57,9 +57,14 @@ export function checkedModel(m: Model): Checkable<Action> {
   return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
 }
 
-/** The model factory's entry point (`checker/model.ts`, `ModelFactory`): a configuration as JSON, validated, compiled and wrapped. */
+/**
+ * The model factory's entry point (`checker/model.ts`, `ModelFactory`): a configuration
+ * as `configFrom` returned it (a worker's copy of one the main thread decoded), compiled
+ * and wrapped. It is not decoded again: loading the decoder (effect's Schema) was most of
+ * a worker's start-up.
+ */
 export function createModel(config: unknown): Checkable<Action> {
-  return checkedModel(compile(configFrom(config)));
+  return checkedModel(compile(config as Config));
 }
 
 function actionAt(actions: readonly Action[], i: number): Action {

@@ -8,28 +8,12 @@
  * agrees with the spec's on every reachable state of the pinned configurations
  * (test/checker/fast-properties.test.ts). The checker sees them through `checked-model.ts`.
  */
-import {
-  bodyLabel,
-  Conservation,
-  ExclusiveHold,
-  freeCopies,
-  Integrity,
-  isLive,
-  Isolation,
-  NO_PAGE,
-  NoDuplicateFree,
-  NoUseAfterFree,
-  prefixLabel,
-  READ_UNHELD,
-  ReadsOwnPages,
-  severity,
-  sharedPages,
-  tablePage,
-  verdictOf,
-  type Model,
-  type Property,
-  type State,
-} from './index.ts';
+// Each from its own module, not the index: the index loads the configuration decoder (effect), most of a parallel worker's start-up.
+import { freeCopies } from './allocator.ts';
+import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from './properties.ts';
+import { severity, verdictOf } from './reads.ts';
+import { isLive, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
 
 /** A state predicate specialised to one model. */
 export type FastPredicate = (s: State) => boolean;

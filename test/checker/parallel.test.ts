@@ -54,27 +54,50 @@ const summary = (m: Model, r: CheckResult<Action>) => ({
   violations: r.violations.map((v) => ({ invariant: v.invariant, depth: v.depth, trace: v.trace.steps.map((s) => actionLabel(m, s.action)) })),
 });
 
-describe('--workers 2 gives what --workers 1 gives, on every pinned configuration', () => {
-  it('same counts, verdicts, witnesses, and the same shortest traces, action for action', async () => {
+/** The pinned configurations that stop in the middle of a level (a violation, a deadlock, the budget) or are the largest: where a wrong cut or numbering shows first. */
+const SAMPLE = PINNED.filter((c) => /deadlock|budget|stops at|172,114|incident (buggy|owner-check)$|every fault/.test(c.name));
+
+describe('--workers N gives what --workers 1 gives, on every pinned configuration', () => {
+  it('2 workers: same counts, verdicts, witnesses, and the same shortest traces, action for action', async () => {
     for (const c of PINNED) {
       const m = compile(c.config);
       const one = summary(m, check(checkedModel(m), c.options));
-      // parallelFrom 1: every level is split between the two threads, however small.
-      const two = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 1 }));
+      // parallelFrom 0: every level goes to the two threads, however small.
+      const two = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0 }));
       expect(two, c.name).toEqual(one);
     }
   }, 300_000);
 
+  it('1 and 3 workers as well, on the configurations that cut a level or are largest', async () => {
+    expect(SAMPLE.length).toBeGreaterThanOrEqual(7);
+    for (const c of SAMPLE) {
+      const m = compile(c.config);
+      const one = summary(m, check(checkedModel(m), c.options));
+      for (const workers of [1, 3]) {
+        const n = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers, parallelFrom: 0 }));
+        expect(n, `${c.name}, ${workers} workers`).toEqual(one);
+      }
+    }
+  }, 300_000);
+
+  it('the same when the table fills within a level and the threads wait for it to grow', async () => {
+    const c = PINNED.at(-1)!;
+    const m = compile(c.config);
+    const grown = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0, growAhead: false });
+    expect(summary(m, grown)).toEqual(summary(m, check(checkedModel(m), c.options)));
+    expect(grown.distinctStates).toBe(175_194);
+  }, 120_000);
+
   it('the main thread alone (a level below parallelFrom) gives the same as well', async () => {
     const c = PINNED.at(-2)!;
     const m = compile(c.config);
-    const alone = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2 });
+    const alone = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: Number.POSITIVE_INFINITY });
     expect(summary(m, alone)).toEqual(summary(m, check(checkedModel(m), c.options)));
   }, 60_000);
 
   it('a worker that cannot build its model fails the search with its error', async () => {
     const config = incidentConfig('buggy');
     const bad = { module: new URL('./no-such-model.ts', import.meta.url).href, config };
-    await expect(checkParallel(checkedModel(compile(config)), bad, { workers: 2, parallelFrom: 1 })).rejects.toThrow(/no-such-model/);
+    await expect(checkParallel(checkedModel(compile(config)), bad, { workers: 2, parallelFrom: 0 })).rejects.toThrow(/no-such-model/);
   }, 60_000);
 });
