@@ -53,11 +53,15 @@ export interface EventContext {
   readonly model: LogModel;
   /** The window, for names. */
   readonly window: RequestWindow;
+  /** Whether `Integrity` is checked at decode (off unless asked for, as in `check`). */
+  readonly integrity: boolean;
 }
 
 // Read once: a namespace re-export is a getter call on every access, and these run per event.
 const NEW = Ph.new;
 const DECODED = Ph.decoded;
+const FREED = Ph.freed;
+const LANDED = Ph.landed;
 const PHASE_NAMES: readonly string[] = [...PHASES];
 
 const OK: StepResult = { kind: 'ok' };
@@ -133,7 +137,8 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
     const first = pool.behaviour.firstPage;
     const end = first + pool.options.pages;
     const inPool = (p: number): boolean => p >= first && p < end;
-    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p));
+    // Held: not free, or (a page listed twice under `double-free`) free and held at once.
+    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p) || (pool.holder[p] ?? 0) !== 0);
     const outside = held.filter((p) => !inPool(p));
     if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages (ids ${first} to ${end - 1})`);
     if (held.length > 0) {
@@ -144,12 +149,12 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
   if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(shared);
   const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   pool.wanted = undefined;
-  if (accepted && pool.twice >= 0) {
-    return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
-  }
   if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${ctx.info.length - shared} are needed`);
   if (!pages.equalsRow(pool.pageTable(slot), 0, ctx.info.length)) {
     return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, slot))}; the log says ${pages.words()}`);
+  }
+  if (pool.twice >= 0) {
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
   }
   ctx.info.serial = pool.serial(slot);
   return OK;
@@ -179,6 +184,25 @@ function sharedByLive(pool: LoggedPool, p: number): boolean {
   return false;
 }
 
+/** The pages of the slot's own table entries that the free list (with `sglang`'s release list) now holds more than once (at most 16). */
+function listedTwice(pool: LoggedPool, slot: number): number[] {
+  const row = pool.pageTable(slot);
+  const out: number[] = [];
+  for (let i = sharesFirst(pool, slot) ? 1 : 0; i < (pool.lengths[slot] ?? 0) && out.length < 16; i++) {
+    const p = row[i] ?? 0;
+    if (pool.freeCopies(p) + pool.releaseCopies(p) > 1 && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** For a refused second release: which fault would allow it, in words. */
+function secondRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKind): string {
+  const phase = pool.phase(ctx.slot);
+  if (kind !== 'free' || (phase !== FREED && phase !== LANDED)) return '';
+  if (ctx.model.faults.includes('double-free')) return ' and a second release needs every page of its old table still free (fault double-free), or fault stale-free';
+  return '; a second release of its pages needs fault double-free (the pages are still free) or stale-free';
+}
+
 /** What decode read that breaks an invariant, or nothing. */
 function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
   const slot = ctx.slot;
@@ -204,7 +228,34 @@ function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
   if (((pool.flags[slot] ?? 0) & READ_UNHELD) !== 0) {
     return { kind: 'violation', invariant: 'ReadsOwnPages', headline: [`${name} read a page it did not hold.`], involved: [] };
   }
+  if (ctx.integrity && pool.garbageReads(slot) > 0) return integrityBreach(ctx, pool);
   return OK;
+}
+
+/**
+ * The positions where the slot's decode read no other request's data but not content
+ * written for it there either: a page never written, or its own content written for
+ * another position. "Would have answered garbage"; nothing leaked.
+ */
+function integrityBreach(ctx: EventContext, pool: LoggedPool): StepResult {
+  const slot = ctx.slot;
+  const base = slot * pool.options.maxLength;
+  const never: number[] = [];
+  const misplaced: string[] = [];
+  const row = pool.pageTable(slot);
+  for (let i = 0; i < (pool.lengths[slot] ?? 0) && never.length + misplaced.length < 8; i++) {
+    const p = row[i] ?? 0;
+    const d = pool.reads[base + i] ?? 0;
+    const at = pool.readPositions[base + i] ?? 0;
+    if (d === 0) never.push(p);
+    else if (at !== i) misplaced.push(`page ${p} at position ${i} holds content written for position ${at}`);
+  }
+  const name = ctx.info.id;
+  const headline = [
+    ...(never.length === 0 ? [] : [`${name} read ${never.length === 1 ? 'page' : 'pages'} ${never.join(', ')}, never written during its hold: its answer is garbage (nothing leaked).`]),
+    ...misplaced.slice(0, 4).map((m) => `${name} read its own content at the wrong place: ${m}.`),
+  ];
+  return { kind: 'violation', invariant: 'Integrity', headline, involved: [], pages: never.slice(0, 2) };
 }
 
 /** The request's own hidden step, if one is pending. */
@@ -227,7 +278,7 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
   // The request's own write lands lazily: before its next event that needs it.
   const h = ownPending(s, slot);
   if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
-  if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}`);
+  if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}${secondRelease(ctx, pool, kind)}`);
   s.path?.push({ kind, r: ctx.info.index });
   const consumed = ownPending(s, slot);
   if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
@@ -244,6 +295,14 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
   if (stale.length > 0) {
     const headline = stale.slice(0, 4).map((p) => `free(${name}) released page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} holds: it is held and free at once.`);
     return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: stale.map((p) => pool.holder[p] ?? 0).filter((x) => x > 0) };
+  }
+  // After ExclusiveHold, as the spec's invariants are listed: a stale release can break both.
+  if ((kind === 'free' || kind === 'timeout') && pool.behaviour.doubleFree) {
+    const twice = listedTwice(pool, slot);
+    if (twice.length > 0) {
+      const headline = twice.slice(0, 4).map((p) => `${kind}(${name}) released page ${p}, which was already free: it is on the free list twice, and two allocations can each be handed it.`);
+      return { kind: 'violation', invariant: 'NoDuplicateFree', headline, involved: [], pages: twice.slice(0, 4) };
+    }
   }
   return OK;
 }
