@@ -195,6 +195,37 @@ function listedTwice(pool: LoggedPool, slot: number): number[] {
   return out;
 }
 
+/** How many prefix pages the cache holds. */
+function cachedCount(pool: LoggedPool): number {
+  let n = 0;
+  for (let k = 0; k < pool.prefixPages.length; k++) if ((pool.prefixPages[k] ?? NO_PAGE) !== NO_PAGE) n++;
+  return n;
+}
+
+/**
+ * After an eviction: the logged pages must be those the cache freed (each cached before,
+ * free now); and a live request that hit the cache must still find its prefix page cached
+ * (with `lock-underflow` nothing locks it: the page is free while its table holds it).
+ */
+function afterEvict(ctx: EventContext, pool: LoggedPool, cachedBefore: number, loggedCached: number): StepResult {
+  const freed = cachedBefore - cachedCount(pool);
+  const pages = ctx.pages;
+  if (pages !== undefined && (pages.count !== freed || loggedCached !== freed || pages.filter(0, 1, (p) => (pool.holder[p] ?? 0) !== 0).length > 0)) {
+    return refused(`evict(${ctx.info.id}) frees ${freed === 1 ? 'one cached page' : `${freed} cached pages`}; the log says ${pages.words()}, which ${pages.count === 1 ? 'is' : 'are'} not what it freed`);
+  }
+  if (!pool.behaviour.lockUnderflow) return OK;
+  for (let s = 0; s < pool.options.slots; s++) {
+    if (!isLive(pool.phase(s)) || !sharesFirst(pool, s)) continue;
+    const p = pool.pageTable(s)[0] ?? 0;
+    if ((pool.holder[p] ?? 0) >= 0) {
+      const reader = ctx.window.info(s)?.id ?? `slot ${s}`;
+      const headline = [`evict(${ctx.info.id}) freed page ${p}, the cached prefix page that ${reader} (live, a cache hit) still reads: nothing locked it, and it is free while ${reader}'s table holds it.`];
+      return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: [pool.serial(s)], pages: [p] };
+    }
+  }
+  return OK;
+}
+
 /** For a refused second release: which fault would allow it, in words. */
 function secondRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKind): string {
   const phase = pool.phase(ctx.slot);
@@ -274,6 +305,9 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
     return r;
   }
   const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
+  // What the cache holds of the logged pages before an eviction: they must be what it frees.
+  const cachedBefore = kind === 'evict' ? cachedCount(pool) : 0;
+  const loggedCached = kind === 'evict' && ctx.pages !== undefined ? ctx.pages.filter(0, 16, (p) => (pool.holder[p] ?? 0) < 0).length : 0;
   let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   // The request's own write lands lazily: before its next event that needs it.
   const h = ownPending(s, slot);
@@ -284,6 +318,7 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
   if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
   const phase = PHASE_NAMES[pool.phase(slot)] ?? '?';
   if (outcomes !== undefined && !outcomes.includes(phase)) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcomes.join(' or ')}`);
+  if (kind === 'evict') return afterEvict(ctx, pool, cachedBefore, loggedCached);
   if (ctx.pages !== undefined) {
     const length = pool.lengths[slot] ?? 0;
     const [from, to] = kind === 'free' ? [sharesFirst(pool, slot) ? 1 : 0, length] : kind === 'insert' ? [0, 1] : [0, length];
