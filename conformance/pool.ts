@@ -70,7 +70,9 @@ export class LoggedPool extends PagePool {
 
   /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
   isFree(p: number): boolean {
-    return this.freeCopies(p) + this.releaseCopies(p) > 0;
+    const list = this.freeList;
+    // The plain sorted set first: it is the hot path of a real-scale log.
+    return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
   }
 
   /** A copy of this state. */

@@ -138,7 +138,8 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
     const end = first + pool.options.pages;
     const inPool = (p: number): boolean => p >= first && p < end;
     // Held: not free, or (a page listed twice under `double-free`) free and held at once.
-    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p) || (pool.holder[p] ?? 0) !== 0);
+    const multiset = pool.behaviour.doubleFree;
+    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p) || (multiset && (pool.holder[p] ?? 0) !== 0));
     const outside = held.filter((p) => !inPool(p));
     if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages (ids ${first} to ${end - 1})`);
     if (held.length > 0) {

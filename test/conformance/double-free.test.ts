@@ -76,4 +76,10 @@ describe('validate-log with double-free', () => {
     const bad = ['{"kind":"config","pages":4,"prefillLimit":4,"faults":["double-free","double-free"]}', '{"kind":"arrive","id":"A","length":2}'];
     expect(() => run(bad)).toThrow('df.jsonl:1: faults[1]: fault "double-free" is named twice');
   });
+
+  it('torn-write is still refused as input, naming the faults the validator checks', async () => {
+    const r = await pagecheck('validate-log', EXAMPLE, '--faults', 'double-free,torn-write');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${EXAMPLE}:2: faults: validate-log does not check logs with torn-write yet; it checks silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow`);
+  });
 });
