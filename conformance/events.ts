@@ -15,8 +15,8 @@ const show = (value: unknown): string => {
 /** The largest pool a log may describe, in pages. */
 export const MAX_LOG_PAGES = 1 << 24;
 
-/** The faults whose logs the validator can hold against the spec; the multiset free list of `double-free` and the eviction of `lock-underflow` are the spec's and the pool's, not yet the validator's; the part landings of `torn-write` are the spec's alone. */
-export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'];
+/** The faults whose logs the validator can hold against the spec; the part landings of `torn-write` are the spec's alone (and the pool's, which lands every write whole). */
+export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow'];
 
 /** The allocator orders a log can be held against: `sorted`, `sglang` and `lifo` (the page ids must be those the order hands out; docs/ALLOCATOR.md) and `any` (they must only be free). */
 export const ALLOCATORS = ['sorted', 'sglang', 'lifo', 'any'] as const;

@@ -21,10 +21,15 @@ export class LoggedPool extends PagePool {
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
 
+  /** Per page, the epoch of the last duplicate scan that met it (`double-free` only). */
+  private readonly marks: Int32Array;
+  private epoch = 0;
+
   constructor(options: PoolOptions) {
     super(options);
     this.wanted = undefined;
     this.twice = -1;
+    this.marks = new Int32Array(this.behaviour.doubleFree ? this.holder.length : 0);
   }
 
   /** Takes the logged pages, or the lowest free ones. */
@@ -32,20 +37,42 @@ export class LoggedPool extends PagePool {
     const wanted = this.wanted;
     if (wanted === undefined) {
       super.takePages(at, n);
+      // A multiset free list (`double-free`) can hand one page out twice in one allocation.
+      if (this.behaviour.doubleFree) this.twice = this.repeated(at, n);
       return;
     }
     this.twice = -1;
+    const list = this.freeList;
     for (let i = 0; i < n; i++) {
       const p = wanted[i] ?? 0;
-      // Every page was free before: one that is not free now was named twice.
-      if (!this.freeSet.remove(p)) this.twice = p;
+      // Every page was free before: one that is not free now was named twice (more often than the multiset of `double-free` lists it).
+      if (!(list === undefined ? this.freeSet.remove(p) : list.remove(p))) this.twice = p;
       this.tables[at + i] = p;
     }
+    if (this.twice < 0 && this.behaviour.doubleFree) this.twice = this.repeated(at, n);
   }
 
-  /** Whether page `p` is on the free list. */
+  /** A page that table entries `at .. at+n-1` name twice, or -1: one pass, marking pages with a fresh epoch (nothing allocated). */
+  private repeated(at: number, n: number): number {
+    const marks = this.marks;
+    if (++this.epoch === 0x7fffffff) {
+      marks.fill(0);
+      this.epoch = 1;
+    }
+    const epoch = this.epoch;
+    for (let i = at; i < at + n; i++) {
+      const p = this.tables[i] ?? 0;
+      if (marks[p] === epoch) return p;
+      marks[p] = epoch;
+    }
+    return -1;
+  }
+
+  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
   isFree(p: number): boolean {
-    return this.freeSet.has(p);
+    const list = this.freeList;
+    // The plain sorted set first: it is the hot path of a real-scale log.
+    return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
   }
 
   /** A copy of this state. */

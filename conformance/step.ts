@@ -53,11 +53,15 @@ export interface EventContext {
   readonly model: LogModel;
   /** The window, for names. */
   readonly window: RequestWindow;
+  /** Whether `Integrity` is checked at decode (off unless asked for, as in `check`). */
+  readonly integrity: boolean;
 }
 
 // Read once: a namespace re-export is a getter call on every access, and these run per event.
 const NEW = Ph.new;
 const DECODED = Ph.decoded;
+const FREED = Ph.freed;
+const LANDED = Ph.landed;
 const PHASE_NAMES: readonly string[] = [...PHASES];
 
 const OK: StepResult = { kind: 'ok' };
@@ -133,7 +137,9 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
     const first = pool.behaviour.firstPage;
     const end = first + pool.options.pages;
     const inPool = (p: number): boolean => p >= first && p < end;
-    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p));
+    // Held: not free, or (a page listed twice under `double-free`) free and held at once.
+    const multiset = pool.behaviour.doubleFree;
+    const held = pages.filter(shared, 16, (p) => !inPool(p) || !pool.isFree(p) || (multiset && (pool.holder[p] ?? 0) !== 0));
     const outside = held.filter((p) => !inPool(p));
     if (outside.length > 0) return refused(`page ${outside[0]} is not in the pool of ${pool.options.pages} pages (ids ${first} to ${end - 1})`);
     if (held.length > 0) {
@@ -144,12 +150,12 @@ function allocate(ctx: EventContext, s: Possible): StepResult {
   if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(shared);
   const accepted = takeAction(pool, 'allocate', slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   pool.wanted = undefined;
-  if (accepted && pool.twice >= 0) {
-    return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
-  }
   if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${ctx.info.length - shared} are needed`);
   if (!pages.equalsRow(pool.pageTable(slot), 0, ctx.info.length)) {
     return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, slot))}; the log says ${pages.words()}`);
+  }
+  if (pool.twice >= 0) {
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline: [`allocate(${name}) took page ${pool.twice} twice: it is in the page table twice.`], involved: [] };
   }
   ctx.info.serial = pool.serial(slot);
   return OK;
@@ -179,6 +185,56 @@ function sharedByLive(pool: LoggedPool, p: number): boolean {
   return false;
 }
 
+/** The pages of the slot's own table entries that the free list (with `sglang`'s release list) now holds more than once (at most 16). */
+function listedTwice(pool: LoggedPool, slot: number): number[] {
+  const row = pool.pageTable(slot);
+  const out: number[] = [];
+  for (let i = sharesFirst(pool, slot) ? 1 : 0; i < (pool.lengths[slot] ?? 0) && out.length < 16; i++) {
+    const p = row[i] ?? 0;
+    if (pool.freeCopies(p) + pool.releaseCopies(p) > 1 && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** How many prefix pages the cache holds. */
+function cachedCount(pool: LoggedPool): number {
+  let n = 0;
+  for (let k = 0; k < pool.prefixPages.length; k++) if ((pool.prefixPages[k] ?? NO_PAGE) !== NO_PAGE) n++;
+  return n;
+}
+
+/**
+ * After an eviction: the logged pages must be those the cache freed (each cached before,
+ * free now); and a live request that hit the cache must still find its prefix page cached
+ * (with `lock-underflow` nothing locks it: the page is free while its table holds it).
+ */
+function afterEvict(ctx: EventContext, pool: LoggedPool, cachedBefore: number, loggedCached: number): StepResult {
+  const freed = cachedBefore - cachedCount(pool);
+  const pages = ctx.pages;
+  if (pages !== undefined && (pages.count !== freed || loggedCached !== freed || pages.filter(0, 1, (p) => (pool.holder[p] ?? 0) !== 0).length > 0)) {
+    return refused(`evict(${ctx.info.id}) frees ${freed === 1 ? 'one cached page' : `${freed} cached pages`}; the log says ${pages.words()}, which ${pages.count === 1 ? 'is' : 'are'} not what it freed`);
+  }
+  if (!pool.behaviour.lockUnderflow) return OK;
+  for (let s = 0; s < pool.options.slots; s++) {
+    if (!isLive(pool.phase(s)) || !sharesFirst(pool, s)) continue;
+    const p = pool.pageTable(s)[0] ?? 0;
+    if ((pool.holder[p] ?? 0) >= 0) {
+      const reader = ctx.window.info(s)?.id ?? `slot ${s}`;
+      const headline = [`evict(${ctx.info.id}) freed page ${p}, the cached prefix page that ${reader} (live, a cache hit) still reads: nothing locked it, and it is free while ${reader}'s table holds it.`];
+      return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: [pool.serial(s)], pages: [p] };
+    }
+  }
+  return OK;
+}
+
+/** For a refused second release: which fault would allow it, in words. */
+function secondRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKind): string {
+  const phase = pool.phase(ctx.slot);
+  if (kind !== 'free' || (phase !== FREED && phase !== LANDED)) return '';
+  if (ctx.model.faults.includes('double-free')) return ' and a second release needs every page of its old table still free (fault double-free), or fault stale-free';
+  return '; a second release of its pages needs fault double-free (the pages are still free) or stale-free';
+}
+
 /** What decode read that breaks an invariant, or nothing. */
 function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
   const slot = ctx.slot;
@@ -204,7 +260,34 @@ function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
   if (((pool.flags[slot] ?? 0) & READ_UNHELD) !== 0) {
     return { kind: 'violation', invariant: 'ReadsOwnPages', headline: [`${name} read a page it did not hold.`], involved: [] };
   }
+  if (ctx.integrity && pool.garbageReads(slot) > 0) return integrityBreach(ctx, pool);
   return OK;
+}
+
+/**
+ * The positions where the slot's decode read no other request's data but not content
+ * written for it there either: a page never written, or its own content written for
+ * another position. "Would have answered garbage"; nothing leaked.
+ */
+function integrityBreach(ctx: EventContext, pool: LoggedPool): StepResult {
+  const slot = ctx.slot;
+  const base = slot * pool.options.maxLength;
+  const never: number[] = [];
+  const misplaced: string[] = [];
+  const row = pool.pageTable(slot);
+  for (let i = 0; i < (pool.lengths[slot] ?? 0) && never.length + misplaced.length < 8; i++) {
+    const p = row[i] ?? 0;
+    const d = pool.reads[base + i] ?? 0;
+    const at = pool.readPositions[base + i] ?? 0;
+    if (d === 0) never.push(p);
+    else if (at !== i) misplaced.push(`page ${p} at position ${i} holds content written for position ${at}`);
+  }
+  const name = ctx.info.id;
+  const headline = [
+    ...(never.length === 0 ? [] : [`${name} read ${never.length === 1 ? 'page' : 'pages'} ${never.join(', ')}, never written during its hold: its answer is garbage (nothing leaked).`]),
+    ...misplaced.slice(0, 4).map((m) => `${name} read its own content at the wrong place: ${m}.`),
+  ];
+  return { kind: 'violation', invariant: 'Integrity', headline, involved: [], pages: never.slice(0, 2) };
 }
 
 /** The request's own hidden step, if one is pending. */
@@ -223,16 +306,20 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
     return r;
   }
   const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
+  // What the cache holds of the logged pages before an eviction: they must be what it frees.
+  const cachedBefore = kind === 'evict' ? cachedCount(pool) : 0;
+  const loggedCached = kind === 'evict' && ctx.pages !== undefined ? ctx.pages.filter(0, 16, (p) => (pool.holder[p] ?? 0) < 0).length : 0;
   let accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
   // The request's own write lands lazily: before its next event that needs it.
   const h = ownPending(s, slot);
   if (!accepted && h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h)) accepted = takeAction(pool, kind, slot, ctx.info.length, ctx.info.group, ctx.info.tokens);
-  if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}`);
+  if (!accepted) return refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}${secondRelease(ctx, pool, kind)}`);
   s.path?.push({ kind, r: ctx.info.index });
   const consumed = ownPending(s, slot);
   if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
   const phase = PHASE_NAMES[pool.phase(slot)] ?? '?';
   if (outcomes !== undefined && !outcomes.includes(phase)) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${outcomes.join(' or ')}`);
+  if (kind === 'evict') return afterEvict(ctx, pool, cachedBefore, loggedCached);
   if (ctx.pages !== undefined) {
     const length = pool.lengths[slot] ?? 0;
     const [from, to] = kind === 'free' ? [sharesFirst(pool, slot) ? 1 : 0, length] : kind === 'insert' ? [0, 1] : [0, length];
@@ -244,6 +331,14 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
   if (stale.length > 0) {
     const headline = stale.slice(0, 4).map((p) => `free(${name}) released page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} holds: it is held and free at once.`);
     return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: stale.map((p) => pool.holder[p] ?? 0).filter((x) => x > 0) };
+  }
+  // After ExclusiveHold, as the spec's invariants are listed: a stale release can break both.
+  if ((kind === 'free' || kind === 'timeout') && pool.behaviour.doubleFree) {
+    const twice = listedTwice(pool, slot);
+    if (twice.length > 0) {
+      const headline = twice.slice(0, 4).map((p) => `${kind}(${name}) released page ${p}, which was already free: it is on the free list twice, and two allocations can each be handed it.`);
+      return { kind: 'violation', invariant: 'NoDuplicateFree', headline, involved: [], pages: twice.slice(0, 4) };
+    }
   }
   return OK;
 }

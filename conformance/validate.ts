@@ -46,6 +46,8 @@ export interface ValidateOptions {
   readonly window: number;
   /** Most prefix groups. */
   readonly prefixes?: number;
+  /** Whether decode's reads are held to `Integrity` too (every position read content written for it there); off by default, as in `check`. */
+  readonly integrity?: boolean;
   /** Most states the set may hold before the run gives up. */
   readonly maxStates?: number;
   /** Called every 65,536 events. */
@@ -253,7 +255,7 @@ class Validator {
       if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field, runs.message);
       pages = runs;
     }
-    const ctx: EventContext = { event: e, rule, slot, info, pages, model, window: this.window };
+    const ctx: EventContext = { event: e, rule, slot, info, pages, model, window: this.window, integrity: this.options.integrity === true };
     const next: Possible[] = [];
     const refusals: Refusal[] = [];
     let violation: { s: Possible; r: Extract<StepResult, { kind: 'violation' }> } | undefined;

@@ -34,6 +34,10 @@ export interface FreeList {
   put(batch: Int32Array, n: number): void;
   /** The free list front first, duplicates included (the release list apart). */
   order(): number[];
+  /** Takes one entry of page `p` off the list, wherever it is (the validator's `any` order names its pages); whether there was one. */
+  remove(p: number): boolean;
+  /** Makes this list equal to `other`, a list of the same kind and size (the validator forks states with it). */
+  copyFrom(other: FreeList): void;
 }
 
 /** A sorted multiset of page ids: a count per id and a bitset of the ids with a copy, for find-first-set. */
@@ -73,6 +77,22 @@ class SortedCounts {
     this.total -= n;
   }
 
+  /** Takes one copy of `p`; whether there was one. */
+  remove(p: number): boolean {
+    const c = this.counts[p] ?? 0;
+    if (c === 0) return false;
+    this.counts[p] = c - 1;
+    this.total--;
+    if (c === 1) this.present.remove(p);
+    return true;
+  }
+
+  copyFrom(other: SortedCounts): void {
+    this.counts.set(other.counts);
+    this.present.copyFrom(other.present);
+    this.total = other.total;
+  }
+
   order(): number[] {
     const out: number[] = [];
     this.counts.forEach((c, p) => {
@@ -105,6 +125,13 @@ class SortedMultiset implements FreeList {
   }
   order(): number[] {
     return this.free.order();
+  }
+  remove(p: number): boolean {
+    return this.free.remove(p);
+  }
+  copyFrom(other: FreeList): void {
+    if (!(other instanceof SortedMultiset)) throw new TypeError('FreeList.copyFrom: lists of different orders');
+    this.free.copyFrom(other.free);
   }
 }
 
@@ -165,6 +192,27 @@ class SglangLists implements FreeList {
   order(): number[] {
     return this.free.order();
   }
+  remove(p: number): boolean {
+    if (this.free.remove(p)) return true;
+    const c = this.releaseCounts[p] ?? 0;
+    if (c === 0) return false;
+    this.releaseCounts[p] = c - 1;
+    this.releaseTotal--;
+    if (c === 1) {
+      // Keep the distinct ids distinct: a later release must find `p` absent.
+      const at = this.releaseIds.subarray(0, this.releaseDistinct).indexOf(p);
+      this.releaseIds[at] = this.releaseIds[--this.releaseDistinct] ?? 0;
+    }
+    return true;
+  }
+  copyFrom(other: FreeList): void {
+    if (!(other instanceof SglangLists)) throw new TypeError('FreeList.copyFrom: lists of different orders');
+    this.free.copyFrom(other.free);
+    this.releaseCounts.set(other.releaseCounts);
+    this.releaseIds.set(other.releaseIds);
+    this.releaseDistinct = other.releaseDistinct;
+    this.releaseTotal = other.releaseTotal;
+  }
 }
 
 /** `lifo`: each release goes to the front (`cat(free_page_indices, free_pages)`); kept as a stack whose top is the front. */
@@ -211,6 +259,23 @@ class LifoList implements FreeList {
   }
   order(): number[] {
     return Array.from(this.stack.subarray(0, this.top)).reverse();
+  }
+  remove(p: number): boolean {
+    if ((this.counts[p] ?? 0) === 0) return false;
+    // The copy nearest the front, that is nearest the top.
+    let i = this.top - 1;
+    while (this.stack[i] !== p) i--;
+    this.stack.copyWithin(i, i + 1, this.top);
+    this.top--;
+    this.counts[p] = (this.counts[p] ?? 0) - 1;
+    return true;
+  }
+  copyFrom(other: FreeList): void {
+    if (!(other instanceof LifoList)) throw new TypeError('FreeList.copyFrom: lists of different orders');
+    if (this.stack.length < other.top) this.stack = new Int32Array(other.stack.length);
+    this.stack.set(other.stack.subarray(0, other.top));
+    this.top = other.top;
+    this.counts.set(other.counts);
   }
 }
 

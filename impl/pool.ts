@@ -128,11 +128,13 @@ export class PagePool {
     ) {
       throw new RangeError('PagePool.copyFrom: the pools were built with different sizes');
     }
-    for (const key of ['holder', 'data', 'tag', 'fill', 'tagFill', 'tables', 'reads', 'lengths', 'tokens', 'groups', 'serials', 'readCounts', 'prefixPages'] as const) this[key].set(other[key]);
+    for (const key of ['holder', 'data', 'tag', 'fill', 'tagFill', 'position', 'tables', 'reads', 'readPositions', 'lengths', 'tokens', 'groups', 'serials', 'readCounts', 'prefixPages', 'locks'] as const) this[key].set(other[key]);
     this.phases.set(other.phases);
     this.flags.set(other.flags);
     this.foreign.set(other.foreign);
+    this.garbage.set(other.garbage);
     this.freeSet.copyFrom(other.freeSet);
+    if (this.freeList !== undefined && other.freeList !== undefined) this.freeList.copyFrom(other.freeList);
     this.lastSerial = other.lastSerial;
   }
 

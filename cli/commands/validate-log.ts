@@ -30,6 +30,7 @@ interface ValidateFlags {
   readonly json?: boolean;
   readonly itf?: string;
   readonly html?: string;
+  readonly integrity?: boolean;
 }
 
 /** A whole-number flag, or a usage error naming it. */
@@ -76,7 +77,7 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
   const progress = createProgress('validate-log | {events} events', json);
   let result;
   try {
-    result = validate({ files, overrides, window, onProgress: (events) => progress.update({ events: events.toLocaleString('en-US') }) });
+    result = validate({ files, overrides, window, integrity: flags.integrity === true, onProgress: (events) => progress.update({ events: events.toLocaleString('en-US') }) });
   } catch (e) {
     if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
     throw e;
@@ -141,6 +142,7 @@ export function register(program: Command): void {
     .option('--faults <list>', `faults switched on, comma-separated, or 'none' (${FAULTS.join(', ')})`)
     .option('--allocator <order>', `which pages an allocation may take: ${ALLOCATORS.join(' | ')} (default sorted)`)
     .option('--window <n>', 'request slots: the most requests in flight at once', '128')
+    .option('--integrity', 'also check Integrity: every decode read, at every position, content written for its request there (docs/LOG-FORMAT.md says what the log must show)')
     .option('--json', 'print the verdict as JSON')
     .option('--itf <file>', 'write the violation trace as ITF (logs within the spec bounds)')
     .option('--html <file>', 'write the violation trace as an HTML report (logs within the spec bounds)')
