@@ -29,7 +29,7 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'decode lets a cleared tag pass',
-    patches: [['    if (!mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;', '    if (tagOf(m, s, tablePage(m, s, r, i)) !== 0 && !mayReadAt(m, r, i, tagOf(m, s, tablePage(m, s, r, i)))) return false;']],
+    patches: [['    if (!mayReadAt(m, r, i, tagOf(m, s, p)) || !tagCovers(m, s, p, slotsReadAt(m, i, end))) return false;', '    if (tagOf(m, s, p) !== 0 && (!mayReadAt(m, r, i, tagOf(m, s, p)) || !tagCovers(m, s, p, slotsReadAt(m, i, end)))) return false;']],
     caughtAt: 'decode',
   },
   {
@@ -39,12 +39,12 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'the owner check skips the pages past the third of a table',
-    patches: [['  for (let i = 0; i < len; i++) {\n    if (!mayReadAt', '  for (let i = 0; i < Math.min(len, 3); i++) {\n    if (!mayReadAt']],
+    patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (!mayReadAt', '  for (let i = 0; i < Math.min(len, 3); i++) {\n    const p = tablePage(m, s, r, i);\n    if (!mayReadAt']],
     caughtAt: 'decode',
   },
   {
     name: 'decode reads only the first four pages of a table',
-    patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    const label = dataOf', '  for (let i = 0; i < Math.min(len, 4); i++) {\n    const p = tablePage(m, s, r, i);\n    const label = dataOf']],
+    patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    const record = slotRecord', '  for (let i = 0; i < Math.min(len, 4); i++) {\n    const p = tablePage(m, s, r, i);\n    const record = slotRecord']],
     caughtAt: 'decode',
   },
   {
@@ -54,7 +54,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'a write stores content without stamping the tag of a page past the third position',
-    patches: [['  if (m.ownerCheck) setTag(m, t, p, label);', '  if (m.ownerCheck && pos < 3) setTag(m, t, p, label);']],
+    patches: [['  if (m.ownerCheck) setTag(m, t, p, label, slots);', '  if (m.ownerCheck && pos < 3) setTag(m, t, p, label, slots);']],
     // prefill's write. (The token write of a later decode step is no witness: decode passes only
     // if the last page's tag is already the request's own, so not stamping it changes nothing.)
     caughtAt: 'prefill',
@@ -66,7 +66,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'prefill also runs for a request exactly one page over the limit',
-    patches: [['  if ((m.len[r] ?? 0) > m.config.prefillLimit) return undefined;\n  const t = s.slice();\n  postWrite', '  if ((m.len[r] ?? 0) > m.config.prefillLimit + 1) return undefined;\n  const t = s.slice();\n  postWrite']],
+    patches: [["  if (isOverLong(m, r) && !m.fault['auto-truncate']) return undefined;\n  const t = s.slice();\n  postWrite", "  if ((m.tokens[r] ?? 0) > m.config.prefillLimit + 1 && !m.fault['auto-truncate']) return undefined;\n  const t = s.slice();\n  postWrite"]],
     caughtAt: 'prefill',
   },
 ];
@@ -135,12 +135,12 @@ export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
 export const LANDING_MUTANTS: readonly Mutant[] = [
   {
     name: 'a content part past the third position lands nowhere',
-    patches: [['  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i);', '  if (p !== NO_PAGE && i < 3) writeContent(m, t, p, writeLabel(m, r, i), i);']],
+    patches: [['  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));', '  if (p !== NO_PAGE && i < 3) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));']],
     caughtAt: 'landData',
   },
   {
     name: 'a tag part past the third position stamps the wrong label',
-    patches: [['  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i));', '  if (p !== NO_PAGE) setTag(m, t, p, i < 3 ? writeLabel(m, r, i) : 0);']],
+    patches: [['  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i), writeSlots(m, r, i));', '  if (p !== NO_PAGE) setTag(m, t, p, i < 3 ? writeLabel(m, r, i) : 0, writeSlots(m, r, i));']],
     caughtAt: 'landTag',
   },
 ];
