@@ -70,11 +70,16 @@ export function readCounterexample(c: CtiInput): Counterexample {
     if (text === 'none') return { data: 'nothing', holder: 'nobody (free)', tag: 'none' }[as];
     const body = /^\(body (\S+)\)$/.exec(text);
     if (body) return as === 'data' ? `${body[1]}'s data` : `${body[1]}`;
-    const prefix = /^\(prefix (\S+)\)$/.exec(text);
-    if (prefix) return { data: `prefix ${prefix[1]}'s data`, holder: `the cache entry of prefix ${prefix[1]}`, tag: `prefix ${prefix[1]}` }[as];
+    const prefix = /^\(prefix (\S+) (\S+)\)$/.exec(text);
+    if (prefix) {
+      // page 0 as the spec names a one-page prefix's; another page with its position
+      const pos = v.prefixPos(t);
+      const page = val(pos) === slot0 ? `prefix ${prefix[1]}` : `prefix ${prefix[1]}[${slotName(pos)}]`;
+      return { data: `${page}'s data`, holder: `the cache entry of ${page}`, tag: page }[as];
+    }
     return text;
   };
-  const labels = (): Z[] => [v.none, ...universe(v.Req).map((q) => v.body(q)), ...universe(v.Grp).map((g) => v.prefix(g))];
+  const labels = (): Z[] => [v.none, ...universe(v.Req).map((q) => v.body(q)), ...universe(v.Grp).flatMap((g) => slots.map((k) => v.prefix(g, k)))];
 
   const requestLine = (s: ZState, q: Z): string => {
     const table = slots.filter((k) => truth(v.inTable(q, k))).map((k) => `${slotName(k)} → ${val(at(s.table, q, k))}`);
