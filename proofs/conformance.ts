@@ -426,7 +426,7 @@ export function stateLines(m: Model, s: State): string[] {
   return [
     ...w.requests.map(
       (q, i) =>
-        `request ${q.name}: ${q.phase}; length ${m.len[i] ?? 0}${(m.group[i] ?? -1) >= 0 ? `, prefix ${m.groupNames[m.group[i] ?? 0]}` : ''}${q.hit || q.inserted ? `, first page shared (${[q.hit ? 'hit' : '', q.inserted ? 'inserted' : ''].filter(Boolean).join(', ')})` : ''}; table ${q.table.map((p) => `p${p}`).join(' ') || 'empty'}; has read ${q.read.join(', ') || 'nothing'}`,
+        `request ${q.name}: ${q.phase}; length ${m.len[i] ?? 0}${(m.group[i] ?? -1) >= 0 ? `, prefix ${m.groupNames[m.group[i] ?? 0]}` : ''}${q.hit || q.inserted ? `, prefix pages shared (${[q.hit ? 'hit' : '', q.inserted ? 'inserted' : ''].filter(Boolean).join(', ')})` : ''}; table ${q.table.map((p) => `p${p}`).join(' ') || 'empty'}; has read ${q.read.join(', ') || 'nothing'}`,
     ),
     ...w.pages.map((p) => `page p${p.id}: held by ${p.holder ?? 'nobody (free)'}; holds ${p.data ?? 'nothing'}; tag ${p.tag ?? 'none'}`),
   ];

@@ -90,7 +90,7 @@ export function readCounterexample(c: CtiInput): Counterexample {
       .map((k) => `${slotName(k)} ${label(v.rdLabel(at(s.rec, q, k)), 'data')}${truth(v.rdMisplaced(at(s.rec, q, k))) ? ' (written for another position)' : ''}`);
     return [
       `request ${val(q)}: ${val(at(s.phase, q))}`,
-      `length ${val(v.len(q))}${truth(v.hasPrefix(q)) ? `, prefix ${val(v.group(q))}` : ''}${flags.length ? `, first page shared (${flags.join(', ')})` : ''}`,
+      `length ${val(v.len(q))}${truth(v.hasPrefix(q)) ? `, prefix ${val(v.group(q))}` : ''}${flags.length ? `, prefix pages shared (${flags.join(', ')})` : ''}`,
       `table ${table.join(', ') || 'empty'}`,
       `has read ${read.map((l) => label(l, 'data')).join(', ') || 'nothing'}`,
       ...(records.length ? [`read at ${records.join(', ')}`] : []),
