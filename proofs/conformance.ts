@@ -5,8 +5,8 @@
  * `encoding.ts` restates the transitions as z3 relations; nothing but this check ties
  * that restatement to `spec/transitions.ts`. So for every action kind and every request
  * of a universe wide enough to pass every loop bound of the spec (6 pages, tables of 1,
- * 2, 4 and 5 pages, two prefixes, a request exactly at the prefill limit and one above
- * it), it takes spec states and compares, in z3, the spec's step with the encoding's
+ * 2, 4 and 5 pages, two prefixes, one of them of 2 pages, a request exactly at the
+ * prefill limit and one above it), it takes spec states and compares, in z3, the spec's step with the encoding's
  * relation, both ways:
  *
  * - **every spec step is an encoding step** (what soundness needs: the proof covers every
@@ -17,7 +17,8 @@
  *
  * The states: for each action and each of the 11 phases of the acting request, states
  * whose acting request has a clean table (distinct pages, held and written as the
- * protocol would: the prefix's page in a shared slot 0), over a seeded random background
+ * protocol would: page j of the prefix at position j, held by the cache when shared; one
+ * background shares the prefix pages and one does not), over a seeded random background
  * (the other requests and pages, any bytes within the domains). Where the spec's step is
  * enabled, one more state per slot of the table and per field (its page's holder, its
  * content, its tag cleared or another, the table entry itself) with that one slot's field
