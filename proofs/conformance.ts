@@ -5,8 +5,8 @@
  * `encoding.ts` restates the transitions as z3 relations; nothing but this check ties
  * that restatement to `spec/transitions.ts`. So for every action kind and every request
  * of a universe wide enough to pass every loop bound of the spec (6 pages, tables of 1,
- * 2, 4 and 5 pages, two prefixes, a request exactly at the prefill limit and one above
- * it), it takes spec states and compares, in z3, the spec's step with the encoding's
+ * 2, 4 and 5 pages, two prefixes, one of them of 2 pages, a request exactly at the
+ * prefill limit and one above it), it takes spec states and compares, in z3, the spec's step with the encoding's
  * relation, both ways:
  *
  * - **every spec step is an encoding step** (what soundness needs: the proof covers every
@@ -17,7 +17,8 @@
  *
  * The states: for each action and each of the 11 phases of the acting request, states
  * whose acting request has a clean table (distinct pages, held and written as the
- * protocol would: the prefix's page in a shared slot 0), over a seeded random background
+ * protocol would: page j of the prefix at position j, held by the cache when shared; one
+ * background shares the prefix pages and one does not), over a seeded random background
  * (the other requests and pages, any bytes within the domains). Where the spec's step is
  * enabled, one more state per slot of the table and per field (its page's holder, its
  * content, its tag cleared or another, the table entry itself) with that one slot's field
@@ -55,6 +56,9 @@ import {
   PHASES,
   phaseOf,
   prefixLabel,
+  groupOfLabel,
+  isPrefixPosition,
+  prefixPageOfLabel,
   READ_UNHELD,
   setObserved,
   setPartsLanded,
@@ -89,6 +93,8 @@ export function conformanceConfig(variant: Variant, faults: readonly Fault[]): C
       { name: 'C', length: 5, prefix: 'sys' },
       { name: 'D', length: 2, prefix: 'tmp' },
     ],
+    // a prefix of two pages and one of one: page j of sys is valid only at table position j
+    prefixPages: { sys: 2 },
     // three steps: a step that is not the first writes a token, and a step that is not the last leaves the request decoding
     variant,
     faults,
@@ -153,8 +159,11 @@ function* samples(m: Model, a: Action, rand: (n: number) => number, step: StepFn
 /** The sample states of {@link samples} for one phase of the acting request (and, for a part landing, one count of parts landed). */
 function* samplesAt(m: Model, a: Action, phase: number, count: number | undefined, rand: (n: number) => number, step: StepFn): Generator<State> {
   const backgrounds = phase === 0 ? 6 : 2;
+  let firstShared = false;
   for (let b = 0; b < backgrounds; b++) {
-    const s = cleanState(m, a.r, phase, rand);
+    // the second background shares the prefix pages exactly when the first does not, so that both kinds of table are seen
+    const s = cleanState(m, a.r, phase, rand, b === 1 ? !firstShared : undefined);
+    if (b === 0) firstShared = (flagsOf(m, s, a.r) & (HIT | INSERTED)) !== 0;
     if (count !== undefined) {
       const other = b === 0 ? count : rand((m.len[a.r] ?? 0) + 1);
       if (a.kind === 'landData') setPartsLanded(m, s, a.r, count, other);
@@ -182,10 +191,10 @@ function phasesOf(m: Model): number[] {
   return PHASES.map((_, code) => code).filter((code) => m.fault['torn-write'] || !torn.has(code));
 }
 
-/** A random state, within the domains, in which request `r` is in `phase` with a clean table. */
-function cleanState(m: Model, r: number, phase: number, rand: (n: number) => number): State {
+/** A random state, within the domains, in which request `r` is in `phase` with a clean table (sharing its prefix pages as `share` says, if set). */
+function cleanState(m: Model, r: number, phase: number, rand: (n: number) => number, share?: boolean): State {
   const s = initial(m);
-  const top = m.n + m.groups;
+  const top = m.labels;
   const subset = (labels: number[]): number => labels.reduce((bits, l) => (rand(2) ? bits | (1 << (l - 1)) : bits), 0);
   const everyLabel = Array.from({ length: top }, (_, i) => i + 1);
   for (let p = 0; p < m.pages; p++) {
@@ -207,7 +216,9 @@ function cleanState(m: Model, r: number, phase: number, rand: (n: number) => num
     }
     const prefixed = (m.group[q] ?? -1) >= 0;
     s[m.phaseAt + q] = ph;
-    s[m.flagsAt + q] = (prefixed ? rand(4) : 0) | (rand(2) ? READ_UNHELD : 0);
+    const sharing = prefixed ? rand(4) : 0;
+    const forced = q === r && prefixed && share !== undefined ? (share ? sharing | HIT : 0) : sharing;
+    s[m.flagsAt + q] = forced | (rand(2) ? READ_UNHELD : 0);
     setObserved(m, s, q, subset(everyLabel));
     const len = m.len[q] ?? 0;
     if (ph === 0) continue;
@@ -219,8 +230,9 @@ function cleanState(m: Model, r: number, phase: number, rand: (n: number) => num
   const shared = (flagsOf(m, s, r) & (HIT | INSERTED)) !== 0;
   for (let i = 0; i < (m.len[r] ?? 0); i++) {
     const p = tablePage(m, s, r, i);
-    const label = i === 0 && g >= 0 ? prefixLabel(m, g) : bodyLabel(r);
-    s[m.holderAt + p] = i === 0 && shared ? label : bodyLabel(r);
+    const prefixed = isPrefixPosition(m, r, i);
+    const label = prefixed ? prefixLabel(m, g, i) : bodyLabel(r);
+    s[m.holderAt + p] = prefixed && shared ? label : bodyLabel(r);
     s[m.dataAt + p] = label;
     s[m.dataPosAt + p] = i;
     if (m.ownerCheck) s[m.tagAt + p] = label;
@@ -240,7 +252,7 @@ function distinctPages(pages: number, len: number, rand: (n: number) => number):
 
 /** Makes one field of slot `i` of `r`'s table odd; false when there is nothing to change. */
 function corrupt(m: Model, t: State, r: number, i: number, field: (typeof ODD_FIELDS)[number], rand: (n: number) => number): boolean {
-  const top = m.n + m.groups;
+  const top = m.labels;
   const p = tablePage(m, t, r, i);
   if (field === 'table') {
     const len = m.len[r] ?? 0;
@@ -300,8 +312,8 @@ class KindSolver {
     const { v, m } = this;
     const z = which === 'pre' ? this.pre : this.post;
     const els = (sort: string): readonly Z[] => v.elements.get(sort) ?? [];
-    const [pages, reqs, slots, labels] = [els('Page'), els('Req'), els('Slot'), els('Label')];
-    const label = (byte: number): Z => labels[byte] ?? v.none;
+    const [pages, reqs, slots] = [els('Page'), els('Req'), els('Slot')];
+    const label = (byte: number): Z => labelOf(v, m, byte);
     const record = (x: number): Z => ((x & READ) === 0 ? v.unread : v.rd(label(x & READ_LABEL), v.ctx.Bool.val((x & MISPLACED) !== 0)));
     const out: Bool<'main'>[] = [];
     for (let p = 0; p < m.pages; p++) {
@@ -328,7 +340,7 @@ class KindSolver {
       for (const [name, on] of [['hit', (flags & HIT) !== 0], ['inserted', (flags & INSERTED) !== 0]] as const) {
         out.push(this.lit(`${which}.${name}.${q}.${on}`, () => holds(z[name], req).eq(v.ctx.Bool.val(on))));
       }
-      for (let l = 0; l <= m.n + m.groups; l++) {
+      for (let l = 0; l <= m.labels; l++) {
         const on = l > 0 && ((bits >>> (l - 1)) & 1) === 1;
         out.push(this.lit(`${which}.read.${q}.${l}.${on}`, () => holds(z.read, req, label(l)).eq(v.ctx.Bool.val(on))));
       }
@@ -378,12 +390,25 @@ class KindSolver {
   }
 }
 
-/** The configuration's rigid facts, as the bounded vocabulary names them: lengths, slots covered, prefixes, the limit. */
+/** Spec label `byte` as the bounded vocabulary names it: none, `body(r)`, or `prefix(g, k)` for page `k` of prefix group `g`. */
+function labelOf(v: Vocabulary, m: Model, byte: number): Z {
+  if (byte === 0) return v.none;
+  if (byte <= m.n) return v.body(v.elements.get('Req')?.[byte - 1] as Z);
+  const g = v.elements.get('Grp')?.[groupOfLabel(m, byte)] as Z;
+  return v.prefix(g, v.elements.get('Slot')?.[prefixPageOfLabel(m, byte)] as Z);
+}
+
+/** The configuration's rigid facts, as the bounded vocabulary names them: lengths, slots covered, prefixes and their lengths, the limit. */
 function rigid(v: Vocabulary, m: Model): F[] {
   const reqs = v.elements.get('Req') ?? [];
   const slots = v.elements.get('Slot') ?? [];
   const groups = v.elements.get('Grp') ?? [];
   const out: F[] = [v.limit.eq(m.config.prefillLimit), v.decodeSteps.eq(m.decodeSteps)];
+  groups.forEach((g, j) => {
+    const plen = m.prefixPages[j] ?? 1;
+    out.push(v.firstOwn(g).eq(slots[plen] as Z));
+    slots.forEach((k, i) => out.push(v.inPrefix(g, k).eq(v.ctx.Bool.val(i < plen))));
+  });
   for (let q = 0; q < m.n; q++) {
     const req = reqs[q] as Z;
     const len = m.len[q] ?? 0;
@@ -402,7 +427,7 @@ export function stateLines(m: Model, s: State): string[] {
   return [
     ...w.requests.map(
       (q, i) =>
-        `request ${q.name}: ${q.phase}; length ${m.len[i] ?? 0}${(m.group[i] ?? -1) >= 0 ? `, prefix ${m.groupNames[m.group[i] ?? 0]}` : ''}${q.hit || q.inserted ? `, first page shared (${[q.hit ? 'hit' : '', q.inserted ? 'inserted' : ''].filter(Boolean).join(', ')})` : ''}; table ${q.table.map((p) => `p${p}`).join(' ') || 'empty'}; has read ${q.read.join(', ') || 'nothing'}`,
+        `request ${q.name}: ${q.phase}; length ${m.len[i] ?? 0}${(m.group[i] ?? -1) >= 0 ? `, prefix ${m.groupNames[m.group[i] ?? 0]}` : ''}${q.hit || q.inserted ? `, prefix pages shared (${[q.hit ? 'hit' : '', q.inserted ? 'inserted' : ''].filter(Boolean).join(', ')})` : ''}; table ${q.table.map((p) => `p${p}`).join(' ') || 'empty'}; has read ${q.read.join(', ') || 'nothing'}`,
     ),
     ...w.pages.map((p) => `page p${p.id}: held by ${p.holder ?? 'nobody (free)'}; holds ${p.data ?? 'nothing'}; tag ${p.tag ?? 'none'}`),
   ];
@@ -462,7 +487,8 @@ export async function checkConformance(
       }
     }
   }
-  const universe = `${m.pages} pages; ${m.config.requests.map((q) => `${q.name} (${q.length}${q.prefix ? `, ${q.prefix}` : ''})`).join(', ')}; prefill limit ${m.config.prefillLimit}`;
+  const prefixText = (name: string): string => ((m.config.prefixPages?.[name] ?? 1) > 1 ? `, ${name} of ${m.config.prefixPages?.[name]} pages` : `, ${name}`);
+  const universe = `${m.pages} pages; ${m.config.requests.map((q) => `${q.name} (${q.length}${q.prefix ? prefixText(q.prefix) : ''})`).join(', ')}; prefill limit ${m.config.prefillLimit}`;
   return { steps, disabled, universe, mismatches, ms: Math.round(performance.now() - start) };
 }
 

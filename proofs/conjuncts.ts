@@ -8,7 +8,7 @@ import type { Sort } from 'z3-solver';
 import type { Fault } from '../spec/index.ts';
 import { HOLD_Z_CONJUNCTS } from './hold-conjuncts.ts';
 import type { Invariant } from './invariant.ts';
-import { at, forAll, leaks, live, ownSlot, shares, slotLabel, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+import { at, forAll, leaks, live, ownSlot, prefixSlot, shares, slotLabel, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 /** The sort of a conjunct's variable. */
 export type VarSort = 'Page' | 'Req' | 'Label' | 'Slot';
@@ -104,9 +104,10 @@ const CONJUNCTS: Readonly<Record<string, ZConjunct>> = {
     vars: [['Req', 'request']],
     body: (v, s, xs) => {
       const q = x(xs, 0);
+      const k = v.ctx.Const('shared.k', v.Slot);
       return v.ctx.Implies(
         v.ctx.And(live(v, at(s.phase, q)), shares(v, s, q)),
-        v.ctx.And(v.hasPrefix(q), at(s.holder, at(s.table, q, v.slot0)).eq(v.prefix(v.group(q)))),
+        v.ctx.And(v.hasPrefix(q), forAll(v, [k], v.ctx.Implies(prefixSlot(v, q, k), at(s.holder, at(s.table, q, k)).eq(v.prefix(v.group(q), k))))),
       );
     },
   },

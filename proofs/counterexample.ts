@@ -70,11 +70,16 @@ export function readCounterexample(c: CtiInput): Counterexample {
     if (text === 'none') return { data: 'nothing', holder: 'nobody (free)', tag: 'none' }[as];
     const body = /^\(body (\S+)\)$/.exec(text);
     if (body) return as === 'data' ? `${body[1]}'s data` : `${body[1]}`;
-    const prefix = /^\(prefix (\S+)\)$/.exec(text);
-    if (prefix) return { data: `prefix ${prefix[1]}'s data`, holder: `the cache entry of prefix ${prefix[1]}`, tag: `prefix ${prefix[1]}` }[as];
+    const prefix = /^\(prefix (\S+) (\S+)\)$/.exec(text);
+    if (prefix) {
+      // page 0 as the spec names a one-page prefix's; another page with its position
+      const pos = v.prefixPos(t);
+      const page = val(pos) === slot0 ? `prefix ${prefix[1]}` : `prefix ${prefix[1]}[${slotName(pos)}]`;
+      return { data: `${page}'s data`, holder: `the cache entry of ${page}`, tag: page }[as];
+    }
     return text;
   };
-  const labels = (): Z[] => [v.none, ...universe(v.Req).map((q) => v.body(q)), ...universe(v.Grp).map((g) => v.prefix(g))];
+  const labels = (): Z[] => [v.none, ...universe(v.Req).map((q) => v.body(q)), ...universe(v.Grp).flatMap((g) => slots.map((k) => v.prefix(g, k)))];
 
   const requestLine = (s: ZState, q: Z): string => {
     const table = slots.filter((k) => truth(v.inTable(q, k))).map((k) => `${slotName(k)} → ${val(at(s.table, q, k))}`);
@@ -85,7 +90,7 @@ export function readCounterexample(c: CtiInput): Counterexample {
       .map((k) => `${slotName(k)} ${label(v.rdLabel(at(s.rec, q, k)), 'data')}${truth(v.rdMisplaced(at(s.rec, q, k))) ? ' (written for another position)' : ''}`);
     return [
       `request ${val(q)}: ${val(at(s.phase, q))}`,
-      `length ${val(v.len(q))}${truth(v.hasPrefix(q)) ? `, prefix ${val(v.group(q))}` : ''}${flags.length ? `, first page shared (${flags.join(', ')})` : ''}`,
+      `length ${val(v.len(q))}${truth(v.hasPrefix(q)) ? `, prefix ${val(v.group(q))}` : ''}${flags.length ? `, prefix pages shared (${flags.join(', ')})` : ''}`,
       `table ${table.join(', ') || 'empty'}`,
       `has read ${read.map((l) => label(l, 'data')).join(', ') || 'nothing'}`,
       ...(records.length ? [`read at ${records.join(', ')}`] : []),

@@ -11,7 +11,7 @@
  */
 import { match } from 'ts-pattern';
 import { compile, type ActionKind, type Fault, type Mechanism, type Model, type Variant } from '../spec/index.ts';
-import { at, forAll, holds, lambda, leaks, mayReadAt, ownSlot, put, shares, slotLabel, type Arr, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+import { at, firstOwnSlot, forAll, holds, lambda, leaks, mayReadAt, ownSlot, prefixSlot, put, shares, slotLabel, type Arr, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 /** What the variant and faults switch on, read from the spec's own `compile` so that both agree. */
 export interface Semantics {
@@ -110,13 +110,13 @@ function allocate(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   const k2 = ctx.Const('k2', v.Slot);
   const p = ctx.Const('p', v.Page);
   const q = ctx.Const('q', v.Req);
-  const takenSlot = (x: Z): F => And(v.inTable(r, x), Not(And(hit, x.eq(v.slot0))));
+  const takenSlot = (x: Z): F => And(v.inTable(r, x), Not(And(hit, prefixSlot(v, r, x))));
   const freeAfter = s.free === undefined ? undefined : ctx.Array.const('allocate.free', v.Page, ctx.Int.sort());
   return {
     constraints: [
       at(s.phase, r).eq(v.ph('new')),
-      // On a hit, slot 0 is a page held by r's prefix's cache entry, shared, not taken.
-      Implies(hit, And(v.hasPrefix(r), at(s.holder, at(row, v.slot0)).eq(v.prefix(v.group(r))))),
+      // On a hit, each prefix position k is a page held as page k of r's prefix's cache entry, shared, not taken.
+      Implies(hit, And(v.hasPrefix(r), forAll(v, [k], Implies(prefixSlot(v, r, k), at(s.holder, at(row, k)).eq(v.prefix(v.group(r), k)))))),
       // Every other slot takes a free page, each a different one. With fault double-free any
       // page may sit on the free list more than once, so the taken pages are any pages at all.
       ...(s.free !== undefined && freeAfter !== undefined
@@ -187,7 +187,7 @@ function stub(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   if (!sem.silentStub) {
     return { constraints: guard, post: { ...s, phase: setPhase(s, r, If(late, v.ph('freed'), v.ph('refused')) as Z) } };
   }
-  const slot = If(shares(v, s, r), v.slot1, v.slot0) as Z;
+  const slot = firstOwnSlot(v, s, r);
   const page = at(s.table, r, slot);
   const lands = landsAnywhere(v, sem, s, r);
   if (sem.fault['torn-write']) return { constraints: guard, post: posted(v, s, r, lands) };
@@ -287,14 +287,14 @@ function posted(v: Vocabulary, s: ZState, r: Z, lands: F): ZState {
 /** Whether slot `k` is in r's write set: its first own slot for a stub, every own slot for a prefill. */
 export function inWrite(v: Vocabulary, s: ZState, r: Z, k: Z): F {
   const { If, And } = v.ctx;
-  const first = If(shares(v, s, r), v.slot1, v.slot0) as Z;
+  const first = firstOwnSlot(v, s, r);
   return If(v.len(r).gt(v.limit), And(v.inTable(r, k), k.eq(first)), ownSlot(v, s, r, k)) as F;
 }
 
-/** What r's write puts at slot `k`: its prefix's content at slot 0 of a prefill, else its own. */
+/** What r's write puts at slot `k`: page `k` of its prefix's content at a prefix position of a prefill, else its own. */
 export function writeLabel(v: Vocabulary, r: Z, k: Z): Z {
   const { If, And } = v.ctx;
-  return If(And(k.eq(v.slot0), v.hasPrefix(r), v.len(r).le(v.limit)), v.prefix(v.group(r)), v.body(r)) as Z;
+  return If(And(prefixSlot(v, r, k), v.len(r).le(v.limit)), v.prefix(v.group(r), k), v.body(r)) as Z;
 }
 
 /**
@@ -408,20 +408,31 @@ function timeout(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   };
 }
 
-/** insert(r): r's first page goes to its prefix's cache entry, if the prefix has none yet. */
+/**
+ * insert(r): r's pages at its prefix's positions `k < plen` go to its prefix's cache entry,
+ * page `k` as the entry's page `k`, if the entry holds no page yet. `slotOf[p]` is the
+ * position whose page `p` is. Looser than the spec: a page at two positions becomes either
+ * page of the entry (the spec: the later one's).
+ */
 function insert(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
-  const { Not, Or, Bool } = v.ctx;
-  const first = at(s.table, r, v.slot0);
-  const p = v.ctx.Const('p', v.Page);
+  const { ctx } = v;
+  const { And, If, Implies, Not, Or, Bool } = ctx;
+  const moved = ctx.Array.const('insert.moved', v.Page, ctx.Bool.sort());
+  const slotOf = ctx.Array.const('insert.slotOf', v.Page, v.Slot);
+  const p = ctx.Const('p', v.Page);
+  const k = ctx.Const('k', v.Slot);
+  const g = v.group(r);
   const poison = sem.fault['prefix-poison'] ? phaseIn(v, s, r, 'refused', 'failed') : Bool.val(false);
+  const entryPage = (l: Z): F => And(v.isPrefix(l), v.prefixGrp(l).eq(g), prefixSlot(v, r, v.prefixPos(l)));
   return {
     constraints: [
       v.hasPrefix(r),
-      forAll(v, [p], Not(at(s.holder, p).eq(v.prefix(v.group(r))))),
+      forAll(v, [p], Not(entryPage(at(s.holder, p)))),
       Not(shares(v, s, r)),
-      at(s.holder, first).eq(v.body(r)),
+      forAll(v, [k], Implies(prefixSlot(v, r, k), And(at(s.holder, at(s.table, r, k)).eq(v.body(r)), holds(moved, at(s.table, r, k))))),
+      forAll(v, [p], Implies(holds(moved, p), And(prefixSlot(v, r, at(slotOf, p)), at(s.table, r, at(slotOf, p)).eq(p)))),
       Or(phaseIn(v, s, r, 'decoded'), poison),
     ],
-    post: { ...s, holder: put(s.holder, first, v.prefix(v.group(r))), inserted: put(s.inserted, r, true) },
+    post: { ...s, holder: lambda(v, [p], If(holds(moved, p), v.prefix(g, at(slotOf, p)), at(s.holder, p)) as Z), inserted: put(s.inserted, r, true) },
   };
 }

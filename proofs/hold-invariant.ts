@@ -19,7 +19,7 @@ import {
   isLive,
   Ph,
   phaseOf,
-  sharesFirstPage,
+  sharedPages,
   tablePage,
   tagOf,
   tagPartsOf,
@@ -40,9 +40,9 @@ export interface HoldConjunct {
   readonly holds: (m: Model, s: State) => boolean;
 }
 
-/** Whether slot `i` of `r`'s table is r's own page (not the shared prefix page). */
+/** Whether slot `i` of `r`'s table is r's own page (not a shared prefix page). */
 function ownSlot(m: Model, s: State, r: number, i: number): boolean {
-  return i < (m.len[r] ?? 0) && !(i === 0 && sharesFirstPage(m, s, r));
+  return i < (m.len[r] ?? 0) && i >= sharedPages(m, s, r);
 }
 
 /** Whether table position `i` is in `r`'s write set, and which of its two parts have landed. */

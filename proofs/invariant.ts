@@ -30,6 +30,9 @@ import {
   prefixLabel,
   READ_UNHELD,
   sharesFirstPage,
+  sharedPages,
+  isPrefixPosition,
+  prefixLength,
   tablePage,
   dataOf,
   tableIsDead,
@@ -61,17 +64,17 @@ export interface Invariant {
   readonly conjuncts: readonly Conjunct[];
 }
 
-const labels = (m: Model): number => m.n + m.groups;
+const labels = (m: Model): number => m.labels;
 
-/** Whether slot `i` of `r`'s table is r's own page (not the shared prefix page). */
+/** Whether slot `i` of `r`'s table is r's own page (not a shared prefix page). */
 function ownSlot(m: Model, s: State, r: number, i: number): boolean {
-  return i < (m.len[r] ?? 0) && !(i === 0 && sharesFirstPage(m, s, r));
+  return i < (m.len[r] ?? 0) && i >= sharedPages(m, s, r);
 }
 
 /** What `prefill` writes into slot `i` of `r`'s table. */
 function slotLabel(m: Model, r: number, i: number): number {
   const g = m.group[r] ?? -1;
-  return i === 0 && g >= 0 ? prefixLabel(m, g) : bodyLabel(r);
+  return isPrefixPosition(m, r, i) ? prefixLabel(m, g, i) : bodyLabel(r);
 }
 
 const everyRequest = (m: Model, test: (r: number) => boolean): boolean => {
@@ -161,18 +164,20 @@ export const LENGTH_FIX_INVARIANT: Invariant = {
     {
       id: 4,
       name: 'SharedPageCached',
-      prose: "A live request that shares its first page has a prefix, and that page is held by its prefix's cache entry, which nothing releases.",
+      prose: "A live request that shares its first pages has a prefix, and its page at each prefix position j is held as page j of its prefix's cache entry, which nothing releases.",
       holds: (m, s) =>
         everyRequest(m, (r) => {
           if (!isLive(phaseOf(m, s, r)) || !sharesFirstPage(m, s, r)) return true;
           const g = m.group[r] ?? -1;
-          return g >= 0 && holderOf(m, s, tablePage(m, s, r, 0)) === prefixLabel(m, g);
+          if (g < 0) return false;
+          for (let j = 0; j < prefixLength(m, r); j++) if (holderOf(m, s, tablePage(m, s, r, j)) !== prefixLabel(m, g, j)) return false;
+          return true;
         }),
     },
     {
       id: 5,
       name: 'CacheHoldsPrefix',
-      prose: "A page held by a prefix's cache entry holds that prefix's data: insert takes only the first page of a request that was written, and no write reaches a page its writer does not hold.",
+      prose: "A page held by a prefix's cache entry holds that prefix's data: insert takes only the prefix pages of a request that was written, and no write reaches a page its writer does not hold.",
       holds: (m, s) => {
         for (let p = 0; p < m.pages; p++) {
           const h = holderOf(m, s, p);
@@ -184,7 +189,7 @@ export const LENGTH_FIX_INVARIANT: Invariant = {
     {
       id: 6,
       name: 'WrittenHoldsOwn',
-      prose: "From prefill until free, each own slot's page holds what prefill wrote there (the prefix's data in slot 0 of a request with a prefix, the request's own data elsewhere): nobody else writes a page the request holds.",
+      prose: "From prefill until free, each own slot's page holds what prefill wrote there (page j of the prefix's data at prefix position j of a request with a prefix, the request's own data elsewhere): nobody else writes a page the request holds.",
       holds: (m, s) =>
         everyRequest(m, (r) => !WRITTEN.has(phaseOf(m, s, r)) || everyOwnSlot(m, s, r, (i, p) => dataOf(m, s, p) === slotLabel(m, r, i))),
     },

@@ -3,13 +3,18 @@
  * state as a record of arrays.
  *
  * Pages, requests and prefix groups are uninterpreted sorts: no size is fixed, so what is
- * proved holds for any number of each. A content label is the datatype
- * `none | body(Req) | prefix(Grp)`, the spec's one alphabet (`model.ts`) with the byte
- * arithmetic replaced by constructors. The slots of page tables are a fourth uninterpreted
- * sort with two named elements, slot 0 and slot 1 (the only positions the spec singles
- * out), and a relation saying which slots a request's length covers: no order on slots is
- * needed, and with every quantifier over an uninterpreted sort (none over integers) z3
- * proves each obligation in milliseconds. TypeOK is not a formula here: it is these sorts.
+ * proved holds for any number of each. The slots of page tables are a fourth uninterpreted
+ * sort with two named elements, slot 0 and slot 1, and a relation saying which slots a
+ * request's length covers. A content label is the datatype
+ * `none | body(Req) | prefix(Grp, Slot)`, the spec's one alphabet (`model.ts`) with the
+ * byte arithmetic replaced by constructors: `prefix(g, k)` is page `k` of prefix `g`,
+ * one label per (group, page), distinct by construction. A prefix's length `plen(g)` is
+ * the relation `inPrefix(g, k)` (`k < plen(g)`), unconstrained but for what the config's
+ * validation guarantees (slot 0 is in it, every request with the prefix is longer than
+ * it) and its first own slot `firstOwn(g)` (position `plen(g)`): so what is proved holds
+ * for prefixes of any length. No order on slots is needed, and with every quantifier over
+ * an uninterpreted sort (none over integers) z3 proves each obligation in seconds.
+ * TypeOK is not a formula here: it is these sorts.
  *
  * The same vocabulary can be built over a bounded universe (enumerated sorts, every
  * quantifier expanded), where z3 finds counterexamples at once; see `obligations.ts`.
@@ -88,10 +93,14 @@ export interface Vocabulary {
   readonly Grp: Sort<'main'>;
   /** The sort of page-table slots. */
   readonly Slot: Sort<'main'>;
-  /** Slot 0: the prefix's page. */
+  /** Slot 0: a table's first position, always one of its prefix's. */
   readonly slot0: Z;
-  /** Slot 1: where a stub writes when slot 0 is shared. */
+  /** Slot 1: a table's second position. */
   readonly slot1: Z;
+  /** Whether slot `k` is one of prefix group `g`'s positions (`k < plen(g)`). */
+  readonly inPrefix: (g: Z, k: Z) => F;
+  /** Prefix group `g`'s first position past its pages (`plen(g)`): where a stub writes when the prefix is shared. */
+  readonly firstOwn: (g: Z) => Z;
   /** Whether slot `k` is below request `r`'s length (`k < len(r)`). */
   readonly inTable: (r: Z, k: Z) => F;
   /** The label datatype. */
@@ -118,10 +127,14 @@ export interface Vocabulary {
   readonly none: Z;
   /** Label `body(r)`. */
   readonly body: (r: Z) => Z;
-  /** Label `prefix(g)`. */
-  readonly prefix: (g: Z) => Z;
-  /** Whether a label is some `prefix(g)`. */
+  /** Label `prefix(g, k)`: page `k` of prefix group `g`'s data. */
+  readonly prefix: (g: Z, k: Z) => Z;
+  /** Whether a label is some `prefix(g, k)`. */
   readonly isPrefix: (l: Z) => F;
+  /** The group of a label `prefix(g, k)`. */
+  readonly prefixGrp: (l: Z) => Z;
+  /** The page (position) of a label `prefix(g, k)`. */
+  readonly prefixPos: (l: Z) => Z;
   /** The phase constant of that name. */
   readonly ph: (p: Phase) => Z;
   /** A request's length in pages. */
@@ -137,7 +150,9 @@ export interface Vocabulary {
   /**
    * What the slots and the configuration's validation guarantee: slots 0 and 1 differ,
    * every request has slot 0 and a length of at least 1, it has slot 1 exactly when its
-   * length is at least 2, which a request with a prefix is, and the limit is not negative.
+   * length is at least 2, which a request with a prefix is; every prefix has slot 0, and
+   * a request with a prefix covers the prefix's slots and its first own slot, at which or
+   * past which its last slot lies; and the limit is not negative.
    */
   readonly axioms: readonly F[];
 }
@@ -166,7 +181,7 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
   const slot = declareSort(ctx, 'Slot', 'k', bounds?.slots);
   const [Page, Req, Grp, Slot] = [page.sort, req.sort, grp.sort, slot.sort];
   const label = ctx.Datatype('Label');
-  label.declare('none').declare('body', ['who', Req]).declare('prefix', ['grp', Grp]);
+  label.declare('none').declare('body', ['who', Req]).declare('prefix', ['grp', Grp], ['pos', Slot]);
   const Label = label.create();
   const phase = ctx.Datatype('Phase');
   for (const p of PHASES) phase.declare(p);
@@ -178,6 +193,10 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
   const body = member<FuncDecl<'main'>>(Label, 'body');
   const prefix = member<FuncDecl<'main'>>(Label, 'prefix');
   const isPrefix = member<FuncDecl<'main'>>(Label, 'is_prefix');
+  const prefixGrp = member<FuncDecl<'main'>>(Label, 'grp');
+  const prefixPos = member<FuncDecl<'main'>>(Label, 'pos');
+  const inPrefix = ctx.Function.declare('inPrefix', Grp, Slot, ctx.Bool.sort());
+  const firstOwn = ctx.Function.declare('firstOwn', Grp, Slot);
   const none = member<Z>(Label, 'none');
   const len = ctx.Function.declare('len', Req, ctx.Int.sort());
   const hasPrefix = ctx.Function.declare('hasPrefix', Req, ctx.Bool.sort());
@@ -187,7 +206,8 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
   const elements = new Map<string, Z[]>();
   if (bounds !== undefined) {
     for (const [sort, els] of [[Page, page.elements], [Req, req.elements], [Grp, grp.elements], [Slot, slot.elements]] as const) elements.set(String(sort.name()), els);
-    const labels = [none, ...req.elements.map((x) => body.call(x) as Z), ...grp.elements.map((g) => prefix.call(g) as Z)];
+    // every value of the datatype, pages past a prefix's length included: a bounded quantifier over labels misses none
+    const labels = [none, ...req.elements.map((x) => body.call(x) as Z), ...grp.elements.flatMap((g) => slot.elements.map((k) => prefix.call(g, k) as Z))];
     elements.set(String(Label.name()), labels);
   }
   const v: Vocabulary = {
@@ -199,6 +219,8 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
     Slot,
     slot0,
     slot1,
+    inPrefix: (g, k) => inPrefix.call(g, k) as F,
+    firstOwn: (g) => firstOwn.call(g) as Z,
     inTable: (x, k) => inTable.call(x, k) as F,
     Label,
     Phase,
@@ -212,8 +234,10 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
     decodeSteps: ctx.Int.const('decodeSteps'),
     none,
     body: (x) => body.call(x) as Z,
-    prefix: (g) => prefix.call(g) as Z,
+    prefix: (g, k) => prefix.call(g, k) as Z,
     isPrefix: (l) => isPrefix.call(l) as F,
+    prefixGrp: (l) => prefixGrp.call(l) as Z,
+    prefixPos: (l) => prefixPos.call(l) as Z,
     ph: (p) => member<Z>(Phase, p),
     len: (x) => len.call(x) as N,
     hasPrefix: (x) => hasPrefix.call(x) as F,
@@ -223,6 +247,9 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
     axioms: [],
   };
   const r = ctx.Const('r', Req);
+  const g = ctx.Const('g', Grp);
+  const k = ctx.Const('k', Slot);
+  const pg = v.group(r);
   return {
     ...v,
     axioms: [
@@ -235,6 +262,10 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
       // the last position is in the table; it is slot 0 exactly when the table has one page
       forAll(v, [r], ctx.And(v.inTable(r, v.last(r)), v.last(r).eq(slot0).eq(v.len(r).eq(1)))),
       forAll(v, [r], ctx.Implies(v.len(r).eq(2), v.last(r).eq(slot1))),
+      // plen(g) >= 1, position plen(g) is not a prefix position, and a request is longer than its prefix
+      forAll(v, [g], ctx.And(v.inPrefix(g, slot0), ctx.Not(v.inPrefix(g, v.firstOwn(g))))),
+      forAll(v, [r, k], ctx.Implies(ctx.And(v.hasPrefix(r), v.inPrefix(pg, k)), v.inTable(r, k))),
+      forAll(v, [r], ctx.Implies(v.hasPrefix(r), ctx.And(v.inTable(r, v.firstOwn(pg)), ctx.Not(v.inPrefix(pg, v.last(r)))))),
     ],
   };
 }
@@ -280,16 +311,21 @@ export function put(a: Arr, ...ixAndValue: (Z | number | boolean)[]): Arr {
   return (a.store as (...x: (Z | number | boolean)[]) => Arr)(...ixAndValue);
 }
 
-/** Whether request `r` may read label `l`: its own data, or its prefix's. */
-export function mayRead(v: Vocabulary, r: Z, l: Z): F {
-  const { Or, And } = v.ctx;
-  return Or(l.eq(v.body(r)), And(v.hasPrefix(r), l.eq(v.prefix(v.group(r)))));
+/** Whether slot `k` is one of request `r`'s prefix positions (`k < plen(group(r))`; none without a prefix). */
+export function prefixSlot(v: Vocabulary, r: Z, k: Z): F {
+  return v.ctx.And(v.hasPrefix(r), v.inPrefix(v.group(r), k));
 }
 
-/** Whether request `r` may read label `l` at table position `k`: its own data anywhere, its prefix's only at the prefix's position. */
+/** Whether request `r` may read label `l`: its own data, or any page of its prefix's. */
+export function mayRead(v: Vocabulary, r: Z, l: Z): F {
+  const { Or, And } = v.ctx;
+  return Or(l.eq(v.body(r)), And(v.isPrefix(l), v.prefixGrp(l).eq(v.group(r)), prefixSlot(v, r, v.prefixPos(l))));
+}
+
+/** Whether request `r` may read label `l` at table position `k`: its own data anywhere, page `k` of its prefix only at position `k < plen`. */
 export function mayReadAt(v: Vocabulary, r: Z, k: Z, l: Z): F {
   const { Or, And } = v.ctx;
-  return Or(l.eq(v.body(r)), And(k.eq(v.slot0), v.hasPrefix(r), l.eq(v.prefix(v.group(r)))));
+  return Or(l.eq(v.body(r)), And(prefixSlot(v, r, k), l.eq(v.prefix(v.group(r), k))));
 }
 
 /** Whether read record `x` of `r` at position `k` is a leak (`spec/reads.ts`, verdict `isolation`). */
@@ -299,21 +335,31 @@ export function leaks(v: Vocabulary, r: Z, k: Z, x: Z): F {
   return And(v.isRd(x), Not(l.eq(v.none)), Not(mayReadAt(v, r, k, l)));
 }
 
-/** Whether `r` shares its first page with the prefix cache (HIT or INSERTED). */
+/** Whether `r` shares its first pages with the prefix cache (HIT or INSERTED). */
 export function shares(v: Vocabulary, s: ZState, r: Z): F {
   return v.ctx.Or(holds(s.hit, r), holds(s.inserted, r));
 }
 
-/** Whether slot `k` of `r`'s table is one of its own pages: in its table, and not a shared slot 0. */
-export function ownSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
-  const { And, Not } = v.ctx;
-  return And(v.inTable(r, k), Not(And(k.eq(v.slot0), shares(v, s, r))));
+/** Whether slot `k` of `r`'s table is a shared prefix page: a prefix position of a request that shares. */
+export function sharedSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
+  return v.ctx.And(shares(v, s, r), prefixSlot(v, r, k));
 }
 
-/** What prefill writes into slot `k` of `r`'s table: the prefix's data in slot 0 of a request with a prefix, else r's own. */
-export function slotLabel(v: Vocabulary, r: Z, k: Z): Z {
+/** Whether slot `k` of `r`'s table is one of its own pages: in its table, and not a shared prefix page. */
+export function ownSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
+  const { And, Not } = v.ctx;
+  return And(v.inTable(r, k), Not(sharedSlot(v, s, r, k)));
+}
+
+/** r's first own slot: past the shared prefix pages (`plen`) when it shares them, else slot 0. */
+export function firstOwnSlot(v: Vocabulary, s: ZState, r: Z): Z {
   const { If, And } = v.ctx;
-  return If(And(k.eq(v.slot0), v.hasPrefix(r)), v.prefix(v.group(r)), v.body(r)) as Z;
+  return If(And(shares(v, s, r), v.hasPrefix(r)), v.firstOwn(v.group(r)), v.slot0) as Z;
+}
+
+/** What prefill writes into slot `k` of `r`'s table: page `k` of the prefix's data at a prefix position, else r's own. */
+export function slotLabel(v: Vocabulary, r: Z, k: Z): Z {
+  return v.ctx.If(prefixSlot(v, r, k), v.prefix(v.group(r), k), v.body(r)) as Z;
 }
 
 /** Whether a phase is one in which the request holds its table (`isLive` in `state.ts`). */

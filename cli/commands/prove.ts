@@ -120,7 +120,7 @@ export function formatReport(report: ProofReport): string {
   lines.push('');
   lines.push(
     failed.length === 0
-      ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests, prefixes and decode steps.`
+      ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests, prefixes (of any length) and decode steps.`
       : `not proved: ${failed.join(', ')}.`,
   );
   return `${lines.join('\n')}\n`;

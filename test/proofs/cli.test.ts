@@ -30,7 +30,7 @@ describe('pagecheck prove', () => {
     expect(code).toBe(0);
     expect(out).toContain('variant owner-check, faults silent-stub, early-free, stale-free, prefix-poison');
     expect(out).toContain('invariant: Isolation ∧ 1.TagNamesContent');
-    expect(out).toMatch(/^ {2}encoding +agrees +\d+ ms {3}\(with step: \d+ steps and \d+ disabled actions; 6 pages; A \(1\), B \(4, sys\), C \(5, sys\), D \(2, tmp\); prefill limit 4\)$/m);
+    expect(out).toMatch(/^ {2}encoding +agrees +\d+ ms {3}\(with step: \d+ steps and \d+ disabled actions; 6 pages; A \(1\), B \(4, sys of 2 pages\), C \(5, sys of 2 pages\), D \(2, tmp\); prefill limit 4\)$/m);
     for (const name of ['init', 'allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert']) {
       expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
     }

@@ -35,7 +35,7 @@ describe('the encoding agrees with the spec’s step on the wide universe', () =
     it(`${variant}, faults ${faults.join(',') || 'none'}`, async () => {
       const report = await checkConformance(z3, variant, faults);
       expect(report.mismatches).toEqual([]);
-      expect(report.universe).toBe('6 pages; A (1), B (4, sys), C (5, sys), D (2, tmp); prefill limit 4');
+      expect(report.universe).toBe('6 pages; A (1), B (4, sys of 2 pages), C (5, sys of 2 pages), D (2, tmp); prefill limit 4');
       expect(report.steps).toBeGreaterThan(300);
       expect(report.disabled).toBeGreaterThan(700);
     }, 240_000);

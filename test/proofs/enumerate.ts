@@ -122,7 +122,7 @@ interface RequestChoice {
  * state with it set behaves exactly as the same state without it.
  */
 function requestChoices(m: Model, r: number): RequestChoice[] {
-  const top = m.n + m.groups;
+  const top = m.labels;
   const len = m.len[r] ?? 0;
   const flagSets = (m.group[r] ?? -1) >= 0 ? [0, HIT, INSERTED, HIT | INSERTED] : [0];
   const readable: number[] = [];
@@ -142,7 +142,7 @@ function requestChoices(m: Model, r: number): RequestChoice[] {
 
 /** One page's possible bytes: holder, data, tag (tags only under the owner check, and only ones that name the data). */
 function pageChoices(m: Model): (readonly [number, number, number])[] {
-  const top = m.n + m.groups;
+  const top = m.labels;
   const out: (readonly [number, number, number])[] = [];
   for (let holder = 0; holder <= top; holder++) {
     for (let data = 0; data <= top; data++) {

@@ -144,3 +144,33 @@ export const LANDING_MUTANTS: readonly Mutant[] = [
     caughtAt: 'landTag',
   },
 ];
+
+/**
+ * Mutants that only a prefix of several pages shows (the encoding check's `sys` has 2):
+ * each confuses page `j` of a prefix with another page of it, which with one-page
+ * prefixes cannot happen.
+ */
+export const PREFIX_PAGE_MUTANTS: readonly Mutant[] = [
+  {
+    name: 'a prefix page is accepted at any of its prefix positions',
+    file: 'spec/model.ts',
+    patches: [['  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1, i);', '  return isPrefixPosition(m, r, i) && groupOfLabel(m, label) === (m.group[r] ?? -1);']],
+    caughtAt: 'decode',
+  },
+  {
+    name: 'a hit shares the prefix’s first cached page at every prefix position',
+    patches: [['    for (; i < prefixLength(m, r); i++) setTablePage(m, t, r, i, cachedPage(m, s, g, i));', '    for (; i < prefixLength(m, r); i++) setTablePage(m, t, r, i, cachedPage(m, s, g, 0));']],
+    caughtAt: 'allocate',
+  },
+  {
+    name: 'insert makes every prefix page the entry’s first',
+    patches: [['  for (let j = 0; j < k; j++) setHolder(m, t, tablePage(m, s, r, j), prefixLabel(m, g, j));', '  for (let j = 0; j < k; j++) setHolder(m, t, tablePage(m, s, r, j), prefixLabel(m, g, 0));']],
+    caughtAt: 'insert',
+  },
+  {
+    name: 'prefill writes the prefix’s first page at every prefix position',
+    file: 'spec/writes.ts',
+    patches: [['  return isPrefixPosition(m, r, i) && !isStubWrite(m, r) ? prefixLabel(m, m.group[r] ?? -1, i) : bodyLabel(r);', '  return isPrefixPosition(m, r, i) && !isStubWrite(m, r) ? prefixLabel(m, m.group[r] ?? -1, 0) : bodyLabel(r);']],
+    caughtAt: 'prefill',
+  },
+];

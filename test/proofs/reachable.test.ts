@@ -14,6 +14,8 @@ const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['matrix, owner-check, every fault', matrixConfig('owner-check', [...PROOF_FAULTS]), 10492],
   ['matrix, length-fix, no fault', matrixConfig('length-fix', []), 83],
   ['4 pages, owner-check, every fault', { pages: 4, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3, prefix: 'sys' }, { name: 'C', length: 2, prefix: 'sys' }], variant: 'owner-check', faults: [...PROOF_FAULTS] }, 17115],
+  // a prefix of 2 pages: the conjuncts name page j of the prefix at position j (the one-label-per-prefix invariant of before fails 656 of length-fix's 686 states, at TypeOK)
+  ...(['owner-check', 'length-fix'] as const).map((variant) => [`2-page prefix, ${variant}`, { pages: 4, prefillLimit: 3, requests: [{ name: 'A', length: 1 }, { name: 'B', length: 3, prefix: 'sys' }, { name: 'C', length: 3, prefix: 'sys' }], prefixPages: { sys: 2 }, variant, faults: variant === 'owner-check' ? [...PROOF_FAULTS] : [] }, variant === 'owner-check' ? 22810 : 686] as const),
 ];
 
 describe('the invariant holds on every reachable state of the small configurations', () => {
