@@ -23,7 +23,8 @@ import { replayPath } from './replay.ts';
 import { ScratchState } from './scratch.ts';
 import { ParentLinks, StateQueue } from './store.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
-import { strideOf, wordState, type WordState } from './words.ts';
+import { WordViews } from './word-views.ts';
+import { strideOf, wordState } from './words.ts';
 
 /** How often, in new states, `onProgress` is called. */
 const PROGRESS_MASK = 0xffff;
@@ -170,40 +171,4 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
     bytesPerState: (seen.byteLength + ParentLinks.BYTES * queue.length + queue.peakQueued * strideOf(size)) / queue.length,
     symmetry,
   };
-}
-
-/**
- * Word views of the states a model hands over. A state in a buffer of exactly a stride's
- * bytes, at offset 0, is read in place through a cached word view (the batch clears
- * its padding); any other is copied into a spare word buffer first.
- */
-class WordViews {
-  private readonly stride: number;
-  private readonly spare: WordState;
-  private readonly buffers: ArrayBufferLike[] = [];
-  private readonly views: Int32Array[] = [];
-
-  constructor(size: number) {
-    this.stride = strideOf(size);
-    this.spare = wordState(size);
-  }
-
-  /** The words of state `s`. */
-  of(s: Uint8Array): Int32Array {
-    const buffer = s.buffer;
-    if (s.byteOffset !== 0 || buffer.byteLength !== this.stride) {
-      this.spare.bytes.set(s);
-      return this.spare.words;
-    }
-    for (let k = 0; k < this.buffers.length; k++) if (this.buffers[k] === buffer) return this.views[k]!;
-    const view = new Int32Array(buffer, 0, this.stride >>> 2);
-    // A few buffers recur (the model's scratch, its canonicaliser's output); keep the last four.
-    if (this.buffers.length === 4) {
-      this.buffers.shift();
-      this.views.shift();
-    }
-    this.buffers.push(buffer);
-    this.views.push(view);
-    return view;
-  }
 }

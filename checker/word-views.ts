@@ -1,6 +1,5 @@
 /**
- * Word views of the states a model hands over, as the search reads them (the same rule
- * as `bfs.ts`): a state in a buffer of exactly a stride's bytes, at offset 0, is read in
+ * Word views of the states a model hands over, as both searches read them: a state in a buffer of exactly a stride's bytes, at offset 0, is read in
  * place through a cached word view (the reader clears its padding); any other is copied
  * into a spare word buffer first.
  */
