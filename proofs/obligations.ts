@@ -154,20 +154,31 @@ export const SEARCH_BOUNDS: Bounds = { pages: 2, requests: 2, groups: 1, slots: 
 async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, name: ObligationName): Promise<ObligationResult> {
   const start = performance.now();
   const timeoutMs = options.timeoutMs ?? 60_000;
+  // Each solver is released as soon as it has answered: z3's WebAssembly heap is fixed (2 GiB)
+  // and the JavaScript collector, which frees solvers by itself, does not see it fill, so a
+  // process that proves many times (the tests) would otherwise run z3 out of memory.
   const bounded = query(z3.bounded(SEARCH_BOUNDS), options, inv, name, timeoutMs);
   const base = { name, ...(bounded.vacuous ? { vacuous: true as const } : {}) };
-  if ((await bounded.solver.check()) === 'sat') {
-    // a counterexample exists: ask for the tidiest one
-    for (const assumptions of preferences(bounded.v, bounded.pre, inv)) {
-      if ((await bounded.solver.check(...assumptions)) === 'sat') break;
+  try {
+    if ((await bounded.solver.check()) === 'sat') {
+      // a counterexample exists: ask for the tidiest one
+      for (const assumptions of preferences(bounded.v, bounded.pre, inv)) {
+        if ((await bounded.solver.check(...assumptions)) === 'sat') break;
+      }
+      return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
     }
-    return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
+  } finally {
+    bounded.solver.release();
   }
   const unbounded = query(z3.v, options, inv, name, timeoutMs);
-  const sat = await unbounded.solver.check();
-  const ms = Math.round(performance.now() - start);
-  if (sat === 'sat') return { ...base, result: 'counterexample', ms, counterexample: read(unbounded, name) };
-  return { ...base, result: sat === 'unsat' ? 'proved' : 'unknown', ms };
+  try {
+    const sat = await unbounded.solver.check();
+    const ms = Math.round(performance.now() - start);
+    if (sat === 'sat') return { ...base, result: 'counterexample', ms, counterexample: read(unbounded, name) };
+    return { ...base, result: sat === 'unsat' ? 'proved' : 'unknown', ms };
+  } finally {
+    unbounded.solver.release();
+  }
 }
 
 /**

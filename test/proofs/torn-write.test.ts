@@ -13,6 +13,12 @@ import type { ActionKind, Fault } from '../../spec/index.ts';
 import { LANDING_MUTANTS, mutantStep, mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
 
 let z3: Z3Session;
+/**
+ * A z3 session of its own for each proof: many proofs in one z3 context (here, dozens in a
+ * row) crash z3's WebAssembly build now and then ("memory access out of bounds"), where
+ * the same proofs in fresh contexts do not; `prove` itself opens one session a run.
+ */
+const fresh = (): Promise<Z3Session> => openZ3();
 beforeAll(async () => {
   z3 = await openZ3();
 }, 60_000);
@@ -60,7 +66,7 @@ async function pagecheck(...argv: string[]): Promise<{ code: number; out: string
 
 describe('hardened under torn writes: the hold invariant is inductive for any size, every fault on', () => {
   it('the encoding agrees with step, and all 11 obligations are proved, none of them vacuously', async () => {
-    const report = await prove(z3, { variant: 'hardened', faults: [...PROOF_FAULTS] });
+    const report = await prove(await fresh(), { variant: 'hardened', faults: [...PROOF_FAULTS] });
     expect(report.invariant.conjuncts.map((c) => c.name)).toEqual(HOLD_NAMES);
     expect(report.conformance?.mismatches).toEqual([]);
     // landData and landTag are compared with step too: the counts include the torn-write phases
@@ -75,7 +81,7 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
   it('no conjunct is dead weight: dropping any one makes z3 find a counterexample to induction', async () => {
     const found: Record<number, string[]> = {};
     for (const c of HOLD_INVARIANT.conjuncts) {
-      const report = await prove(z3, { variant: 'hardened', faults: [...PROOF_FAULTS], drop: c.id, checkEncoding: false });
+      const report = await prove(await fresh(), { variant: 'hardened', faults: [...PROOF_FAULTS], drop: c.id, checkEncoding: false });
       expect(report.obligations.filter((o) => o.result === 'unknown')).toEqual([]);
       found[c.id] = failing(report);
     }
@@ -84,7 +90,7 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
 
   it('each mechanism is what one obligation rests on: switched off, z3 finds the counterexample there', async () => {
     for (const off of MECHANISMS) {
-      const report = await prove(z3, { variant: 'hardened', faults: [...PROOF_FAULTS], without: [off], checkEncoding: false });
+      const report = await prove(await fresh(), { variant: 'hardened', faults: [...PROOF_FAULTS], without: [off], checkEncoding: false });
       const broken = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);
       expect({ off, broken }).toEqual({ off, broken: HOLD_WITHOUT[off] });
     }
@@ -92,7 +98,7 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
 
   it('proves it with each fault alone and with none', async () => {
     for (const faults of [[], ...PROOF_FAULTS.map((f): Fault[] => [f])]) {
-      const report = await prove(z3, { variant: 'hardened', faults, checkEncoding: false });
+      const report = await prove(await fresh(), { variant: 'hardened', faults, checkEncoding: false });
       expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
     }
   }, 120_000);
@@ -129,7 +135,7 @@ describe('owner-check under early-free and torn-write: the proof fails where the
   it('with torn writes, the owner check alone fails exactly with the faults that bring a foreign write to a held page', async () => {
     const broken: Record<string, string[]> = {};
     for (const f of PROOF_FAULTS.filter((x) => x !== 'torn-write')) {
-      const report = await prove(z3, { variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false });
+      const report = await prove(await fresh(), { variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false });
       broken[f] = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);
     }
     // the same three that check finds a leak with (2 pages, requests 1,1 or 1,1,1); torn-write alone is proved
@@ -141,7 +147,7 @@ describe('owner-check under early-free and torn-write: the proof fails where the
       'double-free': ['free:FreeListUnheld'],
       'lock-underflow': [],
     });
-    expect(failing(await prove(z3, { variant: 'owner-check', faults: ['torn-write'], checkEncoding: false }))).toEqual([]);
+    expect(failing(await prove(await fresh(), { variant: 'owner-check', faults: ['torn-write'], checkEncoding: false }))).toEqual([]);
   }, 120_000);
 
   it('the counterexample at timeout is reachable: check’s shortest leak (10 actions, 244 states) takes that step at step 3', () => {
@@ -183,7 +189,7 @@ describe('the encoding check covers the part landings: it disagrees with a spec 
       const dir = mutantTree(mutant);
       try {
         const kinds: ActionKind[] = ['landData', 'landTag', 'handoff'];
-        const report = await checkConformance(z3, 'hardened', [...PROOF_FAULTS], await mutantStep(dir), kinds);
+        const report = await checkConformance(await fresh(), 'hardened', [...PROOF_FAULTS], await mutantStep(dir), kinds);
         caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
       } finally {
         removeTree(dir);
