@@ -1,64 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main.ts';
-import { configFrom, type Config } from '../../spec/index.ts';
-import { PROOF_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
-import { openZ3, type Z3Session } from '../../proofs/z3.ts';
+import { describe, expect, it } from 'vitest';
+import { PROOF_FAULTS } from '../../proofs/obligations.ts';
+import { fresh, tornHooks } from './torn-write-support.ts';
 import { checkConformance } from '../../proofs/conformance.ts';
 import type { ActionKind } from '../../spec/index.ts';
 import { LANDING_MUTANTS, mutantStep, mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
 
-let z3: Z3Session;
-/**
- * A z3 session of its own for each proof: many proofs in one z3 context (here, dozens in a
- * row) crash z3's WebAssembly build now and then ("memory access out of bounds"), where
- * the same proofs in fresh contexts do not; `prove` itself opens one session a run.
- */
-const fresh = (): Promise<Z3Session> => openZ3();
-beforeAll(async () => {
-  z3 = await openZ3();
-}, 60_000);
-afterAll(async () => {
-  await z3.close();
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-export const failing = (report: ProofReport): string[] => report.obligations.filter((o) => o.result !== 'proved').map((o) => o.name);
-
-/** The hold invariant's ten conjuncts, in order: `--drop N` names them. */
-export const HOLD_NAMES = [
-  'NewIsBlank',
-  'NoLateParts',
-  'OwnPagesHeld',
-  'SharedPageCached',
-  'DistinctSlots',
-  'FreeListUnheld',
-  'UntaggedUntilLanded',
-  'LandedPartsHold',
-  'OwnTagNamesContent',
-  'CacheTagNamesContent',
-];
-
-/** check's shortest leak under owner-check with early-free and torn-write (2 pages, requests 1,1). */
-export const TORN: Config = configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }], variant: 'owner-check', faults: ['early-free', 'torn-write'] });
-
-/** Runs `pagecheck …` in-process; its exit code and what it printed. */
-export async function pagecheck(...argv: string[]): Promise<{ code: number; out: string }> {
-  let out = '';
-  const capture = (chunk: string | Uint8Array): boolean => {
-    out += String(chunk);
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-  process.exitCode = undefined;
-  const code = await main(argv);
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-  return { code, out };
-}
-
+tornHooks();
 
 describe('prove on a copy of the project whose hardened has lost a torn-write mechanism fails', () => {
   it('without revoke-writer the invariant breaks (exit 1 at timeout); a late write that ignores it disagrees with the encoding (exit 1 at prefill)', async () => {
