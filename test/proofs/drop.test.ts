@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT } from '../../proofs/invariant.ts';
-import { prove, OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
-import { openZ3, type Z3Session } from '../../proofs/z3.ts';
+import { OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
+import { eachApart, proveApart } from './apart.ts';
 import { LENGTH_FIX_DROPS, OWNER_CHECK_DROPS } from './expected.ts';
 
-let z3: Z3Session;
-beforeAll(async () => {
-  z3 = await openZ3();
-});
-afterAll(async () => {
-  await z3.close();
-});
+// Each proof in a process of its own (apart.ts).
 
 describe('no conjunct is dead weight: dropping any one makes z3 find a counterexample to induction', () => {
   it('owner-check: without TagNamesContent, decode fails', async () => {
-    for (const c of OWNER_CHECK_INVARIANT.conjuncts) {
-      const report = await prove(z3, { variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: c.id, checkEncoding: false });
+    const reports = await eachApart(OWNER_CHECK_INVARIANT.conjuncts, (c) => proveApart({ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: c.id, checkEncoding: false }));
+    for (const [k, c] of OWNER_CHECK_INVARIANT.conjuncts.entries()) {
+      const report = reports[k]!;
       expect(report.dropped).toEqual({ id: c.id, name: c.name });
       const failed = report.obligations.filter((o) => o.result !== 'proved');
       expect(failed.map((o) => o.name)).toEqual(OWNER_CHECK_DROPS[c.id]);
@@ -24,7 +19,7 @@ describe('no conjunct is dead weight: dropping any one makes z3 find a counterex
   }, 120_000);
 
   it('owner-check: the counterexample is a page whose tag claims the reader while it holds another request’s data', async () => {
-    const report = await prove(z3, { variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: 1, only: ['decode'], checkEncoding: false });
+    const report = await proveApart({ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: 1, only: ['decode'], checkEncoding: false });
     const cti = report.obligations[0]?.counterexample;
     const reader = cti?.witnesses['reader'] ?? '?';
     expect(cti?.violated).toBe('Isolation');
@@ -33,11 +28,12 @@ describe('no conjunct is dead weight: dropping any one makes z3 find a counterex
 
   it('length-fix: each of the seven conjuncts is needed by the obligations pinned for it', async () => {
     expect(LENGTH_FIX_INVARIANT.conjuncts.map((c) => c.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    for (const c of LENGTH_FIX_INVARIANT.conjuncts) {
-      const report = await prove(z3, { variant: 'length-fix', faults: [], drop: c.id, checkEncoding: false });
+    const reports = await eachApart(LENGTH_FIX_INVARIANT.conjuncts, (c) => proveApart({ variant: 'length-fix', faults: [], drop: c.id, checkEncoding: false }));
+    for (const [k, c] of LENGTH_FIX_INVARIANT.conjuncts.entries()) {
+      const report = reports[k]!;
       const failed = report.obligations.filter((o) => o.result !== 'proved');
       expect({ drop: c.name, failing: failed.map((o) => o.name) }).toEqual({ drop: c.name, failing: LENGTH_FIX_DROPS[c.id] });
       expect(failed.every((o) => o.result === 'counterexample')).toBe(true);
     }
-  }, 120_000);
+  }, 360_000);
 });

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Fault } from '../../spec/index.ts';
-import { OBLIGATIONS, prove, OWNER_CHECK_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
-import { openZ3, type Z3Session } from '../../proofs/z3.ts';
+import { OBLIGATIONS, OWNER_CHECK_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
+import { eachApart, proveApart } from './apart.ts';
 import { LENGTH_FIX_FAULTS } from './expected.ts';
 
-let z3: Z3Session;
-beforeAll(async () => {
-  z3 = await openZ3();
-});
-afterAll(async () => {
-  await z3.close();
-});
+// Each proof in a process of its own (apart.ts).
 
 const failing = (report: ProofReport): string[] => report.obligations.filter((o) => o.result !== 'proved').map((o) => o.name);
 
 describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size', () => {
   it('proves the base case and every action, with every fault switched on', async () => {
-    const report = await prove(z3, { variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS] });
+    const report = await proveApart({ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS] });
     // prove compared the encoding with the spec's step first, and they agree
     expect(report.conformance?.mismatches).toEqual([]);
     expect(report.conformance?.steps).toBeGreaterThan(300);
@@ -27,22 +21,24 @@ describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size',
   }, 120_000);
 
   it('proves it with each fault alone and with none', async () => {
-    for (const faults of [[], ...OWNER_CHECK_FAULTS.map((f): Fault[] => [f])]) {
-      const report = await prove(z3, { variant: 'owner-check', faults, checkEncoding: false });
+    const sets = [[], ...OWNER_CHECK_FAULTS.map((f): Fault[] => [f])];
+    const reports = await eachApart(sets, (faults) => proveApart({ variant: 'owner-check', faults, checkEncoding: false }));
+    for (const [k, faults] of sets.entries()) {
+      const report = reports[k]!;
       expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
     }
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('buggy: the same proof fails at decode', () => {
   it('finds a counterexample to induction for decode and proves everything else', async () => {
-    const report = await prove(z3, { variant: 'buggy', faults: [...OWNER_CHECK_FAULTS], checkEncoding: false });
+    const report = await proveApart({ variant: 'buggy', faults: [...OWNER_CHECK_FAULTS], checkEncoding: false });
     expect(failing(report)).toEqual(['decode']);
     expect(report.proved).toBe(false);
   }, 120_000);
 
   it('tells the counterexample in the spec’s words: the reader decodes a page holding another request’s data', async () => {
-    const report = await prove(z3, { variant: 'buggy', faults: ['silent-stub'], only: ['decode'], checkEncoding: false });
+    const report = await proveApart({ variant: 'buggy', faults: ['silent-stub'], only: ['decode'], checkEncoding: false });
     const cti = report.obligations[0]?.counterexample;
     expect(cti?.violated).toBe('Isolation');
     const reader = cti?.witnesses['reader'] ?? '';
@@ -70,20 +66,21 @@ describe('buggy: the same proof fails at decode', () => {
 
 describe('length-fix: Isolation rests on seven ownership conjuncts, and only without faults', () => {
   it('proves every obligation without faults; timeout never happens', async () => {
-    const report = await prove(z3, { variant: 'length-fix', faults: [], checkEncoding: false });
+    const report = await proveApart({ variant: 'length-fix', faults: [], checkEncoding: false });
     expect(failing(report)).toEqual([]);
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['timeout', 'landData', 'landTag']);
   }, 120_000);
 
   it('each fault but the silent stub (and lock-underflow, which needs eviction) breaks exactly one obligation', async () => {
-    for (const fault of OWNER_CHECK_FAULTS) {
-      const report = await prove(z3, { variant: 'length-fix', faults: [fault], checkEncoding: false });
+    const reports = await eachApart(OWNER_CHECK_FAULTS, (fault) => proveApart({ variant: 'length-fix', faults: [fault], checkEncoding: false }));
+    for (const [k, fault] of OWNER_CHECK_FAULTS.entries()) {
+      const report = reports[k]!;
       expect({ fault, failing: failing(report) }).toEqual({ fault, failing: LENGTH_FIX_FAULTS[fault] });
     }
-  }, 120_000);
+  }, 360_000);
 
   it('names the broken conjunct: a late write is possible, a stale release frees a held page, a poisoned cache page', async () => {
-    const report = await prove(z3, { variant: 'length-fix', faults: ['early-free', 'stale-free', 'prefix-poison'], only: ['free', 'timeout', 'insert'], checkEncoding: false });
+    const report = await proveApart({ variant: 'length-fix', faults: ['early-free', 'stale-free', 'prefix-poison'], only: ['free', 'timeout', 'insert'], checkEncoding: false });
     expect(report.obligations.map((o) => [o.name, o.counterexample?.violated])).toEqual([
       ['free', 'OwnPagesHeld'],
       ['timeout', 'NoLateWrite'],
@@ -94,6 +91,6 @@ describe('length-fix: Isolation rests on seven ownership conjuncts, and only wit
 
 describe('the prover is consulted', () => {
   it('rejects a conjunct number the invariant does not have', async () => {
-    await expect(prove(z3, { variant: 'owner-check', faults: [], drop: 2, checkEncoding: false })).rejects.toThrow('the tag invariant has no conjunct 2');
+    await expect(proveApart({ variant: 'owner-check', faults: [], drop: 2, checkEncoding: false })).rejects.toThrow('the tag invariant has no conjunct 2');
   }, 120_000);
 });

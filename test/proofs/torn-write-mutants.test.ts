@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PROOF_FAULTS } from '../../proofs/obligations.ts';
-import { fresh, tornHooks } from './torn-write-support.ts';
-import { checkConformance } from '../../proofs/conformance.ts';
+import { conformanceApart } from './apart.ts';
 import type { ActionKind } from '../../spec/index.ts';
-import { LANDING_MUTANTS, mutantStep, mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
-
-tornHooks();
+import { LANDING_MUTANTS, mutantTree, pagecheckIn, removeTree, TORN_WRITE_MUTANTS } from './mutants.ts';
 
 describe('prove on a copy of the project whose hardened has lost a torn-write mechanism fails', () => {
   it('without revoke-writer the invariant breaks (exit 1 at timeout); a late write that ignores it disagrees with the encoding (exit 1 at prefill)', async () => {
@@ -22,7 +19,7 @@ describe('prove on a copy of the project whose hardened has lost a torn-write me
     } finally {
       dirs.forEach(removeTree);
     }
-  }, 240_000);
+  }, 480_000);
 });
 
 describe('the encoding check covers the part landings: it disagrees with a spec whose landings are wrong past the third page', () => {
@@ -32,12 +29,12 @@ describe('the encoding check covers the part landings: it disagrees with a spec 
       const dir = mutantTree(mutant);
       try {
         const kinds: ActionKind[] = ['landData', 'landTag', 'handoff'];
-        const report = await checkConformance(await fresh(), 'hardened', [...PROOF_FAULTS], await mutantStep(dir), kinds);
+        const report = await conformanceApart({ variant: 'hardened', faults: [...PROOF_FAULTS], kinds, stepFrom: dir });
         caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
       } finally {
         removeTree(dir);
       }
     }
     expect(caught).toEqual(LANDING_MUTANTS.map((m) => `${m.name}: ${m.caughtAt}`));
-  }, 180_000);
+  }, 360_000);
 });

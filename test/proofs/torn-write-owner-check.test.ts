@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { actionLabel, checkedModel, compile } from '../../spec/index.ts';
 import { failingParts, HOLD_INVARIANT } from '../../proofs/invariant.ts';
-import { prove, PROOF_FAULTS } from '../../proofs/obligations.ts';
-import { failing, fresh, pagecheck, tornHooks, TORN } from './torn-write-support.ts';
+import { PROOF_FAULTS } from '../../proofs/obligations.ts';
+import { eachApart, pagecheckApart, proveApart } from './apart.ts';
+import { failing, TORN } from './torn-write-support.ts';
 import { runLabels } from '../spec/helpers.ts';
-
-tornHooks();
 
 describe('owner-check under early-free and torn-write: the proof fails where the design does', () => {
   it('prove exits 1 with counterexamples to induction at prefill and timeout, told in the spec’s words', async () => {
-    const { code, out } = await pagecheck('prove', '--variant', 'owner-check', '--faults', 'early-free,torn-write');
+    const { code, out } = await pagecheckApart(['prove', '--variant', 'owner-check', '--faults', 'early-free,torn-write']);
     expect(code).toBe(1);
     expect(out).toContain('invariant: Isolation ∧ 1.NewIsBlank ∧ 2.NoLateParts ∧ 3.OwnPagesHeld');
     expect(out).toMatch(/^ {2}encoding +agrees/m);
@@ -24,12 +23,14 @@ describe('owner-check under early-free and torn-write: the proof fails where the
     // the late write posted after a timeout: the same conjunct
     expect(out).toMatch(/prefill\((r\d)\): P posts \1's write; its content and tag parts land later/);
     expect(out).toMatch(/^not proved: prefill \(counterexample\), timeout \(counterexample\)\.$/m);
-  }, 120_000);
+  }, 240_000);
 
   it('with torn writes, the owner check alone fails exactly with the faults that bring a foreign write to a held page', async () => {
     const broken: Record<string, string[]> = {};
-    for (const f of PROOF_FAULTS.filter((x) => x !== 'torn-write')) {
-      const report = await prove(await fresh(), { variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false });
+    const faults = PROOF_FAULTS.filter((x) => x !== 'torn-write');
+    const reports = await eachApart(faults, (f) => proveApart({ variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false }));
+    for (const [k, f] of faults.entries()) {
+      const report = reports[k]!;
       broken[f] = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);
     }
     // the same three that check finds a leak with (2 pages, requests 1,1 or 1,1,1); torn-write alone is proved
@@ -41,8 +42,8 @@ describe('owner-check under early-free and torn-write: the proof fails where the
       'double-free': ['free:FreeListUnheld'],
       'lock-underflow': [],
     });
-    expect(failing(await prove(await fresh(), { variant: 'owner-check', faults: ['torn-write'], checkEncoding: false }))).toEqual([]);
-  }, 120_000);
+    expect(failing(await proveApart({ variant: 'owner-check', faults: ['torn-write'], checkEncoding: false }))).toEqual([]);
+  }, 360_000);
 
   it('the counterexample at timeout is reachable: check’s shortest leak (10 actions, 244 states) takes that step at step 3', () => {
     const m = compile(TORN);

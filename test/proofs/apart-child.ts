@@ -1,0 +1,22 @@
+/**
+ * The child process behind `apart.ts`: one proof (or one encoding check) in a z3 of its
+ * own, its report as JSON on stdout. Not a test file; `apart.ts` starts it with tsx.
+ */
+import { checkConformance } from '../../proofs/conformance.ts';
+import { prove } from '../../proofs/obligations.ts';
+import { openZ3 } from '../../proofs/z3.ts';
+import type { ApartRequest } from './apart.ts';
+import { mutantStep } from './mutants.ts';
+
+const request = JSON.parse(process.argv[2] ?? '') as ApartRequest;
+const z3 = await openZ3();
+try {
+  const step = request.stepFrom === undefined ? undefined : await mutantStep(request.stepFrom);
+  const report =
+    request.kind === 'prove'
+      ? await prove(z3, { ...request.options, ...(step === undefined ? {} : { step }) })
+      : await checkConformance(z3, request.variant, request.faults, step, request.kinds, request.without ?? []);
+  process.stdout.write(JSON.stringify(report));
+} finally {
+  await z3.close();
+}

@@ -1,0 +1,68 @@
+/**
+ * Proofs in processes of their own. z3's WebAssembly build shares one heap among all the
+ * contexts of a process, and after dozens of heavy proofs in one test process it now and
+ * then crashes ("memory access out of bounds", "Sort mismatch") or stops answering; the
+ * same proofs each in a fresh process do not. `prove` on the command line proves once per
+ * process, so this is also how users run it. Each call here starts `apart-child.ts`.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ConformanceReport } from '../../proofs/conformance.ts';
+import type { ProofReport, ProveOptions } from '../../proofs/obligations.ts';
+import type { ActionKind, Fault, Mechanism, Variant } from '../../spec/index.ts';
+
+/** What the child is asked: a proof, or the encoding checked against a step; `stepFrom` is a mutant tree whose step to use. */
+export type ApartRequest =
+  | { readonly kind: 'prove'; readonly options: Omit<ProveOptions, 'step'>; readonly stepFrom?: string }
+  | {
+      readonly kind: 'conformance';
+      readonly variant: Variant;
+      readonly faults: readonly Fault[];
+      readonly kinds?: readonly ActionKind[];
+      readonly without?: readonly Mechanism[];
+      readonly stepFrom?: string;
+    };
+
+const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
+
+/** Runs the child on a request; its JSON report, or an error with what it printed. */
+function runChild(request: ApartRequest): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], { maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stderr.slice(-2000)}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+/** `prove(z3, options)` in a process of its own (a mutant's step by its tree, `stepFrom`). */
+export async function proveApart(options: Omit<ProveOptions, 'step'>, stepFrom?: string): Promise<ProofReport> {
+  return (await runChild({ kind: 'prove', options, ...(stepFrom === undefined ? {} : { stepFrom }) })) as ProofReport;
+}
+
+/** `checkConformance(z3, …)` in a process of its own. */
+export async function conformanceApart(request: Omit<Extract<ApartRequest, { kind: 'conformance' }>, 'kind'>): Promise<ConformanceReport> {
+  return (await runChild({ kind: 'conformance', ...request })) as ConformanceReport;
+}
+
+/** `pagecheck …args` in a process of its own, from the repository's root: its exit code and what it printed. */
+export function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string }> {
+  const main = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', main, ...args], { maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+/** `f` on each item, two processes at a time (the machines have two cores), results in the items' order. */
+export async function eachApart<T, R>(items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await f(items[i]!);
+  };
+  await Promise.all([lane(), lane()]);
+  return results;
+}
