@@ -101,6 +101,11 @@ export function trivialWitnesses(witnesses: readonly WitnessResult[]): string[] 
   return witnesses.filter((w) => w.applies && w.reached && w.trivial).map((w) => w.name);
 }
 
+/** A trace's length in words: "1 action", "9 actions". */
+export function actionsIn(steps: number): string {
+  return `${steps} action${steps === 1 ? '' : 's'}`;
+}
+
 /** A count with thousands separators. */
 export function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
@@ -195,7 +200,7 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
   const lines = [
     `pagecheck check  ${describeConfig(config)}`,
     `verdict          ${verdict}`,
-    `invariant        ${first?.invariant ?? 'none violated'}${first === undefined ? '' : ` (shortest counterexample: ${first.trace.steps.length} actions)`}`,
+    `invariant        ${first?.invariant ?? 'none violated'}${first === undefined ? '' : ` (shortest counterexample: ${actionsIn(first.trace.steps.length)})`}`,
     `distinct states  ${count(result.distinctStates)} (symmetry ${result.symmetry ? 'on' : 'off'})`,
     `depth            ${result.depth}`,
     `time             ${timed.elapsedMs.toFixed(1)} ms, ${count(timed.statesPerSecond)} states/s, ${result.bytesPerState.toFixed(1)} bytes/state`,
@@ -210,7 +215,7 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
     lines.push(paint('1;33', `warning: witness ${w} is trivial: true in the initial state or in every state explored, so it witnesses nothing`));
   }
   for (const v of result.violations) {
-    lines.push('', `counterexample: ${v.invariant} (${v.trace.steps.length} actions)`, formatTrace(m, v.trace, { color, violation: v.invariant }));
+    lines.push('', `counterexample: ${v.invariant} (${actionsIn(v.trace.steps.length)})`, formatTrace(m, v.trace, { color, violation: v.invariant }));
   }
   if (first !== undefined) lines.push('', `replay: ${replayCommand(config, first.invariant === DEADLOCK ? [] : ['--invariant', first.invariant])}`);
   return lines.join('\n');

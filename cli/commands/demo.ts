@@ -9,7 +9,7 @@ import { check, type CheckResult } from '../../checker/index.ts';
 import { checkedModel, compile, incidentConfig, VARIANTS, type Variant } from '../../spec/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT } from '../errors.ts';
-import { count, describeConfig, replayCommand, unreachedWitnesses } from './check.ts';
+import { actionsIn, count, describeConfig, replayCommand, unreachedWitnesses } from './check.ts';
 
 /** What the demo expects of a variant: a leak, or a verdict that holds with every witness reached. */
 const EXPECTED: Readonly<Record<Variant, 'leak' | 'holds'>> = { buggy: 'leak', 'length-fix': 'holds', 'owner-check': 'holds', hardened: 'holds' };
@@ -42,7 +42,7 @@ export function runDemo(): number {
     const first = result.violations[0];
     if (first !== undefined) {
       out.push(
-        bold(`${variant}: ${first.invariant} VIOLATED`) + ` — shortest counterexample, ${first.trace.steps.length} actions (${count(result.distinctStates)} states explored)`,
+        bold(`${variant}: ${first.invariant} VIOLATED`) + ` — shortest counterexample, ${actionsIn(first.trace.steps.length)} (${count(result.distinctStates)} states explored)`,
         '',
         formatTrace(m, first.trace, { color, violation: first.invariant }),
         '',
