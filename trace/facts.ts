@@ -176,6 +176,11 @@ export function pagesWords(pages: readonly number[]): string {
   return pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(', ')}`;
 }
 
+/** A number of pages in words: `1 page`, `3 pages`. */
+export function pageCount(n: number): string {
+  return `${n} page${n === 1 ? '' : 's'}`;
+}
+
 /** A step in words, for references back in time: `step 5 (free(A))`. */
 export function stepRef(m: Model, trace: Trace, k: number): string {
   const taken = trace.steps[k - 1];

@@ -5,7 +5,7 @@
  */
 import { match } from 'ts-pattern';
 import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../spec/index.ts';
-import { dataName, decodeStepWords, evictedPages, holderWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
+import { dataName, pageCount, decodeStepWords, evictedPages, holderWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
 
@@ -29,7 +29,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
   const contents = (pages: readonly number[]): string => pages.map((p) => dataName(m, dataOf(m, before, p))).join(', ');
   return match(action.kind)
     .with('allocate', () => [
-      `C->>D: ${label}: request ${who}, ${m.len[r] ?? 0} pages`,
+      `C->>D: ${label}: request ${who}, ${pageCount(m.len[r] ?? 0)}`,
       `D->>Pool: take ${ids(table)}${req?.hit === true ? ` (page ${table[0]} from the prefix cache)` : ''}`,
       `Pool-->>D: ${ids(table)} hold: ${contents(table)}`,
       `D->>P: page ids ${table.join(',')}`,
@@ -42,7 +42,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     })
     .with('handoff', () => {
       const written = writtenBefore(m, trace, r, k);
-      return [`P->>D: ${label}: Success (${written} of ${own.length} pages written)`, `Note over D: commits ${who}`];
+      return [`P->>D: ${label}: Success (${written} of ${pageCount(own.length)} written)`, `Note over D: commits ${who}`];
     })
     .with('decode', () => {
       const stepWords = decodeStepWords(m, trace, k);
@@ -98,9 +98,9 @@ function messages(m: Model, trace: Trace, k: number): string[] {
   function stubLines(): string[] {
     const writes = writesOf(m, before, action);
     if (writes.length === 0) {
-      return [`P->>D: ${label}: refuse ${who}, ${m.len[r] ?? 0} pages is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
+      return [`P->>D: ${label}: refuse ${who}, ${pageCount(m.len[r] ?? 0)} is over the limit ${m.config.prefillLimit}`, `D-->>C: ${who} refused`];
     }
-    return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${own.length} pages), then report success`];
+    return [`P->>Pool: ${label}: write ${ids(writes)} only (${writes.length} of ${pageCount(own.length)}), then report success`];
   }
 }
 

@@ -20,7 +20,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
-import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, slotsRead, stateAt, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
+import { dataName, pageCount, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, slotsRead, stateAt, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
 
@@ -143,7 +143,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
   function stubWords(): string {
     const writes = writesOf(m, before, action);
     const rule = m.lengthRule === 'ge' ? 'at least' : 'over';
-    const limit = m.pageSize > 1 ? `${m.tokens[r] ?? 0} tokens is ${rule} the prefill limit of ${m.config.prefillLimit}` : `${m.len[r] ?? 0} pages is ${rule} the prefill limit of ${m.config.prefillLimit}`;
+    const limit = m.pageSize > 1 ? `${m.tokens[r] ?? 0} tokens is ${rule} the prefill limit of ${m.config.prefillLimit}` : `${pageCount(m.len[r] ?? 0)} is ${rule} the prefill limit of ${m.config.prefillLimit}`;
     if (writes.length === 0) return `P refuses ${who}: ${limit}; nothing is written, and D is told.`;
     const total = ownPages(table, shared).length;
     return `P stubs ${who} (${limit}): it writes ${pagesWords(writes)} only, ${writes.length} of ${total} ${total === 1 ? 'page' : 'pages'}, and reports success.`;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { check } from '../../checker/index.ts';
+import { checkedModel, compile, configFrom } from '../../spec/index.ts';
 import { formatMermaid, MERMAID_SIGNATURE } from '../../trace/index.ts';
 import { minimalLeak, ownerCheck, staleFree } from './traces.ts';
 
@@ -48,5 +50,15 @@ describe('formatMermaid', () => {
     expect(text).not.toContain('rect');
     const sf = staleFree();
     expect(formatMermaid(sf.m, sf.trace, 'ExclusiveHold')).toContain('    D->>Pool: 7. free(A): return pages 0,1 again (a stale release), held by C, C\n');
+  });
+});
+
+describe('formatMermaid counts pages in words', () => {
+  it('a one-page request is "1 page", in the request and in the handoff', () => {
+    const m = compile(configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }], variant: 'owner-check', faults: ['early-free', 'torn-write'] }));
+    const leak = check(checkedModel(m)).violations[0];
+    const lines = leak === undefined ? [] : formatMermaid(m, leak.trace, 'Isolation').split('\n');
+    expect(lines).toContain('  C->>D: 1. allocate(A): request A, 1 page');
+    expect(lines).toContain('  P->>D: 9. handoff(B): Success (1 of 1 page written)');
   });
 });
