@@ -45,13 +45,13 @@ export async function conformanceApart(request: Omit<Extract<ApartRequest, { kin
   return (await runChild({ kind: 'conformance', ...request })) as ConformanceReport;
 }
 
-/** `pagecheck …args` in a process of its own, from the repository's root: its exit code and what it printed. */
-export function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string }> {
+/** `pagecheck …args` in a process of its own, from the repository's root: its exit code, standard output and standard error. */
+export function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   const main = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', main, ...args], { maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, out: `${stdout}${stderr}` });
+      resolve({ code, out: stdout, err: stderr });
     });
   });
 }
