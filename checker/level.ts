@@ -20,7 +20,8 @@
 import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
 import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest } from './level-protocol.ts';
-import { successorsOf, type Checkable, type ModelProperty, type SuccessorSink } from './model.ts';
+import { successorsOf, type Checkable, type Conjunction, type ModelProperty, type SuccessorSink } from './model.ts';
+import { ScratchState } from './scratch.ts';
 import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
@@ -35,10 +36,16 @@ export class LevelTask<A> {
   private readonly expandState: (s: Uint8Array, sink: SuccessorSink) => void;
   private readonly isEnd: ((s: Uint8Array) => boolean) | undefined;
   private readonly invariants: readonly ModelProperty[];
+  /** Bit `k`: the model's conjunction stands for invariant `k`. */
+  private readonly covered: number;
+  private readonly conjunction: Conjunction | undefined;
   private readonly witnesses: readonly ModelProperty[];
   private readonly actionCount: number;
-  /** Successor states of one batch of parents: words, fingerprints, parents, actions. */
-  private readonly batchWords: Int32Array;
+  /** Successor states of one batch of parents: words (one spare slot), fingerprints, parents, actions. */
+  private readonly batchWords: Int32Array<ArrayBuffer>;
+  /** Per batch slot, its bytes and words: a model that slices once writes a successor straight into the next slot. */
+  private readonly slotBytes: Uint8Array<ArrayBuffer>[] = [];
+  private readonly slotWords: Int32Array<ArrayBuffer>[] = [];
   private readonly batchHashes: Int32Array;
   private readonly batchParents: Int32Array;
   private readonly batchActions: Uint8Array;
@@ -48,7 +55,9 @@ export class LevelTask<A> {
   /** The parent being expanded, for the sink. */
   private current = 0;
   private readonly sinkInto: SuccessorSink;
+  /** The parent being expanded: a scratch state whose `slice()` targets the batch, when the model slices once. */
   private readonly parent: WordState;
+  private readonly parentScratch: ScratchState | undefined;
   private readonly scratch: WordState;
   /** This thread's two arenas, for even and odd levels. */
   readonly arenas: readonly [StateArena, StateArena];
@@ -68,22 +77,37 @@ export class LevelTask<A> {
     this.expandState = successorsOf(model);
     this.isEnd = options.deadlock ? model.isLegitimateEnd?.bind(model) : undefined;
     this.invariants = options.invariants.map((name) => model.properties.find((p) => p.kind === 'always' && p.name === name)!);
+    this.conjunction = model.conjunction;
+    const names = model.conjunction?.names ?? [];
+    this.covered = this.invariants.reduce((bits, p, k) => (names.includes(p.name) ? bits | (1 << k) : bits), 0);
     this.witnesses = model.properties.filter((p) => p.kind === 'sometimes');
     this.actionCount = model.actionCount;
     const capacity = Math.max(1, BATCH_STATES * model.actionCount);
-    this.batchWords = new Int32Array(capacity * this.width);
+    this.batchWords = new Int32Array((capacity + 1) * this.width);
+    for (let k = 0; k <= capacity; k++) {
+      this.slotBytes.push(new Uint8Array(this.batchWords.buffer, 4 * k * this.width, this.size));
+      this.slotWords.push(new Int32Array(this.batchWords.buffer, 4 * k * this.width, this.width));
+    }
     this.batchHashes = new Int32Array(2 * capacity);
     this.batchParents = new Int32Array(capacity);
     this.batchActions = new Uint8Array(capacity);
     const tail = this.size & 3;
     this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
-    this.parent = wordState(this.size);
+    this.parentScratch = model.slicesOnce === true ? new ScratchState(this.size) : undefined;
+    this.parent = this.parentScratch === undefined ? wordState(this.size) : { bytes: this.parentScratch, words: this.parentScratch.words };
     this.scratch = wordState(this.size);
     this.arenas = [new StateArena(this.width), new StateArena(this.width)];
     this.out = this.arenas[0];
     const canonicalize = options.symmetry ? model.canonicalize?.bind(model) : undefined;
     const views = new WordViews(this.size);
-    this.sinkInto = (t, action) => this.add(views.of(canonicalize === undefined ? t : canonicalize(t)), action);
+    const scratch = this.parentScratch;
+    // A successor already in the batch's next slot (sliced there, and canonical) stays where it is.
+    this.sinkInto = (t, action) => {
+      const c = canonicalize === undefined ? t : canonicalize(t);
+      if (c === this.slotBytes[this.batchCount]) this.commit(action);
+      else this.add(views.of(c), action);
+      if (scratch !== undefined) scratch.target(this.slotBytes[this.batchCount]!, this.slotWords[this.batchCount]!);
+    };
   }
 
   /** Puts the initial states (zero-padded words) at the start of the even arena: level 0. */
@@ -123,6 +147,7 @@ export class LevelTask<A> {
   private expandBatch(r: ExpandRequest, reader: FrontierReader, from: number, to: number): void {
     const state = this.parent;
     this.batchCount = 0;
+    this.parentScratch?.target(this.slotBytes[0]!, this.slotWords[0]!);
     for (let p = from; p < to; p++) {
       reader.copy(p, state.words);
       this.current = p;
@@ -160,11 +185,19 @@ export class LevelTask<A> {
 
   /** Appends a successor (zero-padded words) of the current parent by `action` to the batch, fingerprinted. */
   private add(src: Int32Array, action: number): void {
+    const width = this.width;
+    const words = this.batchWords;
+    const at = this.batchCount * width;
+    for (let w = 0; w < width; w++) words[at + w] = src[w]!;
+    this.commit(action);
+  }
+
+  /** Keeps the successor already in the batch's next slot, by `action` from the current parent: masks its padding and fingerprints it. */
+  private commit(action: number): void {
     const k = this.batchCount++;
     const width = this.width;
     const words = this.batchWords;
     const at = k * width;
-    for (let w = 0; w < width; w++) words[at + w] = src[w]!;
     if (width > 0) words[at + width - 1] = words[at + width - 1]! & this.lastMask; // little-endian
     fingerprint(words, at, width, this.batchHashes, k);
     this.batchParents[k] = this.current;
@@ -225,8 +258,11 @@ export class LevelTask<A> {
     if ((open.invariants | open.held | open.failed) === 0) return;
     // No closure here: under tsx every closure created is also named, which costs more than the evaluation.
     const s = this.scratch.bytes;
-    for (let k = 0; k < this.invariants.length; k++) {
-      if (((open.invariants >>> k) & 1) === 0 || this.invariants[k]!.holds(s)) continue;
+    // Where the conjunction holds, the invariants it stands for hold: only the others are evaluated one by one (as the monitor does).
+    let ask = open.invariants;
+    if ((ask & this.covered) !== 0 && this.conjunction!.holds(s)) ask &= ~this.covered;
+    for (let k = 0; ask !== 0 && k < this.invariants.length; k++) {
+      if (((ask >>> k) & 1) === 0 || this.invariants[k]!.holds(s)) continue;
       open.invariants &= ~(1 << k);
       firsts[2 * k] = b;
       firsts[2 * k + 1] = at;

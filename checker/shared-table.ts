@@ -1,9 +1,14 @@
 /**
  * The visited set of the parallel search: 64-bit fingerprints in one open-addressing
- * table in a `SharedArrayBuffer`, which every thread probes and fills with atomics. A
- * slot is four int32: `h1`, `h2` (never 0; a slot is claimed by a compare-and-swap of
- * `h2` from 0), a tag (the level it was first found at plus one, written last: a reader
- * waits for it before comparing `h1`), and a key.
+ * table in a `SharedArrayBuffer`, which every thread probes and fills. A slot is four
+ * int32: `h1`, `h2` (never 0), a tag (the level it was first found at plus one) and a
+ * key. A slot is claimed by a compare-and-swap of its tag from 0; the claimer writes
+ * `h1` and the key, then publishes `h2` with an atomic store. A reader loads `h2` first
+ * and everything else after it, with plain loads: whatever it sees once `h2` is set was
+ * written before `h2` was (the store is sequentially consistent, and neither x86 nor V8
+ * reorders the reader's loads). Only a claim, a slot being claimed, and a lowered key
+ * take atomics, which V8 does not inline: on the common path, a successor found at an
+ * earlier level, an insert costs what `bfs.ts`'s does.
  *
  * The key makes the search deterministic. Within a level, every successor carries its
  * position in the order a one-worker search would generate it (its parent's place in the
@@ -51,31 +56,31 @@ export function insertFirst(t: Int32Array, h1: number, h2: number, tag: number, 
   let slot = h1 & mask;
   for (;;) {
     const i = slot * WORDS;
-    let cur = t[i + 1]!; // a stale 0 is caught by the compare-and-swap
+    let cur = t[i + 1]!;
     if (cur === 0) {
-      cur = Atomics.compareExchange(t, i + 1, 0, h2);
-      if (cur === 0) {
+      // Empty, or being claimed: claim it, or wait for the claimer to publish its h2 (a few instructions).
+      if (t[i + 2] === 0 && Atomics.compareExchange(t, i + 2, 0, tag) === 0) {
         t[i] = h1;
         t[i + 3] = key;
-        Atomics.store(t, i + 2, tag); // publishes h1 and key
+        Atomics.store(t, i + 1, h2); // publishes h1 and key
         return CLAIMED;
       }
+      while (cur === 0) cur = Atomics.load(t, i + 1);
     }
-    if (cur === h2) {
-      let found = Atomics.load(t, i + 2);
-      while (found === 0) found = Atomics.load(t, i + 2); // the claimer is writing h1: a few instructions
-      if (t[i] === h1) return found === tag ? lowerKey(t, i + 3, key) : OLD;
-    }
+    if (cur === h2 && t[i] === h1) return t[i + 2] === tag ? lowerKey(t, i + 3, key) : OLD;
     slot = (slot + 1) & mask;
   }
 }
 
 /** Sets the key at `t[i]` to the least of it and `key`: the displaced key, or {@link LOST}. */
 function lowerKey(t: Int32Array, i: number, key: number): number {
+  // Keys only go down: a stale plain load is at least the current key, so a key not below it loses, and a smaller one is settled by the swap.
+  let old = t[i]!;
   for (;;) {
-    const old = Atomics.load(t, i);
     if (key >= old) return LOST;
-    if (Atomics.compareExchange(t, i, old, key) === old) return old;
+    const seen = Atomics.compareExchange(t, i, old, key);
+    if (seen === old) return old;
+    old = seen;
   }
 }
 
@@ -87,11 +92,12 @@ export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: n
     const h2 = t[i + 1]!;
     if (h2 === 0) continue;
     const h1 = t[i]!;
+    const tag = t[i + 2]!; // never 0 in a published slot
     let slot = h1 & mask;
-    while (into[slot * WORDS + 1] !== 0 || Atomics.compareExchange(into, slot * WORDS + 1, 0, h2) !== 0) slot = (slot + 1) & mask;
+    while (into[slot * WORDS + 2] !== 0 || Atomics.compareExchange(into, slot * WORDS + 2, 0, tag) !== 0) slot = (slot + 1) & mask;
     const j = slot * WORDS;
     into[j] = h1;
-    into[j + 2] = t[i + 2]!;
     into[j + 3] = t[i + 3]!;
+    into[j + 1] = h2; // the threads read the grown table only after every rehash has replied
   }
 }
