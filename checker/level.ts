@@ -8,18 +8,20 @@
  * fingerprint them, touch their table slots together (the misses overlap, as in
  * `bfs.ts`), and insert each into the shared table with its key, its one-worker position
  * (`shared-table.ts`). A successor that may be the first of a new state is appended,
- * with its parent and action, to this thread's arena; one that displaces an earlier
- * candidate marks that one's key in a shared bitmap of losers.
+ * with its parent and action, to this thread's arena, and flagged where it may settle a
+ * property still open (evaluated there, while it is in cache); one that displaces an
+ * earlier candidate marks that one's key in a shared bitmap of losers.
  *
  * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
- * whichever arena, are walked in order: losers dropped, the rest moved down in place
- * within the block, linked, and the properties still open evaluated on them. What a
+ * whichever arena, are walked in order by their parent and action alone: losers left
+ * out, the rest linked, and the flagged ones evaluated again in order. No state is
+ * copied: the kept ones are read where they are, as runs between the losers. What a
  * thread returns is a few numbers per block: the main thread numbers the new states by
  * prefix sums.
  */
 import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest } from './level-protocol.ts';
+import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { successorsOf, type Checkable, type Conjunction, type ModelProperty, type SuccessorSink } from './model.ts';
 import { ScratchState } from './scratch.ts';
 import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
@@ -68,6 +70,8 @@ export class LevelTask<A> {
   private written = 0;
   private deadlock = -1;
   private out: StateArena;
+  /** The properties open at the start of the level being expanded. */
+  private open: OpenProperties = { invariants: 0, held: 0, failed: 0 };
   /** Kept so that the touching loads are not optimized away. */
   private sink = 0;
 
@@ -122,6 +126,7 @@ export class LevelTask<A> {
       this.written = 0;
       this.deadlock = -1;
       this.out = this.arenas[r.parity & 1]!;
+      this.open = r.open;
     }
     const reader = new FrontierReader(r.frontier, this.width);
     const blocks = Math.ceil(r.count / r.block);
@@ -179,6 +184,8 @@ export class LevelTask<A> {
       for (let w = 0; w < width; w++) words[o * width + w] = src[k * width + w]!;
       chunk.parents[o] = this.batchParents[k]!;
       chunk.actions[o] = this.batchActions[k]!;
+      // Evaluated here, while the state is in cache: the keep step evaluates again only the few flagged.
+      chunk.flags[o] = this.maySettle(this.slotBytes[k]!) ? 1 : 0;
     }
     if (claims > 0) Atomics.add(r.control, CLAIMS, claims);
   }
@@ -204,13 +211,39 @@ export class LevelTask<A> {
     this.batchActions[k] = action;
   }
 
-  /** The keep step: blocks until none is left. */
+  /**
+   * Whether evaluating state `s` with the properties open at the start of the level
+   * could record anything: an open invariant fails, or an open witness holds (or fails)
+   * where it was not yet reached (seen false). Properties only close within a level, so
+   * a state not flagged records nothing in the keep step.
+   */
+  private maySettle(s: Uint8Array): boolean {
+    const open = this.open;
+    if ((open.invariants | open.held | open.failed) === 0) return false;
+    let ask = open.invariants;
+    if ((ask & this.covered) !== 0 && this.conjunction!.holds(s)) ask &= ~this.covered;
+    for (let k = 0; ask !== 0 && k < this.invariants.length; k++) if (((ask >>> k) & 1) !== 0 && !this.invariants[k]!.holds(s)) return true;
+    for (let k = 0; k < this.witnesses.length; k++) {
+      const bit = 1 << k;
+      if (((open.held | open.failed) & bit) === 0) continue;
+      if ((this.witnesses[k]!.holds(s) ? open.held : open.failed) & bit) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The keep step: blocks until none is left. A block's candidates stay where they are:
+   * the losers are left out of the runs the next level reads, and only the flagged
+   * states are read again, to be evaluated in the level's order.
+   */
   keep(r: KeepRequest): KeepReply {
     const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.width)));
     const firsts = new Int32Array(2 * (this.invariants.length + 2 * this.witnesses.length)).fill(-1);
-    const open = { invariants: r.openInvariants, held: r.openWitnesses, failed: r.openWitnesses };
+    const open = { invariants: r.open.invariants, held: r.open.held, failed: r.open.failed };
     const kept: number[] = [];
+    const runs: number[] = [];
     const blocks = r.blocks.length / BLOCK_FIELDS;
+    const a = this.actionCount;
     for (;;) {
       const b = Atomics.add(r.control, NEXT_BLOCK, 1);
       if (b >= blocks) break;
@@ -219,38 +252,42 @@ export class LevelTask<A> {
       const from = r.blocks[at + 1]!;
       const to = r.blocks[at + 2]!;
       const first = r.blocks[at + 3]!;
+      const end = r.blocks[at + 4]!;
       const firstLink = this.links.length;
-      let write = first;
-      for (let q = first, end = r.blocks[at + 4]!; q < end; q++) {
+      let count = 0;
+      let runStart = first;
+      for (let q = first; q < end; q++) {
         const chunk = chunks[Math.floor(q / ARENA_CHUNK)]!;
         const o = q % ARENA_CHUNK;
         const parent = chunk.parents[o]!;
         const action = chunk.actions[o]!;
-        const key = parent * this.actionCount + action;
-        if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) continue;
-        this.take(chunks, q, write);
+        const key = parent * a + action;
+        if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) {
+          if (q > runStart) runs.push(b, runStart, q - runStart);
+          runStart = q + 1;
+          continue;
+        }
         this.links.push(r.levelBase + parent, action);
-        this.evaluate(open, firsts, b, write - first);
-        write++;
+        if (chunk.flags[o] !== 0) {
+          this.read(chunk, o);
+          this.evaluate(open, firsts, b, count);
+        }
+        count++;
       }
+      if (end > runStart) runs.push(b, runStart, end - runStart);
       // This block's keys, and only its own (blocks are whole words of the bitmap), are clear for the next level.
-      r.losers.fill(0, (from * this.actionCount) >>> 5, Math.ceil((to * this.actionCount) / 32));
-      kept.push(b, write - first, firstLink);
+      r.losers.fill(0, (from * a) >>> 5, Math.ceil((to * a) / 32));
+      kept.push(b, count, firstLink);
     }
-    return { kept: Int32Array.from(kept), firsts, links: this.links.chunks };
+    return { kept: Int32Array.from(kept), runs: Int32Array.from(runs), firsts, links: this.links.chunks };
   }
 
-  /** Copies the state at position `q` of an arena into the scratch state, and to position `write` (not above `q`) when that differs. */
-  private take(chunks: readonly ChunkViews[], q: number, write: number): void {
+  /** Copies the state at offset `o` of an arena chunk into the scratch state. */
+  private read(chunk: ChunkViews, o: number): void {
     const width = this.width;
     const words = this.scratch.words;
-    const src = chunks[Math.floor(q / ARENA_CHUNK)]!.words;
-    const o = (q % ARENA_CHUNK) * width;
-    for (let w = 0; w < width; w++) words[w] = src[o + w]!;
-    if (write === q) return;
-    const dst = chunks[Math.floor(write / ARENA_CHUNK)]!.words;
-    const d = (write % ARENA_CHUNK) * width;
-    for (let w = 0; w < width; w++) dst[d + w] = words[w]!;
+    const src = chunk.words;
+    for (let w = 0; w < width; w++) words[w] = src[o * width + w]!;
   }
 
   /** Evaluates the open properties on the scratch state, the kept state at position `at` of block `b`, recording first failures (and holds). */

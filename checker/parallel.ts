@@ -20,8 +20,8 @@
  */
 import { arenaChunkBytes, type Frontier } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { BATCH_STATES, cutLevel, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
-import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest } from './level-protocol.ts';
+import { BATCH_STATES, cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
+import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { LevelTask } from './level.ts';
 import { invariantsToCheck, type Checkable, type ModelFactory, type ModelProperty } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
@@ -93,6 +93,9 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   let table = sharedTable(1 << 12);
   let stop = false;
   let incomplete = false;
+  // Per witness, whether the monitor has seen it hold (false) somewhere: what the threads still look for.
+  const reached = witnesses.map(() => false);
+  const falsified = witnesses.map(() => false);
 
   // The initial states, canonical and without repeats, are states 0 .. roots-1: level 0, in the main thread's even arena.
   const roots: Uint8Array[] = [];
@@ -105,6 +108,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     fingerprint(word.words, 0, stride >>> 2, hash, 0);
     if (insertFirst(table, hash[0]!, hash[1]!, 1, roots.length) !== CLAIMED) continue;
     stop = (monitor.visit(word.bytes, roots.length, 0) && !keepGoing) || stop;
+    witnesses.forEach((w, k) => (w.holds(word.bytes) ? (reached[k] = true) : (falsified[k] = true)));
     roots.push(word.bytes.slice());
     rootWords.push(word.words.slice());
   }
@@ -145,10 +149,15 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       control[CLAIMS] = 0;
       const level = depth + 1;
       const parity = level & 1;
+      const open: OpenProperties = {
+        invariants: maskOpen(invariants, monitor),
+        held: maskOf(witnesses.map((w, k) => w.applies !== false && !reached[k])),
+        failed: maskOf(witnesses.map((w, k) => w.applies !== false && !falsified[k])),
+      };
       let expanded: ExpandReply[];
       for (let resume = false; ; resume = true) {
         const room = Math.floor(PAUSE_AT * slotsOf(table)) - found - margin;
-        const request: ExpandRequest = { table, losers, control, frontier, count: frontierCount, block, tag: level + 1, parity, room, resume };
+        const request: ExpandRequest = { table, losers, control, frontier, count: frontierCount, block, tag: level + 1, parity, room, resume, open };
         expanded = await Promise.all(team.map((t) => t.expand(request)));
         if (Atomics.load(control, NEXT_BLOCK) >= blocks) break;
         // A thread stopped for the table to fill no further: grow it and go on where the threads left off.
@@ -163,7 +172,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       for (let id = 0; id <= workers.length; id++) chunks[id] ??= [];
       const ordered = orderBlocks(team.map((t, k) => ({ thread: t.id, blocks: expanded[k]!.blocks })));
       control[NEXT_BLOCK] = 0;
-      const keepRequest: KeepRequest = { losers, control, blocks: ordered, chunks, levelBase, openInvariants: maskOpen(invariants, monitor), openWitnesses: maskOpen(witnesses, monitor) };
+      const keepRequest: KeepRequest = { losers, control, blocks: ordered, chunks, levelBase, open };
       const kept = await Promise.all(team.map((t) => t.keep(keepRequest)));
       team.forEach((t, k) => links.reader(t.id, kept[k]!.links));
       const merged = numberBlocks(ordered, team.map((t, k) => ({ thread: t.id, kept: kept[k]!.kept })));
@@ -190,8 +199,14 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       witnesses.forEach((w, k) => {
         const held = firstAt(invariants.length + 2 * k);
         const failed = firstAt(invariants.length + 2 * k + 1);
-        if (held < cut.stored) monitor.observed(w.name, true, stored + held);
-        if (failed < cut.stored) monitor.observed(w.name, false, stored + failed);
+        if (held < cut.stored) {
+          monitor.observed(w.name, true, stored + held);
+          reached[k] = true;
+        }
+        if (failed < cut.stored) {
+          monitor.observed(w.name, false, stored + failed);
+          falsified[k] = true;
+        }
       });
       if (cut.deadlock) {
         deadlocks.push({ state: levelBase + firstDeadlock, depth });
@@ -208,8 +223,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
         (arenaChunks[t.id] ??= [0, 0])[parity] = expanded[k]!.chunks.length;
       });
       peakArenas = Math.max(peakArenas, arenaChunks.reduce((n, c) => n + (c[0] ?? 0) + (c[1] ?? 0), 0));
-      const live = merged.blocks.filter((b) => b.kept > 0);
-      frontier = { segments: Int32Array.from(live.flatMap((b) => [b.thread, b.start, b.kept])), chunks };
+      frontier = { segments: frontierSegments(merged.blocks, kept), chunks };
       levelBase += frontierCount;
       frontierCount = merged.total;
       depth = level;
@@ -236,6 +250,11 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     bytesPerState: (table.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(stride >>> 2)) / stored,
     symmetry,
   };
+}
+
+/** Bit `k` set where `bits[k]`. */
+function maskOf(bits: readonly boolean[]): number {
+  return bits.reduce((m, b, k) => (b ? m | (1 << k) : m), 0);
 }
 
 /** Bit `k` set where property `k` is still open in the monitor. */
