@@ -28,8 +28,10 @@ import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
 
-/** Parents expanded between two rounds of table touches (as `bfs.ts`). */
-const BATCH_STATES = 8;
+/** Parents expanded between two rounds of table touches, at most (as `bfs.ts`: more successors overlap more misses). */
+const BATCH_STATES = 64;
+/** Bytes a batch may take when every action of every parent in it is enabled: fewer parents per batch for large states. */
+const BATCH_BYTES = 1 << 20;
 
 /** A thread's part of every level, and its arenas. */
 export class LevelTask<A> {
@@ -52,6 +54,8 @@ export class LevelTask<A> {
   private readonly batchParents: Int32Array;
   private readonly batchActions: Uint8Array;
   private batchCount = 0;
+  /** Parents per batch. */
+  private readonly perBatch: number;
   /** Keeps the state's bytes of its last word, clears the padding: a model's buffer may hold anything past its state. */
   private readonly lastMask: number;
   /** The parent being expanded, for the sink. */
@@ -86,7 +90,8 @@ export class LevelTask<A> {
     this.covered = this.invariants.reduce((bits, p, k) => (names.includes(p.name) ? bits | (1 << k) : bits), 0);
     this.witnesses = model.properties.filter((p) => p.kind === 'sometimes');
     this.actionCount = model.actionCount;
-    const capacity = Math.max(1, BATCH_STATES * model.actionCount);
+    this.perBatch = Math.max(1, Math.min(BATCH_STATES, Math.floor(BATCH_BYTES / (Math.max(model.actionCount, 1) * 4 * this.width))));
+    const capacity = Math.max(1, this.perBatch * model.actionCount);
     this.batchWords = new Int32Array((capacity + 1) * this.width);
     for (let k = 0; k <= capacity; k++) {
       this.slotBytes.push(new Uint8Array(this.batchWords.buffer, 4 * k * this.width, this.size));
@@ -142,7 +147,7 @@ export class LevelTask<A> {
       const from = b * r.block;
       const to = Math.min(from + r.block, r.count);
       const first = this.written;
-      for (let p = from; p < to; p += BATCH_STATES) this.expandBatch(r, reader, p, Math.min(p + BATCH_STATES, to));
+      for (let p = from; p < to; p += this.perBatch) this.expandBatch(r, reader, p, Math.min(p + this.perBatch, to));
       this.blocks.push(from, to, first, this.written);
     }
     return { paused, deadlock: this.deadlock, blocks: Int32Array.from(this.blocks), chunks: this.out.chunks };
