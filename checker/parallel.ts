@@ -28,7 +28,7 @@ import { PropertyMonitor } from './monitor.ts';
 import { localThread, WorkerHandle, type Thread } from './parallel-threads.ts';
 import { ParallelLinks } from './parallel-links.ts';
 import { replayPath } from './replay.ts';
-import { CLAIMED, insertFirst, sharedTable, slotsOf } from './shared-table.ts';
+import { CLAIMED, insertFirst, rehashBounds, sharedTable, slotsOf } from './shared-table.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState } from './words.ts';
 
@@ -67,7 +67,8 @@ async function withRoom(table: Int32Array, needed: number, team: readonly Thread
   if (slots === old) return table;
   const into = sharedTable(slots);
   const threads = team.length === 1 || old < 1 << 16 ? [team[0]!] : team;
-  await Promise.all(threads.map((t, k) => t.rehash(table, into, Math.floor((k * old) / threads.length), Math.floor(((k + 1) * old) / threads.length))));
+  const bounds = rehashBounds(table, threads.length);
+  await Promise.all(threads.map((t, k) => t.rehash(table, into, bounds[k]!, bounds[k + 1]!)));
   return into;
 }
 

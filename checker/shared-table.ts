@@ -84,20 +84,47 @@ function lowerKey(t: Int32Array, i: number, key: number): number {
   }
 }
 
-/** Copies the entries of slots `from .. to` of `t` into the larger `into`, which other threads may be filling too, every word as it is. */
+/**
+ * Where each of `threads` threads rehashes `t`: `threads + 1` ascending slot numbers,
+ * range `k` from the `k`-th to the next, taken modulo the table's slots (the last range
+ * wraps around the end). Every boundary is an empty slot, so that no cluster crosses
+ * one: every entry of a range has its home in the range. In a table a power of two
+ * times as large, such an entry's home is the same slot plus a multiple of the old size,
+ * and the entries of a range fit, probing, within the range's images there (they did
+ * within the range, and a subset of them with the same homes needs no more room): each
+ * thread writes its own slots alone, and needs no atomics.
+ */
+export function rehashBounds(t: Int32Array, threads: number): number[] {
+  const slots = slotsOf(t);
+  const emptyFrom = (s: number): number => {
+    while (s < slots && t[s * WORDS + 1] !== 0) s++;
+    return s;
+  };
+  const first = emptyFrom(0); // a table below full load has one
+  const bounds = [first];
+  for (let k = 1; k < threads; k++) {
+    const b = emptyFrom(Math.max(Math.floor((k * slots) / threads), bounds[k - 1]!));
+    bounds.push(b < slots ? b : slots + first);
+  }
+  bounds.push(slots + first);
+  return bounds;
+}
+
+/** Copies the entries of slots `from .. to` of `t` (modulo its slots; a range of {@link rehashBounds}) into the larger `into`, every word as it is. */
 export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
+  const old = slotsOf(t) - 1;
   const mask = slotsOf(into) - 1;
   for (let s = from; s < to; s++) {
-    const i = s * WORDS;
+    const i = (s & old) * WORDS;
     const h2 = t[i + 1]!;
     if (h2 === 0) continue;
     const h1 = t[i]!;
-    const tag = t[i + 2]!; // never 0 in a published slot
     let slot = h1 & mask;
-    while (into[slot * WORDS + 2] !== 0 || Atomics.compareExchange(into, slot * WORDS + 2, 0, tag) !== 0) slot = (slot + 1) & mask;
+    while (into[slot * WORDS + 1] !== 0) slot = (slot + 1) & mask;
     const j = slot * WORDS;
     into[j] = h1;
+    into[j + 1] = h2;
+    into[j + 2] = t[i + 2]!;
     into[j + 3] = t[i + 3]!;
-    into[j + 1] = h2; // the threads read the grown table only after every rehash has replied
   }
 }
