@@ -28,7 +28,7 @@ import { PropertyMonitor } from './monitor.ts';
 import { localThread, WorkerHandle, type Thread } from './parallel-threads.ts';
 import { ParallelLinks } from './parallel-links.ts';
 import { replayPath } from './replay.ts';
-import { CLAIMED, insertFirst, rehashBounds, sharedTable, slotsOf } from './shared-table.ts';
+import { CLAIMED, grownTable, insertFirst, rehashBounds, sharedTable, slotsOf } from './shared-table.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState } from './words.ts';
 
@@ -65,10 +65,13 @@ async function withRoom(table: Int32Array, needed: number, team: readonly Thread
   let slots = old;
   while (needed > GROW_AT * slots) slots *= 2;
   if (slots === old) return table;
-  const into = sharedTable(slots);
   const threads = team.length === 1 || old < 1 << 16 ? [team[0]!] : team;
   const bounds = rehashBounds(table, threads.length);
-  await Promise.all(threads.map((t, k) => t.rehash(table, into, bounds[k]!, bounds[k + 1]!)));
+  const into = grownTable(table, slots);
+  const last = threads.length - 1;
+  // The last thread takes the short wrap-around range after its own.
+  const wrap = (): Promise<unknown> => threads[last]!.rehash(table, into, bounds[last + 1]!, bounds[last + 2]!);
+  await Promise.all(threads.map((t, k) => t.rehash(table, into, bounds[k]!, bounds[k + 1]!).then(() => (k === last ? wrap() : undefined))));
   return into;
 }
 

@@ -31,9 +31,34 @@ export const LOST = -2;
 /** {@link insertFirst}: not in the table before: this successor claimed it. */
 export const CLAIMED = -3;
 
-/** Allocates a table of `slots` (a power of two). */
+/** Table bytes reserved up front: 2^28 slots. Reserving is address space only; pages are committed as the table grows into them. */
+const MAX_TABLE_BYTES = 2 ** 32;
+
+/** A growable `SharedArrayBuffer` (ES2024; Node 20 has it, the project's TypeScript lib does not). */
+interface GrowableBuffer extends SharedArrayBuffer {
+  readonly maxByteLength: number;
+  grow(byteLength: number): void;
+}
+
+/** Allocates a table of `slots` (a power of two), in a buffer that can grow in place ({@link grownTable}). */
 export function sharedTable(slots: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(4 * WORDS * slots));
+  const Growable = SharedArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => GrowableBuffer;
+  // A view of fixed length: one that tracks the buffer's would grow with it, and the old table's size is needed while its entries move.
+  return new Int32Array(new Growable(4 * WORDS * slots, { maxByteLength: MAX_TABLE_BYTES }), 0, WORDS * slots);
+}
+
+/**
+ * The table `t` grown in place to `slots` (a power of two times its own): the same
+ * buffer, longer, its new slots empty. `t`'s entries are still where they were: the
+ * threads move them with {@link rehashRange}, ranges from {@link rehashBounds}. Growing in
+ * place commits only the new part: a fresh table would commit (the kernel zeroing
+ * every page) the old size over again at every doubling.
+ */
+export function grownTable(t: Int32Array, slots: number): Int32Array {
+  const buffer = t.buffer as GrowableBuffer;
+  if (4 * WORDS * slots > buffer.maxByteLength) throw new Error(`checker: the parallel search's table cannot grow past ${buffer.maxByteLength / (4 * WORDS)} slots`);
+  buffer.grow(4 * WORDS * slots);
+  return new Int32Array(buffer, 0, WORDS * slots);
 }
 
 /** The number of slots of a table. */
@@ -84,15 +109,19 @@ function lowerKey(t: Int32Array, i: number, key: number): number {
   }
 }
 
+/** Slots at the end of the table, about, that the wrap-around range takes (see {@link rehashBounds}). */
+const WRAP_SLOTS = 1024;
+
 /**
- * Where each of `threads` threads rehashes `t`: `threads + 1` ascending slot numbers,
- * range `k` from the `k`-th to the next, taken modulo the table's slots (the last range
- * wraps around the end). Every boundary is an empty slot, so that no cluster crosses
- * one: every entry of a range has its home in the range. In a table a power of two
- * times as large, such an entry's home is the same slot plus a multiple of the old size,
- * and the entries of a range fit, probing, within the range's images there (they did
- * within the range, and a subset of them with the same homes needs no more room): each
- * thread writes its own slots alone, and needs no atomics.
+ * Where `threads` threads rehash `t` when it grows: `threads + 2` ascending slot numbers,
+ * range `k` from the `k`-th to the next; the last range, a short one at the end of the
+ * table, goes on past it (taken modulo the table's slots) to the first empty slot, and
+ * is the last thread's as well as its own range. Every boundary is an empty slot, so
+ * that no cluster crosses one: every entry of a range has its home in the range. In a
+ * table a power of two times as large, such an entry's home is the same slot plus a
+ * multiple of the old size, and the entries of a range fit, probing, within the range's
+ * images there (they did within the range, and a subset of them with the same homes
+ * needs no more room): each thread writes its own slots alone, and needs no atomics.
  */
 export function rehashBounds(t: Int32Array, threads: number): number[] {
   const slots = slotsOf(t);
@@ -102,29 +131,58 @@ export function rehashBounds(t: Int32Array, threads: number): number[] {
   };
   const first = emptyFrom(0); // a table below full load has one
   const bounds = [first];
-  for (let k = 1; k < threads; k++) {
-    const b = emptyFrom(Math.max(Math.floor((k * slots) / threads), bounds[k - 1]!));
-    bounds.push(b < slots ? b : slots + first);
+  for (let k = 1; k <= threads; k++) {
+    const at = k < threads ? Math.floor((k * slots) / threads) : slots - WRAP_SLOTS;
+    const b = emptyFrom(Math.max(at, bounds[k - 1]!));
+    // No empty slot up to the end: this range is empty, and the wrap-around range starts where the last one did.
+    bounds.push(b < slots ? b : bounds[k - 1]!);
   }
   bounds.push(slots + first);
   return bounds;
 }
 
-/** Copies the entries of slots `from .. to` of `t` (modulo its slots; a range of {@link rehashBounds}) into the larger `into`, every word as it is. */
+/**
+ * Moves the entries of slots `from .. to` (a range of {@link rehashBounds}) of `t` into
+ * `into`, the same table grown in place ({@link grownTable}), every word as it is. A
+ * range within the table is done in place, in slot order from its first slot (an empty
+ * one): an entry taken out of its slot goes back into the range's first image at or
+ * before that slot (every slot before it is final, and its own is free now), or into a
+ * new image. The wrap-around range is short: its entries are taken out first, then put
+ * back (its images there hold the slots at both ends of the table).
+ */
 export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
-  const old = slotsOf(t) - 1;
-  const mask = slotsOf(into) - 1;
-  for (let s = from; s < to; s++) {
-    const i = (s & old) * WORDS;
-    const h2 = t[i + 1]!;
-    if (h2 === 0) continue;
-    const h1 = t[i]!;
-    let slot = h1 & mask;
-    while (into[slot * WORDS + 1] !== 0) slot = (slot + 1) & mask;
-    const j = slot * WORDS;
-    into[j] = h1;
-    into[j + 1] = h2;
-    into[j + 2] = t[i + 2]!;
-    into[j + 3] = t[i + 3]!;
+  const old = slotsOf(t);
+  if (to <= old) {
+    for (let s = from; s < to; s++) {
+      const i = s * WORDS;
+      if (t[i + 1] === 0) continue;
+      const h1 = t[i]!;
+      const h2 = t[i + 1]!;
+      const tag = t[i + 2]!;
+      const key = t[i + 3]!;
+      t[i] = t[i + 1] = t[i + 2] = t[i + 3] = 0;
+      place(into, h1, h2, tag, key);
+    }
+    return;
   }
+  const taken: number[] = [];
+  for (let s = from; s < to; s++) {
+    const i = (s & (old - 1)) * WORDS;
+    if (t[i + 1] === 0) continue;
+    taken.push(t[i]!, t[i + 1]!, t[i + 2]!, t[i + 3]!);
+    t[i] = t[i + 1] = t[i + 2] = t[i + 3] = 0;
+  }
+  for (let k = 0; k < taken.length; k += WORDS) place(into, taken[k]!, taken[k + 1]!, taken[k + 2]!, taken[k + 3]!);
+}
+
+/** Puts an entry into the first free slot from its home (this thread's alone, see {@link rehashBounds}). */
+function place(into: Int32Array, h1: number, h2: number, tag: number, key: number): void {
+  const mask = slotsOf(into) - 1;
+  let slot = h1 & mask;
+  while (into[slot * WORDS + 1] !== 0) slot = (slot + 1) & mask;
+  const j = slot * WORDS;
+  into[j] = h1;
+  into[j + 1] = h2;
+  into[j + 2] = tag;
+  into[j + 3] = key;
 }
