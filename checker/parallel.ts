@@ -4,8 +4,9 @@
  * found it wrote it (`arena.ts`). A level takes two steps with a barrier after each
  * (`level.ts`): expand (threads take blocks of the level from a shared counter, insert
  * every successor with its one-worker position as key, and append the possible firsts
- * to their own arenas) and keep (threads take blocks again, drop the successors that
- * lost to a smaller key, link and evaluate the rest). The main thread only orders the blocks and
+ * to their own arenas, flagged where they may settle a property still open) and keep
+ * (threads take blocks again, leave out the successors that lost to a smaller key, link
+ * the rest and evaluate the flagged ones in order). The main thread only orders the blocks and
  * numbers them by prefix sums, then applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
