@@ -49,14 +49,15 @@ export function sharedTable(slots: number): Int32Array {
 
 /**
  * The table `t` grown in place to `slots` (a power of two times its own): the same
- * buffer, longer, its new slots empty. `t`'s entries are still where they were: the
+ * buffer, longer, its new slots empty (past the buffer's reservation, a fresh one). `t`'s entries are still where they were: the
  * threads move them with {@link rehashRange}, ranges from {@link rehashBounds}. Growing in
  * place commits only the new part: a fresh table would commit (the kernel zeroing
  * every page) the old size over again at every doubling.
  */
 export function grownTable(t: Int32Array, slots: number): Int32Array {
   const buffer = t.buffer as GrowableBuffer;
-  if (4 * WORDS * slots > buffer.maxByteLength) throw new Error(`checker: the parallel search's table cannot grow past ${buffer.maxByteLength / (4 * WORDS)} slots`);
+  // Past the reservation, a fresh table: the entries move into it just as well (only their order of moving matters in place).
+  if (4 * WORDS * slots > (buffer.maxByteLength ?? 0)) return new Int32Array(new SharedArrayBuffer(4 * WORDS * slots));
   buffer.grow(4 * WORDS * slots);
   return new Int32Array(buffer, 0, WORDS * slots);
 }

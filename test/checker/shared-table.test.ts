@@ -54,6 +54,11 @@ describe('the shared table', () => {
         for (let k = 0; k <= threads; k++) rehashRange(t, into, bounds[k]!, bounds[k + 1]!);
         expect(entries(into)).toBe(all.length);
         for (const [h1, h2] of all) expect(insertFirst(into, h1, h2, 2, 0)).toBe(OLD);
+        // Into a fresh table (past the reservation) the same moves give the same table.
+        const fresh = sharedTable(times * slots);
+        const from = filled();
+        for (let k = 0; k <= threads; k++) rehashRange(from, fresh, bounds[k]!, bounds[k + 1]!);
+        expect([...fresh]).toEqual([...into]);
         // Each range alone moves only its own entries, and only within its images: no two threads write the same slot.
         for (let k = 0; k <= threads; k++) {
           const before = filled();
