@@ -17,7 +17,7 @@
  * Workers build the model themselves from a {@link ModelFactory}. A level smaller than
  * `parallelFrom` states is done by the main thread alone (same steps, same table), so a
  * small search starts no thread; workers are started ahead, while the main thread still
- * works, once a level reaches a quarter of that.
+ * works, once a level reaches a sixteenth of that.
  */
 import { arenaChunkBytes, type Frontier } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
@@ -39,16 +39,20 @@ export interface ParallelOptions extends CheckOptions {
   readonly workers: number;
   /**
    * Levels of fewer states are done by the main thread alone (starting a worker costs
-   * about a tenth of a second, and a small level gains little); default 20,000. Workers
-   * start once a level has a quarter of this; while they start, levels below four times
-   * this stay on the main thread rather than wait. 0: workers from the start, and every
-   * level goes to them.
+   * a tenth to half a second from the sources under tsx, and a small level gains
+   * little); default 20,000. Workers start once a level has a sixteenth of this (levels
+   * grow about twice per step: they are ready about when the levels reach it, not a few
+   * levels later with the main thread working alone meanwhile); while they start,
+   * levels below four times this stay on the main thread rather than wait. 0: workers
+   * from the start, and every level goes to them.
    */
   readonly parallelFrom?: number;
   /** Grow the table ahead of each level by the last level's growth (default); false: only when threads find it full, a path a test takes. */
   readonly growAhead?: boolean;
 }
 
+/** Workers start once a level has this fraction of `parallelFrom` states. */
+const START_AHEAD = 16;
 /** Grow the table before a level could fill it past this (by an estimate of what the level adds). */
 const GROW_AT = 0.7;
 /** Within a level, threads stop taking blocks past this load, and wait for the table to grow. */
@@ -139,7 +143,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   try {
     while (frontierCount > 0 && !stop) {
       if (frontierCount * actions >= 2 ** 31) throw new Error(`checker: a level of ${frontierCount} states is too large for the parallel search's keys`);
-      if (options.workers > 1 && frontierCount >= parallelFrom / 4) startWorkers();
+      if (options.workers > 1 && frontierCount >= parallelFrom / START_AHEAD) startWorkers();
       // Workers still starting leave the level to the main thread, unless it is much larger: then waiting for them pays.
       const parallel = options.workers > 1 && frontierCount >= parallelFrom && (frontierCount >= 4 * parallelFrom || workers.every((w) => w.isReady));
       if (parallel) for (const w of workers) await w.ready;
