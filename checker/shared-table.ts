@@ -153,6 +153,7 @@ export function rehashBounds(t: Int32Array, threads: number): number[] {
  */
 export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
   const old = slotsOf(t);
+  commitImages(into, old, from, to);
   if (to <= old) {
     for (let s = from; s < to; s++) {
       const i = s * WORDS;
@@ -174,6 +175,21 @@ export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: n
     t[i] = t[i + 1] = t[i + 2] = t[i + 3] = 0;
   }
   for (let k = 0; k < taken.length; k += WORDS) place(into, taken[k]!, taken[k + 1]!, taken[k + 2]!, taken[k + 3]!);
+}
+
+/**
+ * Writes zeros over the range's images in the new part of the table before anything
+ * reads them. A page first read maps the kernel's shared zero page, and the first write
+ * then faults again and flushes the page from every core's TLB (an interrupt to the
+ * core that runs the other thread); written first, a page faults once.
+ */
+function commitImages(into: Int32Array, old: number, from: number, to: number): void {
+  const slots = slotsOf(into);
+  for (let base = 0; base < slots; base += old) {
+    const start = Math.max(base + from, old);
+    const end = Math.min(base + to, slots);
+    if (start < end) into.fill(0, start * WORDS, end * WORDS);
+  }
 }
 
 /** Puts an entry into the first free slot from its home (this thread's alone, see {@link rehashBounds}). */
