@@ -13,7 +13,7 @@ export const ARENA_CHUNK = 8192;
 /** Links per chunk of a link arena. */
 export const LINK_CHUNK = 1 << 16;
 
-/** One chunk's views: the states' words, then the parent and action of each. */
+/** One chunk's views: the states' words, then the parent, action and flag of each. */
 export interface ChunkViews {
   /** `width` words per state. */
   readonly words: Int32Array;
@@ -21,6 +21,8 @@ export interface ChunkViews {
   readonly parents: Int32Array;
   /** The action from the parent. */
   readonly actions: Uint8Array;
+  /** 1 where the state may settle a property still open at the start of its level (the keep step evaluates it again), else 0. */
+  readonly flags: Uint8Array;
 }
 
 /** The views of an arena chunk of states of `width` words. */
@@ -30,12 +32,13 @@ export function chunkViews(buffer: SharedArrayBuffer, width: number): ChunkViews
     words: new Int32Array(buffer, 0, width * ARENA_CHUNK),
     parents: new Int32Array(buffer, wordBytes, ARENA_CHUNK),
     actions: new Uint8Array(buffer, wordBytes + 4 * ARENA_CHUNK, ARENA_CHUNK),
+    flags: new Uint8Array(buffer, wordBytes + 5 * ARENA_CHUNK, ARENA_CHUNK),
   };
 }
 
 /** The bytes of one arena chunk. */
 export function arenaChunkBytes(width: number): number {
-  return (4 * width + 5) * ARENA_CHUNK;
+  return (4 * width + 6) * ARENA_CHUNK;
 }
 
 /** A thread's arena for one parity of levels: positions `0 ..` over chunks allocated as needed and kept for reuse. */
@@ -107,7 +110,7 @@ export class LinkReader {
   }
 }
 
-/** A level's states as the threads left them: per segment (thread, start in its arena, count), in the level's order. */
+/** A level's states as the threads left them: per segment (thread, start in its arena, count), in the level's order; the candidates that lost are left out, not moved over. */
 export interface Frontier {
   /** Three int32 per segment. */
   readonly segments: Int32Array;
@@ -137,7 +140,10 @@ export class FrontierReader {
 
   /** Copies the words of state `p` of the level into `out`. */
   copy(p: number, out: Int32Array): void {
-    if (p < this.starts[this.segment]! || p >= this.starts[this.segment + 1]!) this.segment = this.find(p);
+    if (p < this.starts[this.segment]! || p >= this.starts[this.segment + 1]!) {
+      // Mostly the next segment (a level is read in ascending runs); else a binary search.
+      this.segment = p >= this.starts[this.segment + 1]! && p < (this.starts[this.segment + 2] ?? -1) ? this.segment + 1 : this.find(p);
+    }
     const s = this.segment;
     const thread = this.frontier.segments[3 * s]!;
     const at = this.frontier.segments[3 * s + 1]! + p - this.starts[s]!;

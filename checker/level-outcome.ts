@@ -7,7 +7,7 @@
  * first state that breaks an invariant, whichever it meets first; here each of those is
  * a position in the level, and the earliest wins with the same tie rules.
  */
-import { BLOCK_FIELDS, EXPANDED_FIELDS, KEPT_FIELDS } from './level-protocol.ts';
+import { BLOCK_FIELDS, EXPANDED_FIELDS, KEPT_FIELDS, RUN_FIELDS } from './level-protocol.ts';
 
 /** Parents per batch of the one-worker search: a deadlock stops it before it stores its batch's successors. */
 export const BATCH_STATES = 8;
@@ -64,6 +64,18 @@ export function numberBlocks(blocks: Int32Array, kept: readonly { readonly threa
     total += count[b]!;
   }
   return { blocks: out, total };
+}
+
+/** The next level's segments (thread, start, count): every block's runs of kept states, in the level's order, in the arena of the thread that expanded it. */
+export function frontierSegments(blocks: readonly Block[], replies: readonly { readonly runs: Int32Array }[]): Int32Array {
+  const perBlock: number[][] = blocks.map(() => []);
+  for (const { runs } of replies) for (let k = 0; k < runs.length; k += RUN_FIELDS) perBlock[runs[k]!]!.push(runs[k + 1]!, runs[k + 2]!);
+  const out: number[] = [];
+  blocks.forEach((b, i) => {
+    const r = perBlock[i]!;
+    for (let k = 0; k < r.length; k += 2) out.push(b.thread, r[k]!, r[k + 1]!);
+  });
+  return Int32Array.from(out);
 }
 
 /** How the one-worker search ends a level. */

@@ -31,6 +31,18 @@ export interface ExpandRequest {
   readonly room: number;
   /** Continue the level after the table grew, rather than begin it. */
   readonly resume: boolean;
+  /** The properties still open at the start of the level: each candidate is flagged where it may settle one of them. */
+  readonly open: OpenProperties;
+}
+
+/** Properties still open, as bit masks: bit `k` for invariant `k`, or witness `k`. */
+export interface OpenProperties {
+  /** Invariants not yet violated. */
+  readonly invariants: number;
+  /** Witnesses that apply and were not yet reached. */
+  readonly held: number;
+  /** Witnesses that apply and were not yet seen false. */
+  readonly failed: number;
 }
 
 /** Int32 per block in {@link ExpandReply.blocks}: first parent, end of parents, first candidate, end of candidates (in the thread's arena). */
@@ -63,19 +75,21 @@ export interface KeepRequest {
   readonly chunks: readonly (readonly SharedArrayBuffer[])[];
   /** The number in the search of the level's first state: parent links are numbers. */
   readonly levelBase: number;
-  /** Bit `k`: invariant `k` is still to be evaluated. */
-  readonly openInvariants: number;
-  /** Bit `k`: witness `k` is still to be evaluated. */
-  readonly openWitnesses: number;
+  /** The properties still open, as the expand step was told. */
+  readonly open: OpenProperties;
 }
 
 /** Int32 per block in {@link KeepReply.kept}: the block's index in the level, states kept, where their links start in this thread's links. */
 export const KEPT_FIELDS = 3;
+/** Int32 per run in {@link KeepReply.runs}: the block's index in the level, where the run starts in the block's arena, its length. */
+export const RUN_FIELDS = 3;
 
 /** What the keep step found. */
 export interface KeepReply {
   /** {@link KEPT_FIELDS} int32 per block this thread kept, in ascending order. */
   readonly kept: Int32Array;
+  /** {@link RUN_FIELDS} int32 per run of kept states (the candidates between losers), block by block, ascending: the next level's segments. */
+  readonly runs: Int32Array;
   /**
    * Per invariant, then per witness twice (held, failed): the block (index in the level)
    * and position in it of the first kept state where it fails (holds, fails), or -1, -1.

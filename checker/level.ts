@@ -8,25 +8,30 @@
  * fingerprint them, touch their table slots together (the misses overlap, as in
  * `bfs.ts`), and insert each into the shared table with its key, its one-worker position
  * (`shared-table.ts`). A successor that may be the first of a new state is appended,
- * with its parent and action, to this thread's arena; one that displaces an earlier
- * candidate marks that one's key in a shared bitmap of losers.
+ * with its parent and action, to this thread's arena, and flagged where it may settle a
+ * property still open (evaluated there, while it is in cache); one that displaces an
+ * earlier candidate marks that one's key in a shared bitmap of losers.
  *
  * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
- * whichever arena, are walked in order: losers dropped, the rest moved down in place
- * within the block, linked, and the properties still open evaluated on them. What a
+ * whichever arena, are walked in order by their parent and action alone: losers left
+ * out, the rest linked, and the flagged ones evaluated again in order. No state is
+ * copied: the kept ones are read where they are, as runs between the losers. What a
  * thread returns is a few numbers per block: the main thread numbers the new states by
  * prefix sums.
  */
 import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest } from './level-protocol.ts';
-import { successorsOf, type Checkable, type ModelProperty, type SuccessorSink } from './model.ts';
+import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
+import { successorsOf, type Checkable, type Conjunction, type ModelProperty, type SuccessorSink } from './model.ts';
+import { ScratchState } from './scratch.ts';
 import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
 
-/** Parents expanded between two rounds of table touches (as `bfs.ts`). */
-const BATCH_STATES = 8;
+/** Parents expanded between two rounds of table touches, at most (as `bfs.ts`: more successors overlap more misses). */
+const BATCH_STATES = 64;
+/** Bytes a batch may take when every action of every parent in it is enabled: fewer parents per batch for large states. */
+const BATCH_BYTES = 1 << 20;
 
 /** A thread's part of every level, and its arenas. */
 export class LevelTask<A> {
@@ -35,20 +40,30 @@ export class LevelTask<A> {
   private readonly expandState: (s: Uint8Array, sink: SuccessorSink) => void;
   private readonly isEnd: ((s: Uint8Array) => boolean) | undefined;
   private readonly invariants: readonly ModelProperty[];
+  /** Bit `k`: the model's conjunction stands for invariant `k`. */
+  private readonly covered: number;
+  private readonly conjunction: Conjunction | undefined;
   private readonly witnesses: readonly ModelProperty[];
   private readonly actionCount: number;
-  /** Successor states of one batch of parents: words, fingerprints, parents, actions. */
-  private readonly batchWords: Int32Array;
+  /** Successor states of one batch of parents: words (one spare slot), fingerprints, parents, actions. */
+  private readonly batchWords: Int32Array<ArrayBuffer>;
+  /** Per batch slot, its bytes and words: a model that slices once writes a successor straight into the next slot. */
+  private readonly slotBytes: Uint8Array<ArrayBuffer>[] = [];
+  private readonly slotWords: Int32Array<ArrayBuffer>[] = [];
   private readonly batchHashes: Int32Array;
   private readonly batchParents: Int32Array;
   private readonly batchActions: Uint8Array;
   private batchCount = 0;
+  /** Parents per batch. */
+  private readonly perBatch: number;
   /** Keeps the state's bytes of its last word, clears the padding: a model's buffer may hold anything past its state. */
   private readonly lastMask: number;
   /** The parent being expanded, for the sink. */
   private current = 0;
   private readonly sinkInto: SuccessorSink;
+  /** The parent being expanded: a scratch state whose `slice()` targets the batch, when the model slices once. */
   private readonly parent: WordState;
+  private readonly parentScratch: ScratchState | undefined;
   private readonly scratch: WordState;
   /** This thread's two arenas, for even and odd levels. */
   readonly arenas: readonly [StateArena, StateArena];
@@ -59,6 +74,8 @@ export class LevelTask<A> {
   private written = 0;
   private deadlock = -1;
   private out: StateArena;
+  /** The properties open at the start of the level being expanded. */
+  private open: OpenProperties = { invariants: 0, held: 0, failed: 0 };
   /** Kept so that the touching loads are not optimized away. */
   private sink = 0;
 
@@ -68,22 +85,38 @@ export class LevelTask<A> {
     this.expandState = successorsOf(model);
     this.isEnd = options.deadlock ? model.isLegitimateEnd?.bind(model) : undefined;
     this.invariants = options.invariants.map((name) => model.properties.find((p) => p.kind === 'always' && p.name === name)!);
+    this.conjunction = model.conjunction;
+    const names = model.conjunction?.names ?? [];
+    this.covered = this.invariants.reduce((bits, p, k) => (names.includes(p.name) ? bits | (1 << k) : bits), 0);
     this.witnesses = model.properties.filter((p) => p.kind === 'sometimes');
     this.actionCount = model.actionCount;
-    const capacity = Math.max(1, BATCH_STATES * model.actionCount);
-    this.batchWords = new Int32Array(capacity * this.width);
+    this.perBatch = Math.max(1, Math.min(BATCH_STATES, Math.floor(BATCH_BYTES / (Math.max(model.actionCount, 1) * 4 * this.width))));
+    const capacity = Math.max(1, this.perBatch * model.actionCount);
+    this.batchWords = new Int32Array((capacity + 1) * this.width);
+    for (let k = 0; k <= capacity; k++) {
+      this.slotBytes.push(new Uint8Array(this.batchWords.buffer, 4 * k * this.width, this.size));
+      this.slotWords.push(new Int32Array(this.batchWords.buffer, 4 * k * this.width, this.width));
+    }
     this.batchHashes = new Int32Array(2 * capacity);
     this.batchParents = new Int32Array(capacity);
     this.batchActions = new Uint8Array(capacity);
     const tail = this.size & 3;
     this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
-    this.parent = wordState(this.size);
+    this.parentScratch = model.slicesOnce === true ? new ScratchState(this.size) : undefined;
+    this.parent = this.parentScratch === undefined ? wordState(this.size) : { bytes: this.parentScratch, words: this.parentScratch.words };
     this.scratch = wordState(this.size);
     this.arenas = [new StateArena(this.width), new StateArena(this.width)];
     this.out = this.arenas[0];
     const canonicalize = options.symmetry ? model.canonicalize?.bind(model) : undefined;
     const views = new WordViews(this.size);
-    this.sinkInto = (t, action) => this.add(views.of(canonicalize === undefined ? t : canonicalize(t)), action);
+    const scratch = this.parentScratch;
+    // A successor already in the batch's next slot (sliced there, and canonical) stays where it is.
+    this.sinkInto = (t, action) => {
+      const c = canonicalize === undefined ? t : canonicalize(t);
+      if (c === this.slotBytes[this.batchCount]) this.commit(action);
+      else this.add(views.of(c), action);
+      if (scratch !== undefined) scratch.target(this.slotBytes[this.batchCount]!, this.slotWords[this.batchCount]!);
+    };
   }
 
   /** Puts the initial states (zero-padded words) at the start of the even arena: level 0. */
@@ -98,6 +131,7 @@ export class LevelTask<A> {
       this.written = 0;
       this.deadlock = -1;
       this.out = this.arenas[r.parity & 1]!;
+      this.open = r.open;
     }
     const reader = new FrontierReader(r.frontier, this.width);
     const blocks = Math.ceil(r.count / r.block);
@@ -113,7 +147,7 @@ export class LevelTask<A> {
       const from = b * r.block;
       const to = Math.min(from + r.block, r.count);
       const first = this.written;
-      for (let p = from; p < to; p += BATCH_STATES) this.expandBatch(r, reader, p, Math.min(p + BATCH_STATES, to));
+      for (let p = from; p < to; p += this.perBatch) this.expandBatch(r, reader, p, Math.min(p + this.perBatch, to));
       this.blocks.push(from, to, first, this.written);
     }
     return { paused, deadlock: this.deadlock, blocks: Int32Array.from(this.blocks), chunks: this.out.chunks };
@@ -123,6 +157,7 @@ export class LevelTask<A> {
   private expandBatch(r: ExpandRequest, reader: FrontierReader, from: number, to: number): void {
     const state = this.parent;
     this.batchCount = 0;
+    this.parentScratch?.target(this.slotBytes[0]!, this.slotWords[0]!);
     for (let p = from; p < to; p++) {
       reader.copy(p, state.words);
       this.current = p;
@@ -154,30 +189,66 @@ export class LevelTask<A> {
       for (let w = 0; w < width; w++) words[o * width + w] = src[k * width + w]!;
       chunk.parents[o] = this.batchParents[k]!;
       chunk.actions[o] = this.batchActions[k]!;
+      // Evaluated here, while the state is in cache: the keep step evaluates again only the few flagged.
+      chunk.flags[o] = this.maySettle(this.slotBytes[k]!) ? 1 : 0;
     }
     if (claims > 0) Atomics.add(r.control, CLAIMS, claims);
   }
 
   /** Appends a successor (zero-padded words) of the current parent by `action` to the batch, fingerprinted. */
   private add(src: Int32Array, action: number): void {
+    const width = this.width;
+    const words = this.batchWords;
+    const at = this.batchCount * width;
+    for (let w = 0; w < width; w++) words[at + w] = src[w]!;
+    this.commit(action);
+  }
+
+  /** Keeps the successor already in the batch's next slot, by `action` from the current parent: masks its padding and fingerprints it. */
+  private commit(action: number): void {
     const k = this.batchCount++;
     const width = this.width;
     const words = this.batchWords;
     const at = k * width;
-    for (let w = 0; w < width; w++) words[at + w] = src[w]!;
     if (width > 0) words[at + width - 1] = words[at + width - 1]! & this.lastMask; // little-endian
     fingerprint(words, at, width, this.batchHashes, k);
     this.batchParents[k] = this.current;
     this.batchActions[k] = action;
   }
 
-  /** The keep step: blocks until none is left. */
+  /**
+   * Whether evaluating state `s` with the properties open at the start of the level
+   * could record anything: an open invariant fails, or an open witness holds (or fails)
+   * where it was not yet reached (seen false). Properties only close within a level, so
+   * a state not flagged records nothing in the keep step.
+   */
+  private maySettle(s: Uint8Array): boolean {
+    const open = this.open;
+    if ((open.invariants | open.held | open.failed) === 0) return false;
+    let ask = open.invariants;
+    if ((ask & this.covered) !== 0 && this.conjunction!.holds(s)) ask &= ~this.covered;
+    for (let k = 0; ask !== 0 && k < this.invariants.length; k++) if (((ask >>> k) & 1) !== 0 && !this.invariants[k]!.holds(s)) return true;
+    for (let k = 0; k < this.witnesses.length; k++) {
+      const bit = 1 << k;
+      if (((open.held | open.failed) & bit) === 0) continue;
+      if ((this.witnesses[k]!.holds(s) ? open.held : open.failed) & bit) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The keep step: blocks until none is left. A block's candidates stay where they are:
+   * the losers are left out of the runs the next level reads, and only the flagged
+   * states are read again, to be evaluated in the level's order.
+   */
   keep(r: KeepRequest): KeepReply {
     const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.width)));
     const firsts = new Int32Array(2 * (this.invariants.length + 2 * this.witnesses.length)).fill(-1);
-    const open = { invariants: r.openInvariants, held: r.openWitnesses, failed: r.openWitnesses };
+    const open = { invariants: r.open.invariants, held: r.open.held, failed: r.open.failed };
     const kept: number[] = [];
+    const runs: number[] = [];
     const blocks = r.blocks.length / BLOCK_FIELDS;
+    const a = this.actionCount;
     for (;;) {
       const b = Atomics.add(r.control, NEXT_BLOCK, 1);
       if (b >= blocks) break;
@@ -186,38 +257,42 @@ export class LevelTask<A> {
       const from = r.blocks[at + 1]!;
       const to = r.blocks[at + 2]!;
       const first = r.blocks[at + 3]!;
+      const end = r.blocks[at + 4]!;
       const firstLink = this.links.length;
-      let write = first;
-      for (let q = first, end = r.blocks[at + 4]!; q < end; q++) {
+      let count = 0;
+      let runStart = first;
+      for (let q = first; q < end; q++) {
         const chunk = chunks[Math.floor(q / ARENA_CHUNK)]!;
         const o = q % ARENA_CHUNK;
         const parent = chunk.parents[o]!;
         const action = chunk.actions[o]!;
-        const key = parent * this.actionCount + action;
-        if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) continue;
-        this.take(chunks, q, write);
+        const key = parent * a + action;
+        if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) {
+          if (q > runStart) runs.push(b, runStart, q - runStart);
+          runStart = q + 1;
+          continue;
+        }
         this.links.push(r.levelBase + parent, action);
-        this.evaluate(open, firsts, b, write - first);
-        write++;
+        if (chunk.flags[o] !== 0) {
+          this.read(chunk, o);
+          this.evaluate(open, firsts, b, count);
+        }
+        count++;
       }
+      if (end > runStart) runs.push(b, runStart, end - runStart);
       // This block's keys, and only its own (blocks are whole words of the bitmap), are clear for the next level.
-      r.losers.fill(0, (from * this.actionCount) >>> 5, Math.ceil((to * this.actionCount) / 32));
-      kept.push(b, write - first, firstLink);
+      r.losers.fill(0, (from * a) >>> 5, Math.ceil((to * a) / 32));
+      kept.push(b, count, firstLink);
     }
-    return { kept: Int32Array.from(kept), firsts, links: this.links.chunks };
+    return { kept: Int32Array.from(kept), runs: Int32Array.from(runs), firsts, links: this.links.chunks };
   }
 
-  /** Copies the state at position `q` of an arena into the scratch state, and to position `write` (not above `q`) when that differs. */
-  private take(chunks: readonly ChunkViews[], q: number, write: number): void {
+  /** Copies the state at offset `o` of an arena chunk into the scratch state. */
+  private read(chunk: ChunkViews, o: number): void {
     const width = this.width;
     const words = this.scratch.words;
-    const src = chunks[Math.floor(q / ARENA_CHUNK)]!.words;
-    const o = (q % ARENA_CHUNK) * width;
-    for (let w = 0; w < width; w++) words[w] = src[o + w]!;
-    if (write === q) return;
-    const dst = chunks[Math.floor(write / ARENA_CHUNK)]!.words;
-    const d = (write % ARENA_CHUNK) * width;
-    for (let w = 0; w < width; w++) dst[d + w] = words[w]!;
+    const src = chunk.words;
+    for (let w = 0; w < width; w++) words[w] = src[o * width + w]!;
   }
 
   /** Evaluates the open properties on the scratch state, the kept state at position `at` of block `b`, recording first failures (and holds). */
@@ -225,8 +300,11 @@ export class LevelTask<A> {
     if ((open.invariants | open.held | open.failed) === 0) return;
     // No closure here: under tsx every closure created is also named, which costs more than the evaluation.
     const s = this.scratch.bytes;
-    for (let k = 0; k < this.invariants.length; k++) {
-      if (((open.invariants >>> k) & 1) === 0 || this.invariants[k]!.holds(s)) continue;
+    // Where the conjunction holds, the invariants it stands for hold: only the others are evaluated one by one (as the monitor does).
+    let ask = open.invariants;
+    if ((ask & this.covered) !== 0 && this.conjunction!.holds(s)) ask &= ~this.covered;
+    for (let k = 0; ask !== 0 && k < this.invariants.length; k++) {
+      if (((ask >>> k) & 1) === 0 || this.invariants[k]!.holds(s)) continue;
       open.invariants &= ~(1 << k);
       firsts[2 * k] = b;
       firsts[2 * k + 1] = at;

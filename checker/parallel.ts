@@ -4,8 +4,9 @@
  * found it wrote it (`arena.ts`). A level takes two steps with a barrier after each
  * (`level.ts`): expand (threads take blocks of the level from a shared counter, insert
  * every successor with its one-worker position as key, and append the possible firsts
- * to their own arenas) and keep (threads take blocks again, drop the successors that
- * lost to a smaller key, link and evaluate the rest). The main thread only orders the blocks and
+ * to their own arenas, flagged where they may settle a property still open) and keep
+ * (threads take blocks again, leave out the successors that lost to a smaller key, link
+ * the rest and evaluate the flagged ones in order). The main thread only orders the blocks and
  * numbers them by prefix sums, then applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
@@ -16,19 +17,19 @@
  * Workers build the model themselves from a {@link ModelFactory}. A level smaller than
  * `parallelFrom` states is done by the main thread alone (same steps, same table), so a
  * small search starts no thread; workers are started ahead, while the main thread still
- * works, once a level reaches a quarter of that.
+ * works, once a level reaches a sixteenth of that.
  */
 import { arenaChunkBytes, type Frontier } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { BATCH_STATES, cutLevel, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
-import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest } from './level-protocol.ts';
+import { BATCH_STATES, cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
+import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { LevelTask } from './level.ts';
 import { invariantsToCheck, type Checkable, type ModelFactory, type ModelProperty } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
 import { localThread, WorkerHandle, type Thread } from './parallel-threads.ts';
 import { ParallelLinks } from './parallel-links.ts';
 import { replayPath } from './replay.ts';
-import { CLAIMED, insertFirst, sharedTable, slotsOf } from './shared-table.ts';
+import { CLAIMED, grownTable, insertFirst, rehashBounds, sharedTable, slotsOf } from './shared-table.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
 import { strideOf, wordState } from './words.ts';
 
@@ -38,16 +39,20 @@ export interface ParallelOptions extends CheckOptions {
   readonly workers: number;
   /**
    * Levels of fewer states are done by the main thread alone (starting a worker costs
-   * about a tenth of a second, and a small level gains little); default 20,000. Workers
-   * start once a level has a quarter of this; while they start, levels below four times
-   * this stay on the main thread rather than wait. 0: workers from the start, and every
-   * level goes to them.
+   * a tenth to half a second from the sources under tsx, and a small level gains
+   * little); default 20,000. Workers start once a level has a sixteenth of this (levels
+   * grow about twice per step: they are ready about when the levels reach it, not a few
+   * levels later with the main thread working alone meanwhile); while they start,
+   * levels below four times this stay on the main thread rather than wait. 0: workers
+   * from the start, and every level goes to them.
    */
   readonly parallelFrom?: number;
   /** Grow the table ahead of each level by the last level's growth (default); false: only when threads find it full, a path a test takes. */
   readonly growAhead?: boolean;
 }
 
+/** Workers start once a level has this fraction of `parallelFrom` states. */
+const START_AHEAD = 16;
 /** Grow the table before a level could fill it past this (by an estimate of what the level adds). */
 const GROW_AT = 0.7;
 /** Within a level, threads stop taking blocks past this load, and wait for the table to grow. */
@@ -65,9 +70,13 @@ async function withRoom(table: Int32Array, needed: number, team: readonly Thread
   let slots = old;
   while (needed > GROW_AT * slots) slots *= 2;
   if (slots === old) return table;
-  const into = sharedTable(slots);
   const threads = team.length === 1 || old < 1 << 16 ? [team[0]!] : team;
-  await Promise.all(threads.map((t, k) => t.rehash(table, into, Math.floor((k * old) / threads.length), Math.floor(((k + 1) * old) / threads.length))));
+  const bounds = rehashBounds(table, threads.length);
+  const into = grownTable(table, slots);
+  const last = threads.length - 1;
+  // The last thread takes the short wrap-around range after its own.
+  const wrap = (): Promise<unknown> => threads[last]!.rehash(table, into, bounds[last + 1]!, bounds[last + 2]!);
+  await Promise.all(threads.map((t, k) => t.rehash(table, into, bounds[k]!, bounds[k + 1]!).then(() => (k === last ? wrap() : undefined))));
   return into;
 }
 
@@ -93,6 +102,9 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   let table = sharedTable(1 << 12);
   let stop = false;
   let incomplete = false;
+  // Per witness, whether the monitor has seen it hold (false) somewhere: what the threads still look for.
+  const reached = witnesses.map(() => false);
+  const falsified = witnesses.map(() => false);
 
   // The initial states, canonical and without repeats, are states 0 .. roots-1: level 0, in the main thread's even arena.
   const roots: Uint8Array[] = [];
@@ -105,6 +117,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     fingerprint(word.words, 0, stride >>> 2, hash, 0);
     if (insertFirst(table, hash[0]!, hash[1]!, 1, roots.length) !== CLAIMED) continue;
     stop = (monitor.visit(word.bytes, roots.length, 0) && !keepGoing) || stop;
+    witnesses.forEach((w, k) => (w.holds(word.bytes) ? (reached[k] = true) : (falsified[k] = true)));
     roots.push(word.bytes.slice());
     rootWords.push(word.words.slice());
   }
@@ -130,7 +143,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   try {
     while (frontierCount > 0 && !stop) {
       if (frontierCount * actions >= 2 ** 31) throw new Error(`checker: a level of ${frontierCount} states is too large for the parallel search's keys`);
-      if (options.workers > 1 && frontierCount >= parallelFrom / 4) startWorkers();
+      if (options.workers > 1 && frontierCount >= parallelFrom / START_AHEAD) startWorkers();
       // Workers still starting leave the level to the main thread, unless it is much larger: then waiting for them pays.
       const parallel = options.workers > 1 && frontierCount >= parallelFrom && (frontierCount >= 4 * parallelFrom || workers.every((w) => w.isReady));
       if (parallel) for (const w of workers) await w.ready;
@@ -138,17 +151,23 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       const block = blockSize(frontierCount, team.length);
       const blocks = Math.ceil(frontierCount / block);
       const lossWords = Math.ceil((frontierCount * actions) / 32);
-      if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * lossWords));
+      // Written before any thread reads it: a page read first is mapped to the zero page, and its first write faults again and interrupts the other core (shared-table.ts).
+      if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * lossWords)).fill(0);
       const margin = team.length * block * actions;
       if (options.growAhead !== false) table = await withRoom(table, found + Math.ceil(frontierCount * branching * 1.25) + margin, team);
       control[NEXT_BLOCK] = 0;
       control[CLAIMS] = 0;
       const level = depth + 1;
       const parity = level & 1;
+      const open: OpenProperties = {
+        invariants: maskOpen(invariants, monitor),
+        held: maskOf(witnesses.map((w, k) => w.applies !== false && !reached[k])),
+        failed: maskOf(witnesses.map((w, k) => w.applies !== false && !falsified[k])),
+      };
       let expanded: ExpandReply[];
       for (let resume = false; ; resume = true) {
         const room = Math.floor(PAUSE_AT * slotsOf(table)) - found - margin;
-        const request: ExpandRequest = { table, losers, control, frontier, count: frontierCount, block, tag: level + 1, parity, room, resume };
+        const request: ExpandRequest = { table, losers, control, frontier, count: frontierCount, block, tag: level + 1, parity, room, resume, open };
         expanded = await Promise.all(team.map((t) => t.expand(request)));
         if (Atomics.load(control, NEXT_BLOCK) >= blocks) break;
         // A thread stopped for the table to fill no further: grow it and go on where the threads left off.
@@ -163,7 +182,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       for (let id = 0; id <= workers.length; id++) chunks[id] ??= [];
       const ordered = orderBlocks(team.map((t, k) => ({ thread: t.id, blocks: expanded[k]!.blocks })));
       control[NEXT_BLOCK] = 0;
-      const keepRequest: KeepRequest = { losers, control, blocks: ordered, chunks, levelBase, openInvariants: maskOpen(invariants, monitor), openWitnesses: maskOpen(witnesses, monitor) };
+      const keepRequest: KeepRequest = { losers, control, blocks: ordered, chunks, levelBase, open };
       const kept = await Promise.all(team.map((t) => t.keep(keepRequest)));
       team.forEach((t, k) => links.reader(t.id, kept[k]!.links));
       const merged = numberBlocks(ordered, team.map((t, k) => ({ thread: t.id, kept: kept[k]!.kept })));
@@ -190,8 +209,14 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       witnesses.forEach((w, k) => {
         const held = firstAt(invariants.length + 2 * k);
         const failed = firstAt(invariants.length + 2 * k + 1);
-        if (held < cut.stored) monitor.observed(w.name, true, stored + held);
-        if (failed < cut.stored) monitor.observed(w.name, false, stored + failed);
+        if (held < cut.stored) {
+          monitor.observed(w.name, true, stored + held);
+          reached[k] = true;
+        }
+        if (failed < cut.stored) {
+          monitor.observed(w.name, false, stored + failed);
+          falsified[k] = true;
+        }
       });
       if (cut.deadlock) {
         deadlocks.push({ state: levelBase + firstDeadlock, depth });
@@ -208,8 +233,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
         (arenaChunks[t.id] ??= [0, 0])[parity] = expanded[k]!.chunks.length;
       });
       peakArenas = Math.max(peakArenas, arenaChunks.reduce((n, c) => n + (c[0] ?? 0) + (c[1] ?? 0), 0));
-      const live = merged.blocks.filter((b) => b.kept > 0);
-      frontier = { segments: Int32Array.from(live.flatMap((b) => [b.thread, b.start, b.kept])), chunks };
+      frontier = { segments: frontierSegments(merged.blocks, kept), chunks };
       levelBase += frontierCount;
       frontierCount = merged.total;
       depth = level;
@@ -236,6 +260,11 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     bytesPerState: (table.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(stride >>> 2)) / stored,
     symmetry,
   };
+}
+
+/** Bit `k` set where `bits[k]`. */
+function maskOf(bits: readonly boolean[]): number {
+  return bits.reduce((m, b, k) => (b ? m | (1 << k) : m), 0);
 }
 
 /** Bit `k` set where property `k` is still open in the monitor. */

@@ -1,9 +1,14 @@
 /**
  * The visited set of the parallel search: 64-bit fingerprints in one open-addressing
- * table in a `SharedArrayBuffer`, which every thread probes and fills with atomics. A
- * slot is four int32: `h1`, `h2` (never 0; a slot is claimed by a compare-and-swap of
- * `h2` from 0), a tag (the level it was first found at plus one, written last: a reader
- * waits for it before comparing `h1`), and a key.
+ * table in a `SharedArrayBuffer`, which every thread probes and fills. A slot is four
+ * int32: `h1`, `h2` (never 0), a tag (the level it was first found at plus one) and a
+ * key. A slot is claimed by a compare-and-swap of its tag from 0; the claimer writes
+ * `h1` and the key, then publishes `h2` with an atomic store. A reader loads `h2` first
+ * and everything else after it, with plain loads: whatever it sees once `h2` is set was
+ * written before `h2` was (the store is sequentially consistent, and neither x86 nor V8
+ * reorders the reader's loads). Only a claim, a slot being claimed, and a lowered key
+ * take atomics, which V8 does not inline: on the common path, a successor found at an
+ * earlier level, an insert costs what `bfs.ts`'s does.
  *
  * The key makes the search deterministic. Within a level, every successor carries its
  * position in the order a one-worker search would generate it (its parent's place in the
@@ -26,9 +31,35 @@ export const LOST = -2;
 /** {@link insertFirst}: not in the table before: this successor claimed it. */
 export const CLAIMED = -3;
 
-/** Allocates a table of `slots` (a power of two). */
+/** Table bytes reserved up front: 2^28 slots. Reserving is address space only; pages are committed as the table grows into them. */
+const MAX_TABLE_BYTES = 2 ** 32;
+
+/** A growable `SharedArrayBuffer` (ES2024; Node 20 has it, the project's TypeScript lib does not). */
+interface GrowableBuffer extends SharedArrayBuffer {
+  readonly maxByteLength: number;
+  grow(byteLength: number): void;
+}
+
+/** Allocates a table of `slots` (a power of two), in a buffer that can grow in place ({@link grownTable}). */
 export function sharedTable(slots: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(4 * WORDS * slots));
+  const Growable = SharedArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => GrowableBuffer;
+  // A view of fixed length: one that tracks the buffer's would grow with it, and the old table's size is needed while its entries move.
+  return new Int32Array(new Growable(4 * WORDS * slots, { maxByteLength: MAX_TABLE_BYTES }), 0, WORDS * slots);
+}
+
+/**
+ * The table `t` grown in place to `slots` (a power of two times its own): the same
+ * buffer, longer, its new slots empty (past the buffer's reservation, a fresh one). `t`'s entries are still where they were: the
+ * threads move them with {@link rehashRange}, ranges from {@link rehashBounds}. Growing in
+ * place commits only the new part: a fresh table would commit (the kernel zeroing
+ * every page) the old size over again at every doubling.
+ */
+export function grownTable(t: Int32Array, slots: number): Int32Array {
+  const buffer = t.buffer as GrowableBuffer;
+  // Past the reservation, a fresh table: the entries move into it just as well (only their order of moving matters in place).
+  if (4 * WORDS * slots > (buffer.maxByteLength ?? 0)) return new Int32Array(new SharedArrayBuffer(4 * WORDS * slots));
+  buffer.grow(4 * WORDS * slots);
+  return new Int32Array(buffer, 0, WORDS * slots);
 }
 
 /** The number of slots of a table. */
@@ -51,47 +82,124 @@ export function insertFirst(t: Int32Array, h1: number, h2: number, tag: number, 
   let slot = h1 & mask;
   for (;;) {
     const i = slot * WORDS;
-    let cur = t[i + 1]!; // a stale 0 is caught by the compare-and-swap
+    let cur = t[i + 1]!;
     if (cur === 0) {
-      cur = Atomics.compareExchange(t, i + 1, 0, h2);
-      if (cur === 0) {
+      // Empty, or being claimed: claim it, or wait for the claimer to publish its h2 (a few instructions).
+      if (t[i + 2] === 0 && Atomics.compareExchange(t, i + 2, 0, tag) === 0) {
         t[i] = h1;
         t[i + 3] = key;
-        Atomics.store(t, i + 2, tag); // publishes h1 and key
+        Atomics.store(t, i + 1, h2); // publishes h1 and key
         return CLAIMED;
       }
+      while (cur === 0) cur = Atomics.load(t, i + 1);
     }
-    if (cur === h2) {
-      let found = Atomics.load(t, i + 2);
-      while (found === 0) found = Atomics.load(t, i + 2); // the claimer is writing h1: a few instructions
-      if (t[i] === h1) return found === tag ? lowerKey(t, i + 3, key) : OLD;
-    }
+    if (cur === h2 && t[i] === h1) return t[i + 2] === tag ? lowerKey(t, i + 3, key) : OLD;
     slot = (slot + 1) & mask;
   }
 }
 
 /** Sets the key at `t[i]` to the least of it and `key`: the displaced key, or {@link LOST}. */
 function lowerKey(t: Int32Array, i: number, key: number): number {
+  // Keys only go down: a stale plain load is at least the current key, so a key not below it loses, and a smaller one is settled by the swap.
+  let old = t[i]!;
   for (;;) {
-    const old = Atomics.load(t, i);
     if (key >= old) return LOST;
-    if (Atomics.compareExchange(t, i, old, key) === old) return old;
+    const seen = Atomics.compareExchange(t, i, old, key);
+    if (seen === old) return old;
+    old = seen;
   }
 }
 
-/** Copies the entries of slots `from .. to` of `t` into the larger `into`, which other threads may be filling too, every word as it is. */
-export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
-  const mask = slotsOf(into) - 1;
-  for (let s = from; s < to; s++) {
-    const i = s * WORDS;
-    const h2 = t[i + 1]!;
-    if (h2 === 0) continue;
-    const h1 = t[i]!;
-    let slot = h1 & mask;
-    while (into[slot * WORDS + 1] !== 0 || Atomics.compareExchange(into, slot * WORDS + 1, 0, h2) !== 0) slot = (slot + 1) & mask;
-    const j = slot * WORDS;
-    into[j] = h1;
-    into[j + 2] = t[i + 2]!;
-    into[j + 3] = t[i + 3]!;
+/** Slots at the end of the table, about, that the wrap-around range takes (see {@link rehashBounds}). */
+const WRAP_SLOTS = 1024;
+
+/**
+ * Where `threads` threads rehash `t` when it grows: `threads + 2` ascending slot numbers,
+ * range `k` from the `k`-th to the next; the last range, a short one at the end of the
+ * table, goes on past it (taken modulo the table's slots) to the first empty slot, and
+ * is the last thread's as well as its own range. Every boundary is an empty slot, so
+ * that no cluster crosses one: every entry of a range has its home in the range. In a
+ * table a power of two times as large, such an entry's home is the same slot plus a
+ * multiple of the old size, and the entries of a range fit, probing, within the range's
+ * images there (they did within the range, and a subset of them with the same homes
+ * needs no more room): each thread writes its own slots alone, and needs no atomics.
+ */
+export function rehashBounds(t: Int32Array, threads: number): number[] {
+  const slots = slotsOf(t);
+  const emptyFrom = (s: number): number => {
+    while (s < slots && t[s * WORDS + 1] !== 0) s++;
+    return s;
+  };
+  const first = emptyFrom(0); // a table below full load has one
+  const bounds = [first];
+  for (let k = 1; k <= threads; k++) {
+    const at = k < threads ? Math.floor((k * slots) / threads) : slots - WRAP_SLOTS;
+    const b = emptyFrom(Math.max(at, bounds[k - 1]!));
+    // No empty slot up to the end: this range is empty, and the wrap-around range starts where the last one did.
+    bounds.push(b < slots ? b : bounds[k - 1]!);
   }
+  bounds.push(slots + first);
+  return bounds;
+}
+
+/**
+ * Moves the entries of slots `from .. to` (a range of {@link rehashBounds}) of `t` into
+ * `into`, the same table grown in place ({@link grownTable}), every word as it is. A
+ * range within the table is done in place, in slot order from its first slot (an empty
+ * one): an entry taken out of its slot goes back into the range's first image at or
+ * before that slot (every slot before it is final, and its own is free now), or into a
+ * new image. The wrap-around range is short: its entries are taken out first, then put
+ * back (its images there hold the slots at both ends of the table).
+ */
+export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: number): void {
+  const old = slotsOf(t);
+  commitImages(into, old, from, to);
+  if (to <= old) {
+    for (let s = from; s < to; s++) {
+      const i = s * WORDS;
+      if (t[i + 1] === 0) continue;
+      const h1 = t[i]!;
+      const h2 = t[i + 1]!;
+      const tag = t[i + 2]!;
+      const key = t[i + 3]!;
+      t[i] = t[i + 1] = t[i + 2] = t[i + 3] = 0;
+      place(into, h1, h2, tag, key);
+    }
+    return;
+  }
+  const taken: number[] = [];
+  for (let s = from; s < to; s++) {
+    const i = (s & (old - 1)) * WORDS;
+    if (t[i + 1] === 0) continue;
+    taken.push(t[i]!, t[i + 1]!, t[i + 2]!, t[i + 3]!);
+    t[i] = t[i + 1] = t[i + 2] = t[i + 3] = 0;
+  }
+  for (let k = 0; k < taken.length; k += WORDS) place(into, taken[k]!, taken[k + 1]!, taken[k + 2]!, taken[k + 3]!);
+}
+
+/**
+ * Writes zeros over the range's images in the new part of the table before anything
+ * reads them. A page first read maps the kernel's shared zero page, and the first write
+ * then faults again and flushes the page from every core's TLB (an interrupt to the
+ * core that runs the other thread); written first, a page faults once.
+ */
+function commitImages(into: Int32Array, old: number, from: number, to: number): void {
+  const slots = slotsOf(into);
+  for (let base = 0; base < slots; base += old) {
+    const start = Math.max(base + from, old);
+    const end = Math.min(base + to, slots);
+    if (start < end) into.fill(0, start * WORDS, end * WORDS);
+  }
+}
+
+/** Puts an entry into the first free slot from its home (this thread's alone, see {@link rehashBounds}). */
+function place(into: Int32Array, h1: number, h2: number, tag: number, key: number): void {
+  const mask = slotsOf(into) - 1;
+  let slot = h1 & mask;
+  while (into[slot * WORDS + 1] !== 0) slot = (slot + 1) & mask;
+  const j = slot * WORDS;
+  into[j] = h1;
+  into[j + 1] = h2;
+  into[j + 2] = tag;
+  into[j + 3] = key;
 }

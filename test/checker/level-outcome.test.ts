@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutLevel, keptBefore, numberBlocks, orderBlocks } from '../../checker/level-outcome.ts';
+import { cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from '../../checker/level-outcome.ts';
 
 const INF = Number.POSITIVE_INFINITY;
 
@@ -70,5 +70,20 @@ describe('blocks in the level\'s order, numbered by prefix sums', () => {
     expect(keptBefore(blocks, 64, 100, parentOf)).toBe(9);
     expect(keptBefore(blocks, 71, 100, parentOf)).toBe(11);
     expect(keptBefore(blocks, 96, 100, parentOf)).toBe(13);
+  });
+
+  it('reads the next level as the runs between losers, block by block, in the arena of the thread that expanded each', () => {
+    const { blocks } = numberBlocks(ordered, [
+      { thread: 2, kept: Int32Array.of(0, 3, 0, 2, 4, 3) },
+      { thread: 1, kept: Int32Array.of(1, 6, 10) },
+    ]);
+    // Block 0 (thread 1, candidates 0..5) lost candidates 1 and 4; block 1 (thread 2, 0..7) lost 2; block 2 (thread 1, 5..9) none.
+    const segments = frontierSegments(blocks, [
+      { runs: Int32Array.of(0, 0, 1, 0, 2, 2, 2, 5, 4) },
+      { runs: Int32Array.of(1, 0, 2, 1, 3, 4) },
+    ]);
+    expect([...segments]).toEqual([1, 0, 1, 1, 2, 2, 2, 0, 2, 2, 3, 4, 1, 5, 4]);
+    // Each block's runs add up to what it kept.
+    expect(blocks.map((b) => b.kept)).toEqual([3, 6, 4]);
   });
 });

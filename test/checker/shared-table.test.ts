@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { CLAIMED, grownTable, insertFirst, LOST, OLD, rehashBounds, rehashRange, sharedTable, slotsOf } from '../../checker/shared-table.ts';
+
+/** `n` distinct fingerprints, many sharing a home slot so that clusters form and wrap around the end. */
+function fingerprints(n: number, slots: number): [number, number][] {
+  const out: [number, number][] = [];
+  let x = 7;
+  for (let k = 0; k < n; k++) {
+    x = (Math.imul(x, 1103515245) + 12345) | 0;
+    // Homes crowd the last 64 slots of the table: their cluster runs past the end.
+    const home = k % 15 === 0 ? slots - 1 - (k % 64) : x & (slots - 1);
+    out.push([(x & ~(slots - 1)) | home, k + 1]);
+  }
+  return out;
+}
+
+/** Entries in `t`: its slots with an h2. */
+const entries = (t: Int32Array): number => Array.from({ length: slotsOf(t) }, (_, s) => t[4 * s + 1]).filter((h2) => h2 !== 0).length;
+
+describe('the shared table', () => {
+  it('tells a claim, an earlier level, a smaller key, and a displaced key apart', () => {
+    const t = sharedTable(16);
+    expect(insertFirst(t, 5, 9, 3, 40)).toBe(CLAIMED);
+    expect(insertFirst(t, 5, 9, 3, 41)).toBe(LOST);
+    expect(insertFirst(t, 5, 9, 3, 12)).toBe(40);
+    expect(insertFirst(t, 5, 9, 3, 20)).toBe(LOST);
+    expect(insertFirst(t, 5, 9, 4, 1)).toBe(OLD);
+    expect(insertFirst(t, 21, 9, 3, 50)).toBe(CLAIMED); // same home, other h1
+  });
+
+  it('grows in place, each thread moving a range bounded by empty slots alone, into a table 2 or 4 times as large', () => {
+    const slots = 1 << 12;
+    const all = fingerprints(Math.floor(0.7 * slots), slots);
+    const filled = (): Int32Array => {
+      const t = sharedTable(slots);
+      for (const [h1, h2] of all) expect(insertFirst(t, h1, h2, 1, h2)).toBe(CLAIMED);
+      return t;
+    };
+    const t0 = filled();
+    expect(t0[4 * (slots - 1) + 1]).not.toBe(0); // a cluster wraps around the end
+    for (const threads of [1, 2, 3, 7]) {
+      const bounds = rehashBounds(t0, threads);
+      expect(bounds).toHaveLength(threads + 2);
+      for (let k = 0; k <= threads; k++) {
+        expect(bounds[k + 1]!).toBeGreaterThanOrEqual(bounds[k]!);
+        expect(t0[4 * (bounds[k]! % slots) + 1]).toBe(0);
+      }
+      expect(bounds[threads + 1]! - bounds[0]!).toBe(slots);
+      expect(bounds[threads + 1]! - bounds[threads]!).toBeLessThan(slots / 2); // the wrap-around range is short
+      for (const times of [2, 4]) {
+        const t = filled();
+        const into = grownTable(t, times * slots);
+        expect(into.buffer).toBe(t.buffer);
+        for (let k = 0; k <= threads; k++) rehashRange(t, into, bounds[k]!, bounds[k + 1]!);
+        expect(entries(into)).toBe(all.length);
+        for (const [h1, h2] of all) expect(insertFirst(into, h1, h2, 2, 0)).toBe(OLD);
+        // Into a fresh table (past the reservation) the same moves give the same table.
+        const fresh = sharedTable(times * slots);
+        const from = filled();
+        for (let k = 0; k <= threads; k++) rehashRange(from, fresh, bounds[k]!, bounds[k + 1]!);
+        expect([...fresh]).toEqual([...into]);
+        // Each range alone moves only its own entries, and only within its images: no two threads write the same slot.
+        for (let k = 0; k <= threads; k++) {
+          const before = filled();
+          const alone = grownTable(before, times * slots);
+          const own = new Set<number>();
+          for (let s = bounds[k]!; s < bounds[k + 1]!; s++) if (t0[4 * (s % slots) + 1] !== 0) own.add(t0[4 * (s % slots) + 1]!);
+          rehashRange(before, alone, bounds[k]!, bounds[k + 1]!);
+          for (let j = 0; j < times * slots; j++) {
+            const h2 = alone[4 * j + 1]!;
+            if (h2 === 0) continue;
+            if (own.has(h2)) expect((((j - bounds[k]!) % slots) + slots) % slots).toBeLessThan(bounds[k + 1]! - bounds[k]!);
+            else expect(j < slots && t0[4 * j + 1] === h2).toBe(true);
+          }
+        }
+      }
+    }
+  });
+});
