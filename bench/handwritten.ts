@@ -5,47 +5,30 @@
  * agreement on smaller configurations is a test, test/spin/handwritten.test.ts).
  *
  * Each side runs as a whole process, start to verdict, under /usr/bin/time: pagecheck's
- * `check --no-symmetry --json` with 1 worker and with one per core, and SPIN's
+ * compiled command, `check --no-symmetry --json` with 1 worker and with one per core, and SPIN's
  * `spin -a` + gcc + pan (BFS, SAFETY). Reported: states per second (of the search, as each
  * tool reports it, and of the whole process), bytes per state, peak RSS, CPU seconds.
  * The machine is shared, so CPU seconds are given beside wall time.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../spec/index.ts';
 import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
+import { timedCheck } from './whole-process.ts';
 
 /** The configuration, as `check` flags and as the hand-written model's defines. */
 const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
 const LENGTHS = [1, 2, 2, 3, 3, 4, 5];
 const MODEL = fileURLToPath(new URL('../spin/handwritten/length-fix.pml', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MB = 2 ** 20;
 const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
 const log = (line: string): void => void process.stderr.write(`bench handwritten: ${line}\n`);
 
-/** `/usr/bin/time -f` of a command: wall seconds, max RSS in bytes, CPU seconds, and its stdout. */
-function timed(cmd: string, args: readonly string[], cwd: string): { wall: number; rss: number; cpu: number; out: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-bench-'));
-  try {
-    const usage = join(dir, 'usage.txt');
-    const r = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', '-o', usage, cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
-    if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} failed (exit ${r.status}): ${r.stderr.slice(0, 500)}`);
-    const [wall = NaN, rssKb = NaN, user = NaN, sys = NaN] = (readFileSync(usage, 'utf8').trim().split('\n').at(-1) ?? '').split(' ').map(Number);
-    return { wall, rss: rssKb * 1024, cpu: user + sys, out: r.stdout };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** pagecheck as a whole process with `workers` threads. */
+/** pagecheck as a whole process (the compiled command) with `workers` threads. */
 function pagecheck(workers: number): Record<string, number | string> {
   log(`pagecheck --workers ${workers} ...`);
-  const t = timed('node', ['--import', 'tsx', 'cli/main.ts', 'check', ...FLAGS, '--workers', `${workers}`, '--json'], ROOT);
-  const json = JSON.parse(t.out) as { verdict: string; distinctStates: number; elapsedMs: number; statesPerSecond: number; bytesPerState: number };
+  const { json, t } = timedCheck(FLAGS, workers, log);
   return {
     workers,
     verdict: json.verdict,

@@ -7,14 +7,11 @@
  * Runs standalone (`npx tsx bench/startup.ts` prints JSON) or from `npm run bench`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../spec/index.ts';
 import { buildPan, runPan, spinAvailable } from '../spin/run.ts';
-
-/** The repository's root. */
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { compiledPagecheck } from './whole-process.ts';
 
 /** The command measured: the minimal incident, as the issue names it. */
 export const STARTUP_ARGS = ['check', '--variant', 'buggy', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3'] as const;
@@ -59,18 +56,9 @@ function spinOnce(): number {
   return (performance.now() - started) / 1000;
 }
 
-/** Builds dist/ when it is missing, so that the figure is the compiled command's. */
-function ensureBuilt(bin: string): void {
-  if (existsSync(bin)) return;
-  log('building dist/ ...');
-  const built = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (built.status !== 0) throw new Error('npm run build failed');
-}
-
 /** Times both sides, alternating, and reports their spreads and the ratio of medians. */
 export async function run(): Promise<Record<string, unknown>> {
-  const bin = join(ROOT, 'dist/cli/bin.js');
-  ensureBuilt(bin);
+  const bin = compiledPagecheck(log);
   const spin = spinAvailable();
   pagecheckOnce(bin);
   if (spin) spinOnce();

@@ -1,0 +1,67 @@
+/**
+ * What the benchmarks that time pagecheck as a whole process share: the compiled command
+ * (`dist/cli/bin.js`, what users install, built afresh once per `npm run bench` so that it
+ * is the sources' build, not an old one), and a run of a command under `/usr/bin/time`.
+ * Timing the sources through tsx instead would add its compile to every process and to
+ * every worker thread, which no user pays.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root. */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The compiled command's entry point. */
+export const BIN = join(ROOT, 'dist/cli/bin.js');
+
+let built = false;
+
+/** Builds dist/ from the sources once per process (`npm run build`); returns the entry point. */
+export function compiledPagecheck(log: (line: string) => void): string {
+  if (built) return BIN;
+  log('building dist/ (npm run build) ...');
+  const r = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error('npm run build failed');
+  built = true;
+  return BIN;
+}
+
+/** A whole process's wall seconds, peak RSS in bytes, CPU seconds (user + system) and standard output. */
+export interface Timed {
+  readonly wall: number;
+  readonly rss: number;
+  readonly cpu: number;
+  readonly out: string;
+}
+
+/** Runs `cmd args` in `cwd` under `/usr/bin/time -f`; exit codes other than 0 and 1 (a verdict) are errors. */
+export function timed(cmd: string, args: readonly string[], cwd: string = ROOT): Timed {
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-bench-'));
+  try {
+    const usage = join(dir, 'usage.txt');
+    const r = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', '-o', usage, cmd, ...args], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}): ${r.stderr.slice(0, 500)}`);
+    const [wall = NaN, rssKb = NaN, user = NaN, sys = NaN] = (readFileSync(usage, 'utf8').trim().split('\n').at(-1) ?? '').split(' ').map(Number);
+    return { wall, rss: rssKb * 1024, cpu: user + sys, out: r.stdout };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What `check --json` prints that the benchmarks read. */
+export interface CheckJson {
+  readonly verdict: string;
+  readonly distinctStates: number;
+  readonly elapsedMs: number;
+  readonly statesPerSecond: number;
+  readonly bytesPerState: number;
+}
+
+/** `pagecheck check …flags --workers N --json` from the compiled command, timed as a whole process. */
+export function timedCheck(flags: readonly string[], workers: number, log: (line: string) => void): { json: CheckJson; t: Timed } {
+  const t = timed(process.execPath, [compiledPagecheck(log), 'check', ...flags, '--workers', `${workers}`, '--json']);
+  return { json: JSON.parse(t.out) as CheckJson, t };
+}
