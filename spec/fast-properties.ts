@@ -12,6 +12,7 @@
 import { freeCopies } from './allocator.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from './properties.ts';
+import { inFastFamily } from './fast-successors.ts';
 import { severity, verdictOf } from './reads.ts';
 import { isLive, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
 
@@ -105,6 +106,7 @@ export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conserv
  * `Conjunction`), and evaluates them only where it fails.
  */
 export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
+  if (inFastFamily(m)) return { names: CONJOINED.map((p) => p.name), holds: plainConjunction(m) };
   const { severities, offsets } = verdictTable(m);
   const cells = offsets.length;
   const seen = new Uint8Array(m.pages);
@@ -144,6 +146,50 @@ export function conjunctionOf(m: Model): { readonly names: readonly string[]; re
     return count === m.pages - m.firstPage;
   };
   return { names: CONJOINED.map((p) => p.name), holds };
+}
+
+/**
+ * {@link conjunctionOf}'s pass for the family of `fast-successors.ts` (whole pages, the
+ * `sorted` allocator, no prefixes): there no page is shared and the free list is not
+ * stored, a page being free exactly when nobody holds it, so the pass is the general one
+ * with those cases left out: no read record of severity 2, no unheld read, every live
+ * table whole and held by its request alone, every page a request holds in its table,
+ * and the pages held or free adding up to the pool.
+ */
+function plainConjunction(m: Model): FastPredicate {
+  const { severities, offsets } = verdictTable(m);
+  const cells = offsets.length;
+  const n = m.n;
+  const pages = m.pages;
+  const first = m.firstPage;
+  const { holderAt, phaseAt, flagsAt } = m;
+  const len = Int32Array.from(m.len);
+  const tableAt = Int32Array.from(m.tableAt);
+  const seen = new Uint8Array(pages);
+  return (s) => {
+    for (let c = 0; c < cells; c++) if (severities[c * 256 + s[offsets[c]!]!]! >= 2) return false;
+    for (let r = 0; r < n; r++) if ((s[flagsAt + r]! & READ_UNHELD) !== 0) return false;
+    for (let p = 0; p < pages; p++) seen[p] = 0;
+    let count = 0;
+    for (let r = 0; r < n; r++) {
+      if (!isLive(s[phaseAt + r]!)) continue;
+      const l = len[r]!;
+      const at = tableAt[r]!;
+      count += l;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        // An empty slot (NO_PAGE), a page held by another (or free: holder 0), or held twice.
+        if (p === 0xff || s[holderAt + p] !== r + 1 || seen[p] === 1) return false;
+        seen[p] = 1;
+      }
+    }
+    for (let p = 0; p < pages; p++) {
+      const h = s[holderAt + p]!;
+      if (h >= 1 && h <= n && seen[p] !== 1) return false;
+      if (p >= first) count += h === 0 || h > n ? 1 : 0;
+    }
+    return count === pages - first;
+  };
 }
 
 /** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
+import { CONJOINED, conjunctionOf } from '../../spec/fast-properties.ts';
 import { fastSuccessorsOf, inFastFamily } from '../../spec/fast-successors.ts';
 import { ScratchState } from '../../checker/scratch.ts';
 import { allActions, checkedModel, compile, configFrom, incidentConfig, matrixConfig, step, type Config, type State } from '../../spec/index.ts';
@@ -58,6 +59,33 @@ describe('the fast successors agree with the spec on every reachable state', () 
       fast(scratch, (t, a) => got.push(`${a}:${keyOf(t)}`));
       expect(got).toEqual(specSuccessors(m, s));
     }
+  });
+
+  // The family's conjunction (fast-properties.ts) on reachable states and on every one-byte change of a page's holder or a table entry of them, which break the invariants in many ways.
+  it.each(FAMILY.slice(0, 3))('the conjunction agrees with the invariants: %s', { timeout: 60_000 }, (_name, config) => {
+    const m = compile(config);
+    const holds = conjunctionOf(m).holds;
+    const spec = (s: State): boolean => CONJOINED.every((p) => p.holds(m, s));
+    let broken = 0;
+    let checked = 0;
+    for (const s of reachable(m)) {
+      const variants = [s];
+      const bytes = [...Array.from({ length: m.pages }, (_, p) => m.holderAt + p), ...Array.from({ length: m.len.reduce((a, b) => a + b, 0) }, (_, k) => m.tableAt[0]! + k)];
+      for (const at of bytes) {
+        for (const v of [0, 1, m.n, m.n + 1, 0xff]) {
+          const t = s.slice();
+          t[at] = v;
+          variants.push(t);
+        }
+      }
+      for (const t of variants) {
+        const want = spec(t);
+        expect(holds(t), keyOf(t)).toBe(want);
+        if (!want) broken++;
+        checked++;
+      }
+    }
+    expect(broken).toBeGreaterThan(checked / 10);
   });
 
   it('a configuration outside the family gets the expanders', () => {
