@@ -14,7 +14,7 @@ import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from './properties.ts';
 import { inFastFamily } from './fast-successors.ts';
 import { severity, verdictOf } from './reads.ts';
-import { isLive, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
+import { isLive, READ, READ_LABEL, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
 
 /** A state predicate specialised to one model. */
 export type FastPredicate = (s: State) => boolean;
@@ -106,7 +106,12 @@ export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conserv
  * `Conjunction`), and evaluates them only where it fails.
  */
 export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
-  if (inFastFamily(m)) return { names: CONJOINED.map((p) => p.name), holds: plainConjunction(m) };
+  const general = generalConjunction(m);
+  return { names: CONJOINED.map((p) => p.name), holds: inFastFamily(m) ? plainConjunction(m, general) : general };
+}
+
+/** {@link conjunctionOf}'s pass for any model. */
+function generalConjunction(m: Model): FastPredicate {
   const { severities, offsets } = verdictTable(m);
   const cells = offsets.length;
   const seen = new Uint8Array(m.pages);
@@ -145,7 +150,7 @@ export function conjunctionOf(m: Model): { readonly names: readonly string[]; re
     }
     return count === m.pages - m.firstPage;
   };
-  return { names: CONJOINED.map((p) => p.name), holds };
+  return holds;
 }
 
 /**
@@ -156,39 +161,51 @@ export function conjunctionOf(m: Model): { readonly names: readonly string[]; re
  * table whole and held by its request alone, every page a request holds in its table,
  * and the pages held or free adding up to the pool.
  */
-function plainConjunction(m: Model): FastPredicate {
-  const { severities, offsets } = verdictTable(m);
-  const cells = offsets.length;
+function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
   const n = m.n;
   const pages = m.pages;
   const first = m.firstPage;
   const { holderAt, phaseAt, flagsAt } = m;
   const len = Int32Array.from(m.len);
   const tableAt = Int32Array.from(m.tableAt);
-  const seen = new Uint8Array(pages);
+  const readAt = Int32Array.from(m.readAt);
+  // Pages as bits of one integer; a larger pool takes the general pass.
+  if (pages > 30) return general;
   return (s) => {
-    for (let c = 0; c < cells; c++) if (severities[c * 256 + s[offsets[c]!]!]! >= 2) return false;
-    for (let r = 0; r < n; r++) if ((s[flagsAt + r]! & READ_UNHELD) !== 0) return false;
-    for (let p = 0; p < pages; p++) seen[p] = 0;
-    let count = 0;
+    // Isolation: a read of another request's content (no prefixes here: any label but nobody and its own).
+    for (let r = 0; r < n; r++) {
+      const at = readAt[r]!;
+      for (let i = 0, l = len[r]!; i < l; i++) {
+        const rec = s[at + i]!;
+        const label = rec & READ_LABEL;
+        if ((rec & READ) !== 0 && label !== 0 && label !== r + 1) return false;
+      }
+      if ((s[flagsAt + r]! & READ_UNHELD) !== 0) return false;
+    }
+    // Every live table whole, each page held by its request and in no other slot of a live table.
+    let seen = 0;
+    let inTables = 0;
     for (let r = 0; r < n; r++) {
       if (!isLive(s[phaseAt + r]!)) continue;
-      const l = len[r]!;
       const at = tableAt[r]!;
-      count += l;
-      for (let i = 0; i < l; i++) {
+      for (let i = 0, l = len[r]!; i < l; i++) {
         const p = s[at + i]!;
-        // An empty slot (NO_PAGE), a page held by another (or free: holder 0), or held twice.
-        if (p === 0xff || s[holderAt + p] !== r + 1 || seen[p] === 1) return false;
-        seen[p] = 1;
+        // A page id past the pool (never reachable) is left to the general pass, which says what it means.
+        if (p >= pages) return p === 0xff ? false : general(s);
+        if (s[holderAt + p] !== r + 1 || ((seen >>> p) & 1) !== 0) return false;
+        seen |= 1 << p;
+        inTables++;
       }
     }
+    // The pages some request holds are exactly those in live tables (those are held and distinct: equal counts say it); with the free and cached ones they make the pool.
+    let held = 0;
+    let rest = 0;
     for (let p = 0; p < pages; p++) {
       const h = s[holderAt + p]!;
-      if (h >= 1 && h <= n && seen[p] !== 1) return false;
-      if (p >= first) count += h === 0 || h > n ? 1 : 0;
+      if (h >= 1 && h <= n) held++;
+      else if (p >= first) rest++;
     }
-    return count === pages - first;
+    return held === inTables && inTables + rest === pages - first;
   };
 }
 
