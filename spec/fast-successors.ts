@@ -10,19 +10,24 @@
  * Why: the readable transitions ask the model for every switch and offset through
  * dozens of small accessors per successor, which V8 cannot all inline; a successor cost
  * about as much as the rest of the search together. Here each kind is one loop with the
- * offsets in locals, the free pages are found once per state, and a read record's
+ * offsets in fields, the free pages are found once per state, and a read record's
  * severity is a table lookup (the same table as `fast-properties.ts`, from `verdictOf`).
  *
+ * An action's effect is computed as a list of changes (byte offset, new value), and
+ * used two ways: applied to a copy of the state (`successors`, through `slice()`, so that
+ * a `ScratchState` writes it straight into the search's batch), or folded into the
+ * parent's Zobrist fingerprint without writing anything (`hashed`, for the search of
+ * `checker/bfs-hashed.ts`, which writes only the successors that are new).
+ *
  * Successors come out exactly as the expanders give them: the same states, in the
- * spec's action order, each a `slice()` of the input (so a `ScratchState` writes it
- * straight into the search's batch). A test holds this to `step` over `allActions` on
- * every reachable state of configurations of the family
- * (test/checker/fast-successors.test.ts); a configuration outside it gets `undefined`
- * and the expanders.
+ * spec's action order. A test holds both ways to `step` over `allActions` on every
+ * reachable state of configurations of the family (test/checker/fast-successors.test.ts);
+ * a configuration outside it gets `undefined` and the expanders.
  */
-import { allActions, ACTION_KINDS } from './actions.ts';
-import type { Model } from './model.ts';
-import { isOverLong } from './model.ts';
+import type { FingerprintSink, HashedSuccessors } from '../checker/model.ts';
+import type { Zobrist } from '../checker/zobrist.ts';
+import { allActions } from './actions.ts';
+import { isOverLong, type Model } from './model.ts';
 import { severity, verdictOf } from './reads.ts';
 import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from './state.ts';
 import { decode } from './transitions.ts';
@@ -60,144 +65,328 @@ export function inFastFamily(m: Model): boolean {
 function sameActions(m: Model): boolean {
   const actions = allActions(m);
   if (actions.length !== KINDS.length * m.n) return false;
-  return actions.every((a, i) => a.kind === KINDS[Math.floor(i / m.n)] && a.r === i % m.n && a.pages === undefined) && ACTION_KINDS.slice(0, KINDS.length).every((k, i) => k === KINDS[i]);
+  return actions.every((a, i) => a.kind === KINDS[Math.floor(i / m.n)] && a.r === i % m.n && a.pages === undefined);
 }
 
 /** The fast successor function of `m`, or `undefined` when `m` is outside the family. */
 export function fastSuccessorsOf(m: Model): ((s: State, sink: Sink) => void) | undefined {
   if (!inFastFamily(m)) return undefined;
-  const n = m.n;
-  const pages = m.pages;
-  const first = m.firstPage;
-  const { holderAt, dataAt, dataPosAt, phaseAt, flagsAt, observedAt, observedBytes, stepsAt } = m;
-  const len = Int32Array.from(m.len);
-  const tableAt = Int32Array.from(m.tableAt);
-  const readAt = Int32Array.from(m.readAt);
-  const overLong = Uint8Array.from({ length: n }, (_, r) => (isOverLong(m, r) ? 1 : 0));
-  const silentStub = m.silentStub;
-  // A finished request's table is dead and cleared (liveness.ts), unless the naive encoding keeps it.
-  const clearOnFree = !m.keepDeadState;
-  // Per request: where its severities start, 256 per table position (verdictOf on every record byte).
-  const sevAt = new Int32Array(n);
-  let cells = 0;
-  for (let r = 0; r < n; r++) {
-    sevAt[r] = cells * 256;
-    cells += len[r]!;
-  }
-  const sev = new Uint8Array(cells * 256);
-  for (let r = 0; r < n; r++) for (let i = 0; i < len[r]!; i++) for (let rec = 0; rec < 256; rec++) sev[sevAt[r]! + i * 256 + rec] = severity(verdictOf(m, r, i, rec));
-  const free = new Int32Array(pages);
-  const normalFree = (phase: number): boolean => phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed;
+  const family = new Family(m);
+  return (s, sink) => family.successors(s, sink);
+}
 
-  return (s, sink) => {
-    // The free pages, ascending: the sorted allocator hands out the lowest (allocator.ts, takeInto).
-    let freeCount = 0;
-    for (let p = first; p < pages; p++) if (s[holderAt + p] === 0) free[freeCount++] = p;
+/** The fingerprint-first successors of `m` (`checker/model.ts`), or `undefined` when `m` is outside the family. */
+export function fastHashedOf(m: Model): HashedSuccessors | undefined {
+  if (!inFastFamily(m)) return undefined;
+  const family = new Family(m);
+  return {
+    fingerprints: (s, h1, h2, z, sink) => family.fingerprints(s, h1, h2, z, sink),
+    apply: (s, action, out) => family.apply(s, action, out),
+  };
+}
 
-    // allocate: a new request takes the lowest free pages as its table.
-    for (let r = 0; r < n; r++) {
-      const need = len[r]!;
-      if (s[phaseAt + r] !== Ph.new || freeCount < need) continue;
-      const t = s.slice();
-      const at = tableAt[r]!;
-      for (let k = 0; k < need; k++) {
-        const p = free[k]!;
-        t[holderAt + p] = r + 1;
-        t[at + k] = p;
-      }
-      t[phaseAt + r] = Ph.allocated;
-      sink(t, r);
+/** The family's actions as change lists. */
+class Family {
+  private readonly m: Model;
+  private readonly n: number;
+  private readonly pages: number;
+  private readonly first: number;
+  private readonly holderAt: number;
+  private readonly dataAt: number;
+  private readonly dataPosAt: number;
+  private readonly phaseAt: number;
+  private readonly flagsAt: number;
+  private readonly observedAt: number;
+  private readonly observedBytes: number;
+  private readonly stepsAt: number;
+  private readonly len: Int32Array;
+  private readonly tableAt: Int32Array;
+  private readonly readAt: Int32Array;
+  private readonly overLong: Uint8Array;
+  private readonly silentStub: boolean;
+  /** A finished request's table is dead and cleared (liveness.ts), unless the naive encoding keeps it. */
+  private readonly clearOnFree: boolean;
+  /** Per request: where its severities start, 256 per table position (verdictOf on every record byte). */
+  private readonly sevAt: Int32Array;
+  private readonly sev: Uint8Array;
+  /** The free pages of the state being expanded, ascending, and how many. */
+  private readonly free: Int32Array;
+  private freeCount = 0;
+  /** The last action's changes: byte offsets and their new values (distinct offsets). */
+  private readonly off: Int32Array;
+  private readonly val: Int32Array;
+  private count = 0;
+
+  constructor(m: Model) {
+    this.m = m;
+    this.n = m.n;
+    this.pages = m.pages;
+    this.first = m.firstPage;
+    this.holderAt = m.holderAt;
+    this.dataAt = m.dataAt;
+    this.dataPosAt = m.dataPosAt;
+    this.phaseAt = m.phaseAt;
+    this.flagsAt = m.flagsAt;
+    this.observedAt = m.observedAt;
+    this.observedBytes = m.observedBytes;
+    this.stepsAt = m.stepsAt;
+    this.len = Int32Array.from(m.len);
+    this.tableAt = Int32Array.from(m.tableAt);
+    this.readAt = Int32Array.from(m.readAt);
+    this.overLong = Uint8Array.from({ length: m.n }, (_, r) => (isOverLong(m, r) ? 1 : 0));
+    this.silentStub = m.silentStub;
+    this.clearOnFree = !m.keepDeadState;
+    this.sevAt = new Int32Array(m.n);
+    let cells = 0;
+    for (let r = 0; r < m.n; r++) {
+      this.sevAt[r] = cells * 256;
+      cells += this.len[r]!;
     }
+    this.sev = new Uint8Array(cells * 256);
+    for (let r = 0; r < m.n; r++) {
+      for (let i = 0; i < this.len[r]!; i++) for (let rec = 0; rec < 256; rec++) this.sev[this.sevAt[r]! + i * 256 + rec] = severity(verdictOf(m, r, i, rec));
+    }
+    this.free = new Int32Array(m.pages);
+    this.off = new Int32Array(m.size);
+    this.val = new Int32Array(m.size);
+  }
 
-    // prefill: P writes the request's own data into every page of its table, for its position.
+  /** Every successor of `s`, as a `slice()` with the changes written, in action order. */
+  successors(s: State, sink: Sink): void {
+    this.sliceSink = sink;
+    this.hashing = false;
+    this.expand(s);
+  }
+
+  /** Every successor of `s` as its action and fingerprint: `(h1, h2)`, `s`'s, with each change's old value's numbers out and the new one's in. */
+  fingerprints(s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+    this.hashSink = sink;
+    this.hashing = true;
+    this.h1 = h1;
+    this.h2 = h2;
+    this.lo = z.lo;
+    this.hi = z.hi;
+    this.expand(s);
+  }
+
+  private hashing = false;
+  private sliceSink: Sink = () => undefined;
+  private hashSink: FingerprintSink = () => undefined;
+  private h1 = 0;
+  private h2 = 0;
+  private lo: Int32Array = new Int32Array(0);
+  private hi: Int32Array = new Int32Array(0);
+
+  /** Every enabled action of `s`, kind-major then request (the spec's order), each emitted with its changes. */
+  private expand(s: State): void {
+    this.scanFree(s);
+    const n = this.n;
+    const phaseAt = this.phaseAt;
+    const overLong = this.overLong;
+    for (let r = 0; r < n; r++) {
+      if (s[phaseAt + r] !== Ph.new) continue;
+      this.count = 0;
+      if (this.allocate(r)) this.emit(s, r);
+    }
     for (let r = 0; r < n; r++) {
       if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 1) continue;
-      const t = s.slice();
-      const at = tableAt[r]!;
-      for (let i = 0; i < len[r]!; i++) {
-        const p = s[at + i]!;
-        if (p === 0xff) continue;
-        t[dataAt + p] = r + 1;
-        t[dataPosAt + p] = i;
-      }
-      t[phaseAt + r] = Ph.written;
-      sink(t, n + r);
+      this.count = 0;
+      this.prefill(s, r);
+      this.emit(s, n + r);
     }
-
-    // stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0.
     for (let r = 0; r < n; r++) {
       if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 0) continue;
-      const t = s.slice();
-      if (silentStub) {
-        const p = s[tableAt[r]!] ?? 0xff;
-        if (p !== 0xff) {
-          t[dataAt + p] = r + 1;
-          t[dataPosAt + p] = 0;
-        }
-        t[phaseAt + r] = Ph.written;
-      } else t[phaseAt + r] = Ph.refused;
-      sink(t, 2 * n + r);
+      this.count = 0;
+      this.stub(s, r);
+      this.emit(s, 2 * n + r);
     }
-
-    // handoff: a written request goes to decode.
     for (let r = 0; r < n; r++) {
       if (s[phaseAt + r] !== Ph.written) continue;
-      const t = s.slice();
-      t[phaseAt + r] = Ph.handedOff;
-      sink(t, 3 * n + r);
+      this.count = 0;
+      this.set(phaseAt + r, Ph.handedOff);
+      this.emit(s, 3 * n + r);
     }
-
-    // decode: one step reads every page of the table: read set, read records (the worse kept), unheld reads.
     for (let r = 0; r < n; r++) {
       if (s[phaseAt + r] !== Ph.handedOff) continue;
-      const at = tableAt[r]!;
-      const l = len[r]!;
-      let whole = true;
-      for (let i = 0; i < l; i++) if (s[at + i] === 0xff) whole = false;
-      if (!whole) {
-        // A table with an empty slot: the readable transition says what that reads.
-        const t = decode(m, s, r);
-        if (t !== undefined) sink(t, 4 * n + r);
-        continue;
-      }
-      const t = s.slice();
-      const o = observedAt + observedBytes * r;
-      let observed = 0;
-      for (let k = 0; k < observedBytes; k++) observed |= s[o + k]! << (8 * k);
-      let unheld = false;
-      const rec0 = readAt[r]!;
-      const sev0 = sevAt[r]!;
-      for (let i = 0; i < l; i++) {
-        const p = s[at + i]!;
-        const label = s[dataAt + p]!;
-        const record = READ | (label & READ_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? MISPLACED : 0);
-        if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
-        const old = s[rec0 + i]!;
-        const row = sev0 + 256 * i;
-        t[rec0 + i] = (old & READ) === 0 || sev[row + record]! > sev[row + old]! ? record : old;
-        if (s[holderAt + p] !== r + 1) unheld = true;
-      }
-      for (let k = 0; k < observedBytes; k++) t[o + k] = (observed >>> (8 * k)) & 0xff;
-      if (unheld) t[flagsAt + r] = t[flagsAt + r]! | READ_UNHELD;
-      t[stepsAt + r] = s[stepsAt + r]! + 1;
-      t[phaseAt + r] = Ph.decoded;
-      sink(t, 4 * n + r);
+      this.count = 0;
+      if (this.decode(s, r)) this.emit(s, 4 * n + r);
     }
-
-    // free: the table's pages go back to the free list (nobody holds them); the request is freed and its table dies.
     for (let r = 0; r < n; r++) {
-      if (!normalFree(s[phaseAt + r]!)) continue;
-      const t = s.slice();
-      const at = tableAt[r]!;
-      const l = len[r]!;
-      // No prefixes in the family, so no shared prefix pages to skip.
-      for (let i = 0; i < l; i++) {
-        const p = s[at + i]!;
-        if (p !== 0xff) t[holderAt + p] = 0;
-      }
-      t[phaseAt + r] = Ph.freed;
-      if (clearOnFree) for (let i = 0; i < l; i++) t[at + i] = 0xff;
-      sink(t, 5 * n + r);
+      const phase = s[phaseAt + r];
+      if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
+      this.count = 0;
+      this.release(s, r);
+      this.emit(s, 5 * n + r);
     }
-  };
+  }
+
+  /** Hands on the successor of `s` by action `a`, whose changes are listed: as a fingerprint, or written into a `slice()`. */
+  private emit(s: State, a: number): void {
+    const off = this.off;
+    const val = this.val;
+    if (this.hashing) {
+      const lo = this.lo;
+      const hi = this.hi;
+      let x = this.h1;
+      let y = this.h2;
+      for (let k = 0; k < this.count; k++) {
+        const o = off[k]!;
+        const was = (o << 8) | s[o]!;
+        const now = (o << 8) | val[k]!;
+        x ^= lo[was]! ^ lo[now]!;
+        y ^= hi[was]! ^ hi[now]!;
+      }
+      this.hashSink(a, x, y);
+      return;
+    }
+    const t = s.slice();
+    for (let k = 0; k < this.count; k++) t[off[k]!] = val[k]!;
+    this.sliceSink(t, a);
+  }
+
+  /** Writes action `a`'s changes of `s` into `out` (a copy of `s`). */
+  apply(s: State, a: number, out: Uint8Array): void {
+    // Only allocate (the first kind) reads the free pages.
+    if (a < this.n) this.scanFree(s);
+    if (!this.changes(s, a)) throw new Error(`spec: action ${a} is not enabled in the state it was applied to`);
+    for (let k = 0; k < this.count; k++) out[this.off[k]!] = this.val[k]!;
+  }
+
+  /** The free pages of `s`, ascending: the sorted allocator hands out the lowest (allocator.ts, takeInto). */
+  private scanFree(s: State): void {
+    let c = 0;
+    for (let p = this.first; p < this.pages; p++) if (s[this.holderAt + p] === 0) this.free[c++] = p;
+    this.freeCount = c;
+  }
+
+  /** Fills the change list of action number `a` in `s` (the guards of {@link expand}, for one action); false when it is not enabled. */
+  private changes(s: State, a: number): boolean {
+    const n = this.n;
+    const kind = (a / n) | 0;
+    const r = a - kind * n;
+    // The phase guard first: it is what most actions fail.
+    const phase = s[this.phaseAt + r]!;
+    this.count = 0;
+    switch (kind) {
+      case 0:
+        return phase === Ph.new && this.allocate(r);
+      case 1:
+        return phase === Ph.allocated && this.overLong[r] === 0 && this.prefill(s, r);
+      case 2:
+        return phase === Ph.allocated && this.overLong[r] === 1 && this.stub(s, r);
+      case 3:
+        return phase === Ph.written && this.set(this.phaseAt + r, Ph.handedOff);
+      case 4:
+        return phase === Ph.handedOff && this.decode(s, r);
+      default:
+        return (phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed) && this.release(s, r);
+    }
+  }
+
+  /** A change at an offset not changed yet by this action; true, for chaining into a guard. */
+  private set(o: number, v: number): boolean {
+    this.off[this.count] = o;
+    this.val[this.count++] = v & 0xff;
+    return true;
+  }
+
+  /** A change at an offset this action may have changed already (a page's byte: a table may name a page twice): the last value wins. */
+  private setPage(o: number, v: number): void {
+    for (let k = 0; k < this.count; k++) {
+      if (this.off[k] === o) {
+        this.val[k] = v & 0xff;
+        return;
+      }
+    }
+    this.set(o, v);
+  }
+
+  /** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+  private allocate(r: number): boolean {
+    const need = this.len[r]!;
+    if (this.freeCount < need) return false;
+    const at = this.tableAt[r]!;
+    for (let k = 0; k < need; k++) {
+      const p = this.free[k]!;
+      this.set(this.holderAt + p, r + 1);
+      this.set(at + k, p);
+    }
+    return this.set(this.phaseAt + r, Ph.allocated);
+  }
+
+  /** prefill: P writes the request's own data into every page of its table, for its position. */
+  private prefill(s: State, r: number): boolean {
+    const at = this.tableAt[r]!;
+    for (let i = 0; i < this.len[r]!; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      this.setPage(this.dataAt + p, r + 1);
+      this.setPage(this.dataPosAt + p, i);
+    }
+    return this.set(this.phaseAt + r, Ph.written);
+  }
+
+  /** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. */
+  private stub(s: State, r: number): boolean {
+    if (!this.silentStub) return this.set(this.phaseAt + r, Ph.refused);
+    const p = s[this.tableAt[r]!] ?? 0xff;
+    if (p !== 0xff) {
+      this.set(this.dataAt + p, r + 1);
+      this.set(this.dataPosAt + p, 0);
+    }
+    return this.set(this.phaseAt + r, Ph.written);
+  }
+
+  /** decode: one step reads every page of the table: read set, read records (the worse kept), unheld reads. */
+  private decode(s: State, r: number): boolean {
+    const at = this.tableAt[r]!;
+    const l = this.len[r]!;
+    for (let i = 0; i < l; i++) if (s[at + i] === 0xff) return this.readable(s, r);
+    const w = this.observedBytes;
+    const o = this.observedAt + w * r;
+    let observed = 0;
+    for (let k = 0; k < w; k++) observed |= s[o + k]! << (8 * k);
+    let unheld = false;
+    const rec0 = this.readAt[r]!;
+    const sev0 = this.sevAt[r]!;
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      const label = s[this.dataAt + p]!;
+      const record = READ | (label & READ_LABEL) | (label !== 0 && s[this.dataPosAt + p] !== i ? MISPLACED : 0);
+      if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
+      const old = s[rec0 + i]!;
+      const row = sev0 + 256 * i;
+      const kept = (old & READ) === 0 || this.sev[row + record]! > this.sev[row + old]! ? record : old;
+      if (kept !== old) this.set(rec0 + i, kept);
+      if (s[this.holderAt + p] !== r + 1) unheld = true;
+    }
+    for (let k = 0; k < w; k++) {
+      const byte = (observed >>> (8 * k)) & 0xff;
+      if (byte !== s[o + k]) this.set(o + k, byte);
+    }
+    if (unheld) this.set(this.flagsAt + r, s[this.flagsAt + r]! | READ_UNHELD);
+    this.set(this.stepsAt + r, s[this.stepsAt + r]! + 1);
+    return this.set(this.phaseAt + r, Ph.decoded);
+  }
+
+  /** decode of a table with an empty slot (never reached in the family, where a live table is whole): the readable transition, as changes. */
+  private readable(s: State, r: number): boolean {
+    const t = decode(this.m, Uint8Array.from(s), r);
+    if (t === undefined) return false;
+    for (let o = 0; o < this.m.size; o++) if (t[o] !== s[o]) this.set(o, t[o]!);
+    return true;
+  }
+
+  /** free: the table's pages go back to the free list (nobody holds them); the request is freed and its table dies. */
+  private release(s: State, r: number): boolean {
+    const at = this.tableAt[r]!;
+    const l = this.len[r]!;
+    // No prefixes in the family, so no shared prefix pages to skip.
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (p !== 0xff) this.setPage(this.holderAt + p, 0);
+    }
+    if (this.clearOnFree) for (let i = 0; i < l; i++) this.set(at + i, 0xff);
+    return this.set(this.phaseAt + r, Ph.freed);
+  }
 }

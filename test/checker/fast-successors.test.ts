@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { check } from '../../checker/index.ts';
+import { check, type Checkable } from '../../checker/index.ts';
 import { CONJOINED, conjunctionOf } from '../../spec/fast-properties.ts';
-import { fastSuccessorsOf, inFastFamily } from '../../spec/fast-successors.ts';
+import { fastHashedOf, fastSuccessorsOf, inFastFamily } from '../../spec/fast-successors.ts';
+import { Zobrist } from '../../checker/zobrist.ts';
 import { ScratchState } from '../../checker/scratch.ts';
 import { allActions, checkedModel, compile, configFrom, incidentConfig, matrixConfig, step, type Config, type State } from '../../spec/index.ts';
 import { keyOf, reachable } from './orbits.ts';
@@ -45,8 +46,93 @@ describe('the fast successors agree with the spec on every reachable state', () 
     }
     // Every state but the finished ones has a successor, so the comparison is not vacuous.
     expect(successors).toBeGreaterThanOrEqual(states.length - 1);
-    // The search through the fast form finds the same states.
-    expect(check(checkedModel(m), { symmetry: false, continueAfterViolation: true }).distinctStates).toBe(expected);
+    // Fingerprint first: the same actions, each with the fingerprint of the spec's successor, and written out as the spec's.
+    const hashed = fastHashedOf(m)!;
+    const z = new Zobrist(m.size);
+    const h = new Int32Array(2);
+    for (const s of states) {
+      z.hash(s, h, 0);
+      const got: string[] = [];
+      hashed.fingerprints(s, h[0]!, h[1]!, z, (a, h1, h2) => {
+        const t = s.slice();
+        hashed.apply(s, a, t);
+        const want = step(m, s, allActions(m)[a]!)!;
+        z.hash(want, h, 0);
+        expect([h1, h2]).toEqual([h[0], h[1]]);
+        got.push(`${a}:${keyOf(t)}`);
+      });
+      z.hash(s, h, 0);
+      expect(got).toEqual(specSuccessors(m, s));
+    }
+    // The search through the fast form (fingerprint first, without symmetry; through the expanders' path with it) finds the same states.
+    const model = checkedModel(m);
+    expect(model.hashed).toBeDefined();
+    const { hashed: _, ...unhashed } = model;
+    const [viaHashes, viaSuccessors] = [model, unhashed].map((x) => check(x, { symmetry: false, continueAfterViolation: true }));
+    expect(viaHashes!.distinctStates).toBe(expected);
+    // Everything but the bytes per state, which count each queued state's fingerprint too.
+    expect({ ...viaHashes, bytesPerState: 0 }).toEqual({ ...viaSuccessors, bytesPerState: 0 });
+  });
+
+  it('fingerprint first stops where the search through successors stops: at a deadlock, at a violation, at the state budget', { timeout: 60_000 }, () => {
+    const cases: [Config, Parameters<typeof check>[1]][] = [
+      [configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'buggy' }), { symmetry: false }],
+      [configFrom({ pages: 5, prefillLimit: 3, requests: requests([1, 2, 2, 3]), variant: 'length-fix' }), { symmetry: false, maxStates: 1000 }],
+    ];
+    const verdicts: string[] = [];
+    for (const [config, options] of cases) {
+      const model = checkedModel(compile(config));
+      const { hashed: _, ...unhashed } = model;
+      const [a, b] = [model, unhashed].map((x) => check(x, options));
+      expect({ ...a!, bytesPerState: 0 }).toEqual({ ...b!, bytesPerState: 0 });
+      verdicts.push(`${a!.verdict}:${a!.violations.map((v) => v.invariant).join(',')}`);
+    }
+    expect(verdicts).toEqual(['violation:Isolation', 'incomplete:']);
+    // The family has no deadlock; a tiny model with fingerprint-first successors has: x counts to 3, y to 2 but only while x < 3, and only y = 2 is an end.
+    const tiny = (withHashes: boolean): Checkable<number> => {
+      const next = (s: Uint8Array, i: number): Uint8Array | undefined => {
+        if (i === 0 ? s[0]! >= 3 : s[0]! >= 3 || s[1]! >= 2) return undefined;
+        const t = s.slice();
+        t[i] = t[i]! + 1;
+        return t;
+      };
+      const base: Checkable<number> = {
+        stateBytes: 2,
+        initialStates: () => [new Uint8Array(2)],
+        actionCount: 2,
+        action: (i) => i,
+        actionLabel: (i) => (i === 0 ? 'x' : 'y'),
+        actions: (s, out) => {
+          out.length = 0;
+          for (let i = 0; i < 2; i++) if (next(s, i) !== undefined) out.push(i);
+        },
+        nextState: next,
+        properties: [{ name: 'Small', kind: 'always', holds: (s) => s[0]! + s[1]! < 9 }],
+        isLegitimateEnd: (s) => s[1] === 2,
+      };
+      if (!withHashes) return base;
+      return {
+        ...base,
+        hashed: {
+          fingerprints: (s, h1, h2, z, sink) => {
+            for (let i = 0; i < 2; i++) {
+              const t = next(s, i);
+              if (t === undefined) continue;
+              const was = (i << 8) | s[i]!;
+              const now = (i << 8) | t[i]!;
+              sink(i, h1 ^ z.lo[was]! ^ z.lo[now]!, h2 ^ z.hi[was]! ^ z.hi[now]!);
+            }
+          },
+          apply: (s, i, out) => out.set(next(s, i)!),
+        },
+      };
+    };
+    for (const options of [{}, { continueAfterViolation: true }, { deadlock: false }, { maxStates: 5 }]) {
+      const [a, b] = [tiny(true), tiny(false)].map((x) => check(x, options));
+      expect({ ...a!, bytesPerState: 0 }).toEqual({ ...b!, bytesPerState: 0 });
+      verdicts.push(`${a!.verdict}:${a!.violations.map((v) => `${v.invariant}@${v.depth}`).join(',')}:${a!.distinctStates}`);
+    }
+    expect(verdicts.slice(2)).toEqual(['violation:Deadlock@3:9', 'violation:Deadlock@3:12', 'holds::12', 'incomplete::5']);
   });
 
   it('the naive encoding (dead tables kept) agrees too', { timeout: 60_000 }, () => {
