@@ -151,97 +151,209 @@ class Family {
     this.val = new Int32Array(m.size);
   }
 
-  /** Every successor of `s`, as a `slice()` with the changes written, in action order. */
+  /**
+   * Every successor of `s`, written into a `slice()`, in action order (kind-major, then
+   * request). Written out per kind with the offsets in locals, like {@link fingerprints};
+   * decode, and a table with an empty slot, go through the change list.
+   */
   successors(s: State, sink: Sink): void {
-    this.sliceSink = sink;
-    this.hashing = false;
-    this.expand(s);
-  }
-
-  /** Every successor of `s` as its action and fingerprint: `(h1, h2)`, `s`'s, with each change's old value's numbers out and the new one's in. */
-  fingerprints(s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-    this.hashSink = sink;
-    this.hashing = true;
-    this.h1 = h1;
-    this.h2 = h2;
-    this.lo = z.lo;
-    this.hi = z.hi;
-    this.expand(s);
-  }
-
-  private hashing = false;
-  private sliceSink: Sink = () => undefined;
-  private hashSink: FingerprintSink = () => undefined;
-  private h1 = 0;
-  private h2 = 0;
-  private lo: Int32Array = new Int32Array(0);
-  private hi: Int32Array = new Int32Array(0);
-
-  /** Every enabled action of `s`, kind-major then request (the spec's order), each emitted with its changes. */
-  private expand(s: State): void {
     this.scanFree(s);
     const n = this.n;
-    const phaseAt = this.phaseAt;
-    const overLong = this.overLong;
+    const { phaseAt, holderAt, dataAt, dataPosAt, len, tableAt, overLong } = this;
     for (let r = 0; r < n; r++) {
-      if (s[phaseAt + r] !== Ph.new) continue;
-      this.count = 0;
-      if (this.allocate(r)) this.emit(s, r);
+      // allocate: a new request takes the lowest free pages as its table.
+      const need = len[r]!;
+      if (s[phaseAt + r] !== Ph.new || this.freeCount < need) continue;
+      const t = s.slice();
+      const at = tableAt[r]!;
+      for (let k = 0; k < need; k++) {
+        const p = this.free[k]!;
+        t[holderAt + p] = r + 1;
+        t[at + k] = p;
+      }
+      t[phaseAt + r] = Ph.allocated;
+      sink(t, r);
     }
     for (let r = 0; r < n; r++) {
+      // prefill: P writes the request's own data into every page of its table, for its position.
       if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 1) continue;
-      this.count = 0;
-      this.prefill(s, r);
-      this.emit(s, n + r);
+      const t = s.slice();
+      const at = tableAt[r]!;
+      for (let i = 0; i < len[r]!; i++) {
+        const p = s[at + i]!;
+        if (p === 0xff) continue;
+        t[dataAt + p] = r + 1;
+        t[dataPosAt + p] = i;
+      }
+      t[phaseAt + r] = Ph.written;
+      sink(t, n + r);
     }
     for (let r = 0; r < n; r++) {
       if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 0) continue;
-      this.count = 0;
-      this.stub(s, r);
-      this.emit(s, 2 * n + r);
+      this.sliceVia(s, 2 * n + r, sink);
     }
     for (let r = 0; r < n; r++) {
+      // handoff: a written request goes to decode.
       if (s[phaseAt + r] !== Ph.written) continue;
-      this.count = 0;
-      this.set(phaseAt + r, Ph.handedOff);
-      this.emit(s, 3 * n + r);
+      const t = s.slice();
+      t[phaseAt + r] = Ph.handedOff;
+      sink(t, 3 * n + r);
     }
     for (let r = 0; r < n; r++) {
       if (s[phaseAt + r] !== Ph.handedOff) continue;
-      this.count = 0;
-      if (this.decode(s, r)) this.emit(s, 4 * n + r);
+      this.sliceVia(s, 4 * n + r, sink);
     }
     for (let r = 0; r < n; r++) {
+      // free: the table's pages are held by nobody; the request is freed and its table dies.
       const phase = s[phaseAt + r];
       if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
-      this.count = 0;
-      this.release(s, r);
-      this.emit(s, 5 * n + r);
+      const t = s.slice();
+      const at = tableAt[r]!;
+      const l = len[r]!;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        if (p !== 0xff) t[holderAt + p] = 0;
+      }
+      if (this.clearOnFree) for (let i = 0; i < l; i++) t[at + i] = 0xff;
+      t[phaseAt + r] = Ph.freed;
+      sink(t, 5 * n + r);
     }
   }
 
-  /** Hands on the successor of `s` by action `a`, whose changes are listed: as a fingerprint, or written into a `slice()`. */
-  private emit(s: State, a: number): void {
-    const off = this.off;
-    const val = this.val;
-    if (this.hashing) {
-      const lo = this.lo;
-      const hi = this.hi;
-      let x = this.h1;
-      let y = this.h2;
-      for (let k = 0; k < this.count; k++) {
-        const o = off[k]!;
-        const was = (o << 8) | s[o]!;
-        const now = (o << 8) | val[k]!;
-        x ^= lo[was]! ^ lo[now]!;
-        y ^= hi[was]! ^ hi[now]!;
-      }
-      this.hashSink(a, x, y);
-      return;
-    }
+  /** Action `a`'s successor through its change list, written into a `slice()`, to `sink` when it is enabled. */
+  private sliceVia(s: State, a: number, sink: Sink): void {
+    if (!this.changes(s, a)) return;
     const t = s.slice();
-    for (let k = 0; k < this.count; k++) t[off[k]!] = val[k]!;
-    this.sliceSink(t, a);
+    for (let k = 0; k < this.count; k++) t[this.off[k]!] = this.val[k]!;
+    sink(t, a);
+  }
+
+  /**
+   * Every successor of `s` as its action and fingerprint: `(h1, h2)`, `s`'s, with each
+   * changed byte's old value's numbers out and the new one's in. Written out per kind
+   * with the fingerprint in locals (the change lists cost more than the rest together);
+   * a table that names a page twice (never in the family's reachable states) goes
+   * through the change list, where the last write to a byte wins.
+   */
+  fingerprints(s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+    this.scanFree(s);
+    const lo = z.lo;
+    const hi = z.hi;
+    const n = this.n;
+    const { phaseAt, holderAt, dataAt, dataPosAt, len, tableAt, overLong } = this;
+    for (let r = 0; r < n; r++) {
+      // allocate: holders of the lowest free pages, the table, the phase.
+      const need = len[r]!;
+      if (s[phaseAt + r] !== Ph.new || this.freeCount < need) continue;
+      let x = h1;
+      let y = h2;
+      const at = tableAt[r]!;
+      for (let k = 0; k < need; k++) {
+        const p = this.free[k]!;
+        let b = (holderAt + p) << 8;
+        x ^= lo[b | s[holderAt + p]!]! ^ lo[b | (r + 1)]!;
+        y ^= hi[b | s[holderAt + p]!]! ^ hi[b | (r + 1)]!;
+        b = (at + k) << 8;
+        x ^= lo[b | s[at + k]!]! ^ lo[b | p]!;
+        y ^= hi[b | s[at + k]!]! ^ hi[b | p]!;
+      }
+      const b = (phaseAt + r) << 8;
+      sink(r, x ^ lo[b | Ph.new]! ^ lo[b | Ph.allocated]!, y ^ hi[b | Ph.new]! ^ hi[b | Ph.allocated]!);
+    }
+    for (let r = 0; r < n; r++) {
+      // prefill: each table page's data and position, the phase.
+      if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 1) continue;
+      const at = tableAt[r]!;
+      const l = len[r]!;
+      if (this.namesPageTwice(s, at, l)) {
+        this.viaChanges(s, n + r, h1, h2, lo, hi, sink);
+        continue;
+      }
+      let x = h1;
+      let y = h2;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        if (p === 0xff) continue;
+        let b = (dataAt + p) << 8;
+        x ^= lo[b | s[dataAt + p]!]! ^ lo[b | (r + 1)]!;
+        y ^= hi[b | s[dataAt + p]!]! ^ hi[b | (r + 1)]!;
+        b = (dataPosAt + p) << 8;
+        x ^= lo[b | s[dataPosAt + p]!]! ^ lo[b | i]!;
+        y ^= hi[b | s[dataPosAt + p]!]! ^ hi[b | i]!;
+      }
+      const b = (phaseAt + r) << 8;
+      sink(n + r, x ^ lo[b | Ph.allocated]! ^ lo[b | Ph.written]!, y ^ hi[b | Ph.allocated]! ^ hi[b | Ph.written]!);
+    }
+    for (let r = 0; r < n; r++) {
+      // stub: as its change list says (a refusal, or one dummy page): rare.
+      if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 0) continue;
+      this.viaChanges(s, 2 * n + r, h1, h2, lo, hi, sink);
+    }
+    for (let r = 0; r < n; r++) {
+      // handoff: the phase alone.
+      if (s[phaseAt + r] !== Ph.written) continue;
+      const b = (phaseAt + r) << 8;
+      sink(3 * n + r, h1 ^ lo[b | Ph.written]! ^ lo[b | Ph.handedOff]!, h2 ^ hi[b | Ph.written]! ^ hi[b | Ph.handedOff]!);
+    }
+    for (let r = 0; r < n; r++) {
+      // decode: distinct bytes of the request's own (records, read set, flags, steps, phase), through its change list.
+      if (s[phaseAt + r] !== Ph.handedOff) continue;
+      this.viaChanges(s, 4 * n + r, h1, h2, lo, hi, sink);
+    }
+    for (let r = 0; r < n; r++) {
+      // free: the table's pages held by nobody, the table cleared, the phase.
+      const phase = s[phaseAt + r]!;
+      if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
+      const at = tableAt[r]!;
+      const l = len[r]!;
+      if (this.namesPageTwice(s, at, l)) {
+        this.viaChanges(s, 5 * n + r, h1, h2, lo, hi, sink);
+        continue;
+      }
+      let x = h1;
+      let y = h2;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        if (p === 0xff) continue;
+        const b = (holderAt + p) << 8;
+        x ^= lo[b | s[holderAt + p]!]! ^ lo[b]!;
+        y ^= hi[b | s[holderAt + p]!]! ^ hi[b]!;
+      }
+      if (this.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          const b = (at + i) << 8;
+          x ^= lo[b | s[at + i]!]! ^ lo[b | 0xff]!;
+          y ^= hi[b | s[at + i]!]! ^ hi[b | 0xff]!;
+        }
+      }
+      const b = (phaseAt + r) << 8;
+      sink(5 * n + r, x ^ lo[b | phase]! ^ lo[b | Ph.freed]!, y ^ hi[b | phase]! ^ hi[b | Ph.freed]!);
+    }
+  }
+
+  /** Whether the table at `at` (`l` slots) names some page twice (empty slots aside). */
+  private namesPageTwice(s: State, at: number, l: number): boolean {
+    for (let i = 1; i < l; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      for (let j = 0; j < i; j++) if (s[at + j] === p) return true;
+    }
+    return false;
+  }
+
+  /** Action `a`'s fingerprint through its change list, to `sink` when it is enabled. */
+  private viaChanges(s: State, a: number, h1: number, h2: number, lo: Int32Array, hi: Int32Array, sink: FingerprintSink): void {
+    if (!this.changes(s, a)) return;
+    let x = h1;
+    let y = h2;
+    for (let k = 0; k < this.count; k++) {
+      const o = this.off[k]!;
+      const was = (o << 8) | s[o]!;
+      const now = (o << 8) | this.val[k]!;
+      x ^= lo[was]! ^ lo[now]!;
+      y ^= hi[was]! ^ hi[now]!;
+    }
+    sink(a, x, y);
   }
 
   /** Writes action `a`'s changes of `s` into `out` (a copy of `s`). */
@@ -259,7 +371,7 @@ class Family {
     this.freeCount = c;
   }
 
-  /** Fills the change list of action number `a` in `s` (the guards of {@link expand}, for one action); false when it is not enabled. */
+  /** Fills the change list of action number `a` in `s`; false when it is not enabled. */
   private changes(s: State, a: number): boolean {
     const n = this.n;
     const kind = (a / n) | 0;
