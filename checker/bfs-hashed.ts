@@ -9,7 +9,8 @@
  * Everything else is `bfs.ts`'s, in the same order: batches of states whose successors'
  * table slots are touched together, then probed in the order generated; the same
  * numbering, depths, deadlock rule (`STOP_GROUP`), budget and property checks. Only the
- * fingerprint function differs, which changes no count (a 64-bit collision aside).
+ * fingerprint function differs, which changes no count (a 64-bit collision aside), and
+ * a successor the model calls quiet is not asked the conjunction's invariants again.
  */
 import { FingerprintSet } from './fingerprints.ts';
 import { invariantsToCheck, type Checkable, type FingerprintSink, type HashedSuccessors } from './model.ts';
@@ -58,6 +59,7 @@ export function checkHashed<A>(model: Checkable<A>, hashed: HashedSuccessors, op
   const raw = new Int32Array(capacity);
   const parents = new Int32Array(capacity);
   const actions = new Uint8Array(capacity);
+  const quiets = new Uint8Array(capacity);
   // The batch's parents, copied out of the queue (whose chunks are recycled as it goes).
   const parentWords: Int32Array[] = [];
   const parentBytes: Uint8Array[] = [];
@@ -90,12 +92,13 @@ export function checkHashed<A>(model: Checkable<A>, hashed: HashedSuccessors, op
 
   let count = 0;
   let parent = 0;
-  const sink: FingerprintSink = (a, h1, h2) => {
+  const sink: FingerprintSink = (a, h1, h2, quiet) => {
     keys[2 * count] = h1;
     keys[2 * count + 1] = tableKey(h2);
     raw[count] = h2;
     parents[count] = parent;
     actions[count] = a;
+    quiets[count] = quiet === true ? 1 : 0;
     count++;
   };
   let incomplete = false;
@@ -152,7 +155,8 @@ export function checkHashed<A>(model: Checkable<A>, hashed: HashedSuccessors, op
       queue.push(fresh.words);
       links.set(j, from, actions[k]!);
       deepest = depth + 1;
-      if (monitor.visit(fresh.bytes, j, deepest) && !keepGoing) stop = true;
+      // A quiet successor's conjoined invariants are its parent's, and those still open held there.
+      if (monitor.visit(fresh.bytes, j, deepest, quiets[k] === 1) && !keepGoing) stop = true;
       if ((j & PROGRESS_MASK) === 0 && onProgress !== undefined) {
         onProgress({ states: queue.length, queue: queue.length - i, depth: deepest });
       }

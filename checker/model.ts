@@ -43,8 +43,14 @@ export interface Conjunction {
 /** Receives a successor (valid only until the receiver returns) and the number of the action that made it. */
 export type SuccessorSink = (t: Uint8Array, action: number) => void;
 
-/** Receives a successor's action number and its fingerprint (the raw halves of `zobrist.ts`). */
-export type FingerprintSink = (action: number, h1: number, h2: number) => void;
+/**
+ * Receives a successor's action number and its fingerprint (the raw halves of
+ * `zobrist.ts`), and optionally whether it is `quiet`: every invariant the model's
+ * {@link Conjunction} names has the same value in it as in its parent (the action
+ * changes none of what they read). The search then knows them to hold in a new quiet
+ * state without evaluating them: an invariant still unviolated held in the parent.
+ */
+export type FingerprintSink = (action: number, h1: number, h2: number, quiet?: boolean) => void;
 
 /**
  * Optional fast path for a search without symmetry: the successors of a state as

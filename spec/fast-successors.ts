@@ -19,6 +19,12 @@
  * parent's Zobrist fingerprint without writing anything (`hashed`, for the search of
  * `checker/bfs-hashed.ts`, which writes only the successors that are new).
  *
+ * Quiet successors (`checker/model.ts`): `prefill`, `stub` and `handoff` change only page
+ * contents and their positions (`data`, `dataPos`) and a phase from one live phase to
+ * another (allocated to written, refused, handed off), none of which the conjoined
+ * invariants read (they read read records, flags, liveness, tables, holders and the free
+ * list), so those invariants have the same values after them as before.
+ *
  * Successors come out exactly as the expanders give them: the same states, in the
  * spec's action order. A test holds both ways to `step` over `allActions` on every
  * reachable state of configurations of the family (test/checker/fast-successors.test.ts);
@@ -266,7 +272,7 @@ class Family {
       const at = tableAt[r]!;
       const l = len[r]!;
       if (this.namesPageTwice(s, at, l)) {
-        this.viaChanges(s, n + r, h1, h2, lo, hi, sink);
+        this.viaChanges(s, n + r, h1, h2, lo, hi, sink, true);
         continue;
       }
       let x = h1;
@@ -282,18 +288,18 @@ class Family {
         y ^= hi[b | s[dataPosAt + p]!]! ^ hi[b | i]!;
       }
       const b = (phaseAt + r) << 8;
-      sink(n + r, x ^ lo[b | Ph.allocated]! ^ lo[b | Ph.written]!, y ^ hi[b | Ph.allocated]! ^ hi[b | Ph.written]!);
+      sink(n + r, x ^ lo[b | Ph.allocated]! ^ lo[b | Ph.written]!, y ^ hi[b | Ph.allocated]! ^ hi[b | Ph.written]!, true);
     }
     for (let r = 0; r < n; r++) {
       // stub: as its change list says (a refusal, or one dummy page): rare.
       if (s[phaseAt + r] !== Ph.allocated || overLong[r] === 0) continue;
-      this.viaChanges(s, 2 * n + r, h1, h2, lo, hi, sink);
+      this.viaChanges(s, 2 * n + r, h1, h2, lo, hi, sink, true);
     }
     for (let r = 0; r < n; r++) {
       // handoff: the phase alone.
       if (s[phaseAt + r] !== Ph.written) continue;
       const b = (phaseAt + r) << 8;
-      sink(3 * n + r, h1 ^ lo[b | Ph.written]! ^ lo[b | Ph.handedOff]!, h2 ^ hi[b | Ph.written]! ^ hi[b | Ph.handedOff]!);
+      sink(3 * n + r, h1 ^ lo[b | Ph.written]! ^ lo[b | Ph.handedOff]!, h2 ^ hi[b | Ph.written]! ^ hi[b | Ph.handedOff]!, true);
     }
     for (let r = 0; r < n; r++) {
       // decode: distinct bytes of the request's own (records, read set, flags, steps, phase), through its change list.
@@ -341,8 +347,8 @@ class Family {
     return false;
   }
 
-  /** Action `a`'s fingerprint through its change list, to `sink` when it is enabled. */
-  private viaChanges(s: State, a: number, h1: number, h2: number, lo: Int32Array, hi: Int32Array, sink: FingerprintSink): void {
+  /** Action `a`'s fingerprint through its change list, to `sink` (with `quiet`) when it is enabled. */
+  private viaChanges(s: State, a: number, h1: number, h2: number, lo: Int32Array, hi: Int32Array, sink: FingerprintSink, quiet = false): void {
     if (!this.changes(s, a)) return;
     let x = h1;
     let y = h2;
@@ -353,7 +359,7 @@ class Family {
       x ^= lo[was]! ^ lo[now]!;
       y ^= hi[was]! ^ hi[now]!;
     }
-    sink(a, x, y);
+    sink(a, x, y, quiet);
   }
 
   /** Writes action `a`'s changes of `s` into `out` (a copy of `s`). */
