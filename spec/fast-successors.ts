@@ -163,13 +163,17 @@ class Family {
    * decode, and a table with an empty slot, go through the change list.
    */
   successors(s: State, sink: Sink): void {
-    this.scanFree(s);
     const n = this.n;
     const { phaseAt, holderAt, dataAt, dataPosAt, len, tableAt, overLong } = this;
+    // The free pages are looked for once, and only when some request is new.
+    let scanned = false;
     for (let r = 0; r < n; r++) {
       // allocate: a new request takes the lowest free pages as its table.
       const need = len[r]!;
-      if (s[phaseAt + r] !== Ph.new || this.freeCount < need) continue;
+      if (s[phaseAt + r] !== Ph.new) continue;
+      if (!scanned) this.scanFree(s);
+      scanned = true;
+      if (this.freeCount < need) continue;
       const t = s.slice();
       const at = tableAt[r]!;
       for (let k = 0; k < need; k++) {
@@ -242,15 +246,19 @@ class Family {
    * through the change list, where the last write to a byte wins.
    */
   fingerprints(s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-    this.scanFree(s);
     const lo = z.lo;
     const hi = z.hi;
     const n = this.n;
     const { phaseAt, holderAt, dataAt, dataPosAt, len, tableAt, overLong } = this;
+    // The free pages are looked for once, and only when some request is new.
+    let scanned = false;
     for (let r = 0; r < n; r++) {
       // allocate: holders of the lowest free pages, the table, the phase.
       const need = len[r]!;
-      if (s[phaseAt + r] !== Ph.new || this.freeCount < need) continue;
+      if (s[phaseAt + r] !== Ph.new) continue;
+      if (!scanned) this.scanFree(s);
+      scanned = true;
+      if (this.freeCount < need) continue;
       let x = h1;
       let y = h2;
       const at = tableAt[r]!;
