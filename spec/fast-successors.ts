@@ -310,9 +310,59 @@ class Family {
       sink(3 * n + r, h1 ^ lo[b | Ph.written]! ^ lo[b | Ph.handedOff]!, h2 ^ hi[b | Ph.written]! ^ hi[b | Ph.handedOff]!, true);
     }
     for (let r = 0; r < n; r++) {
-      // decode: distinct bytes of the request's own (records, read set, flags, steps, phase), through its change list.
+      // decode: the request's own bytes (read records, read set, flags, steps, phase), as `decode` below computes them.
       if (s[phaseAt + r] !== Ph.handedOff) continue;
-      this.viaChanges(s, 4 * n + r, h1, h2, lo, hi, sink);
+      const at = tableAt[r]!;
+      const l = len[r]!;
+      let whole = true;
+      for (let i = 0; i < l; i++) if (s[at + i] === 0xff) whole = false;
+      if (!whole) {
+        this.viaChanges(s, 4 * n + r, h1, h2, lo, hi, sink);
+        continue;
+      }
+      let x = h1;
+      let y = h2;
+      const w = this.observedBytes;
+      const o = this.observedAt + w * r;
+      let observed = 0;
+      for (let k = 0; k < w; k++) observed |= s[o + k]! << (8 * k);
+      let unheld = false;
+      const rec0 = this.readAt[r]!;
+      const sev0 = this.sevAt[r]!;
+      const sev = this.sev;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        const label = s[dataAt + p]!;
+        const record = READ | (label & READ_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? MISPLACED : 0);
+        if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
+        const old = s[rec0 + i]!;
+        const row = sev0 + 256 * i;
+        if ((old & READ) === 0 || sev[row + record]! > sev[row + old]!) {
+          const b = (rec0 + i) << 8;
+          x ^= lo[b | old]! ^ lo[b | record]!;
+          y ^= hi[b | old]! ^ hi[b | record]!;
+        }
+        if (s[holderAt + p] !== r + 1) unheld = true;
+      }
+      for (let k = 0; k < w; k++) {
+        const b = (o + k) << 8;
+        const was = s[o + k]!;
+        const now = (observed >>> (8 * k)) & 0xff;
+        x ^= lo[b | was]! ^ lo[b | now]!;
+        y ^= hi[b | was]! ^ hi[b | now]!;
+      }
+      if (unheld) {
+        const b = (this.flagsAt + r) << 8;
+        const was = s[this.flagsAt + r]!;
+        x ^= lo[b | was]! ^ lo[b | (was | READ_UNHELD)]!;
+        y ^= hi[b | was]! ^ hi[b | (was | READ_UNHELD)]!;
+      }
+      let b = (this.stepsAt + r) << 8;
+      const steps = s[this.stepsAt + r]!;
+      x ^= lo[b | steps]! ^ lo[b | ((steps + 1) & 0xff)]!;
+      y ^= hi[b | steps]! ^ hi[b | ((steps + 1) & 0xff)]!;
+      b = (phaseAt + r) << 8;
+      sink(4 * n + r, x ^ lo[b | Ph.handedOff]! ^ lo[b | Ph.decoded]!, y ^ hi[b | Ph.handedOff]! ^ hi[b | Ph.decoded]!);
     }
     for (let r = 0; r < n; r++) {
       // free: the table's pages held by nobody, the table cleared, the phase.
