@@ -12,7 +12,7 @@
 import { freeCopies } from './allocator.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from './properties.ts';
-import { inFastFamily } from './fast-successors.ts';
+import { inFastFamily } from './fast-family.ts';
 import { severity, verdictOf } from './reads.ts';
 import { isLive, READ, READ_LABEL, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
 
