@@ -61,7 +61,7 @@ export function fastHashedOf(m: Model): HashedSuccessors | undefined {
 /**
  * Every successor of `s`, written into a `slice()`, in action order (kind-major, then
  * request). Written out per kind with the offsets in locals, like {@link fingerprints};
- * decode, and a table with an empty slot, go through the change list.
+ * stub, and decode of a table with an empty slot, go through the change list.
  */
 function successors(f: FastFamily, s: State, sink: Sink): void {
   const n = f.n;
@@ -111,8 +111,40 @@ function successors(f: FastFamily, s: State, sink: Sink): void {
     sink(t, 3 * n + r);
   }
   for (let r = 0; r < n; r++) {
+    // decode: read records (the worse kept), read set, unheld reads, steps, phase; a table with an empty slot through the change list.
     if (s[phaseAt + r] !== Ph.handedOff) continue;
-    sliceVia(f, s, 4 * n + r, sink);
+    const at = tableAt[r]!;
+    const l = len[r]!;
+    let whole = true;
+    for (let i = 0; i < l; i++) if (s[at + i] === 0xff) whole = false;
+    if (!whole) {
+      sliceVia(f, s, 4 * n + r, sink);
+      continue;
+    }
+    const t = s.slice();
+    const w = f.observedBytes;
+    const o = f.observedAt + w * r;
+    let observed = 0;
+    for (let k = 0; k < w; k++) observed |= s[o + k]! << (8 * k);
+    let unheld = false;
+    const rec0 = f.readAt[r]!;
+    const sev0 = f.sevAt[r]!;
+    const sev = f.sev;
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      const label = s[dataAt + p]!;
+      const record = READ | (label & READ_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? MISPLACED : 0);
+      if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
+      const old = s[rec0 + i]!;
+      const row = sev0 + 256 * i;
+      if ((old & READ) === 0 || sev[row + record]! > sev[row + old]!) t[rec0 + i] = record;
+      if (s[holderAt + p] !== r + 1) unheld = true;
+    }
+    for (let k = 0; k < w; k++) t[o + k] = (observed >>> (8 * k)) & 0xff;
+    if (unheld) t[f.flagsAt + r] = s[f.flagsAt + r]! | READ_UNHELD;
+    t[f.stepsAt + r] = s[f.stepsAt + r]! + 1;
+    t[phaseAt + r] = Ph.decoded;
+    sink(t, 4 * n + r);
   }
   for (let r = 0; r < n; r++) {
     // free: the table's pages are held by nobody; the request is freed and its table dies.
