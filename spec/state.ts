@@ -276,27 +276,7 @@ export function initial(m: Model): State {
 
 /** Request `r` enters `phase`. */
 export function setPhase(m: Model, t: State, r: number, phase: Phase): void {
-  t[m.phaseAt + r] = phaseCode(phase);
-}
-
-/** The code of `phase`: a switch on the name, which V8 compiles to pointer compares, where `Ph[phase]` is a keyed lookup by string on every call. */
-export function phaseCode(phase: Phase): number {
-  switch (phase) {
-    case 'new': return Ph.new;
-    case 'allocated': return Ph.allocated;
-    case 'written': return Ph.written;
-    case 'handedOff': return Ph.handedOff;
-    case 'decoded': return Ph.decoded;
-    case 'refused': return Ph.refused;
-    case 'failed': return Ph.failed;
-    case 'freed': return Ph.freed;
-    case 'timedOut': return Ph.timedOut;
-    case 'landed': return Ph.landed;
-    case 'released': return Ph.released;
-    case 'writing': return Ph.writing;
-    case 'landing': return Ph.landing;
-    case 'decoding': return Ph.decoding;
-  }
+  t[m.phaseAt + r] = Ph[phase];
 }
 
 /** Page `p` is now held by `label` (0: it is back on the free list). */
