@@ -16,6 +16,7 @@
  * order, so the first one found is at the least depth among deadlocks.
  */
 import { SuccessorBatch } from './batch.ts';
+import { checkHashed } from './bfs-hashed.ts';
 import { FingerprintSet } from './fingerprints.ts';
 import { invariantsToCheck, successorsOf, type Checkable, type SuccessorSink } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
@@ -56,6 +57,8 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
   const links = new ParentLinks();
   const monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'), model.conjunction);
   const perBatch = Math.max(1, Math.min(BATCH_STATES, Math.floor(BATCH_BYTES / (Math.max(model.actionCount, 1) * strideOf(size)))));
+  // Without a canonicaliser, a model that gives its successors fingerprint first writes only the new ones (bfs-hashed.ts).
+  if (model.hashed !== undefined && canonicalize === undefined) return checkHashed(model, model.hashed, options, { perBatch, stopGroup: STOP_GROUP });
   const batch = new SuccessorBatch(size, Math.max(perBatch * model.actionCount, 1));
   const words = new WordViews(size);
   // A model that copies its input once by slice() gets a scratch state that slices straight into the batch.

@@ -10,3 +10,5 @@ export { strideOf, wordState, type WordState } from './words.ts';
 export { simulate, mergeSimulations, type SimulateOptions, type SimulatedViolation, type SimulationResult } from './simulate.ts';
 export { shrinkActions } from './shrink.ts';
 export { checkParallel, type ParallelOptions } from './parallel.ts';
+export type { FingerprintSink, HashedSuccessors } from './model.ts';
+export { Zobrist } from './zobrist.ts';

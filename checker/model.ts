@@ -11,6 +11,7 @@
  *
  * The checker imports nothing of any particular model; a model imports this file.
  */
+import type { Zobrist } from './zobrist.ts';
 
 /** A named state predicate: an invariant (`always`) or a non-vacuity witness (`sometimes`). */
 export interface ModelProperty {
@@ -41,6 +42,27 @@ export interface Conjunction {
 
 /** Receives a successor (valid only until the receiver returns) and the number of the action that made it. */
 export type SuccessorSink = (t: Uint8Array, action: number) => void;
+
+/**
+ * Receives a successor's action number and its fingerprint (the raw halves of
+ * `zobrist.ts`), and optionally whether it is `quiet`: every invariant the model's
+ * {@link Conjunction} names has the same value in it as in its parent (the action
+ * changes none of what they read). The search then knows them to hold in a new quiet
+ * state without evaluating them: an invariant still unviolated held in the parent.
+ */
+export type FingerprintSink = (action: number, h1: number, h2: number, quiet?: boolean) => void;
+
+/**
+ * Optional fast path for a search without symmetry: the successors of a state as
+ * fingerprints first, from the parent's fingerprint and the bytes each action changes
+ * (`zobrist.ts`), and written out only for those the search keeps.
+ */
+export interface HashedSuccessors {
+  /** Passes each successor of `s`, whose fingerprint under `z` is `(h1, h2)`, to `sink` as its action number and fingerprint under `z`, in ascending action order: the successors `successors` gives. */
+  fingerprints(s: Uint8Array, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void;
+  /** Writes into `out`, which holds a copy of `s`, what action `action` (one that `fingerprints` gave for `s`) changes. */
+  apply(s: Uint8Array, action: number, out: Uint8Array): void;
+}
 
 /** A model the checker can explore; `A` is the model's own action type. */
 export interface Checkable<A = unknown> {
@@ -86,6 +108,8 @@ export interface Checkable<A = unknown> {
    * straight into the search's own storage. Default false.
    */
   readonly slicesOnce?: boolean;
+  /** Optional: successors as fingerprints first (see {@link HashedSuccessors}); used by a search without a canonicaliser. */
+  readonly hashed?: HashedSuccessors;
 }
 
 /** A model's successors through the fast path, or through `actions` and `nextState` when it has none. */

@@ -13,6 +13,7 @@ import { allFinished } from './liveness.ts';
 import type { Config } from './config.ts';
 import { compile, type Model } from './model.ts';
 import { conjunctionOf, fastFormOf } from './fast-properties.ts';
+import { fastHashedOf } from './fast-successors.ts';
 import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from './properties.ts';
 import { initial, type State } from './state.ts';
 import { createCanonicalizer } from './symmetry.ts';
@@ -36,6 +37,8 @@ export function checkedModel(m: Model): Checkable<Action> {
   const actions = allActions(m);
   const canon = createCanonicalizer(m);
   const successors = successorsFunction(m);
+  // The plainest configurations also give their successors fingerprint first (fast-successors.ts).
+  const hashed = fastHashedOf(m);
   const model: Checkable<Action> = {
     stateBytes: m.size,
     initialStates: () => [initial(m)],
@@ -53,6 +56,7 @@ export function checkedModel(m: Model): Checkable<Action> {
     successors,
     // Every transition copies its input once, with slice(), before it writes (transitions.ts).
     slicesOnce: true,
+    ...(hashed === undefined ? {} : { hashed }),
   };
   return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
 }

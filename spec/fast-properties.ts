@@ -12,8 +12,9 @@
 import { freeCopies } from './allocator.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from './properties.ts';
+import { inFastFamily } from './fast-family.ts';
 import { severity, verdictOf } from './reads.ts';
-import { isLive, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
+import { isLive, READ, READ_LABEL, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
 
 /** A state predicate specialised to one model. */
 export type FastPredicate = (s: State) => boolean;
@@ -105,6 +106,12 @@ export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conserv
  * `Conjunction`), and evaluates them only where it fails.
  */
 export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
+  const general = generalConjunction(m);
+  return { names: CONJOINED.map((p) => p.name), holds: inFastFamily(m) ? plainConjunction(m, general) : general };
+}
+
+/** {@link conjunctionOf}'s pass for any model. */
+function generalConjunction(m: Model): FastPredicate {
   const { severities, offsets } = verdictTable(m);
   const cells = offsets.length;
   const seen = new Uint8Array(m.pages);
@@ -143,7 +150,63 @@ export function conjunctionOf(m: Model): { readonly names: readonly string[]; re
     }
     return count === m.pages - m.firstPage;
   };
-  return { names: CONJOINED.map((p) => p.name), holds };
+  return holds;
+}
+
+/**
+ * {@link conjunctionOf}'s pass for the family of `fast-successors.ts` (whole pages, the
+ * `sorted` allocator, no prefixes): there no page is shared and the free list is not
+ * stored, a page being free exactly when nobody holds it, so the pass is the general one
+ * with those cases left out: no read record of severity 2, no unheld read, every live
+ * table whole and held by its request alone, every page a request holds in its table,
+ * and the pages held or free adding up to the pool.
+ */
+function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
+  const n = m.n;
+  const pages = m.pages;
+  const first = m.firstPage;
+  const { holderAt, phaseAt, flagsAt } = m;
+  const len = Int32Array.from(m.len);
+  const tableAt = Int32Array.from(m.tableAt);
+  const readAt = Int32Array.from(m.readAt);
+  // Pages as bits of one integer; a larger pool takes the general pass.
+  if (pages > 30) return general;
+  return (s) => {
+    // Isolation: a read of another request's content (no prefixes here: any label but nobody and its own).
+    for (let r = 0; r < n; r++) {
+      const at = readAt[r]!;
+      for (let i = 0, l = len[r]!; i < l; i++) {
+        const rec = s[at + i]!;
+        const label = rec & READ_LABEL;
+        if ((rec & READ) !== 0 && label !== 0 && label !== r + 1) return false;
+      }
+      if ((s[flagsAt + r]! & READ_UNHELD) !== 0) return false;
+    }
+    // Every live table whole, each page held by its request and in no other slot of a live table.
+    let seen = 0;
+    let inTables = 0;
+    for (let r = 0; r < n; r++) {
+      if (!isLive(s[phaseAt + r]!)) continue;
+      const at = tableAt[r]!;
+      for (let i = 0, l = len[r]!; i < l; i++) {
+        const p = s[at + i]!;
+        // A page id past the pool (never reachable) is left to the general pass, which says what it means.
+        if (p >= pages) return p === 0xff ? false : general(s);
+        if (s[holderAt + p] !== r + 1 || ((seen >>> p) & 1) !== 0) return false;
+        seen |= 1 << p;
+        inTables++;
+      }
+    }
+    // The pages some request holds are exactly those in live tables (those are held and distinct: equal counts say it); with the free and cached ones they make the pool.
+    let held = 0;
+    let rest = 0;
+    for (let p = 0; p < pages; p++) {
+      const h = s[holderAt + p]!;
+      if (h >= 1 && h <= n) held++;
+      else if (p >= first) rest++;
+    }
+    return held === inTables && inTables + rest === pages - first;
+  };
 }
 
 /** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */
