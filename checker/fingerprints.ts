@@ -122,6 +122,9 @@ export class FingerprintSet {
     const buffer = this.table.buffer as ResizableBuffer;
     if (buffer.resizable === true && 8 * slots <= buffer.maxByteLength) {
       buffer.resize(8 * slots);
+      // Write the new half before anything reads it: a fresh page read first maps the shared
+      // zero page, and its first write then faults a second time (and flushes other cores' TLBs).
+      this.table.fill(0, slots, 2 * slots);
       rehashInPlace(this.table, slots >>> 1);
     } else {
       const old = this.table;
