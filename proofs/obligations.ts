@@ -59,6 +59,10 @@ export interface ObligationResult {
   readonly vacuous?: true;
   /** The counterexample to induction, when there is one. */
   readonly counterexample?: Counterexample;
+  /** When unknown: z3's reason for each attempt (`timeout`, `(incomplete quantifiers)`, ...). */
+  readonly unknownReasons?: readonly string[];
+  /** How many times z3 was asked over the unbounded sorts (more than once after an unknown that was not a timeout). */
+  readonly attempts?: number;
 }
 
 /** What to prove. */
@@ -170,15 +174,38 @@ async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, n
   } finally {
     bounded.solver.release();
   }
-  const unbounded = query(z3.v, options, inv, name, timeoutMs);
-  try {
-    const sat = await unbounded.solver.check();
-    const ms = Math.round(performance.now() - start);
-    if (sat === 'sat') return { ...base, result: 'counterexample', ms, counterexample: read(unbounded, name) };
-    return { ...base, result: sat === 'unsat' ? 'proved' : 'unknown', ms };
-  } finally {
-    unbounded.solver.release();
+  const reasons: string[] = [];
+  for (let seed = 0; seed < ATTEMPTS; seed++) {
+    const unbounded = query(z3.v, options, inv, name, timeoutMs, seed);
+    try {
+      const sat = await unbounded.solver.check();
+      const ms = Math.round(performance.now() - start);
+      const tries = seed === 0 ? {} : { attempts: seed + 1 };
+      if (sat === 'sat') return { ...base, result: 'counterexample', ms, counterexample: read(unbounded, name), ...tries };
+      if (sat === 'unsat') return { ...base, result: 'proved', ms, ...tries };
+      const reason = unbounded.solver.reasonUnknown();
+      reasons.push(reason);
+      if (!retryable(reason)) break;
+    } finally {
+      unbounded.solver.release();
+    }
   }
+  return { ...base, result: 'unknown', ms: Math.round(performance.now() - start), unknownReasons: reasons, attempts: reasons.length };
+}
+
+/**
+ * How many times an obligation is put to z3 over the unbounded sorts, each with another
+ * random seed, while z3 answers unknown for a reason other than its time limit. Its
+ * quantifier instantiation is incomplete and depends on the order of terms, which in
+ * z3's JavaScript binding depends on when the collector frees earlier terms: the same
+ * obligation that is proved in 0.2 s can come back "(incomplete quantifiers)" in another
+ * run. An unknown is never a proof and never a counterexample; another seed often settles it.
+ */
+const ATTEMPTS = 3;
+
+/** Whether an unknown is worth another seed: not when z3 ran out of time (or was stopped), which another seed would only repeat. */
+export function retryable(reason: string): boolean {
+  return !/timeout|canceled|cancelled/.test(reason);
 }
 
 /**
@@ -233,7 +260,7 @@ interface Query {
 }
 
 /** Asserts the negation of obligation `name` over vocabulary `v`. */
-function query(v: Vocabulary, options: ProveOptions, inv: Invariant, name: ObligationName, timeoutMs: number): Query {
+function query(v: Vocabulary, options: ProveOptions, inv: Invariant, name: ObligationName, timeoutMs: number, seed = 0): Query {
   const { ctx } = v;
   const sem = semanticsOf(options.variant, options.faults, options.without);
   const conjuncts = zConjuncts(inv, options.drop, sem.fault);
@@ -241,6 +268,7 @@ function query(v: Vocabulary, options: ProveOptions, inv: Invariant, name: Oblig
   const r = ctx.Const('r', v.Req);
   const solver = new ctx.Solver();
   solver.set('timeout', timeoutMs);
+  if (seed > 0) solver.set('random_seed', seed);
   solver.add(...v.axioms);
   let vacuous = false;
   let post = pre;

@@ -41,6 +41,10 @@ faults. --drop N leaves conjunct N out to show what it is needed for.
 Default faults (the most permissive guards): every fault for hardened; every fault but
 torn-write for owner-check and buggy (--faults all adds it); none for length-fix.
 
+When z3 answers unknown for a reason other than its time limit (its quantifier
+instantiation is incomplete, and depends on the order of terms), the obligation is asked
+again with another random seed, up to three times in all.
+
 Exit codes: 0 every obligation proved, 1 a counterexample to induction or an encoding
 that disagrees with the spec,
 2 bad flag, 3 z3 answered unknown (no counterexample, no proof).`;
@@ -99,6 +103,8 @@ export function toJson(report: ProofReport): unknown {
       ms: o.ms,
       ...(o.vacuous ? { vacuous: true } : {}),
       ...(o.counterexample === undefined ? {} : { counterexample: o.counterexample }),
+      ...(o.attempts === undefined ? {} : { attempts: o.attempts }),
+      ...(o.unknownReasons === undefined ? {} : { unknownReasons: o.unknownReasons }),
     })),
     proved: report.proved,
   };
@@ -138,7 +144,8 @@ function obligationLines(o: ObligationResult): string[] {
   // timeout's guard needs fault early-free; the part landings need torn-write
   const why = o.name === 'timeout' ? 'early-free is off' : 'torn-write is off';
   const note = o.vacuous ? `   (never enabled: ${why})` : '';
-  const head = `  ${o.name.padEnd(9)} ${o.result.padEnd(15)} ${String(o.ms).padStart(6)} ms${note}`;
+  const tries = o.unknownReasons !== undefined ? `   (z3: ${o.unknownReasons.join('; ')})` : o.attempts !== undefined ? `   (z3 answered unknown ${o.attempts - 1}x first; settled with another seed)` : '';
+  const head = `  ${o.name.padEnd(9)} ${o.result.padEnd(15)} ${String(o.ms).padStart(6)} ms${note}${tries}`;
   if (o.counterexample === undefined) return [head];
   return [head, ...o.counterexample.story.map((line) => `      ${line}`)];
 }
