@@ -10,7 +10,11 @@
  * (`shared-table.ts`). A successor that may be the first of a new state is appended,
  * with its parent and action, to this thread's arena, and flagged where it may settle a
  * property still open (evaluated there, while it is in cache); one that displaces an
- * earlier candidate marks that one's key in a shared bitmap of losers.
+ * earlier candidate marks that one's key in a shared bitmap of losers. When the model
+ * gives its successors fingerprint first and no canonicaliser is in effect
+ * (`level-hashed.ts`, as `bfs-hashed.ts` for one thread), a successor is only its
+ * fingerprint until the insert: only a candidate is written, from its parent, with its
+ * fingerprint beside it in the arena, and a quiet one is not asked the conjunction.
  *
  * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
  * whichever arena, are walked in order by their parent and action alone: losers left

@@ -6,7 +6,9 @@
  * every successor with its one-worker position as key, and append the possible firsts
  * to their own arenas, flagged where they may settle a property still open) and keep
  * (threads take blocks again, leave out the successors that lost to a smaller key, link
- * the rest and evaluate the flagged ones in order). The main thread only orders the blocks and
+ * the rest and evaluate the flagged ones in order; a model that gives its successors
+ * fingerprint first is fingerprinted as `bfs-hashed.ts` does, and only its candidates
+ * are written). The main thread only orders the blocks and
  * numbers them by prefix sums, then applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
