@@ -29,7 +29,7 @@ import { arenaWords, hashedOf, HashedParents } from './level-hashed.ts';
 import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { successorsOf, type Checkable, type Conjunction, type FingerprintSink, type ModelProperty, type SuccessorSink } from './model.ts';
 import { ScratchState } from './scratch.ts';
-import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
+import { CLAIMED, homeWord, insertFirst, LOST, OLD, oldAtHome, rehashRange } from './shared-table.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
 import { tableKey } from './zobrist.ts';
@@ -227,6 +227,7 @@ export class LevelTask<A> {
     for (let k = 0; k < n; k++) {
       const h1 = hashes[2 * k]!;
       const h2 = hashes[2 * k + 1]!;
+      if (oldAtHome(table, h1, h2, r.tag)) continue;
       const result = insertFirst(table, h1, h2, r.tag, this.batchParents[k]! * a + this.batchActions[k]!);
       if (result === LOST || result === OLD) continue;
       if (result === CLAIMED) claims++;
