@@ -15,7 +15,7 @@ export const LINK_CHUNK = 1 << 16;
 
 /** One chunk's views: the states' words, then the parent, action and flag of each. */
 export interface ChunkViews {
-  /** `width` words per state. */
+  /** `width` words per state: its own, and, fingerprint first (`level-hashed.ts`), its fingerprint in the last two. */
   readonly words: Int32Array;
   /** The parent's index in its level. */
   readonly parents: Int32Array;

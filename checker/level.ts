@@ -10,7 +10,11 @@
  * (`shared-table.ts`). A successor that may be the first of a new state is appended,
  * with its parent and action, to this thread's arena, and flagged where it may settle a
  * property still open (evaluated there, while it is in cache); one that displaces an
- * earlier candidate marks that one's key in a shared bitmap of losers.
+ * earlier candidate marks that one's key in a shared bitmap of losers. When the model
+ * gives its successors fingerprint first and no canonicaliser is in effect
+ * (`level-hashed.ts`, as `bfs-hashed.ts` for one thread), a successor is only its
+ * fingerprint until the insert: only a candidate is written, from its parent, with its
+ * fingerprint beside it in the arena, and a quiet one is not asked the conjunction.
  *
  * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
  * whichever arena, are walked in order by their parent and action alone: losers left
@@ -21,12 +25,14 @@
  */
 import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
+import { arenaWords, hashedOf, HashedParents } from './level-hashed.ts';
 import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
-import { successorsOf, type Checkable, type Conjunction, type ModelProperty, type SuccessorSink } from './model.ts';
+import { successorsOf, type Checkable, type Conjunction, type FingerprintSink, type ModelProperty, type SuccessorSink } from './model.ts';
 import { ScratchState } from './scratch.ts';
-import { CLAIMED, homeWord, insertFirst, LOST, OLD, rehashRange } from './shared-table.ts';
+import { CLAIMED, homeWord, insertFirst, LOST, OLD, oldAtHome, rehashRange } from './shared-table.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
+import { tableKey } from './zobrist.ts';
 
 /** Parents expanded between two rounds of table touches, at most (as `bfs.ts`: more successors overlap more misses). */
 const BATCH_STATES = 64;
@@ -37,6 +43,8 @@ const BATCH_BYTES = 1 << 20;
 export class LevelTask<A> {
   private readonly size: number;
   private readonly width: number;
+  /** Int32 words per state in the arenas: `width`, and two for its fingerprint on the fingerprint-first path. */
+  readonly stride: number;
   private readonly expandState: (s: Uint8Array, sink: SuccessorSink) => void;
   private readonly isEnd: ((s: Uint8Array) => boolean) | undefined;
   private readonly invariants: readonly ModelProperty[];
@@ -53,7 +61,13 @@ export class LevelTask<A> {
   private readonly batchHashes: Int32Array;
   private readonly batchParents: Int32Array;
   private readonly batchActions: Uint8Array;
+  /** Fingerprint first (`level-hashed.ts`): each successor's raw second half (`batchHashes` has the table's), and whether it is quiet. */
+  private readonly batchRaw: Int32Array;
+  private readonly batchQuiet: Uint8Array;
   private batchCount = 0;
+  /** The batch's parents on the fingerprint-first path, else undefined. */
+  private readonly hashedParents: HashedParents | undefined;
+  private readonly hashSink: FingerprintSink;
   /** Parents per batch. */
   private readonly perBatch: number;
   /** Keeps the state's bytes of its last word, clears the padding: a model's buffer may hold anything past its state. */
@@ -100,12 +114,26 @@ export class LevelTask<A> {
     this.batchHashes = new Int32Array(2 * capacity);
     this.batchParents = new Int32Array(capacity);
     this.batchActions = new Uint8Array(capacity);
+    this.batchRaw = new Int32Array(capacity);
+    this.batchQuiet = new Uint8Array(capacity);
     const tail = this.size & 3;
     this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
     this.parentScratch = model.slicesOnce === true ? new ScratchState(this.size) : undefined;
     this.parent = this.parentScratch === undefined ? wordState(this.size) : { bytes: this.parentScratch, words: this.parentScratch.words };
     this.scratch = wordState(this.size);
-    this.arenas = [new StateArena(this.width), new StateArena(this.width)];
+    const hashed = hashedOf(model, options.symmetry);
+    this.hashedParents = hashed === undefined ? undefined : new HashedParents(this.size, hashed, this.perBatch);
+    this.stride = arenaWords(this.size, hashed !== undefined);
+    this.hashSink = (action, h1, h2, quiet) => {
+      const k = this.batchCount++;
+      this.batchHashes[2 * k] = h1;
+      this.batchHashes[2 * k + 1] = tableKey(h2);
+      this.batchRaw[k] = h2;
+      this.batchParents[k] = this.current;
+      this.batchActions[k] = action;
+      this.batchQuiet[k] = quiet === true ? 1 : 0;
+    };
+    this.arenas = [new StateArena(this.stride), new StateArena(this.stride)];
     this.out = this.arenas[0];
     const canonicalize = options.symmetry ? model.canonicalize?.bind(model) : undefined;
     const views = new WordViews(this.size);
@@ -119,9 +147,23 @@ export class LevelTask<A> {
     };
   }
 
-  /** Puts the initial states (zero-padded words) at the start of the even arena: level 0. */
+  /** Puts the initial states (zero-padded words, see {@link rootWords}) at the start of the even arena: level 0. */
   seed(states: readonly Int32Array[]): void {
-    states.forEach((s, i) => this.arenas[0].chunkFor(i).words.set(s, (i % ARENA_CHUNK) * this.width));
+    states.forEach((s, i) => this.arenas[0].chunkFor(i).words.set(s, (i % ARENA_CHUNK) * this.stride));
+  }
+
+  /** The fingerprint of an initial state (zero-padded words `words`, bytes `bytes`) as this search's table holds it, into `out[0]`, `out[1]`. */
+  rootPrint(bytes: Uint8Array, words: Int32Array, out: Int32Array): void {
+    if (this.hashedParents === undefined) fingerprint(words, 0, this.width, out, 0);
+    else {
+      this.hashedParents.z.hash(bytes, out, 0);
+      out[1] = tableKey(out[1]!);
+    }
+  }
+
+  /** An initial state's words as the arena holds it: its zero-padded words, then, fingerprint first, its raw fingerprint. */
+  rootWords(bytes: Uint8Array, words: Int32Array): Int32Array {
+    return this.hashedParents === undefined ? words.slice() : this.hashedParents.rootWords(bytes);
   }
 
   /** The expand step: blocks of the level until none is left (or the level set must grow first). */
@@ -133,7 +175,7 @@ export class LevelTask<A> {
       this.out = this.arenas[r.parity & 1]!;
       this.open = r.open;
     }
-    const reader = new FrontierReader(r.frontier, this.width);
+    const reader = new FrontierReader(r.frontier, this.stride);
     const blocks = Math.ceil(r.count / r.block);
     let paused = false;
     for (;;) {
@@ -156,14 +198,20 @@ export class LevelTask<A> {
   /** Expands parents `from .. to` of the level and inserts their successors. */
   private expandBatch(r: ExpandRequest, reader: FrontierReader, from: number, to: number): void {
     const state = this.parent;
+    const hashed = this.hashedParents;
     this.batchCount = 0;
     this.parentScratch?.target(this.slotBytes[0]!, this.slotWords[0]!);
     for (let p = from; p < to; p++) {
-      reader.copy(p, state.words);
       this.current = p;
       const before = this.batchCount;
-      this.expandState(state.bytes, this.sinkInto); // enabled actions only reach the sink
-      if (this.batchCount === before && this.deadlock < 0 && this.isEnd !== undefined && !this.isEnd(state.bytes)) this.deadlock = p;
+      let s: Uint8Array;
+      if (hashed !== undefined) s = hashed.expand(reader, p, p - from, this.hashSink);
+      else {
+        reader.copy(p, state.words);
+        s = state.bytes;
+        this.expandState(s, this.sinkInto); // enabled actions only reach the sink
+      }
+      if (this.batchCount === before && this.deadlock < 0 && this.isEnd !== undefined && !this.isEnd(s)) this.deadlock = p;
     }
     const table = r.table;
     const hashes = this.batchHashes;
@@ -173,11 +221,13 @@ export class LevelTask<A> {
     this.sink ^= acc;
     const a = this.actionCount;
     const width = this.width;
+    const stride = this.stride;
     const src = this.batchWords;
     let claims = 0;
     for (let k = 0; k < n; k++) {
       const h1 = hashes[2 * k]!;
       const h2 = hashes[2 * k + 1]!;
+      if (oldAtHome(table, h1, h2, r.tag)) continue;
       const result = insertFirst(table, h1, h2, r.tag, this.batchParents[k]! * a + this.batchActions[k]!);
       if (result === LOST || result === OLD) continue;
       if (result === CLAIMED) claims++;
@@ -186,11 +236,19 @@ export class LevelTask<A> {
       const chunk = this.out.chunkFor(at);
       const o = at % ARENA_CHUNK;
       const words = chunk.words;
-      for (let w = 0; w < width; w++) words[o * width + w] = src[k * width + w]!;
-      chunk.parents[o] = this.batchParents[k]!;
-      chunk.actions[o] = this.batchActions[k]!;
+      const parent = this.batchParents[k]!;
+      const action = this.batchActions[k]!;
+      let s: Uint8Array;
+      // Fingerprint first, a candidate is written only now, from its parent; else it is copied from the batch.
+      if (hashed !== undefined) s = hashed.write(parent - from, action, h1, this.batchRaw[k]!, words, o * stride);
+      else {
+        for (let w = 0; w < width; w++) words[o * stride + w] = src[k * width + w]!;
+        s = this.slotBytes[k]!;
+      }
+      chunk.parents[o] = parent;
+      chunk.actions[o] = action;
       // Evaluated here, while the state is in cache: the keep step evaluates again only the few flagged.
-      chunk.flags[o] = this.maySettle(this.slotBytes[k]!) ? 1 : 0;
+      chunk.flags[o] = this.maySettle(s, hashed !== undefined && this.batchQuiet[k] === 1) ? 1 : 0;
     }
     if (claims > 0) Atomics.add(r.control, CLAIMS, claims);
   }
@@ -220,13 +278,15 @@ export class LevelTask<A> {
    * Whether evaluating state `s` with the properties open at the start of the level
    * could record anything: an open invariant fails, or an open witness holds (or fails)
    * where it was not yet reached (seen false). Properties only close within a level, so
-   * a state not flagged records nothing in the keep step.
+   * a state not flagged records nothing in the keep step. In a `quiet` successor the
+   * conjunction's invariants are known to hold (`model.ts`): those still open held in its
+   * parent, a state of an earlier level.
    */
-  private maySettle(s: Uint8Array): boolean {
+  private maySettle(s: Uint8Array, quiet: boolean): boolean {
     const open = this.open;
     if ((open.invariants | open.held | open.failed) === 0) return false;
     let ask = open.invariants;
-    if ((ask & this.covered) !== 0 && this.conjunction!.holds(s)) ask &= ~this.covered;
+    if ((ask & this.covered) !== 0 && (quiet || this.conjunction!.holds(s))) ask &= ~this.covered;
     for (let k = 0; ask !== 0 && k < this.invariants.length; k++) if (((ask >>> k) & 1) !== 0 && !this.invariants[k]!.holds(s)) return true;
     for (let k = 0; k < this.witnesses.length; k++) {
       const bit = 1 << k;
@@ -242,7 +302,7 @@ export class LevelTask<A> {
    * states are read again, to be evaluated in the level's order.
    */
   keep(r: KeepRequest): KeepReply {
-    const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.width)));
+    const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.stride)));
     const firsts = new Int32Array(2 * (this.invariants.length + 2 * this.witnesses.length)).fill(-1);
     const open = { invariants: r.open.invariants, held: r.open.held, failed: r.open.failed };
     const kept: number[] = [];
@@ -290,9 +350,10 @@ export class LevelTask<A> {
   /** Copies the state at offset `o` of an arena chunk into the scratch state. */
   private read(chunk: ChunkViews, o: number): void {
     const width = this.width;
+    const at = o * this.stride;
     const words = this.scratch.words;
     const src = chunk.words;
-    for (let w = 0; w < width; w++) words[w] = src[o * width + w]!;
+    for (let w = 0; w < width; w++) words[w] = src[at + w]!;
   }
 
   /** Evaluates the open properties on the scratch state, the kept state at position `at` of block `b`, recording first failures (and holds). */

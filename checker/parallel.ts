@@ -6,7 +6,9 @@
  * every successor with its one-worker position as key, and append the possible firsts
  * to their own arenas, flagged where they may settle a property still open) and keep
  * (threads take blocks again, leave out the successors that lost to a smaller key, link
- * the rest and evaluate the flagged ones in order). The main thread only orders the blocks and
+ * the rest and evaluate the flagged ones in order; a model that gives its successors
+ * fingerprint first is fingerprinted as `bfs-hashed.ts` does, and only its candidates
+ * are written). The main thread only orders the blocks and
  * numbers them by prefix sums, then applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
@@ -20,7 +22,6 @@
  * works, once a level reaches a sixteenth of that.
  */
 import { arenaChunkBytes, type Frontier } from './arena.ts';
-import { fingerprint } from './fingerprints.ts';
 import { BATCH_STATES, cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
 import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { LevelTask } from './level.ts';
@@ -31,7 +32,7 @@ import { ParallelLinks } from './parallel-links.ts';
 import { replayPath } from './replay.ts';
 import { CLAIMED, grownTable, insertFirst, rehashBounds, sharedTable, slotsOf } from './shared-table.ts';
 import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
-import { strideOf, wordState } from './words.ts';
+import { wordState } from './words.ts';
 
 /** How to search in parallel. */
 export interface ParallelOptions extends CheckOptions {
@@ -89,7 +90,6 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const parallelFrom = options.parallelFrom ?? 20_000;
   if (model.actionCount > 256) throw new Error(`checker: ${model.actionCount} actions do not fit a one-byte action index`);
   const size = model.stateBytes;
-  const stride = strideOf(size);
   const actions = model.actionCount;
   const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
@@ -114,12 +114,13 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   for (const init of model.initialStates()) {
     const c = symmetry && model.canonicalize !== undefined ? model.canonicalize(init) : init;
     word.bytes.set(c.subarray(0, size));
-    fingerprint(word.words, 0, stride >>> 2, hash, 0);
+    // The one-worker search's fingerprint: Zobrist's when the model gives its successors fingerprint first (level-hashed.ts).
+    task.rootPrint(word.bytes, word.words, hash);
     if (insertFirst(table, hash[0]!, hash[1]!, 1, roots.length) !== CLAIMED) continue;
     stop = (monitor.visit(word.bytes, roots.length, 0) && !keepGoing) || stop;
     witnesses.forEach((w, k) => (w.holds(word.bytes) ? (reached[k] = true) : (falsified[k] = true)));
     roots.push(word.bytes.slice());
-    rootWords.push(word.words.slice());
+    rootWords.push(task.rootWords(word.bytes, word.words));
   }
   task.seed(rootWords);
   const links = new ParallelLinks(roots.length);
@@ -257,7 +258,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     distinctStates: stored,
     depth: deepest,
     witnesses: monitor.witnesses(),
-    bytesPerState: (table.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(stride >>> 2)) / stored,
+    bytesPerState: (table.byteLength + ParallelLinks.BYTES * stored + peakArenas * arenaChunkBytes(task.stride)) / stored,
     symmetry,
   };
 }

@@ -73,6 +73,18 @@ export function homeWord(t: Int32Array, h1: number): number {
 }
 
 /**
+ * Whether fingerprint `(h1, h2)` is in its home slot from an earlier level: what most
+ * inserts find, answered here by a function small enough to be inlined where
+ * {@link insertFirst} (a loop, and atomics) is not. Where true, {@link insertFirst}
+ * would return {@link OLD}.
+ */
+export function oldAtHome(t: Int32Array, h1: number, h2: number, tag: number): boolean {
+  const i = (h1 & (slotsOf(t) - 1)) * WORDS;
+  // A published h2 (never 0) was written after h1 and the tag, which a slot keeps for good.
+  return t[i + 1] === h2 && t[i] === h1 && t[i + 2] !== tag;
+}
+
+/**
  * Inserts fingerprint `(h1, h2)` found at the level tagged `tag` (level plus one) with
  * `key`. Returns {@link OLD}, {@link LOST}, {@link CLAIMED}, or the key (at least 0) of
  * the successor this one displaced as the first at this level.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAIMED, grownTable, insertFirst, LOST, OLD, rehashBounds, rehashRange, sharedTable, slotsOf } from '../../checker/shared-table.ts';
+import { CLAIMED, grownTable, insertFirst, LOST, OLD, oldAtHome, rehashBounds, rehashRange, sharedTable, slotsOf } from '../../checker/shared-table.ts';
 
 /** `n` distinct fingerprints, many sharing a home slot so that clusters form and wrap around the end. */
 function fingerprints(n: number, slots: number): [number, number][] {
@@ -26,6 +26,19 @@ describe('the shared table', () => {
     expect(insertFirst(t, 5, 9, 3, 20)).toBe(LOST);
     expect(insertFirst(t, 5, 9, 4, 1)).toBe(OLD);
     expect(insertFirst(t, 21, 9, 3, 50)).toBe(CLAIMED); // same home, other h1
+  });
+
+  it('answers an insert of an earlier level at its home slot without one, and nothing else', () => {
+    const t = sharedTable(16);
+    expect(oldAtHome(t, 5, 9, 4)).toBe(false); // empty
+    insertFirst(t, 5, 9, 3, 40);
+    insertFirst(t, 21, 8, 3, 50); // same home, not in it
+    expect(oldAtHome(t, 5, 9, 3)).toBe(false); // this level's: insertFirst settles the key
+    expect(oldAtHome(t, 5, 9, 4)).toBe(true);
+    expect(insertFirst(t, 5, 9, 4, 1)).toBe(OLD);
+    expect(oldAtHome(t, 21, 8, 4)).toBe(false); // an earlier level's, but not at its home
+    expect(insertFirst(t, 21, 8, 4, 1)).toBe(OLD);
+    expect(oldAtHome(t, 5, 8, 4)).toBe(false); // another fingerprint
   });
 
   it('grows in place, each thread moving a range bounded by empty slots alone, into a table 2 or 4 times as large', () => {
