@@ -25,14 +25,27 @@ export type ApartRequest =
 
 const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
 
-/** Runs the child on a request; its JSON report, or an error with what it printed. */
-function runChild(request: ApartRequest): Promise<unknown> {
+/** What a process prints when z3's WebAssembly build crashed under it (`pagecheck prove` says so in one line; a bare run shows the RuntimeError). */
+const Z3_CRASH = /z3 crashed|RuntimeError: memory access out of bounds|supplied sort is null/;
+
+/** One run of the child on a request: its JSON report, or an error with what it printed. */
+function runChildOnce(request: ApartRequest): Promise<unknown> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], { maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stderr.slice(-2000)}`));
       else resolve(JSON.parse(stdout));
     });
   });
+}
+
+/** The child on a request, started once more if z3 crashed under it (a crash answers nothing; any answer counts as it is). */
+async function runChild(request: ApartRequest): Promise<unknown> {
+  try {
+    return await runChildOnce(request);
+  } catch (e) {
+    if (!(e instanceof Error) || !Z3_CRASH.test(e.message)) throw e;
+    return runChildOnce(request);
+  }
 }
 
 /** `prove(z3, options)` in a process of its own (a mutant's step by its tree, `stepFrom`). */
@@ -46,7 +59,13 @@ export async function conformanceApart(request: Omit<Extract<ApartRequest, { kin
 }
 
 /** `pagecheck …args` in a process of its own, from the repository's root: its exit code, standard output and standard error. */
-export function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+export async function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  const first = await pagecheckOnce(args);
+  return Z3_CRASH.test(first.err) ? pagecheckOnce(args) : first;
+}
+
+/** One run of `pagecheck …args` in a process of its own. */
+function pagecheckOnce(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   const main = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', 'tsx', main, ...args], { maxBuffer: 1 << 24 }, (error, stdout, stderr) => {

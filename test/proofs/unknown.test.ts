@@ -32,3 +32,18 @@ describe('an obligation z3 answers unknown', () => {
     expect(toJson(report)).toMatchObject({ obligations: [{ name: 'landData', attempts: 2, unknownReasons: ['(incomplete quantifiers)', 'timeout'] }, { name: 'landTag', attempts: 2 }] });
   });
 });
+
+describe('a z3 crash', () => {
+  it('prove says so in one line and exits 3, with no stack trace', async () => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const prove = fileURLToPath(new URL('../../cli/commands/prove.ts', import.meta.url));
+    // what z3's wasm threads throw when its heap is corrupted, thrown the same way: uncaught, after the command started
+    const script = `const { z3Crashed } = await import(${JSON.stringify(prove)}); process.on('uncaughtException', z3Crashed); setTimeout(() => { throw new WebAssembly.RuntimeError('memory access out of bounds'); });`;
+    const ran = await new Promise<{ code: number | null; err: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (error, _out, err) => resolve({ code: error === null ? 0 : (error.code as number | null), err }));
+    });
+    expect(ran.code).toBe(3);
+    expect(ran.err).toBe('pagecheck prove: z3 crashed (memory access out of bounds); its WebAssembly build does so now and then. Nothing was proved or refuted: run the command again.\n');
+  }, 30_000);
+});
