@@ -122,9 +122,11 @@ export class FingerprintSet {
     const buffer = this.table.buffer as ResizableBuffer;
     if (buffer.resizable === true && 8 * slots <= buffer.maxByteLength) {
       buffer.resize(8 * slots);
-      // Write the new half before anything reads it: a fresh page read first maps the shared
-      // zero page, and its first write then faults a second time (and flushes other cores' TLBs).
-      this.table.fill(0, slots, 2 * slots);
+      // Write each page of the new half before anything reads it: a fresh page read first maps
+      // the shared zero page, and its first write then faults a second time (and flushes other
+      // cores' TLBs). It is zero already, so one write per 4 KB page commits it.
+      const t = this.table;
+      for (let i = slots; i < 2 * slots; i += 1024) t[i] = 0;
       rehashInPlace(this.table, slots >>> 1);
     } else {
       const old = this.table;
