@@ -8,8 +8,9 @@
  * (threads take blocks again, leave out the successors that lost to a smaller key, link
  * the rest and evaluate the flagged ones in order; a model that gives its successors
  * fingerprint first is fingerprinted as `bfs-hashed.ts` does, and only its candidates
- * are written). The main thread only orders the blocks and
- * numbers them by prefix sums, then applies the one-worker search's stopping rules
+ * are written). The main thread takes blocks as well (it is one of the N threads: N - 1
+ * workers are started), then orders the blocks and
+ * numbers them by prefix sums, and applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
  * The new states and their numbers are exactly those of the one-worker search in
@@ -19,7 +20,8 @@
  * Workers build the model themselves from a {@link ModelFactory}. A level smaller than
  * `parallelFrom` states is done by the main thread alone (same steps, same table), so a
  * small search starts no thread; workers are started ahead, while the main thread still
- * works, once a level reaches a sixteenth of that.
+ * works, once a level reaches a sixteenth of that, and take part from the first level
+ * after their 'ready' (the main thread lets the event loop run between its levels to see it).
  */
 import { arenaChunkBytes, type Frontier } from './arena.ts';
 import { BATCH_STATES, cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
@@ -36,7 +38,7 @@ import { wordState } from './words.ts';
 
 /** How to search in parallel. */
 export interface ParallelOptions extends CheckOptions {
-  /** Worker threads. */
+  /** Threads: the main thread and `workers - 1` worker threads. */
   readonly workers: number;
   /**
    * Levels of fewer states are done by the main thread alone (starting a worker costs
@@ -138,17 +140,20 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   let losers = new Int32Array(new SharedArrayBuffer(4));
   const arenaChunks: number[][] = [[task.arenas[0].chunks.length, 0]];
   const startWorkers = (): void => {
-    while (workers.length < options.workers) workers.push(new WorkerHandle(workers.length + 1, { factory, options: taskOptions }));
+    while (workers.length < options.workers - 1) workers.push(new WorkerHandle(workers.length + 1, { factory, options: taskOptions }));
   };
 
   try {
     while (frontierCount > 0 && !stop) {
       if (frontierCount * actions >= 2 ** 31) throw new Error(`checker: a level of ${frontierCount} states is too large for the parallel search's keys`);
       if (options.workers > 1 && frontierCount >= parallelFrom / START_AHEAD) startWorkers();
+      // A worker's 'ready' is a message: the main thread, working alone, sees it only when it lets the event loop run.
+      if (workers.some((w) => !w.isReady)) await new Promise<void>((resolve) => setImmediate(resolve));
       // Workers still starting leave the level to the main thread, unless it is much larger: then waiting for them pays.
       const parallel = options.workers > 1 && frontierCount >= parallelFrom && (frontierCount >= 4 * parallelFrom || workers.every((w) => w.isReady));
       if (parallel) for (const w of workers) await w.ready;
-      const team: readonly Thread[] = parallel ? workers : [local];
+      // The main thread is one of the team, last: the workers have their requests before it starts its own share.
+      const team: readonly Thread[] = parallel ? [...workers, local] : [local];
       const block = blockSize(frontierCount, team.length);
       const blocks = Math.ceil(frontierCount / block);
       const lossWords = Math.ceil((frontierCount * actions) / 32);

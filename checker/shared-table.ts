@@ -189,18 +189,26 @@ export function rehashRange(t: Int32Array, into: Int32Array, from: number, to: n
   for (let k = 0; k < taken.length; k += WORDS) place(into, taken[k]!, taken[k + 1]!, taken[k + 2]!, taken[k + 3]!);
 }
 
+/** Int32 words of a memory page (4 KiB): {@link commitImages} writes one word in each. */
+export const PAGE_WORDS = 1024;
+
 /**
- * Writes zeros over the range's images in the new part of the table before anything
- * reads them. A page first read maps the kernel's shared zero page, and the first write
- * then faults again and flushes the page from every core's TLB (an interrupt to the
- * core that runs the other thread); written first, a page faults once.
+ * Writes a zero into every page of the range's images in the new part of the table
+ * before anything reads them. A page first read maps the kernel's shared zero page, and
+ * the first write then faults again and flushes the page from every core's TLB (an
+ * interrupt to the core that runs the other thread); written first, a page faults once.
+ * The new part is zero already (a grown or fresh buffer): one word per page commits it,
+ * where filling every word wrote the table's new half over again.
  */
-function commitImages(into: Int32Array, old: number, from: number, to: number): void {
+export function commitImages(into: Int32Array, old: number, from: number, to: number): void {
   const slots = slotsOf(into);
   for (let base = 0; base < slots; base += old) {
-    const start = Math.max(base + from, old);
-    const end = Math.min(base + to, slots);
-    if (start < end) into.fill(0, start * WORDS, end * WORDS);
+    const start = Math.max(base + from, old) * WORDS;
+    const end = Math.min(base + to, slots) * WORDS;
+    if (start >= end) continue;
+    // Any PAGE_WORDS consecutive words hold a page boundary's next word, so every page of the image gets one write, the last one's too.
+    for (let w = start; w < end; w += PAGE_WORDS) into[w] = 0;
+    into[end - 1] = 0;
   }
 }
 

@@ -288,7 +288,7 @@ export function register(program: Command): void {
     .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
     .option('--html <file>', 'write the counterexample as a self-contained HTML report')
     .option('--force', 'overwrite --itf/--mermaid/--html files that pagecheck has no record of writing')
-    .option('--workers <n>', "worker threads for the breadth-first search (default: the machine's cores); the counts, verdict and traces are the same for every n")
+    .option('--workers <n>', "threads for the breadth-first search, this one and n - 1 workers (default: the machine's cores); the counts, verdict and traces are the same for every n")
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: CheckFlags) => {
       process.exitCode = await runCheck(flags);

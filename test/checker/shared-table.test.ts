@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAIMED, grownTable, insertFirst, LOST, OLD, oldAtHome, rehashBounds, rehashRange, sharedTable, slotsOf } from '../../checker/shared-table.ts';
+import { CLAIMED, commitImages, grownTable, insertFirst, LOST, OLD, oldAtHome, PAGE_WORDS, rehashBounds, rehashRange, sharedTable, slotsOf } from '../../checker/shared-table.ts';
 
 /** `n` distinct fingerprints, many sharing a home slot so that clusters form and wrap around the end. */
 function fingerprints(n: number, slots: number): [number, number][] {
@@ -87,6 +87,37 @@ describe('the shared table', () => {
           }
         }
       }
+    }
+  });
+
+  it("commits a range's images in the new part with one write in every page of them, and writes nowhere else", () => {
+    const old = 1 << 12;
+    for (const [from, to, times] of [
+      [0, old, 2],
+      [100, 1900, 4],
+      [old - 300, old + 40, 2], // the wrap-around range
+      [517, 518, 2],
+    ] as const) {
+      // A sentinel where the buffer would hold zeros: a word commitImages writes reads 0 after.
+      const into = new Int32Array(4 * old * times).fill(-1);
+      commitImages(into, old, from, to);
+      const written = (w: number): boolean => into[w] === 0;
+      for (let base = 0; base < old * times; base += old) {
+        const start = 4 * Math.max(base + from, old);
+        const end = 4 * Math.min(base + to, old * times);
+        for (let page = Math.floor(start / PAGE_WORDS); start < end && page * PAGE_WORDS < end; page++) {
+          const lo = Math.max(start, page * PAGE_WORDS);
+          const hi = Math.min(end, (page + 1) * PAGE_WORDS);
+          expect(into.subarray(lo, hi).some((v) => v === 0), `page ${page} of [${from}, ${to}) x${times}`).toBe(true);
+        }
+      }
+      // In the new part, and in [base + from, base + to) for the last base (a multiple of old) with base + from at most the slot.
+      const inImage = (w: number): boolean => {
+        const slot = Math.floor(w / 4);
+        const base = old * Math.floor((slot - from) / old);
+        return slot >= old && base >= 0 && slot < base + to;
+      };
+      for (let w = 0; w < into.length; w++) if (written(w)) expect(inImage(w), `word ${w}`).toBe(true);
     }
   });
 });
