@@ -15,9 +15,9 @@
 import { FingerprintSet } from './fingerprints.ts';
 import { invariantsToCheck, type Checkable, type FingerprintSink, type HashedSuccessors } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
-import { replayPath } from './replay.ts';
 import { ParentLinks, StateQueue } from './store.ts';
-import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
+import { searchResult } from './search-result.ts';
+import type { CheckOptions, CheckResult } from './types.ts';
 import { copyWords, strideOf, type WordState } from './words.ts';
 import { tableKey, Zobrist } from './zobrist.ts';
 
@@ -167,23 +167,18 @@ export function checkHashed<A>(model: Checkable<A>, hashed: HashedSuccessors, op
     }
   }
 
-  const traceTo = (state: number): Violation<A>['trace'] => {
-    const { root, path } = links.pathFrom(state);
-    return replayPath(model, false, roots[root]!, path);
-  };
-  const found = [
-    ...monitor.failures.map((f) => ({ invariant: f.invariant, state: f.state, depth: f.depth })),
-    ...deadlocks.map((d) => ({ invariant: DEADLOCK, state: d.state, depth: d.depth })),
-  ];
-  const violations: Violation<A>[] = found.map((f) => ({ invariant: f.invariant, depth: f.depth, trace: traceTo(f.state) }));
-  return {
-    verdict: violations.length > 0 ? 'violation' : incomplete ? 'incomplete' : 'holds',
-    violations,
+  return searchResult({
+    model,
+    canonical: false,
+    roots,
+    links,
+    monitor,
+    deadlocks,
+    incomplete,
     distinctStates: queue.length,
     depth: deepest,
-    witnesses: monitor.witnesses(),
     // As bfs.ts, with each queued state's fingerprint (8 bytes) beside it.
     bytesPerState: (seen.byteLength + ParentLinks.BYTES * queue.length + queue.peakQueued * (stride + 8)) / queue.length,
     symmetry: options.symmetry ?? true,
-  };
+  });
 }

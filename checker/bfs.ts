@@ -20,10 +20,10 @@ import { checkHashed } from './bfs-hashed.ts';
 import { FingerprintSet } from './fingerprints.ts';
 import { invariantsToCheck, successorsOf, type Checkable, type SuccessorSink } from './model.ts';
 import { PropertyMonitor } from './monitor.ts';
-import { replayPath } from './replay.ts';
 import { ScratchState } from './scratch.ts';
 import { ParentLinks, StateQueue } from './store.ts';
-import { DEADLOCK, type CheckOptions, type CheckResult, type Violation } from './types.ts';
+import { searchResult } from './search-result.ts';
+import type { CheckOptions, CheckResult } from './types.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState } from './words.ts';
 
@@ -154,24 +154,18 @@ export function check<A>(model: Checkable<A>, options: CheckOptions = {}): Check
     }
   }
 
-  const canonical = canonicalize !== undefined;
-  const traceTo = (state: number): Violation<A>['trace'] => {
-    const { root, path } = links.pathFrom(state);
-    return replayPath(model, canonical, roots[root]!, path);
-  };
-  const found = [
-    ...monitor.failures.map((f) => ({ invariant: f.invariant, state: f.state, depth: f.depth })),
-    ...deadlocks.map((d) => ({ invariant: DEADLOCK, state: d.state, depth: d.depth })),
-  ];
-  const violations: Violation<A>[] = found.map((f) => ({ invariant: f.invariant, depth: f.depth, trace: traceTo(f.state) }));
-  return {
-    verdict: violations.length > 0 ? 'violation' : incomplete ? 'incomplete' : 'holds',
-    violations,
+  return searchResult({
+    model,
+    canonical: canonicalize !== undefined,
+    roots,
+    links,
+    monitor,
+    deadlocks,
+    incomplete,
     distinctStates: queue.length,
     depth: deepest,
-    witnesses: monitor.witnesses(),
     // The table as allocated; links and queue as used (their chunk slack is at most a chunk each).
     bytesPerState: (seen.byteLength + ParentLinks.BYTES * queue.length + queue.peakQueued * strideOf(size)) / queue.length,
     symmetry,
-  };
+  });
 }
