@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../spec/index.ts';
 import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
-import { timedCheck } from './whole-process.ts';
+import { checkFigures } from './whole-process.ts';
 
 /** The configuration, as `check` flags and as the hand-written model's defines. */
 const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
@@ -28,20 +28,7 @@ const log = (line: string): void => void process.stderr.write(`bench handwritten
 /** pagecheck as a whole process (the compiled command) with `workers` threads. */
 function pagecheck(workers: number): Record<string, number | string> {
   log(`pagecheck --workers ${workers} ...`);
-  const { json, t } = timedCheck(FLAGS, workers, log);
-  return {
-    workers,
-    verdict: json.verdict,
-    distinctStates: json.distinctStates,
-    searchSeconds: round(json.elapsedMs / 1000, 4),
-    statesPerSecond: json.statesPerSecond,
-    processSeconds: round(t.wall, 4),
-    processStatesPerSecond: Math.round(json.distinctStates / t.wall),
-    cpuSeconds: round(t.cpu, 4),
-    statesPerCpuSecond: Math.round(json.distinctStates / t.cpu),
-    bytesPerState: json.bytesPerState,
-    peakRssMb: round(t.rss / MB, 4),
-  };
+  return checkFigures(FLAGS, workers, log);
 }
 
 /** SPIN on the hand-written model: compile, then run pan. */

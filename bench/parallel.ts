@@ -7,30 +7,15 @@
  * speed-up is the median over rounds of the ratio within a round.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { timedCheck } from './whole-process.ts';
+import { checkFigures } from './whole-process.ts';
 
 const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
 const ROUNDS = 2;
 const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
 const log = (line: string): void => void process.stderr.write(`bench parallel: ${line}\n`);
 
-/** One whole `check` process with `workers` threads, from the compiled command, under /usr/bin/time. */
-function run1(workers: number): Record<string, number | string> {
-  const { json, t } = timedCheck(FLAGS, workers, log);
-  return {
-    workers,
-    verdict: json.verdict,
-    distinctStates: json.distinctStates,
-    searchSeconds: round(json.elapsedMs / 1000, 4),
-    statesPerSecond: json.statesPerSecond,
-    processSeconds: round(t.wall, 4),
-    cpuSeconds: round(t.cpu, 4),
-    // CPU seconds per wall second: below the workers' number, the process waited for cores (a shared machine) or at barriers.
-    coresUsed: round(t.cpu / t.wall),
-    bytesPerState: json.bytesPerState,
-    peakRssMb: round(t.rss / 2 ** 20, 4),
-  };
-}
+/** One whole `check` process with `workers` threads. */
+const run1 = (workers: number): Record<string, number | string> => checkFigures(FLAGS, workers, log);
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);

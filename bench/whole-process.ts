@@ -65,3 +65,25 @@ export function timedCheck(flags: readonly string[], workers: number, log: (line
   const t = timed(process.execPath, [compiledPagecheck(log), 'check', ...flags, '--workers', `${workers}`, '--json']);
   return { json: JSON.parse(t.out) as CheckJson, t };
 }
+
+const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
+
+/** One whole `check` process with `workers` threads, as the benchmarks report it: the search's own figures, the process's wall and CPU seconds, memory. */
+export function checkFigures(flags: readonly string[], workers: number, log: (line: string) => void): Record<string, number | string> {
+  const { json, t } = timedCheck(flags, workers, log);
+  return {
+    workers,
+    verdict: json.verdict,
+    distinctStates: json.distinctStates,
+    searchSeconds: round(json.elapsedMs / 1000, 4),
+    statesPerSecond: json.statesPerSecond,
+    processSeconds: round(t.wall, 4),
+    processStatesPerSecond: Math.round(json.distinctStates / t.wall),
+    cpuSeconds: round(t.cpu, 4),
+    statesPerCpuSecond: Math.round(json.distinctStates / t.cpu),
+    // CPU seconds per wall second: below the workers' number, the process waited for cores (a shared machine) or at barriers.
+    coresUsed: round(t.cpu / t.wall),
+    bytesPerState: json.bytesPerState,
+    peakRssMb: round(t.rss / 2 ** 20, 4),
+  };
+}
