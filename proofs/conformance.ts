@@ -105,6 +105,14 @@ export function conformanceConfig(variant: Variant, faults: readonly Fault[]): C
 /** The bounded sorts matching {@link conformanceConfig}. */
 export const CONFORMANCE_BOUNDS: Bounds = { pages: 6, requests: 4, groups: 2, slots: 5 };
 
+/** z3's time limit per query of the encoding check (a bounded universe: normally milliseconds). */
+const CONFORMANCE_TIMEOUT_MS = 60_000;
+
+/** z3 answered unknown in the encoding check: neither agreement nor a disagreement can be reported. */
+export class Z3Undecided extends Error {
+  override readonly name = 'Z3Undecided';
+}
+
 /** A step on which the spec and the encoding disagree. */
 export interface Mismatch {
   /** The action, as the spec writes it: `decode(C)`. */
@@ -294,6 +302,8 @@ class KindSolver {
     const t = transition(v, sem, kind, this.pre, this.r);
     this.post = t.post;
     this.solver = new v.ctx.Solver();
+    // Each query is over a finite universe and answers in milliseconds; the limit only bounds a z3 that stops answering.
+    this.solver.set('timeout', CONFORMANCE_TIMEOUT_MS);
     this.solver.add(...v.axioms, ...rigid(v, m), ...t.constraints);
   }
 
@@ -369,14 +379,17 @@ class KindSolver {
     return out;
   }
 
-  /** One of `states` from which the relation lets request `q` step, if there is one: one query for all of them. */
+  /** One of `states` from which the relation lets request `q` step, if there is one: one query for all of them (throws {@link Z3Undecided} when z3 cannot tell). */
   async enabledFrom(q: number, states: readonly State[]): Promise<State | undefined> {
     if (states.length === 0) return undefined;
     const { And, Bool, Implies, Or } = this.v.ctx;
     const each = states.map((s) => And(this.actor(q), ...this.pin('pre', s)));
     const any = Bool.const(`pin.any.${this.batches++}`);
     this.solver.add(Implies(any, Or(...each)));
-    if ((await this.solver.check(any)) !== 'sat') return undefined;
+    const answer = await this.solver.check(any);
+    // An unknown must not pass for "not enabled": the check would then agree without having looked.
+    if (answer === 'unknown') throw new Z3Undecided(`z3 could not decide whether the encoding is enabled (${this.solver.reasonUnknown()})`);
+    if (answer !== 'sat') return undefined;
     const model = this.solver.model();
     return states.find((_, i) => model.eval(each[i] as F, true).toString() === 'true');
   }
@@ -475,7 +488,9 @@ export async function checkConformance(
             found = { action: name, kind: 'spec-step-missing', story: [`from this state:`, ...indent(stateLines(m, s)), `the spec's ${name} changes ${untouched}, which the encoding does not model.`] };
             break;
           }
-          if ((await ks.solver.check(ks.actor(q), ...ks.pin('pre', s), ...ks.pin('post', t))) === 'sat') continue;
+          const answer = await ks.solver.check(ks.actor(q), ...ks.pin('pre', s), ...ks.pin('post', t));
+          if (answer === 'sat') continue;
+          if (answer === 'unknown') throw new Z3Undecided(`z3 could not decide whether the encoding allows the spec's ${name} (${ks.solver.reasonUnknown()})`);
           found = { action: name, kind: 'spec-step-missing', story: [`from this state:`, ...indent(stateLines(m, s)), `the spec's ${name} leads to this state, which no step of the encoding allows:`, ...indent(changed(m, s, t))] };
           break;
         }

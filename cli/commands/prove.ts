@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
-import type { ConformanceReport } from '../../proofs/conformance.ts';
+import { Z3Undecided, type ConformanceReport } from '../../proofs/conformance.ts';
 import { prove, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
 import { openZ3 } from '../../proofs/z3.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -76,7 +76,12 @@ async function run(flags: ProveFlags): Promise<number> {
   process.on('uncaughtException', z3Crashed);
   const z3 = await openZ3();
   try {
-    const report = await prove(z3, { variant, faults, timeoutMs, ...(drop === undefined ? {} : { drop }) });
+    const report = await prove(z3, { variant, faults, timeoutMs, ...(drop === undefined ? {} : { drop }) }).catch((e: unknown) => {
+      if (!(e instanceof Z3Undecided)) throw e;
+      process.stderr.write(`pagecheck prove: ${e.message}: the encoding check is incomplete, nothing was proved or refuted. Run the command again.\n`);
+      return undefined;
+    });
+    if (report === undefined) return EXIT.incomplete;
     process.stdout.write(flags.json === true ? `${JSON.stringify(toJson(report), null, 2)}\n` : formatReport(report));
     return exitCode(report);
   } finally {

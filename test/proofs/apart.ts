@@ -26,19 +26,31 @@ export type ApartRequest =
 const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
 
 /** What a process prints when z3's WebAssembly build crashed under it (`pagecheck prove` says so in one line; a bare run shows the RuntimeError). */
-const Z3_CRASH = /z3 crashed|RuntimeError: memory access out of bounds|supplied sort is null/;
+export const Z3_CRASH = /z3 crashed|RuntimeError: memory access out of bounds|supplied sort is null|stopped after/;
+
+/**
+ * A proof's process is stopped after this long and started once more. The heaviest (hardened,
+ * the encoding check and eleven obligations) takes 12 to 40 s on this machine; z3's
+ * WebAssembly build has also been seen to stop answering altogether, in a fresh process,
+ * where the same run answers when started again.
+ */
+export const CHILD_LIMIT_MS = 150_000;
+
+/** The message for a process stopped at {@link CHILD_LIMIT_MS}. */
+export const stopped = (error: { killed?: boolean; signal?: NodeJS.Signals | null }): string =>
+  error.killed === true ? `stopped after ${CHILD_LIMIT_MS / 1000} s without an answer (${error.signal ?? 'killed'})` : '';
 
 /** One run of the child on a request: its JSON report, or an error with what it printed. */
 function runChildOnce(request: ApartRequest): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], { maxBuffer: 1 << 26 }, (error, stdout, stderr) => {
-      if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stderr.slice(-2000)}`));
+    execFile(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stopped(error)}${stderr.slice(-2000)}`));
       else resolve(JSON.parse(stdout));
     });
   });
 }
 
-/** The child on a request, started once more if z3 crashed under it (a crash answers nothing; any answer counts as it is). */
+/** The child on a request, started once more if z3 crashed or stopped answering under it (that answers nothing; any answer counts as it is). */
 async function runChild(request: ApartRequest): Promise<unknown> {
   try {
     return await runChildOnce(request);
@@ -68,9 +80,9 @@ export async function pagecheckApart(args: readonly string[]): Promise<{ code: n
 function pagecheckOnce(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   const main = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', main, ...args], { maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', main, ...args], { maxBuffer: 1 << 24, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, out: stdout, err: stderr });
+      resolve({ code, out: stdout, err: error === null ? stderr : `${stopped(error)}${stderr}` });
     });
   });
 }

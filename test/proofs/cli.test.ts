@@ -38,7 +38,7 @@ describe('pagecheck prove', () => {
     // owner-check's default leaves torn-write out (under it the owner check alone fails), so the part landings never happen
     for (const name of ['landData', 'landTag']) expect(out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms {3}\\(never enabled: torn-write is off\\)$`, 'm'));
     expect(out).toContain('all 11 obligations proved');
-  }, 120_000);
+  }, 330_000);
 
   it('buggy --json: the report with decode’s counterexample, exits 1', async () => {
     const { code, out } = await pagecheckApart(['prove', '--variant', 'buggy', '--json']);
@@ -71,7 +71,7 @@ describe('pagecheck prove', () => {
     // z3 picks the model: the data is another request's, or a prefix's at a position or for a reader it is not valid for
     const label = String.raw`(r\d|prefix g\d(?:\[slot [^\]]+\])?)`;
     expect(decode?.story.at(-1)).toMatch(new RegExp(String.raw`^Isolation fails \(reader (r\d), position (\d), label ${label}'s data\): request \1 has read \3's data at position \2, which is not its own there\.$`));
-  }, 120_000);
+  }, 330_000);
 
   it('--drop 1 leaves TagNamesContent out and decode fails; length-fix proves without faults', async () => {
     const dropped = await pagecheckApart(['prove', '--variant', 'owner-check', '--drop', '1']);
@@ -82,7 +82,7 @@ describe('pagecheck prove', () => {
     expect(lengthFix.code).toBe(0);
     expect(lengthFix.out).toContain('variant length-fix, faults none');
     expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
-  }, 120_000);
+  }, 330_000);
 
   it('hardened: proved with every fault, torn-write included, by the hold invariant', async () => {
     const hardened = await pagecheckApart(['prove', '--variant', 'hardened']);
@@ -93,7 +93,7 @@ describe('pagecheck prove', () => {
     // the part landings are real obligations now
     for (const name of ['landData', 'landTag']) expect(hardened.out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
     expect(hardened.out).toContain('all 11 obligations proved');
-  }, 120_000);
+  }, 330_000);
 
   it('names the flag and the value in its errors, exit 2', async () => {
     expect(await pagecheck('prove', '--variant', 'fast')).toMatchObject({
@@ -108,5 +108,5 @@ describe('pagecheck prove', () => {
     expect((await pagecheck('prove', '--faults', 'early-free,late')).err).toBe(
       'pagecheck: --faults: expected a comma-separated list of silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write, auto-truncate (or all, none), got "late"\n',
     );
-  }, 120_000);
+  }, 330_000);
 });

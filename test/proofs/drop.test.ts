@@ -16,7 +16,7 @@ describe('no conjunct is dead weight: dropping any one makes z3 find a counterex
       expect(failed.map((o) => o.name)).toEqual(OWNER_CHECK_DROPS[c.id]);
       expect(failed.every((o) => o.result === 'counterexample')).toBe(true);
     }
-  }, 120_000);
+  }, 330_000);
 
   it('owner-check: the counterexample is a page whose tag claims the reader while it holds another request’s data', async () => {
     const report = await proveApart({ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], drop: 1, only: ['decode'], checkEncoding: false });
@@ -24,7 +24,7 @@ describe('no conjunct is dead weight: dropping any one makes z3 find a counterex
     const reader = cti?.witnesses['reader'] ?? '?';
     expect(cti?.violated).toBe('Isolation');
     expect(cti?.story.join('\n')).toMatch(new RegExp(`holds (r\\d)'s data \\(for slot \\d\\); tag ${reader}`));
-  }, 120_000);
+  }, 330_000);
 
   it('length-fix: each of the seven conjuncts is needed by the obligations pinned for it', async () => {
     expect(LENGTH_FIX_INVARIANT.conjuncts.map((c) => c.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);

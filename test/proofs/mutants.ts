@@ -4,6 +4,7 @@
  * known way without touching the real one.
  */
 import { execFile } from 'node:child_process';
+import { CHILD_LIMIT_MS, stopped, Z3_CRASH } from './apart.ts';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -96,11 +97,18 @@ export async function mutantStep(dir: string): Promise<StepFn> {
 }
 
 /** Runs `pagecheck ...args` inside the tree: its exit code and output. */
-export function pagecheckIn(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
+export async function pagecheckIn(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
+  const first = await pagecheckInOnce(dir, args);
+  // z3 crashed or stopped answering (apart.ts): that answers nothing, so once more
+  return Z3_CRASH.test(first.out) ? pagecheckInOnce(dir, args) : first;
+}
+
+/** One run of `pagecheck ...args` inside the tree, stopped after {@link CHILD_LIMIT_MS}. */
+function pagecheckInOnce(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(dir, 'cli', 'main.ts'), ...args], { cwd: dir, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', join(dir, 'cli', 'main.ts'), ...args], { cwd: dir, maxBuffer: 1 << 24, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, out: `${stdout}${stderr}` });
+      resolve({ code, out: `${stdout}${stderr}${error === null ? '' : stopped(error)}` });
     });
   });
 }

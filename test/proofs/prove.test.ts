@@ -18,7 +18,7 @@ describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size',
     // with early-free on, timeout is a real obligation; only the part landings of torn-write (off by owner-check's default) never happen
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['landData', 'landTag']);
     expect(report.proved).toBe(true);
-  }, 120_000);
+  }, 330_000);
 
   it('proves it with each fault alone and with none', async () => {
     const sets = [[], ...OWNER_CHECK_FAULTS.map((f): Fault[] => [f])];
@@ -35,7 +35,7 @@ describe('buggy: the same proof fails at decode', () => {
     const report = await proveApart({ variant: 'buggy', faults: [...OWNER_CHECK_FAULTS], checkEncoding: false });
     expect(failing(report)).toEqual(['decode']);
     expect(report.proved).toBe(false);
-  }, 120_000);
+  }, 330_000);
 
   it('tells the counterexample in the spec’s words: the reader decodes a page holding another request’s data', async () => {
     const report = await proveApart({ variant: 'buggy', faults: ['silent-stub'], only: ['decode'], checkEncoding: false });
@@ -61,7 +61,7 @@ describe('buggy: the same proof fails at decode', () => {
     expect(cti?.story.at(-1)).toBe(
       `Isolation fails (reader ${reader}, position ${position}, label ${other}'s data): request ${reader} has read ${other}'s data at position ${position}, which is not its own there.`,
     );
-  }, 120_000);
+  }, 330_000);
 });
 
 describe('length-fix: Isolation rests on seven ownership conjuncts, and only without faults', () => {
@@ -69,7 +69,7 @@ describe('length-fix: Isolation rests on seven ownership conjuncts, and only wit
     const report = await proveApart({ variant: 'length-fix', faults: [], checkEncoding: false });
     expect(failing(report)).toEqual([]);
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['timeout', 'landData', 'landTag']);
-  }, 120_000);
+  }, 330_000);
 
   it('each fault but the silent stub (and lock-underflow, which needs eviction) breaks exactly one obligation', async () => {
     const reports = await eachApart(OWNER_CHECK_FAULTS, (fault) => proveApart({ variant: 'length-fix', faults: [fault], checkEncoding: false }));
@@ -86,11 +86,11 @@ describe('length-fix: Isolation rests on seven ownership conjuncts, and only wit
       ['timeout', 'NoLateWrite'],
       ['insert', 'CacheHoldsPrefix'],
     ]);
-  }, 120_000);
+  }, 330_000);
 });
 
 describe('the prover is consulted', () => {
   it('rejects a conjunct number the invariant does not have', async () => {
     await expect(proveApart({ variant: 'owner-check', faults: [], drop: 2, checkEncoding: false })).rejects.toThrow('the tag invariant has no conjunct 2');
-  }, 120_000);
+  }, 330_000);
 });

@@ -23,7 +23,7 @@ describe('owner-check under early-free and torn-write: the proof fails where the
     // the late write posted after a timeout: the same conjunct
     expect(out).toMatch(/prefill\((r\d)\): P posts \1's write; its content and tag parts land later/);
     expect(out).toMatch(/^not proved: prefill \(counterexample\), timeout \(counterexample\)\.$/m);
-  }, 240_000);
+  }, 330_000);
 
   it('with torn writes, the owner check alone fails exactly with the faults that bring a foreign write to a held page', async () => {
     const broken: Record<string, string[]> = {};

@@ -19,7 +19,7 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
     // every action can happen: timeout (early-free) and the part landings (torn-write) are real obligations
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual([]);
     expect(report.proved).toBe(true);
-  }, 300_000);
+  }, 400_000);
 
   it('no conjunct is dead weight: dropping any one makes z3 find a counterexample to induction', async () => {
     const found: Record<number, string[]> = {};
