@@ -86,6 +86,7 @@ async function run(flags: ProveFlags): Promise<number> {
     return exitCode(report);
   } finally {
     await z3.close();
+    process.off('uncaughtException', z3Crashed);
   }
 }
 
@@ -96,7 +97,11 @@ async function run(flags: ProveFlags): Promise<number> {
  * then, and the heap cannot be trusted to go on: say so in one line and exit 3.
  */
 export function z3Crashed(error: unknown): never {
-  if (!(error instanceof Error) || error.name !== 'RuntimeError') throw error;
+  if (!(error instanceof Error) || error.name !== 'RuntimeError') {
+    // anything else is a fault of ours: as Node reports an uncaught exception
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`pagecheck prove: z3 crashed (${error.message}); its WebAssembly build does so now and then. Nothing was proved or refuted: run the command again.\n`);
   process.exit(EXIT.incomplete);
 }
