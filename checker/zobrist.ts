@@ -1,5 +1,5 @@
 /**
- * Zobrist fingerprints: a state's fingerprint is the XOR, over its bytes, of a random
+ * Zobrist fingerprints: a state's fingerprint is the XOR, over its bytes, of a fixed
  * 64-bit number for each (position, value), held as two int32 tables. Its point is that a
  * successor's fingerprint follows from its parent's and the bytes the action changes:
  * for each, XOR out the old value's number and XOR in the new one. A model that knows
@@ -8,11 +8,14 @@
  * (most are not). Tabulation hashing of this kind is 3-independent; two distinct states
  * get the same 64 bits with probability 2^-64.
  *
- * The numbers come from a fixed seed (no clock, no `Math.random`): the same run gives the
- * same fingerprints. The table, 2 KB per state byte, stays in the second-level cache.
+ * The numbers are a pure function of the position and value: SplitMix32 from one fixed
+ * seed, read from no clock and no global generator, so every run, and every worker thread
+ * of a parallel search, builds the same table and gives the same fingerprints. (The
+ * incident replay's seeded generator, incident/prng.ts, is not used: the checker depends
+ * on nothing outside itself.) The table, 2 KB per state byte, stays in the second-level cache.
  */
 
-/** Per-(position, byte value) random numbers for states of a fixed length. */
+/** Per-(position, byte value) fixed pseudo-random numbers for states of a fixed length. */
 export class Zobrist {
   /** Low halves: `lo[(position << 8) | value]`. */
   readonly lo: Int32Array;
@@ -22,7 +25,7 @@ export class Zobrist {
   constructor(readonly size: number) {
     this.lo = new Int32Array(size << 8);
     this.hi = new Int32Array(size << 8);
-    // SplitMix32-style generator from a fixed seed.
+    // SplitMix32 from a fixed seed: the table is the same in every run and every thread.
     let x = 0x9e3779b9 | 0;
     const next = (): number => {
       x = (x + 0x9e3779b9) | 0;
