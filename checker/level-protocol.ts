@@ -67,12 +67,8 @@ export const BLOCK_FIELDS = 1 + EXPANDED_FIELDS;
 export interface KeepRequest {
   /** The bitmap of losers (cleared again by this step, block by block). */
   readonly losers: Int32Array;
-  /** `NEXT_BLOCK`, from 0. */
-  readonly control: Int32Array;
-  /** Every block of the level, in the level's order, {@link BLOCK_FIELDS} int32 each. */
+  /** Every block of the level, in the level's order, {@link BLOCK_FIELDS} int32 each: each thread keeps those it expanded, whose successors are in its own arena. */
   readonly blocks: Int32Array;
-  /** Per thread, the chunks of its arena that hold the level's successors. */
-  readonly chunks: readonly (readonly SharedArrayBuffer[])[];
   /** The number in the search of the level's first state: parent links are numbers. */
   readonly levelBase: number;
   /** The properties still open, as the expand step was told. */

@@ -23,7 +23,7 @@
  * thread returns is a few numbers per block: the main thread numbers the new states by
  * prefix sums.
  */
-import { ARENA_CHUNK, chunkViews, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
+import { ARENA_CHUNK, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
 import { arenaWords, hashedOf, HashedParents } from './level-hashed.ts';
 import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
@@ -93,7 +93,12 @@ export class LevelTask<A> {
   /** Kept so that the touching loads are not optimized away. */
   private sink = 0;
 
-  constructor(model: Checkable<A>, options: { symmetry: boolean; deadlock: boolean; invariants: readonly string[] }) {
+  constructor(
+    model: Checkable<A>,
+    options: { symmetry: boolean; deadlock: boolean; invariants: readonly string[] },
+    /** This thread's number in the team: 0 for the main thread, k for worker k (the keep step keeps the blocks it expanded). */
+    private readonly id: number,
+  ) {
     this.size = model.stateBytes;
     this.width = strideOf(this.size) >>> 2;
     this.expandState = successorsOf(model);
@@ -124,14 +129,20 @@ export class LevelTask<A> {
     const hashed = hashedOf(model, options.symmetry);
     this.hashedParents = hashed === undefined ? undefined : new HashedParents(this.size, hashed, this.perBatch);
     this.stride = arenaWords(this.size, hashed !== undefined);
+    // The arrays as the closure's own constants: a field load per array per successor is what this saves.
+    const hashes = this.batchHashes;
+    const raws = this.batchRaw;
+    const parents = this.batchParents;
+    const actions = this.batchActions;
+    const quiets = this.batchQuiet;
     this.hashSink = (action, h1, h2, quiet) => {
       const k = this.batchCount++;
-      this.batchHashes[2 * k] = h1;
-      this.batchHashes[2 * k + 1] = tableKey(h2);
-      this.batchRaw[k] = h2;
-      this.batchParents[k] = this.current;
-      this.batchActions[k] = action;
-      this.batchQuiet[k] = quiet === true ? 1 : 0;
+      hashes[2 * k] = h1;
+      hashes[2 * k + 1] = tableKey(h2);
+      raws[k] = h2;
+      parents[k] = this.current;
+      actions[k] = action;
+      quiets[k] = quiet === true ? 1 : 0;
     };
     this.arenas = [new StateArena(this.stride), new StateArena(this.stride)];
     this.out = this.arenas[0];
@@ -189,14 +200,17 @@ export class LevelTask<A> {
       const from = b * r.block;
       const to = Math.min(from + r.block, r.count);
       const first = this.written;
-      for (let p = from; p < to; p += this.perBatch) this.expandBatch(r, reader, p, Math.min(p + this.perBatch, to));
+      let claims = 0;
+      for (let p = from; p < to; p += this.perBatch) claims += this.expandBatch(r, reader, p, Math.min(p + this.perBatch, to));
+      // Counted once per block: a block in flight claims at most `block * actions`, which the room leaves per thread.
+      if (claims > 0) Atomics.add(r.control, CLAIMS, claims);
       this.blocks.push(from, to, first, this.written);
     }
     return { paused, deadlock: this.deadlock, blocks: Int32Array.from(this.blocks), chunks: this.out.chunks };
   }
 
-  /** Expands parents `from .. to` of the level and inserts their successors. */
-  private expandBatch(r: ExpandRequest, reader: FrontierReader, from: number, to: number): void {
+  /** Expands parents `from .. to` of the level and inserts their successors; returns how many table slots they claimed. */
+  private expandBatch(r: ExpandRequest, reader: FrontierReader, from: number, to: number): number {
     const state = this.parent;
     const hashed = this.hashedParents;
     this.batchCount = 0;
@@ -224,6 +238,7 @@ export class LevelTask<A> {
     const stride = this.stride;
     const src = this.batchWords;
     let claims = 0;
+    let chunk: ChunkViews | undefined;
     for (let k = 0; k < n; k++) {
       const h1 = hashes[2 * k]!;
       const h2 = hashes[2 * k + 1]!;
@@ -233,8 +248,8 @@ export class LevelTask<A> {
       if (result === CLAIMED) claims++;
       else Atomics.or(r.losers, result >>> 5, 1 << (result & 31));
       const at = this.written++;
-      const chunk = this.out.chunkFor(at);
-      const o = at % ARENA_CHUNK;
+      const o = at & (ARENA_CHUNK - 1);
+      if (o === 0 || chunk === undefined) chunk = this.out.chunkFor(at);
       const words = chunk.words;
       const parent = this.batchParents[k]!;
       const action = this.batchActions[k]!;
@@ -250,7 +265,7 @@ export class LevelTask<A> {
       // Evaluated here, while the state is in cache: the keep step evaluates again only the few flagged.
       chunk.flags[o] = this.maySettle(s, hashed !== undefined && this.batchQuiet[k] === 1) ? 1 : 0;
     }
-    if (claims > 0) Atomics.add(r.control, CLAIMS, claims);
+    return claims;
   }
 
   /** Appends a successor (zero-padded words) of the current parent by `action` to the batch, fingerprinted. */
@@ -297,23 +312,24 @@ export class LevelTask<A> {
   }
 
   /**
-   * The keep step: blocks until none is left. A block's candidates stay where they are:
-   * the losers are left out of the runs the next level reads, and only the flagged
-   * states are read again, to be evaluated in the level's order.
+   * The keep step: the blocks this thread expanded, in the level's order. A block's
+   * candidates stay where they are: the losers are left out of the runs the next level
+   * reads, and only the flagged states are read again, to be evaluated in the level's
+   * order. Each thread keeps its own blocks, not blocks from a shared counter: their
+   * candidates' parents and actions were just written by this thread and are still in
+   * its cache, where another thread would fetch every line from this core's.
    */
   keep(r: KeepRequest): KeepReply {
-    const views = r.chunks.map((chunks) => chunks.map((c) => chunkViews(c, this.stride)));
+    const chunks = this.out.views;
     const firsts = new Int32Array(2 * (this.invariants.length + 2 * this.witnesses.length)).fill(-1);
     const open = { invariants: r.open.invariants, held: r.open.held, failed: r.open.failed };
     const kept: number[] = [];
     const runs: number[] = [];
     const blocks = r.blocks.length / BLOCK_FIELDS;
     const a = this.actionCount;
-    for (;;) {
-      const b = Atomics.add(r.control, NEXT_BLOCK, 1);
-      if (b >= blocks) break;
+    for (let b = 0; b < blocks; b++) {
       const at = BLOCK_FIELDS * b;
-      const chunks = views[r.blocks[at]!]!;
+      if (r.blocks[at] !== this.id) continue;
       const from = r.blocks[at + 1]!;
       const to = r.blocks[at + 2]!;
       const first = r.blocks[at + 3]!;

@@ -1,14 +1,17 @@
 /**
  * The visited set of the parallel search: 64-bit fingerprints in one open-addressing
  * table in a `SharedArrayBuffer`, which every thread probes and fills. A slot is four
- * int32: `h1`, `h2` (never 0), a tag (the level it was first found at plus one) and a
- * key. A slot is claimed by a compare-and-swap of its tag from 0; the claimer writes
- * `h1` and the key, then publishes `h2` with an atomic store. A reader loads `h2` first
- * and everything else after it, with plain loads: whatever it sees once `h2` is set was
- * written before `h2` was (the store is sequentially consistent, and neither x86 nor V8
- * reorders the reader's loads). Only a claim, a slot being claimed, and a lowered key
- * take atomics, which V8 does not inline: on the common path, a successor found at an
- * earlier level, an insert costs what `bfs.ts`'s does.
+ * int32: `h1`, `h2` (never 0), a tag (the level it was first found at plus one, never 0)
+ * and a key. A slot is claimed by a compare-and-swap of its `h2` from 0; the claimer
+ * then writes `h1` and the key, and publishes them with the tag, written last. A reader
+ * loads `h2` first: a slot whose `h2` is not its own is not its state, whatever the rest
+ * holds. Where `h2` is its own, it waits for the tag and reads `h1` and the key after it:
+ * whatever it sees once the tag is set was written before the tag was (x86 keeps stores
+ * in order and loads in order, and V8 moves neither across another on typed arrays).
+ * Only a claim and a lowered key take atomics, which V8 does not inline and which wait
+ * for every store still in flight: one compare-and-swap per new state, no atomic store,
+ * and on the common path, a successor found at an earlier level, none at all, so that
+ * an insert costs what `bfs.ts`'s does.
  *
  * The key makes the search deterministic. Within a level, every successor carries its
  * position in the order a one-worker search would generate it (its parent's place in the
@@ -64,7 +67,8 @@ export function grownTable(t: Int32Array, slots: number): Int32Array {
 
 /** The number of slots of a table. */
 export function slotsOf(t: Int32Array): number {
-  return t.length / WORDS;
+  // A shift, not a division by WORDS (4): the inserts mask with it, and V8 divides in floating point.
+  return t.length >>> 2;
 }
 
 /** The word to load ahead of an insert of `h1` (see `fingerprints.ts`, touch): its home slot's `h2`. */
@@ -80,8 +84,10 @@ export function homeWord(t: Int32Array, h1: number): number {
  */
 export function oldAtHome(t: Int32Array, h1: number, h2: number, tag: number): boolean {
   const i = (h1 & (slotsOf(t) - 1)) * WORDS;
-  // A published h2 (never 0) was written after h1 and the tag, which a slot keeps for good.
-  return t[i + 1] === h2 && t[i] === h1 && t[i + 2] !== tag;
+  if (t[i + 1] !== h2 || t[i] !== h1) return false;
+  // An earlier level's tag was published before this level began; 0 is a claim in flight, this level's.
+  const found = t[i + 2]!;
+  return found !== tag && found !== 0;
 }
 
 /**
@@ -96,16 +102,21 @@ export function insertFirst(t: Int32Array, h1: number, h2: number, tag: number, 
     const i = slot * WORDS;
     let cur = t[i + 1]!;
     if (cur === 0) {
-      // Empty, or being claimed: claim it, or wait for the claimer to publish its h2 (a few instructions).
-      if (t[i + 2] === 0 && Atomics.compareExchange(t, i + 2, 0, tag) === 0) {
+      // Empty: claim it, or learn the h2 of whoever claimed it first.
+      cur = Atomics.compareExchange(t, i + 1, 0, h2);
+      if (cur === 0) {
         t[i] = h1;
         t[i + 3] = key;
-        Atomics.store(t, i + 1, h2); // publishes h1 and key
+        t[i + 2] = tag; // publishes h1 and key
         return CLAIMED;
       }
-      while (cur === 0) cur = Atomics.load(t, i + 1);
     }
-    if (cur === h2 && t[i] === h1) return t[i + 2] === tag ? lowerKey(t, i + 3, key) : OLD;
+    if (cur === h2) {
+      // Its h1 and key are to be read only once its tag is published (a few instructions after the claim).
+      let found = t[i + 2]!;
+      while (found === 0) found = Atomics.load(t, i + 2);
+      if (t[i] === h1) return found === tag ? lowerKey(t, i + 3, key) : OLD;
+    }
     slot = (slot + 1) & mask;
   }
 }

@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { CLAIMED, commitImages, grownTable, insertFirst, LOST, OLD, oldAtHome, PAGE_WORDS, rehashBounds, rehashRange, sharedTable, slotsOf } from '../../checker/shared-table.ts';
 
@@ -39,6 +40,34 @@ describe('the shared table', () => {
     expect(oldAtHome(t, 21, 8, 4)).toBe(false); // an earlier level's, but not at its home
     expect(insertFirst(t, 21, 8, 4, 1)).toBe(OLD);
     expect(oldAtHome(t, 5, 8, 4)).toBe(false); // another fingerprint
+  });
+
+  it('takes a claim in flight (h2 claimed, tag not yet written) for this level, and an insert of it waits for the tag', async () => {
+    const t = sharedTable(16);
+    const signal = new Int32Array(new SharedArrayBuffer(8)); // [0]: the claimer has its h2 in; [1]: it may publish
+    // Another thread claims (5, 9) as insertFirst does, and stops between the claim and the tag that publishes it.
+    const claimer = new Worker(
+      `const { workerData: { t, signal } } = require('node:worker_threads');
+       const i = (5 & 15) * 4;
+       Atomics.compareExchange(t, i + 1, 0, 9);
+       t[i] = 5;
+       Atomics.store(signal, 0, 1); Atomics.notify(signal, 0);
+       Atomics.wait(signal, 1, 0);
+       t[i + 3] = 40;
+       t[i + 2] = 3;`,
+      { eval: true, workerData: { t, signal } },
+    );
+    const done = new Promise((resolve) => claimer.on('exit', resolve));
+    Atomics.wait(signal, 0, 0, 10_000);
+    expect(t[4 * 5 + 1]).toBe(9);
+    expect(t[4 * 5 + 2]).toBe(0);
+    expect(oldAtHome(t, 5, 9, 4)).toBe(false); // not an earlier level's: its tag is still 0
+    Atomics.store(signal, 1, 1);
+    Atomics.notify(signal, 1);
+    // Read before the tag, the claim's key would be 0 and this insert would take the slot from key 0; it waits, and displaces 40.
+    expect(insertFirst(t, 5, 9, 3, 12)).toBe(40);
+    await done;
+    expect(insertFirst(t, 5, 9, 4, 1)).toBe(OLD);
   });
 
   it('grows in place, each thread moving a range bounded by empty slots alone, into a table 2 or 4 times as large', () => {
