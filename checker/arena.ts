@@ -124,6 +124,11 @@ export class FrontierReader {
   /** The level index each segment starts at. */
   private readonly starts: number[] = [];
   private segment = 0;
+  /** The level indices `lo .. hi` last read lie in one chunk, `words`, level index `p` at word `(p - lo) * width + base`. */
+  private lo = 0;
+  private hi = 0;
+  private base = 0;
+  private words: Int32Array = new Int32Array(0);
 
   constructor(
     private readonly frontier: Frontier,
@@ -140,6 +145,16 @@ export class FrontierReader {
 
   /** Copies the words of state `p` of the level into `out`. */
   copy(p: number, out: Int32Array): void {
+    // Most reads are in the run of the last one: one comparison, then the copy.
+    if (p < this.lo || p >= this.hi) this.seek(p);
+    const width = this.width;
+    const words = this.words;
+    const from = (p - this.lo) * width + this.base;
+    for (let k = 0; k < width; k++) out[k] = words[from + k]!;
+  }
+
+  /** Makes level index `p` part of the run read from: its segment, and the part of it in one chunk. */
+  private seek(p: number): void {
     if (p < this.starts[this.segment]! || p >= this.starts[this.segment + 1]!) {
       // Mostly the next segment (a level is read in ascending runs); else a binary search.
       this.segment = p >= this.starts[this.segment + 1]! && p < (this.starts[this.segment + 2] ?? -1) ? this.segment + 1 : this.find(p);
@@ -148,10 +163,11 @@ export class FrontierReader {
     const thread = this.frontier.segments[3 * s]!;
     const at = this.frontier.segments[3 * s + 1]! + p - this.starts[s]!;
     const c = Math.floor(at / ARENA_CHUNK);
-    const words = (this.views[thread]![c] ??= chunkViews(this.frontier.chunks[thread]![c]!, this.width)).words;
-    const width = this.width;
-    const from = (at - c * ARENA_CHUNK) * width;
-    for (let k = 0; k < width; k++) out[k] = words[from + k]!;
+    this.words = (this.views[thread]![c] ??= chunkViews(this.frontier.chunks[thread]![c]!, this.width)).words;
+    // The run: from p to the end of its segment or of its chunk, whichever is first.
+    this.lo = p;
+    this.hi = Math.min(this.starts[s + 1]!, p + (c + 1) * ARENA_CHUNK - at);
+    this.base = (at - c * ARENA_CHUNK) * this.width;
   }
 
   /** The segment that holds level index `p`. */
