@@ -64,6 +64,8 @@ export class LevelTask<A> {
   /** Fingerprint first (`level-hashed.ts`): each successor's raw second half (`batchHashes` has the table's), and whether it is quiet. */
   private readonly batchRaw: Int32Array;
   private readonly batchQuiet: Uint8Array;
+  /** The batch's successors that may be the first of a new state, by index in the batch. */
+  private readonly batchCandidates: Int32Array;
   private batchCount = 0;
   /** The batch's parents on the fingerprint-first path, else undefined. */
   private readonly hashedParents: HashedParents | undefined;
@@ -121,6 +123,7 @@ export class LevelTask<A> {
     this.batchActions = new Uint8Array(capacity);
     this.batchRaw = new Int32Array(capacity);
     this.batchQuiet = new Uint8Array(capacity);
+    this.batchCandidates = new Int32Array(capacity);
     const tail = this.size & 3;
     this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
     this.parentScratch = model.slicesOnce === true ? new ScratchState(this.size) : undefined;
@@ -238,7 +241,9 @@ export class LevelTask<A> {
     const stride = this.stride;
     const src = this.batchWords;
     let claims = 0;
-    let chunk: ChunkViews | undefined;
+    // Inserts first, candidates written after: a compare-and-swap waits for every store in flight, and the candidates' are many.
+    const candidates = this.batchCandidates;
+    let m = 0;
     for (let k = 0; k < n; k++) {
       const h1 = hashes[2 * k]!;
       const h2 = hashes[2 * k + 1]!;
@@ -247,6 +252,12 @@ export class LevelTask<A> {
       if (result === LOST || result === OLD) continue;
       if (result === CLAIMED) claims++;
       else Atomics.or(r.losers, result >>> 5, 1 << (result & 31));
+      candidates[m++] = k;
+    }
+    let chunk: ChunkViews | undefined;
+    for (let c = 0; c < m; c++) {
+      const k = candidates[c]!;
+      const h1 = hashes[2 * k]!;
       const at = this.written++;
       const o = at & (ARENA_CHUNK - 1);
       if (o === 0 || chunk === undefined) chunk = this.out.chunkFor(at);
