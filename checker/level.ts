@@ -338,6 +338,9 @@ export class LevelTask<A> {
     const runs: number[] = [];
     const blocks = r.blocks.length / BLOCK_FIELDS;
     const a = this.actionCount;
+    const losers = r.losers;
+    const levelBase = r.levelBase;
+    const links = this.links;
     for (let b = 0; b < blocks; b++) {
       const at = BLOCK_FIELDS * b;
       if (r.blocks[at] !== this.id) continue;
@@ -345,30 +348,39 @@ export class LevelTask<A> {
       const to = r.blocks[at + 2]!;
       const first = r.blocks[at + 3]!;
       const end = r.blocks[at + 4]!;
-      const firstLink = this.links.length;
+      const firstLink = links.length;
       let count = 0;
       let runStart = first;
-      for (let q = first; q < end; q++) {
-        const chunk = chunks[Math.floor(q / ARENA_CHUNK)]!;
-        const o = q % ARENA_CHUNK;
-        const parent = chunk.parents[o]!;
-        const action = chunk.actions[o]!;
-        const key = parent * a + action;
-        if ((r.losers[key >>> 5]! & (1 << (key & 31))) !== 0) {
-          if (q > runStart) runs.push(b, runStart, q - runStart);
-          runStart = q + 1;
-          continue;
+      // Chunk by chunk, its arrays held in locals: the loop per candidate is a few loads and a link.
+      for (let q = first; q < end; ) {
+        const c = Math.floor(q / ARENA_CHUNK);
+        const chunk = chunks[c]!;
+        const parents = chunk.parents;
+        const actions = chunk.actions;
+        const flags = chunk.flags;
+        const origin = c * ARENA_CHUNK;
+        const stop = Math.min(end, origin + ARENA_CHUNK) - origin;
+        for (let o = q - origin; o < stop; o++) {
+          const parent = parents[o]!;
+          const action = actions[o]!;
+          const key = parent * a + action;
+          if ((losers[key >>> 5]! & (1 << (key & 31))) !== 0) {
+            if (origin + o > runStart) runs.push(b, runStart, origin + o - runStart);
+            runStart = origin + o + 1;
+            continue;
+          }
+          links.push(levelBase + parent, action);
+          if (flags[o] !== 0) {
+            this.read(chunk, o);
+            this.evaluate(open, firsts, b, count);
+          }
+          count++;
         }
-        this.links.push(r.levelBase + parent, action);
-        if (chunk.flags[o] !== 0) {
-          this.read(chunk, o);
-          this.evaluate(open, firsts, b, count);
-        }
-        count++;
+        q = origin + stop;
       }
       if (end > runStart) runs.push(b, runStart, end - runStart);
       // This block's keys, and only its own (blocks are whole words of the bitmap), are clear for the next level.
-      r.losers.fill(0, (from * a) >>> 5, Math.ceil((to * a) / 32));
+      losers.fill(0, (from * a) >>> 5, Math.ceil((to * a) / 32));
       kept.push(b, count, firstLink);
     }
     return { kept: Int32Array.from(kept), runs: Int32Array.from(runs), firsts, links: this.links.chunks };
