@@ -1,13 +1,15 @@
 /**
  * One thread's part of a level of the parallel search (a worker's, or the main thread's
  * for a small level), in two steps with a barrier between them (see `parallel.ts`; the
- * messages are in `level-protocol.ts`). In both, threads take blocks from a shared
- * counter, so that a thread that meets cheaper work takes more of it.
+ * messages are in `level-protocol.ts`).
  *
- * Expand: generate the successors of a block's states a few parents at a time,
- * fingerprint them, touch their table slots together (the misses overlap, as in
- * `bfs.ts`), and insert each into the shared table with its key, its one-worker position
- * (`shared-table.ts`). A successor that may be the first of a new state is appended,
+ * Expand: threads take blocks of the level from a shared counter, so that a thread that
+ * meets cheaper work takes more of it. They generate the successors of a block's states
+ * a few parents at a time, fingerprint them, touch their table slots together (the
+ * misses overlap, as in `bfs.ts`), and insert each into the shared table with its key,
+ * its one-worker position (`shared-table.ts`); the batch's inserts come first and its
+ * candidates are written after, since a claim's compare-and-swap waits for every store
+ * still in flight. A successor that may be the first of a new state is appended,
  * with its parent and action, to this thread's arena, and flagged where it may settle a
  * property still open (evaluated there, while it is in cache); one that displaces an
  * earlier candidate marks that one's key in a shared bitmap of losers. When the model
@@ -16,8 +18,9 @@
  * fingerprint until the insert: only a candidate is written, from its parent, with its
  * fingerprint beside it in the arena, and a quiet one is not asked the conjunction.
  *
- * Keep: once every thread has expanded, the bitmap is final. A block's candidates, in
- * whichever arena, are walked in order by their parent and action alone: losers left
+ * Keep: once every thread has expanded, the bitmap is final. Each thread keeps the
+ * blocks it expanded, whose candidates are in its own arena (and its cache). A block's
+ * candidates are walked in order by their parent and action alone: losers left
  * out, the rest linked, and the flagged ones evaluated again in order. No state is
  * copied: the kept ones are read where they are, as runs between the losers. What a
  * thread returns is a few numbers per block: the main thread numbers the new states by

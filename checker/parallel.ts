@@ -5,12 +5,12 @@
  * (`level.ts`): expand (threads take blocks of the level from a shared counter, insert
  * every successor with its one-worker position as key, and append the possible firsts
  * to their own arenas, flagged where they may settle a property still open) and keep
- * (threads take blocks again, leave out the successors that lost to a smaller key, link
- * the rest and evaluate the flagged ones in order; a model that gives its successors
- * fingerprint first is fingerprinted as `bfs-hashed.ts` does, and only its candidates
- * are written). The main thread takes blocks as well (it is one of the N threads: N - 1
- * workers are started), then orders the blocks and
- * numbers them by prefix sums, and applies the one-worker search's stopping rules
+ * (each thread takes the blocks it expanded, leaves out the successors that lost to a
+ * smaller key, links the rest and evaluates the flagged ones in order; a model that
+ * gives its successors fingerprint first is fingerprinted as `bfs-hashed.ts` does, and
+ * only its candidates are written). The main thread takes blocks as well (it is one of
+ * the N threads: N - 1 workers are started), then orders the blocks and numbers them by
+ * prefix sums, and applies the one-worker search's stopping rules
  * (`level-outcome.ts`): a few numbers per block, no state crosses it.
  *
  * The new states and their numbers are exactly those of the one-worker search in
