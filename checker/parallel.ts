@@ -158,7 +158,8 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       const blocks = Math.ceil(frontierCount / block);
       const lossWords = Math.ceil((frontierCount * actions) / 32);
       // Written before any thread reads it: a page read first is mapped to the zero page, and its first write faults again and interrupts the other core (shared-table.ts).
-      if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * lossWords)).fill(0);
+      // At least doubled: levels grow a little at a time, and each new bitmap is memory committed and written over again.
+      if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * Math.max(lossWords, 2 * losers.length))).fill(0);
       const margin = team.length * block * actions;
       if (options.growAhead !== false) table = await withRoom(table, found + Math.ceil(frontierCount * branching * 1.25) + margin, team);
       control[NEXT_BLOCK] = 0;
