@@ -12,8 +12,8 @@ import { successorsFunction } from './expanders.ts';
 import { allFinished } from './liveness.ts';
 import type { Config } from './config.ts';
 import { compile, type Model } from './model.ts';
-import { conjunctionOf, fastFormOf } from './fast-properties.ts';
-import { fastHashedOf } from './fast-successors.ts';
+import { conjunctionOf, fastFormOf } from '../encoding/properties.ts';
+import { fastHashedOf } from '../encoding/successors.ts';
 import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from './properties.ts';
 import { initial, type State } from './state.ts';
 import { createCanonicalizer } from './symmetry.ts';
@@ -22,7 +22,7 @@ import { step } from './transitions.ts';
 /** The spec's properties for the checker: each bound to the model, witnesses marked with whether they apply. */
 export function checkedProperties(m: Model): ModelProperty[] {
   return [
-    // The search's hot loop uses the fast forms (fast-properties.ts), which a test holds to the readable ones.
+    // The search's hot loop uses the fast forms (encoding/properties.ts), which a test holds to the readable ones.
     ...INVARIANTS.map((p): ModelProperty => ({ name: p.name, kind: 'always', byDefault: DEFAULT_INVARIANTS.includes(p), holds: fastFormOf(m, p) ?? ((s) => p.holds(m, s)) })),
     ...WITNESSES.map((p): ModelProperty => ({ name: p.name, kind: 'sometimes', applies: p.appliesTo(m), holds: (s) => p.holds(m, s) })),
   ];
@@ -37,7 +37,7 @@ export function checkedModel(m: Model): Checkable<Action> {
   const actions = allActions(m);
   const canon = createCanonicalizer(m);
   const successors = successorsFunction(m);
-  // The plainest configurations also give their successors fingerprint first (fast-successors.ts).
+  // The plainest configurations also give their successors fingerprint first (encoding/successors.ts).
   const hashed = fastHashedOf(m);
   const model: Checkable<Action> = {
     stateBytes: m.size,

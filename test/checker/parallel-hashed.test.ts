@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check, checkParallel, type Checkable, type CheckOptions, type CheckResult, type HashedSuccessors } from '../../checker/index.ts';
 import { actionLabel, checkedModel, compile, configFrom, type Action, type Config, type Model } from '../../spec/index.ts';
-import { inFastFamily } from '../../spec/fast-successors.ts';
+import { inFastFamily } from '../../encoding/successors.ts';
 import { specFactory } from '../../cli/commands/check.ts';
 
 const requests = (lengths: readonly number[]) => lengths.map((length) => ({ length }));

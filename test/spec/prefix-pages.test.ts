@@ -30,7 +30,7 @@ import {
   type Variant,
 } from '../../spec/index.ts';
 import { runLabels } from './helpers.ts';
-import { fastFormOf } from '../../spec/fast-properties.ts';
+import { fastFormOf } from '../../encoding/properties.ts';
 import { orbitCount, reachable } from '../checker/orbits.ts';
 
 const READS = [Isolation, Integrity];

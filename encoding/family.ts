@@ -4,18 +4,18 @@
  * check, one decode step, at most fault `silent-stub`, page ids of one byte. Here the
  * six actions of that family (`allocate`, `prefill`, `stub`, `handoff`, `decode`,
  * `free`) are written out by byte offset, every guard and effect the readable one in
- * `transitions.ts` has under the family, with what the family switches off left out.
+ * `spec/transitions.ts` has under the family, with what the family switches off left out.
  *
  * An action's effect is a list of changes (byte offset, new value) at distinct offsets:
  * applied to a copy of a state it gives the successor, and folded into the parent's
  * Zobrist fingerprint it gives the successor's fingerprint without writing anything
- * (`fast-successors.ts` does both, kind by kind, for the search).
+ * (`successors.ts` does both, kind by kind, for the search).
  */
-import { allActions } from './actions.ts';
-import { isOverLong, type Model } from './model.ts';
-import { severity, verdictOf } from './reads.ts';
-import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from './state.ts';
-import { decode } from './transitions.ts';
+import { allActions } from '../spec/actions.ts';
+import { isOverLong, type Model } from '../spec/model.ts';
+import { severity, verdictOf } from '../spec/reads.ts';
+import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from '../spec/state.ts';
+import { decode } from '../spec/transitions.ts';
 
 /** The action kinds of the family, in the spec's order: the kinds `allActions` gives there. */
 export const KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free'] as const;

@@ -3,7 +3,7 @@
  * plainest family of configurations: whole pages (one slot per page), the `sorted`
  * allocator, no prompt prefixes, no eviction, no owner check, one decode step, at most
  * fault `silent-stub`, page ids of one byte. The readable transitions are in
- * `transitions.ts`; here the same six actions (`allocate`, `prefill`, `stub`, `handoff`,
+ * `spec/transitions.ts`; here the same six actions (`allocate`, `prefill`, `stub`, `handoff`,
  * `decode`, `free`) are written out for that family by byte offset, every guard and
  * effect the readable one has under it, with what the family switches off left out.
  *
@@ -11,9 +11,9 @@
  * dozens of small accessors per successor, which V8 cannot all inline; a successor cost
  * about as much as the rest of the search together. Here each kind is one loop with the
  * offsets in fields, the free pages are found once per state, and a read record's
- * severity is a table lookup (the same table as `fast-properties.ts`, from `verdictOf`).
+ * severity is a table lookup (the same table as `properties.ts`, from `verdictOf`).
  *
- * Two ways (the family and its change lists are in `fast-family.ts`): successors written
+ * Two ways (the family and its change lists are in `family.ts`): successors written
  * into a copy of the state (`fastSuccessorsOf`, through `slice()`, so that a
  * `ScratchState` writes them straight into the search's batch), or folded into the
  * parent's Zobrist fingerprint without writing anything (`fastHashedOf`, for the search
@@ -27,16 +27,16 @@
  *
  * Successors come out exactly as the expanders give them: the same states, in the
  * spec's action order. A test holds both ways to `step` over `allActions` on every
- * reachable state of configurations of the family (test/checker/fast-successors.test.ts);
+ * reachable state of configurations of the family (test/encoding/successors.test.ts);
  * a configuration outside it gets `undefined` and the expanders.
  */
 import type { FingerprintSink, HashedSuccessors } from '../checker/model.ts';
 import type { Zobrist } from '../checker/zobrist.ts';
-import { FastFamily, inFastFamily } from './fast-family.ts';
-import type { Model } from './model.ts';
-import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from './state.ts';
+import { FastFamily, inFastFamily } from './family.ts';
+import type { Model } from '../spec/model.ts';
+import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from '../spec/state.ts';
 
-export { inFastFamily } from './fast-family.ts';
+export { inFastFamily } from './family.ts';
 
 /** Receives a successor and the index (in `allActions`) of the action that made it. */
 type Sink = (t: State, action: number) => void;

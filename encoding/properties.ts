@@ -6,15 +6,15 @@
  * lookup per position. `ExclusiveHold` and `Conservation` read the state's bytes by
  * offset, with one scratch array instead of a map. A test checks that every fast form
  * agrees with the spec's on every reachable state of the pinned configurations
- * (test/checker/fast-properties.test.ts). The checker sees them through `checked-model.ts`.
+ * (test/encoding/properties.test.ts). The checker sees them through `spec/checked-model.ts`.
  */
 // Each from its own module, not the index: the index loads the configuration decoder (effect), most of a parallel worker's start-up.
-import { freeCopies } from './allocator.ts';
-import { bodyLabel, NO_PAGE, prefixLabel, type Model } from './model.ts';
-import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from './properties.ts';
-import { inFastFamily } from './fast-family.ts';
-import { severity, verdictOf } from './reads.ts';
-import { isLive, READ, READ_LABEL, READ_UNHELD, sharedPages, tablePage, type State } from './state.ts';
+import { freeCopies } from '../spec/allocator.ts';
+import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
+import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from '../spec/properties.ts';
+import { inFastFamily } from './family.ts';
+import { severity, verdictOf } from '../spec/reads.ts';
+import { isLive, READ, READ_LABEL, READ_UNHELD, sharedPages, tablePage, type State } from '../spec/state.ts';
 
 /** A state predicate specialised to one model. */
 export type FastPredicate = (s: State) => boolean;
@@ -154,7 +154,7 @@ function generalConjunction(m: Model): FastPredicate {
 }
 
 /**
- * {@link conjunctionOf}'s pass for the family of `fast-successors.ts` (whole pages, the
+ * {@link conjunctionOf}'s pass for the family of `successors.ts` (whole pages, the
  * `sorted` allocator, no prefixes): there no page is shared and the free list is not
  * stored, a page being free exactly when nobody holds it, so the pass is the general one
  * with those cases left out: no read record of severity 2, no unheld read, every live
