@@ -20,5 +20,5 @@ export {
   type WitnessResult,
 } from './checker/index.ts';
 export { runMatrix } from './matrix/matrix.ts';
-export { formatTrace, formatItf, replayItf, ReplayError, type ReplayResult } from './trace/index.ts';
+export { formatTrace, formatItf, replayItf, ReplayError, TraceInputError, type ReplayResult } from './trace/index.ts';
 export { PagePool, type PoolOptions } from './impl/index.ts';

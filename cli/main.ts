@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { isMainThread } from 'node:worker_threads';
+import { TraceInputError } from '../trace/errors.ts';
 import { EXIT, UsageError } from './errors.ts';
 import { INTERRUPTIBLE, runInterruptible } from './interrupt.ts';
 import { packageVersion } from './package-info.ts';
@@ -81,7 +82,7 @@ function unavailable(name: string, e: unknown): CommandModule {
 
 /** Whether `e` is an error the user can fix (a flag, a file, a configuration), by name so that the spec need not be loaded to tell. */
 function isUserError(e: unknown): e is Error {
-  return e instanceof UsageError || (e instanceof Error && e.name === 'ConfigError');
+  return e instanceof UsageError || e instanceof TraceInputError || (e instanceof Error && e.name === 'ConfigError');
 }
 
 /** Runs the command line and returns the exit code. */

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import type { Model, Trace } from '../spec/index.ts';
-import { UsageError } from '../cli/errors.ts';
+import { TraceInputError } from './errors.ts';
 import { formatHtml } from './html.ts';
 import { formatItf } from './itf.ts';
 import { formatMermaid } from './mermaid.ts';
@@ -38,7 +38,7 @@ export function checkTraceFiles(files: TraceFiles, force = false): void {
   for (const t of targetsOf(files)) {
     const key = resolve(t.path);
     const other = seen.get(key);
-    if (other !== undefined) throw new UsageError(`${other} and ${t.flag} name the same file ${t.path}`);
+    if (other !== undefined) throw new TraceInputError(`${other} and ${t.flag} name the same file ${t.path}`);
     seen.set(key, t.flag);
     checkOutputPath(t.flag, t.path, force);
   }

@@ -7,6 +7,7 @@ export { formatTrace, shouldColor, type TraceFormat } from './text.ts';
 export { checkTraceFiles, writeTraceFiles, type TraceFiles } from './files.ts';
 export { checkOutputPath, writeOutput, wroteIt, recordPath } from './written.ts';
 export { formatItf, toItf, itfVars, ITF_VARS, MBT_VARS, ITF_DESCRIPTION, type ItfTrace, type ItfState, type ItfVars, type ItfPage, type ItfRequest } from './itf.ts';
+export { TraceInputError } from './errors.ts';
 export { replayItf, ReplayError, type ReplayOptions, type ReplayResult } from './replay.ts';
 export { decodeInts, encodeInts, isBigint, option, unwrapOption, type ItfBigint, type ItfEncoded, type ItfOption } from './itf-values.ts';
 export { formatMermaid, toMermaid, MERMAID_SIGNATURE } from './mermaid.ts';

@@ -34,7 +34,7 @@ import {
   type TraceStep,
 } from '../spec/index.ts';
 import { DEADLOCK } from '../checker/types.ts';
-import { UsageError } from '../cli/errors.ts';
+import { TraceInputError } from './errors.ts';
 import { itfVars, ITF_VARS, MBT_VARS } from './itf.ts';
 import { decodeInts, unwrapOption } from './itf-values.ts';
 import { itfDiff, showValue } from './itf-diff.ts';
@@ -61,7 +61,7 @@ export type ReplayResult =
     };
 
 /** A trace that cannot be replayed: malformed, or no longer what the spec does. Exits 2 from the command line. */
-export class ReplayError extends UsageError {
+export class ReplayError extends TraceInputError {
   /** The step at fault (0 for the initial state), or `null` when the trace as a whole is malformed. */
   readonly step: number | null;
   constructor(message: string, step: number | null) {

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '../cli/errors.ts';
+import { TraceInputError } from './errors.ts';
 
 /** How many files the record remembers; the oldest are forgotten first. */
 const MAX_ENTRIES = 1000;
@@ -68,14 +68,14 @@ export function remember(path: string, text: string): void {
 /** Refuses an output path before any work: a missing directory, a directory, or a file pagecheck did not write (unless `force`). */
 export function checkOutputPath(flag: string, path: string, force: boolean): void {
   const dir = dirname(resolve(path));
-  if (!existsSync(dir)) throw new UsageError(`${flag} ${path}: the directory ${dirname(path)} does not exist`);
-  if (!statSync(dir).isDirectory()) throw new UsageError(`${flag} ${path}: ${dirname(path)} is not a directory`);
+  if (!existsSync(dir)) throw new TraceInputError(`${flag} ${path}: the directory ${dirname(path)} does not exist`);
+  if (!statSync(dir).isDirectory()) throw new TraceInputError(`${flag} ${path}: ${dirname(path)} is not a directory`);
   if (!existsSync(path)) return;
   const stat = statSync(path);
-  if (stat.isDirectory()) throw new UsageError(`${flag} ${path}: is a directory; name the file to write`);
-  if (!stat.isFile()) throw new UsageError(`${flag} ${path}: exists and is not a file`);
+  if (stat.isDirectory()) throw new TraceInputError(`${flag} ${path}: is a directory; name the file to write`);
+  if (!stat.isFile()) throw new TraceInputError(`${flag} ${path}: exists and is not a file`);
   if (!force && !wroteIt(path)) {
-    throw new UsageError(`${flag} ${path}: the file exists and pagecheck did not write it (or it changed since); name another file, or add --force to overwrite it`);
+    throw new TraceInputError(`${flag} ${path}: the file exists and pagecheck did not write it (or it changed since); name another file, or add --force to overwrite it`);
   }
 }
 
@@ -84,7 +84,7 @@ export function writeOutput(flag: string, path: string, text: string): void {
   try {
     writeFileSync(path, text);
   } catch (e) {
-    throw new UsageError(`${flag} ${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw new TraceInputError(`${flag} ${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
   remember(path, text);
 }

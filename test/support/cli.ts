@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { vi } from 'vitest';
 import { UsageError } from '../../cli/errors.ts';
 import { main } from '../../cli/main.ts';
+import { TraceInputError } from '../../trace/errors.ts';
 
 /** What a whole run of `pagecheck ...args` printed, and its exit code. */
 export interface CliRun {
@@ -45,7 +46,7 @@ export async function runCommand(register: (program: Command) => void, name: str
     await program.parseAsync([name, ...args], { from: 'user' });
     return { out: chunks.join(''), code: Number(process.exitCode ?? 0) };
   } catch (e) {
-    if (e instanceof UsageError) return { error: e.message };
+    if (e instanceof UsageError || e instanceof TraceInputError) return { error: e.message };
     throw e;
   } finally {
     write.mockRestore();

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../cli/errors.ts';
+import { TraceInputError } from '../../trace/errors.ts';
 import { checkTraceFiles, formatHtml, HTML_SIGNATURE, MERMAID_SIGNATURE, writeTraceFiles, wroteIt } from '../../trace/index.ts';
 import { minimalLeak } from './traces.ts';
 
@@ -34,7 +34,7 @@ describe('writeTraceFiles', () => {
     writeFileSync(mine, 'my notes');
     const fresh = join(dir, 'fresh.itf.json');
     expect(() => writeTraceFiles(m, trace, 'Isolation', { itf: fresh, html: mine })).toThrow(
-      new UsageError(`--html ${mine}: the file exists and pagecheck did not write it (or it changed since); name another file, or add --force to overwrite it`),
+      new TraceInputError(`--html ${mine}: the file exists and pagecheck did not write it (or it changed since); name another file, or add --force to overwrite it`),
     );
     expect(readFileSync(mine, 'utf8')).toBe('my notes');
     expect(existsSync(fresh)).toBe(false);
@@ -43,16 +43,16 @@ describe('writeTraceFiles', () => {
   it('refuses a directory, the same file twice, and a path it cannot write', () => {
     const sub = join(dir, 'sub');
     mkdirSync(sub);
-    expect(() => writeTraceFiles(m, trace, undefined, { itf: sub })).toThrow(new UsageError(`--itf ${sub}: is a directory; name the file to write`));
+    expect(() => writeTraceFiles(m, trace, undefined, { itf: sub })).toThrow(new TraceInputError(`--itf ${sub}: is a directory; name the file to write`));
     const same = join(dir, 'same');
     expect(() => writeTraceFiles(m, trace, undefined, { itf: same, html: same })).toThrow(
-      new UsageError(`--itf and --html name the same file ${same}`),
+      new TraceInputError(`--itf and --html name the same file ${same}`),
     );
     const nowhere = join(dir, 'missing', 'x.mmd');
     expect(() => writeTraceFiles(m, trace, undefined, { mermaid: nowhere })).toThrow(
-      new UsageError(`--mermaid ${nowhere}: the directory ${join(dir, 'missing')} does not exist`),
+      new TraceInputError(`--mermaid ${nowhere}: the directory ${join(dir, 'missing')} does not exist`),
     );
-    expect(() => checkTraceFiles({ itf: nowhere })).toThrow(new UsageError(`--itf ${nowhere}: the directory ${join(dir, 'missing')} does not exist`));
+    expect(() => checkTraceFiles({ itf: nowhere })).toThrow(new TraceInputError(`--itf ${nowhere}: the directory ${join(dir, 'missing')} does not exist`));
   });
 });
 
