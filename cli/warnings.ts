@@ -22,7 +22,7 @@ const FIRES: Readonly<Record<Fault, Property>> = {
 /** Why a fault cannot fire, in the configuration's own terms. */
 function why(m: Model, fault: Fault): string {
   const longest = Math.max(0, ...m.config.requests.map((q) => q.length));
-  const unit = m.pageSize === 1 ? 'pages' : 'tokens';
+  const unit = `${m.pageSize === 1 ? 'page' : 'token'}${longest === 1 ? '' : 's'}`;
   const tooLong = m.lengthRule === 'ge' ? 'as long as' : 'longer than';
   if (fault === 'silent-stub' && m.fault['auto-truncate']) return 'fault auto-truncate cuts every over-long prompt instead of stubbing it';
   if (fault === 'silent-stub' || fault === 'auto-truncate') return `no request is ${tooLong} the prefill limit ${m.config.prefillLimit} (the longest is ${longest} ${unit})`;
