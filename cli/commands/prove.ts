@@ -93,8 +93,10 @@ async function run(flags: ProveFlags): Promise<number> {
 /**
  * z3's WebAssembly build now and then corrupts its own heap and throws a RuntimeError
  * ("memory access out of bounds") from one of its threads, in a run that succeeds when
- * started again (z3 issue #7723 reports such corruption). Nothing was proved or refuted
- * then, and the heap cannot be trusted to go on: say so in one line and exit 3.
+ * started again (z3 issue #7723 reports such corruption); and its heap stops at 2 GB,
+ * past which it aborts ("Aborted(Cannot enlarge memory arrays ...)", seen once in a CI
+ * run of a proof that passes in every other). Nothing was proved or refuted then, and
+ * the heap cannot be trusted to go on: say so in one line and exit 3.
  */
 export function z3Crashed(error: unknown): never {
   if (!(error instanceof Error) || error.name !== 'RuntimeError') {
@@ -102,7 +104,10 @@ export function z3Crashed(error: unknown): never {
     process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   }
-  process.stderr.write(`pagecheck prove: z3 crashed (${error.message}); its WebAssembly build does so now and then. Nothing was proved or refuted: run the command again.\n`);
+  const line = /Cannot enlarge memory/.test(error.message)
+    ? 'z3 ran out of memory (its WebAssembly build stops at 2 GB)'
+    : `z3 crashed (${error.message}); its WebAssembly build does so now and then`;
+  process.stderr.write(`pagecheck prove: ${line}. Nothing was proved or refuted: run the command again.\n`);
   process.exit(EXIT.incomplete);
 }
 

@@ -25,8 +25,8 @@ export type ApartRequest =
 
 const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
 
-/** What a process prints when z3's WebAssembly build crashed under it (`pagecheck prove` says so in one line; a bare run shows the RuntimeError). */
-export const Z3_CRASH = /z3 crashed|RuntimeError: memory access out of bounds|supplied sort is null|stopped after/;
+/** What a process prints when z3's WebAssembly build crashed under it or ran out of its 2 GB (`pagecheck prove` says so in one line; a bare run shows the RuntimeError). */
+export const Z3_CRASH = /z3 crashed|z3 ran out of memory|RuntimeError: memory access out of bounds|RuntimeError: Aborted\(|supplied sort is null|stopped after/;
 
 /**
  * A proof's process is stopped after this long and started once more. The heaviest (hardened,

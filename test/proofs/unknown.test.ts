@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatReport, toJson } from '../../cli/commands/prove.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
 import { retryable, type ProofReport } from '../../proofs/obligations.ts';
+import { Z3_CRASH } from './apart.ts';
 
 // An unknown from z3 is asked again with another seed unless z3 ran out of time; the report
 // says how it was settled. (z3's unknowns come and go with the order of terms, so a real one
@@ -45,5 +46,21 @@ describe('a z3 crash', () => {
     });
     expect(ran.code).toBe(3);
     expect(ran.err).toBe('pagecheck prove: z3 crashed (memory access out of bounds); its WebAssembly build does so now and then. Nothing was proved or refuted: run the command again.\n');
+  }, 30_000);
+
+  it('a z3 out of memory is said as such, in one line, exit 3; the proof tests start such a process once more', async () => {
+    const { execFile } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const prove = fileURLToPath(new URL('../../cli/commands/prove.ts', import.meta.url));
+    // what z3's build aborts with past its 2 GB heap (seen in a CI run), thrown the same way
+    const abort = 'Aborted(Cannot enlarge memory arrays to size 2211852288 bytes (OOM). Either (1) compile with -sINITIAL_MEMORY=X with X higher than the current value 2147483648)';
+    const script = `const { z3Crashed } = await import(${JSON.stringify(prove)}); process.on('uncaughtException', z3Crashed); setTimeout(() => { throw new WebAssembly.RuntimeError(${JSON.stringify(abort)}); });`;
+    const ran = await new Promise<{ code: number | null; err: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], (error, _out, err) => resolve({ code: error === null ? 0 : (error.code as number | null), err }));
+    });
+    expect(ran.code).toBe(3);
+    expect(ran.err).toBe('pagecheck prove: z3 ran out of memory (its WebAssembly build stops at 2 GB). Nothing was proved or refuted: run the command again.\n');
+    expect(Z3_CRASH.test(ran.err)).toBe(true);
+    expect(Z3_CRASH.test(`RuntimeError: ${abort}`)).toBe(true);
   }, 30_000);
 });
