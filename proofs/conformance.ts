@@ -78,6 +78,7 @@ import {
 import { semanticsOf, transition, withoutMechanisms } from './encoding.ts';
 import { at, freshState, holds, type Bounds, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
+import { solve } from './z3-cleanups.ts';
 
 /** The spec's step function, as `spec/transitions.ts` exports it (a parameter, so that a test can hand in a mutant). */
 export type StepFn = (m: Model, s: State, a: Action) => State | undefined;
@@ -386,7 +387,7 @@ class KindSolver {
     const each = states.map((s) => And(this.actor(q), ...this.pin('pre', s)));
     const any = Bool.const(`pin.any.${this.batches++}`);
     this.solver.add(Implies(any, Or(...each)));
-    const answer = await this.solver.check(any);
+    const answer = await solve(this.solver, any);
     // An unknown must not pass for "not enabled": the check would then agree without having looked.
     if (answer === 'unknown') throw new Z3Undecided(`z3 could not decide whether the encoding is enabled (${this.solver.reasonUnknown()})`);
     if (answer !== 'sat') return undefined;
@@ -488,7 +489,7 @@ export async function checkConformance(
             found = { action: name, kind: 'spec-step-missing', story: [`from this state:`, ...indent(stateLines(m, s)), `the spec's ${name} changes ${untouched}, which the encoding does not model.`] };
             break;
           }
-          const answer = await ks.solver.check(ks.actor(q), ...ks.pin('pre', s), ...ks.pin('post', t));
+          const answer = await solve(ks.solver, ks.actor(q), ...ks.pin('pre', s), ...ks.pin('post', t));
           if (answer === 'sat') continue;
           if (answer === 'unknown') throw new Z3Undecided(`z3 could not decide whether the encoding allows the spec's ${name} (${ks.solver.reasonUnknown()})`);
           found = { action: name, kind: 'spec-step-missing', story: [`from this state:`, ...indent(stateLines(m, s)), `the spec's ${name} leads to this state, which no step of the encoding allows:`, ...indent(changed(m, s, t))] };

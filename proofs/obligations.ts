@@ -18,6 +18,7 @@ import { initial, semanticsOf, transition } from './encoding.ts';
 import { invariantFor, LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT, type Invariant } from './invariant.ts';
 import { at, forAll, freshState, holds, type Bounds, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
+import { solve } from './z3-cleanups.ts';
 
 /**
  * The faults the encoding has: every fault but `auto-truncate`, which needs token slots,
@@ -164,10 +165,10 @@ async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, n
   const bounded = query(z3.bounded(SEARCH_BOUNDS), options, inv, name, timeoutMs);
   const base = { name, ...(bounded.vacuous ? { vacuous: true as const } : {}) };
   try {
-    if ((await bounded.solver.check()) === 'sat') {
+    if ((await solve(bounded.solver)) === 'sat') {
       // a counterexample exists: ask for the tidiest one
       for (const assumptions of preferences(bounded.v, bounded.pre, inv)) {
-        if ((await bounded.solver.check(...assumptions)) === 'sat') break;
+        if ((await solve(bounded.solver, ...assumptions)) === 'sat') break;
       }
       return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
     }
@@ -178,7 +179,7 @@ async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, n
   for (let seed = 0; seed < ATTEMPTS; seed++) {
     const unbounded = query(z3.v, options, inv, name, timeoutMs, seed);
     try {
-      const sat = await unbounded.solver.check();
+      const sat = await solve(unbounded.solver);
       const ms = Math.round(performance.now() - start);
       const tries = seed === 0 ? {} : { attempts: seed + 1 };
       if (sat === 'sat') return { ...base, result: 'counterexample', ms, counterexample: read(unbounded, name), ...tries };

@@ -2,7 +2,8 @@
  * The z3 session: one wasm instance and one context for a whole run. z3's worker threads
  * keep Node alive, so whoever opens a session must close it (`killThreads`).
  */
-import { init, killThreads } from 'z3-solver';
+import { killThreads } from 'z3-solver';
+import { initHolding } from './z3-cleanups.ts';
 import { vocabulary, type Bounds, type Vocabulary } from './vocabulary.ts';
 
 /** An open z3 context with the encoding's vocabulary declared in it. */
@@ -17,7 +18,8 @@ export interface Z3Session {
 
 /** Starts z3 and declares the vocabulary. */
 export async function openZ3(): Promise<Z3Session> {
-  const api = await init();
+  // z3's cleanups wait while it solves (z3-cleanups.ts): every check goes through `solve`.
+  const api = await initHolding();
   const made = new Map<string, Vocabulary>();
   return {
     v: vocabulary(api.Context('main')),

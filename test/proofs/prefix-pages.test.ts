@@ -4,6 +4,7 @@ import { checkConformance } from '../../proofs/conformance.ts';
 import { OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { PREFIX_PAGE_MUTANTS, mutantStep, mutantTree, pagecheckIn, removeTree } from './mutants.ts';
+import { solve } from '../../proofs/z3-cleanups.ts';
 
 // The proof covers prefixes of any number of pages: its vocabulary leaves a prefix's
 // length open, and the encoding check runs on a universe whose prefix sys has 2 pages.
@@ -23,14 +24,14 @@ describe('a prefix of several pages', () => {
     const r = ctx.Const('r', v.Req);
     const solver = new ctx.Solver();
     solver.add(...v.axioms, v.hasPrefix(r), v.inPrefix(v.group(r), v.slot1), v.len(r).eq(3));
-    expect(await solver.check()).toBe('sat');
+    expect(await solve(solver)).toBe('sat');
     // and the axioms keep it shorter than the request: a prefix covering a 2-page request's last slot is ruled out
     const short = new ctx.Solver();
     short.add(...v.axioms, v.hasPrefix(r), v.inPrefix(v.group(r), v.slot1), v.len(r).eq(2));
-    expect(await short.check()).toBe('unsat');
+    expect(await solve(short)).toBe('unsat');
     const distinct = new ctx.Solver();
     distinct.add(v.prefix(v.group(r), v.slot0).eq(v.prefix(v.group(r), v.slot1)), ctx.Not(v.slot0.eq(v.slot1)));
-    expect(await distinct.check()).toBe('unsat');
+    expect(await solve(distinct)).toBe('unsat');
   }, 60_000);
 
   it('is in the encoding check’s universe, where the spec’s step and the encoding agree', async () => {
