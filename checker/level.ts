@@ -19,7 +19,7 @@
  * fingerprint beside it in the arena, and a quiet one is not asked the conjunction.
  *
  * Keep: once every thread has expanded, the bitmap is final. Each thread keeps the
- * blocks it expanded, whose candidates are in its own arena (and its cache). A block's
+ * blocks it expanded, whose candidates are in its own arena. A block's
  * candidates are walked in order by their parent and action alone: losers left
  * out, the rest linked, and the flagged ones evaluated again in order. No state is
  * copied: the kept ones are read where they are, as runs between the losers. What a
@@ -330,8 +330,8 @@ export class LevelTask<A> {
    * candidates stay where they are: the losers are left out of the runs the next level
    * reads, and only the flagged states are read again, to be evaluated in the level's
    * order. Each thread keeps its own blocks, not blocks from a shared counter: their
-   * candidates' parents and actions were just written by this thread and are still in
-   * its cache, where another thread would fetch every line from this core's.
+   * candidates are in its own arena, so that the request carries no arena's chunks and
+   * no thread makes views of another's (the step takes as long either way, measured).
    */
   keep(r: KeepRequest): KeepReply {
     const chunks = this.out.views;
