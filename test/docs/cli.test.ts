@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDocs, type DocsIo } from '../../cli/commands/docs.ts';
-import { EXIT, UsageError } from '../../cli/errors.ts';
+import { EXIT } from '../../cli/errors.ts';
+import { TraceInputError } from '../../trace/errors.ts';
 import { GENERATED_MARKER, REPO_ROOT, SPEC_DOCUMENT } from '../../docs/generate/index.ts';
 
 const DOC = `${GENERATED_MARKER}\n\n# Spec\n\n## Actions\n\nallocate\n\n## Properties\n\nIsolation\n`;
@@ -57,7 +58,7 @@ describe('pagecheck docs', () => {
     const out = join(tmp(), 'README.md');
     writeFileSync(out, '# my notes\n');
     const run = io();
-    expect(() => runDocs({ out }, run)).toThrow(UsageError);
+    expect(() => runDocs({ out }, run)).toThrow(TraceInputError);
     expect(() => runDocs({ out }, run)).toThrow(`--out ${out}: the file exists and pagecheck did not write it (or it changed since)`);
     expect(run.generated()).toBe(0);
     // A user's file that starts with the generated marker is still the user's.
