@@ -60,15 +60,13 @@ export interface ExpandReply {
   readonly chunks: readonly SharedArrayBuffer[];
 }
 
-/** Int32 per block in {@link KeepRequest.blocks}: the thread that expanded it, then its {@link EXPANDED_FIELDS}. */
+/** Int32 per block of the level as `level-outcome.ts` orders them (`orderBlocks`): the thread that expanded it, then its {@link EXPANDED_FIELDS}. */
 export const BLOCK_FIELDS = 1 + EXPANDED_FIELDS;
 
 /** What the keep step needs. */
 export interface KeepRequest {
   /** The bitmap of losers (cleared again by this step, block by block). */
   readonly losers: Int32Array;
-  /** Every block of the level, in the level's order, {@link BLOCK_FIELDS} int32 each: each thread keeps those it expanded, whose successors are in its own arena. */
-  readonly blocks: Int32Array;
   /** The number in the search of the level's first state: parent links are numbers. */
   readonly levelBase: number;
   /** The properties still open, as the expand step was told. */

@@ -29,7 +29,7 @@
 import { ARENA_CHUNK, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
 import { arenaWords, hashedOf, HashedParents } from './level-hashed.ts';
-import { BLOCK_FIELDS, CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
+import { CLAIMS, EXPANDED_FIELDS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { successorsOf, type Checkable, type Conjunction, type FingerprintSink, type ModelProperty, type SuccessorSink } from './model.ts';
 import { ScratchState } from './scratch.ts';
 import { CLAIMED, homeWord, insertFirst, LOST, OLD, oldAtHome, rehashRange } from './shared-table.ts';
@@ -88,8 +88,10 @@ export class LevelTask<A> {
   readonly arenas: readonly [StateArena, StateArena];
   /** This thread's parent links. */
   readonly links = new LinkArena();
-  /** The blocks this thread expanded in the level, four int32 each (see `EXPANDED_FIELDS`). */
+  /** The blocks this thread expanded in the level, four int32 each (see `EXPANDED_FIELDS`), in ascending order. */
   private blocks: number[] = [];
+  /** Parents per block in the level: block `b` starts at parent `b * block`, so its index is its first parent over this. */
+  private block = 1;
   private written = 0;
   private deadlock = -1;
   private out: StateArena;
@@ -98,12 +100,7 @@ export class LevelTask<A> {
   /** Kept so that the touching loads are not optimized away. */
   private sink = 0;
 
-  constructor(
-    model: Checkable<A>,
-    options: { symmetry: boolean; deadlock: boolean; invariants: readonly string[] },
-    /** This thread's number in the team: 0 for the main thread, k for worker k (the keep step keeps the blocks it expanded). */
-    private readonly id: number,
-  ) {
+  constructor(model: Checkable<A>, options: { symmetry: boolean; deadlock: boolean; invariants: readonly string[] }) {
     this.size = model.stateBytes;
     this.width = strideOf(this.size) >>> 2;
     this.expandState = successorsOf(model);
@@ -187,6 +184,7 @@ export class LevelTask<A> {
   expand(r: ExpandRequest): ExpandReply {
     if (!r.resume) {
       this.blocks = [];
+      this.block = r.block;
       this.written = 0;
       this.deadlock = -1;
       this.out = this.arenas[r.parity & 1]!;
@@ -330,8 +328,9 @@ export class LevelTask<A> {
    * candidates stay where they are: the losers are left out of the runs the next level
    * reads, and only the flagged states are read again, to be evaluated in the level's
    * order. Each thread keeps its own blocks, not blocks from a shared counter: their
-   * candidates are in its own arena, so that the request carries no arena's chunks and
-   * no thread makes views of another's (the step takes as long either way, measured).
+   * candidates are in its own arena, and it has their list from its expand step, so that
+   * the request carries neither the level's blocks nor any arena's chunks (the step takes
+   * as long either way, measured).
    */
   keep(r: KeepRequest): KeepReply {
     const chunks = this.out.views;
@@ -339,18 +338,18 @@ export class LevelTask<A> {
     const open = { invariants: r.open.invariants, held: r.open.held, failed: r.open.failed };
     const kept: number[] = [];
     const runs: number[] = [];
-    const blocks = r.blocks.length / BLOCK_FIELDS;
+    const mine = this.blocks;
     const a = this.actionCount;
     const losers = r.losers;
     const levelBase = r.levelBase;
     const links = this.links;
-    for (let b = 0; b < blocks; b++) {
-      const at = BLOCK_FIELDS * b;
-      if (r.blocks[at] !== this.id) continue;
-      const from = r.blocks[at + 1]!;
-      const to = r.blocks[at + 2]!;
-      const first = r.blocks[at + 3]!;
-      const end = r.blocks[at + 4]!;
+    for (let at = 0; at < mine.length; at += EXPANDED_FIELDS) {
+      const from = mine[at]!;
+      const to = mine[at + 1]!;
+      const first = mine[at + 2]!;
+      const end = mine[at + 3]!;
+      // Its index in the level's order (orderBlocks, by first parent).
+      const b = from / this.block;
       const firstLink = links.length;
       let count = 0;
       let runStart = first;

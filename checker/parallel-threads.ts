@@ -34,9 +34,9 @@ export class WorkerHandle implements Thread {
 
   constructor(
     readonly id: number,
-    setup: Omit<WorkerSetup, 'id'>,
+    setup: WorkerSetup,
   ) {
-    this.worker = startWorker({ ...setup, id });
+    this.worker = startWorker(setup);
     this.worker.on('message', (m: unknown) => this.waiting.shift()?.resolve(m));
     // A worker that fails (its model cannot be built, say) fails the search with its error.
     this.worker.on('error', (e) => {

@@ -17,8 +17,6 @@ export type WorkerRequest =
 
 /** The data a worker is started with. */
 export interface WorkerSetup {
-  /** The worker's number in the team (1, 2, ...; the main thread is 0). */
-  readonly id: number;
   /** How to build the model. */
   readonly factory: ModelFactory;
   /** The search's options that change what a worker does. */
@@ -28,7 +26,7 @@ export interface WorkerSetup {
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const mod = (await import(setup.factory.module)) as { createModel: (config: unknown) => Checkable };
-const task = new LevelTask(mod.createModel(setup.factory.config), setup.options, setup.id);
+const task = new LevelTask(mod.createModel(setup.factory.config), setup.options);
 
 port.on('message', (m: WorkerRequest) => {
   if (m.kind === 'expand') port.postMessage(task.expand(m));

@@ -96,7 +96,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
   const taskOptions = { symmetry, deadlock, invariants: invariants.map((p) => p.name) };
-  const task = new LevelTask(model, taskOptions, 0);
+  const task = new LevelTask(model, taskOptions);
   const local = localThread(task);
   const workers: WorkerHandle[] = [];
   const monitor = new PropertyMonitor(invariants, witnesses);
@@ -188,7 +188,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       team.forEach((t, k) => (chunks[t.id] = [...expanded[k]!.chunks]));
       for (let id = 0; id <= workers.length; id++) chunks[id] ??= [];
       const ordered = orderBlocks(team.map((t, k) => ({ thread: t.id, blocks: expanded[k]!.blocks })));
-      const keepRequest: KeepRequest = { losers, blocks: ordered, levelBase, open };
+      const keepRequest: KeepRequest = { losers, levelBase, open };
       const kept = await Promise.all(team.map((t) => t.keep(keepRequest)));
       team.forEach((t, k) => links.reader(t.id, kept[k]!.links));
       const merged = numberBlocks(ordered, team.map((t, k) => ({ thread: t.id, kept: kept[k]!.kept })));
