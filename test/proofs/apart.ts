@@ -52,14 +52,25 @@ function runChildOnce(request: ApartRequest): Promise<unknown> {
   });
 }
 
-/** The child on a request, started once more if z3 crashed or stopped answering under it (that answers nothing; any answer counts as it is). */
-async function runChild(request: ApartRequest): Promise<unknown> {
+/**
+ * `run`, started once more if z3 crashed or stopped answering under it: that answers
+ * nothing, while any answer counts as it is. A crash shows in what `run` threw, or in
+ * what it printed (`printed` of its result).
+ */
+export async function onceMoreIfZ3Crashed<T>(run: () => Promise<T>, printed: (result: T) => string): Promise<T> {
+  let first: T;
   try {
-    return await runChildOnce(request);
+    first = await run();
   } catch (e) {
     if (!(e instanceof Error) || !Z3_CRASH.test(e.message)) throw e;
-    return runChildOnce(request);
+    return run();
   }
+  return Z3_CRASH.test(printed(first)) ? run() : first;
+}
+
+/** The child on a request, started once more if z3 crashed under it. */
+function runChild(request: ApartRequest): Promise<unknown> {
+  return onceMoreIfZ3Crashed(() => runChildOnce(request), () => '');
 }
 
 /** `prove(z3, options)` in a process of its own (a mutant's step by its tree, `stepFrom`). */
@@ -73,9 +84,8 @@ export async function conformanceApart(request: Omit<Extract<ApartRequest, { kin
 }
 
 /** `pagecheck …args` in a process of its own, from the repository's root: its exit code, standard output and standard error. */
-export async function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  const first = await pagecheckOnce(args);
-  return Z3_CRASH.test(first.err) ? pagecheckOnce(args) : first;
+export function pagecheckApart(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  return onceMoreIfZ3Crashed(() => pagecheckOnce(args), (r) => r.err);
 }
 
 /** One run of `pagecheck …args` in a process of its own. */

@@ -4,12 +4,12 @@
  * known way without touching the real one.
  */
 import { execFile } from 'node:child_process';
-import { CHILD_LIMIT_MS, stopped, Z3_CRASH } from './apart.ts';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StepFn } from '../../proofs/conformance.ts';
+import { CHILD_LIMIT_MS, onceMoreIfZ3Crashed, stopped } from './apart.ts';
 
 /** The project's root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -97,10 +97,8 @@ export async function mutantStep(dir: string): Promise<StepFn> {
 }
 
 /** Runs `pagecheck ...args` inside the tree: its exit code and output. */
-export async function pagecheckIn(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
-  const first = await pagecheckInOnce(dir, args);
-  // z3 crashed or stopped answering (apart.ts): that answers nothing, so once more
-  return Z3_CRASH.test(first.out) ? pagecheckInOnce(dir, args) : first;
+export function pagecheckIn(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
+  return onceMoreIfZ3Crashed(() => pagecheckInOnce(dir, args), (r) => r.out);
 }
 
 /** One run of `pagecheck ...args` inside the tree, stopped after {@link CHILD_LIMIT_MS}. */
