@@ -15,14 +15,13 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../spec/index.ts';
 import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
-import { checkFigures } from './whole-process.ts';
+import { checkFigures, round } from './whole-process.ts';
 
 /** The configuration, as `check` flags and as the hand-written model's defines. */
 const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
 const LENGTHS = [1, 2, 2, 3, 3, 4, 5];
 const MODEL = fileURLToPath(new URL('../spin/handwritten/length-fix.pml', import.meta.url));
 const MB = 2 ** 20;
-const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
 const log = (line: string): void => void process.stderr.write(`bench handwritten: ${line}\n`);
 
 /** pagecheck as a whole process (the compiled command) with `workers` threads. */

@@ -7,11 +7,10 @@
  * speed-up is the median over rounds of the ratio within a round.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { checkFigures } from './whole-process.ts';
+import { checkFigures, round } from './whole-process.ts';
 
 const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
 const ROUNDS = 3;
-const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
 const log = (line: string): void => void process.stderr.write(`bench parallel: ${line}\n`);
 
 /** One whole `check` process with `workers` threads. */

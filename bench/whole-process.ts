@@ -66,7 +66,8 @@ export function timedCheck(flags: readonly string[], workers: number, log: (line
   return { json: JSON.parse(t.out) as CheckJson, t };
 }
 
-const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
+/** `x` to `digits` significant digits, as the benchmarks report figures. */
+export const round = (x: number, digits = 3): number => Number(x.toPrecision(digits));
 
 /** One whole `check` process with `workers` threads, as the benchmarks report it: the search's own figures, the process's wall and CPU seconds, memory. */
 export function checkFigures(flags: readonly string[], workers: number, log: (line: string) => void): Record<string, number | string> {
