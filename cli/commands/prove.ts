@@ -95,10 +95,10 @@ async function run(flags: ProveFlags): Promise<number> {
  * access out of bounds") from one of its threads, in a run that succeeds when started
  * again (z3 issue #7723 reports such corruption). The cause we found, frees of collected
  * terms during a check, is held back now (`proofs/z3-cleanups.ts`); this handler stays
- * for any other. And its heap stops at 2 GB,
- * past which it aborts ("Aborted(Cannot enlarge memory arrays ...)", seen once in a CI
- * run of a proof that passes in every other). Nothing was proved or refuted then, and
- * the heap cannot be trusted to go on: say so in one line and exit 3.
+ * for any other. Its heap also stops at 2 GB, past which it aborts ("Aborted(Cannot
+ * enlarge memory arrays ...)", seen once in a CI run of a proof that passes in every
+ * other). Nothing was proved or refuted then, and the heap cannot be trusted to go on:
+ * say so in one line and exit 3.
  */
 export function z3Crashed(error: unknown): never {
   if (!(error instanceof Error) || error.name !== 'RuntimeError') {
