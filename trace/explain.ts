@@ -27,6 +27,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
+import { isLong, pageRuns, perPageLines, perPageSentences, span } from './long-lists.ts';
 import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, slotsRead, stateAt, stepRef, tokensWords } from './facts.ts';
 
 /** A violation in words. */
@@ -59,8 +60,8 @@ const name = (m: Model, r: number): string => holderWords(m, bodyLabel(r));
 function reads(m: Model, trace: Trace, invariant: Property): Explanation {
   const last = stateAt(trace, trace.steps.length);
   const breach = invariant.breach?.(m, last);
-  const headline: string[] = [];
-  const details: string[] = [];
+  // One entry per read that broke the invariant: its sentence (a stale read's, whole), or what the page held (`what`), and the page's history.
+  const read: { r: number; page: number; what: string; stale?: string; history: string }[] = [];
   const pages: number[] = [];
   let at = trace.steps.length;
   for (const r of breach?.requests ?? []) {
@@ -70,20 +71,27 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
     for (const { i, page } of (breach?.pages ?? []).filter((x) => x.r === r)) {
       const rec = readRecordOf(m, last, r, i);
       const label = rec & READ_LABEL;
+      const history = pageHistory(m, trace, page, k);
+      if (k === at) pages.push(page);
       if (label === m.staleLabel) {
-        headline.push(staleRead(m, trace, r, i, page, rec));
-        details.push(`page ${page}: ${pageHistory(m, trace, page, k)}.`);
-        if (k === at) pages.push(page);
+        read.push({ r, page, what: '', stale: staleRead(m, trace, r, i, page, rec), history });
         continue;
       }
       const w = label === 0 ? 0 : lastWrite(m, trace, page, k - 1);
       const misplaced = (rec & MISPLACED) !== 0 ? ` for another position than ${i}` : '';
-      const what = label === 0 ? 'which was never written' : `which holds ${dataWords(m, label)}${w > 0 || misplaced !== '' ? ' written' : ''}${misplaced}${w > 0 ? ` at step ${w}` : ''}`;
-      headline.push(`${name(m, r)} read page ${page}, ${what}.`);
-      details.push(`page ${page}: ${pageHistory(m, trace, page, k)}.`);
-      if (k === at) pages.push(page);
+      const what = label === 0 ? 'was never written' : `holds ${dataWords(m, label)}${w > 0 || misplaced !== '' ? ' written' : ''}${misplaced}${w > 0 ? ` at step ${w}` : ''}`;
+      read.push({ r, page, what, history });
     }
   }
+  // A long breach (a request of hundreds of pages) is told in runs of pages that went wrong the same way (`long-lists.ts`); a short one read by read.
+  const long = isLong(read.length);
+  const ids = read.map((x) => x.page);
+  const headline = pageRuns(ids, (_, j) => (long && read[j]!.stale === undefined ? `${read[j]!.r} ${read[j]!.what}` : `#${j}`)).map((run) => {
+    const x = read[run.start]!;
+    if (x.stale !== undefined) return x.stale;
+    return run.pages.length === 1 ? `${name(m, x.r)} read page ${x.page}, which ${x.what}.` : `${name(m, x.r)} read pages ${span(run)}, each of which ${x.what}.`;
+  });
+  const details = perPageLines(ids, (_, j) => read[j]!.history);
   if (headline.length === 0) headline.push(invariant.name === 'Isolation' ? 'a request has read data written by another request.' : 'a request read content not written for it.');
   return { invariant: invariant.name, step: at, pages, headline, details };
 }
@@ -149,6 +157,7 @@ function holdTroubles(m: Model, trace: Trace): { headline: string[]; details: st
     });
   }
   const pages: number[] = [];
+  const sentences: string[] = [];
   for (let p = 0; p < m.pages; p++) {
     const owners = inTables.get(p) ?? [];
     const h = holderOf(m, s, p);
@@ -167,10 +176,12 @@ function holdTroubles(m: Model, trace: Trace): { headline: string[]; details: st
       sentence = `${holderWords(m, h)} holds page ${p}, but page ${p} is in no live page table of ${holderWords(m, h)}.`;
     }
     if (sentence === undefined) continue;
-    headline.push(sentence);
+    sentences.push(sentence);
     pages.push(p);
   }
-  const details = pages.map((p) => `page ${p}: ${pageHistory(m, trace, p, n)}.`);
+  // Many pages gone wrong the same way (a double free of a long request) are told in runs (`long-lists.ts`).
+  headline.push(...perPageSentences(pages, sentences));
+  const details = perPageLines(pages, (p) => pageHistory(m, trace, p, n));
   return { headline, details, pages };
 }
 

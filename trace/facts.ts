@@ -4,6 +4,7 @@
  * the words for holders and contents. Every printer (text, Mermaid, HTML) and the
  * violation explanations share them, so that they all tell the same story.
  */
+import { isLong, spans } from './long-lists.ts';
 import {
   actionLabel,
   dataOf,
@@ -171,9 +172,10 @@ export function dataName(m: Model, label: number): string {
   return labelName(m, label);
 }
 
-/** A list of page ids in words: `page 0`, `pages 0, 1`. */
+/** A list of page ids in words: `page 0`, `pages 0, 1`; a long list in runs, `pages 0–179` (`long-lists.ts`). */
 export function pagesWords(pages: readonly number[]): string {
-  return pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(', ')}`;
+  if (pages.length === 1) return `page ${pages[0]}`;
+  return `pages ${isLong(pages.length) ? spans(pages) : pages.join(', ')}`;
 }
 
 /** A number of pages in words: `1 page`, `3 pages`. */

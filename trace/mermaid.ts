@@ -8,6 +8,7 @@ import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../s
 import { dataName, pageCount, decodeStepWords, evictedPages, holderWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
+import { isLong, perPageWords, spans } from './long-lists.ts';
 
 /** The first line of every diagram pagecheck writes; `writeTraceFiles` recognises its own files by it. */
 export const MERMAID_SIGNATURE = '%% pagecheck trace';
@@ -17,7 +18,8 @@ function text(s: string): string {
   return s.replace(/;/g, ',').replace(/[#\n\r]/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
-const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no pages' : `${pages.length === 1 ? 'page' : 'pages'} ${pages.join(',')}`);
+/** `page 3`, `pages 0,1`; a long list in runs, `pages 0–179` (`long-lists.ts`). */
+const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no pages' : `${pages.length === 1 ? 'page' : 'pages'} ${isLong(pages.length) ? spans(pages) : pages.join(',')}`);
 
 /** The messages of step `k`, without the red box. */
 function messages(m: Model, trace: Trace, k: number): string[] {
@@ -26,13 +28,13 @@ function messages(m: Model, trace: Trace, k: number): string[] {
   const { action, r, before, after, req, who, shared, table } = context;
   const own = table.slice(shared);
   const label = `${k}. ${action.kind}(${who})`;
-  const contents = (pages: readonly number[]): string => pages.map((p) => dataName(m, dataOf(m, before, p))).join(', ');
+  const contents = (pages: readonly number[]): string => perPageWords(pages, (p) => dataName(m, dataOf(m, before, p)));
   return match(action.kind)
     .with('allocate', () => [
       `C->>D: ${label}: request ${who}, ${pageCount(m.len[r] ?? 0)}`,
       `D->>Pool: take ${ids(table)}${req?.hit === true ? ` (page ${table[0]} from the prefix cache)` : ''}`,
       `Pool-->>D: ${ids(table)} hold: ${contents(table)}`,
-      `D->>P: page ids ${table.join(',')}`,
+      `D->>P: page ids ${isLong(table.length) ? spans(table) : table.join(',')}`,
     ])
     .with('prefill', 'stub', (kind) => {
       const mode = writeMode(m, trace, k);
@@ -67,14 +69,14 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     })
     .with('free', () =>
       req?.phase === 'released'
-        ? [`D->>Pool: ${label}: return ${ids(own)} again (a stale release), held by ${own.map((p) => holderWords(m, holderOf(m, before, p))).join(', ')}`]
+        ? [`D->>Pool: ${label}: return ${ids(own)} again (a stale release), held by ${perPageWords(own, (p) => holderWords(m, holderOf(m, before, p)))}`]
         : [`D->>Pool: ${label}: return ${ids(own)}, contents kept`],
     )
     .with('timeout', () => [`D->>Pool: ${label}: time out, return ${ids(own)} while P still writes`, `D-->>C: ${who} timed out`])
     .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
     .with('evict', () => {
       const pages = evictedPages(m, before, after);
-      return [`D->>Pool: ${label}: evict page${pages.length === 1 ? '' : 's'} ${pages.join(', ')} from the prefix cache`];
+      return [`D->>Pool: ${label}: evict page${pages.length === 1 ? '' : 's'} ${isLong(pages.length) ? spans(pages) : pages.join(', ')} from the prefix cache`];
     })
     .with('landData', 'landTag', (kind) => {
       const p = changedPage(m, before, after, kind === 'landData' ? m.dataAt : m.tagAt);
@@ -90,7 +92,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     const tokens = m.tokens[r] ?? 0;
     const cut = m.fault['auto-truncate'] && (m.lengthRule === 'ge' ? tokens >= m.config.prefillLimit : tokens > m.config.prefillLimit);
     const out = [`P->>Pool: ${label}: write ${who}'s prompt${cut ? ` cut to ${m.config.prefillLimit} tokens (auto-truncate)` : ''} into ${ids(writes)}`];
-    if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${writes.map((p) => holderWords(m, holderOf(m, after, p))).join(', ')} now`);
+    if (req?.phase === 'landed') out.push(`Note over Pool: late write: ${ids(writes)} held by ${perPageWords(writes, (p) => holderWords(m, holderOf(m, after, p)))} now`);
     return out;
   }
 

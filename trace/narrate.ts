@@ -20,6 +20,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
+import { isLong, perPageWords, spans } from './long-lists.ts';
 import { dataName, pageCount, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, slotsRead, stateAt, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
@@ -42,7 +43,8 @@ export function narrate(m: Model, trace: Trace, k: number): string {
   const context = stepContext(m, trace, k);
   if (context === undefined) return 'every page is free and has never been written; every request is new.';
   const { action, r, before, after, req, who, shared, table } = context;
-  const datas = (pages: readonly number[]): string => list(pages.map((p) => dataName(m, dataOf(m, before, p))));
+  // A long list names each content once, with its pages (`long-lists.ts`).
+  const datas = (pages: readonly number[]): string => perPageWords(pages, (p) => dataName(m, dataOf(m, before, p)));
   return match(action.kind)
     .with('allocate', () => {
       const hit = req?.hit === true ? ` (${sharedWords(m, after, table.slice(0, shared))})` : '';
@@ -82,7 +84,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
     .with('free', () => {
       const own = ownPages(table, shared);
       if (req?.phase === 'released') {
-        const holders = list(own.map((p) => holderWords(m, holderOf(m, before, p))));
+        const holders = perPageWords(own, (p) => holderWords(m, holderOf(m, before, p)));
         return `a stale second release frees ${who}'s old ${pagesWords(own)} again; ${perPages(own, 'it was', 'they were')} held by: ${holders}.`;
       }
       return `D frees ${who}'s ${pagesWords(own)}; ${perPages(own, 'its contents stay', 'their contents stay')} (${datas(own)}).`;
@@ -92,14 +94,14 @@ export function narrate(m: Model, trace: Trace, k: number): string {
       const p = table[0] ?? 0;
       if (shared <= 1) return `D puts ${who}'s page ${p} into ${holderWords(m, holderOf(m, after, p))}; it holds ${dataWords(m, dataOf(m, after, p))}.`;
       const pages = table.slice(0, shared);
-      return `D puts ${who}'s ${pagesWords(pages)} into the ${m.groupNames[m.group[r] ?? 0] ?? '?'} prefix cache; they hold ${list(pages.map((q) => dataWords(m, dataOf(m, after, q))))}.`;
+      return `D puts ${who}'s ${pagesWords(pages)} into the ${m.groupNames[m.group[r] ?? 0] ?? '?'} prefix cache; they hold ${perPageWords(pages, (q) => dataWords(m, dataOf(m, after, q)))}.`;
     })
     .with('evict', () => {
       const evicted = evictedPages(m, before, after);
       const first = evicted[0] ?? -1;
       const from = holderWords(m, holderOf(m, before, first)).replace(/ \(page \d+\)$/, '');
       const still = evicted.length === 1 ? 'it still holds' : 'they still hold';
-      return `D finds too few free pages for ${who} and evicts ${pagesWords(evicted)} from ${from}; ${still} ${list(evicted.map((q) => dataWords(m, dataOf(m, after, q))))}.`;
+      return `D finds too few free pages for ${who} and evicts ${pagesWords(evicted)} from ${from}; ${still} ${perPageWords(evicted, (q) => dataWords(m, dataOf(m, after, q)))}.`;
     })
     .with('landData', 'landTag', (kind) => {
       const base = kind === 'landData' ? m.dataAt : m.tagAt;
@@ -113,24 +115,28 @@ export function narrate(m: Model, trace: Trace, k: number): string {
 
   /** A decode step with token slots: the tokens read, each page's content, and where stale P-side data begins. */
   function slotDecodeWords(): string {
-    const reads = table.map((p, i) => {
-      const { last, stale } = slotsRead(m, before, r, i);
-      const data = dataName(m, dataOf(m, before, p));
-      return stale <= last ? `${data}, then stale P-side data from token ${stale}` : data;
-    });
+    const reads = perPageWords(
+      table,
+      (p, i) => {
+        const { last, stale } = slotsRead(m, before, r, i);
+        const data = dataName(m, dataOf(m, before, p));
+        return stale <= last ? `${data}, then stale P-side data from token ${stale}` : data;
+      },
+      '; ',
+    );
     const end = slotsRead(m, before, r, table.length - 1).last;
     const written = stepsOf(m, after, r) > 1 ? end + 1 : -1;
     const slot = Math.min(written, table.length * m.pageSize - 1);
     const token = written < 0 ? '' : `; then it writes its new token into slot ${slot} (page ${table[Math.floor(slot / m.pageSize)] ?? '?'})`;
-    return `${who} reads ${tokensWords(0, end)} in ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which hold: ${reads.join('; ')}${token}.`;
+    return `${who} reads ${tokensWords(0, end)} in ${pagesWords(table)}${decodeStepWords(m, trace, k)}, which hold: ${reads}${token}.`;
   }
 
   /** `prefill` landing whole. */
   function prefillWords(): string {
     const writes = writesOf(m, before, action);
-    const contents = list(writes.map((p) => dataName(m, dataOf(m, after, p))));
+    const contents = perPageWords(writes, (p) => dataName(m, dataOf(m, after, p)));
     const late = req?.phase === 'landed';
-    const into = late ? `, held now by ${list(writes.map((p) => holderWords(m, holderOf(m, after, p))))}` : '';
+    const into = late ? `, held now by ${perPageWords(writes, (p) => holderWords(m, holderOf(m, after, p)))}` : '';
     const tokens = m.tokens[r] ?? 0;
     const cut = tokens > m.config.prefillLimit || (m.lengthRule === 'ge' && tokens === m.config.prefillLimit);
     const prompt = m.fault['auto-truncate'] && cut ? `prompt, cut from ${tokens} tokens to the prefill limit of ${m.config.prefillLimit} (auto-truncate),` : 'prompt';
@@ -154,7 +160,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
 function requestChange(was: RequestView, now: RequestView): string | undefined {
   const parts: string[] = [];
   if (was.phase !== now.phase) parts.push(`${was.phase} → ${now.phase}`);
-  if (was.table.join() !== now.table.join()) parts.push(`table [${now.table.join(' ')}]`);
+  if (was.table.join() !== now.table.join()) parts.push(`table [${isLong(now.table.length) ? spans(now.table, ' ') : now.table.join(' ')}]`);
   if (was.read.join() !== now.read.join()) parts.push(`read ${now.read.length === 0 ? 'nothing' : list(now.read)}`);
   if (was.hit !== now.hit) parts.push('allocated on the cached prefix');
   if (was.inserted !== now.inserted) parts.push('prefix pages now in the prefix cache');

@@ -6,6 +6,7 @@
  */
 import { freeList, releaseList, type Model, type State, type Trace } from '../spec/index.ts';
 import { tell, type PageCell, type Story } from './story.ts';
+import { isLong, pageRuns, span } from './long-lists.ts';
 
 /** How to print a trace. */
 export interface TraceFormat {
@@ -49,9 +50,12 @@ function pageRow(story: Story, cells: readonly PageCell[], width: number, paint:
   const compact = cells.length > ALL_PAGES_UP_TO;
   const shown = compact ? cells.filter((c) => c.changed || c.leak) : cells;
   if (compact && shown.length === 0) return `  ${paint.dim('pages')}  ${paint.dim('(no page changed)')}`;
-  const body = shown.map((c) => {
-    const mark = c.leak ? '!' : c.changed ? '*' : ' ';
-    const text = `${c.id} ${cellText(c, story.tags)}${mark}`.padEnd(width + String(c.id).length + 2);
+  const mark = (c: PageCell): string => (c.leak ? '!' : c.changed ? '*' : ' ');
+  // A long row gives each run of consecutive pages with the same cell once: `0–179 G/-*`.
+  const runs = isLong(shown.length) ? pageRuns(shown.map((c) => c.id), (_, i) => `${cellText(shown[i]!, story.tags)}${mark(shown[i]!)}`) : undefined;
+  const cellsShown = runs === undefined ? shown.map((c) => ({ c, id: String(c.id) })) : runs.map((r) => ({ c: shown[r.start]!, id: span(r) }));
+  const body = cellsShown.map(({ c, id }) => {
+    const text = `${id} ${cellText(c, story.tags)}${mark(c)}`.padEnd(width + id.length + 2);
     return c.leak ? paint.leak(text.trimEnd()) + text.slice(text.trimEnd().length) : c.changed ? paint.changed(text) : text;
   });
   return `  ${paint.dim(compact ? 'changed' : 'pages')}  ${body.join('  ').trimEnd()}`;
