@@ -118,7 +118,7 @@ export const REPORT_JS = `
     body.replaceChildren();
     s.requests.forEach(function (q) {
       var tr = el('tr');
-      [q.name, q.phase, q.table.length ? q.table.join(' ') : '—', q.read.length ? q.read.join(', ') : '—'].forEach(function (v) { tr.appendChild(el('td', '', v)); });
+      [q.name, q.phase, q.table || '—', q.read.length ? q.read.join(', ') : '—'].forEach(function (v) { tr.appendChild(el('td', '', v)); });
       body.appendChild(tr);
     });
     var verdict = document.getElementById('verdict');

@@ -9,6 +9,7 @@ import type { Model, Trace } from '../spec/index.ts';
 import { REPORT_CSS, REPORT_JS } from './html-assets.ts';
 import { formatMermaid } from './mermaid.ts';
 import { tell } from './story.ts';
+import { isLong, spans } from './long-lists.ts';
 
 /** The first two lines of every report pagecheck writes; `writeTraceFiles` recognises its own files by them. */
 export const HTML_SIGNATURE = '<!DOCTYPE html>\n<!-- pagecheck trace report';
@@ -55,7 +56,8 @@ export function formatHtml(m: Model, trace: Trace, violation?: string): string {
       narration: s.narration,
       changes: s.changes.map((c) => `${c.name}: ${c.change}`),
       pages: s.pages,
-      requests: s.requests.map((q) => ({ name: q.name, phase: q.phase, table: q.table, read: q.read })),
+      // The page table as text, a long one in runs (`long-lists.ts`), as the text printer writes it.
+      requests: s.requests.map((q) => ({ name: q.name, phase: q.phase, table: isLong(q.table.length) ? spans(q.table, ' ') : q.table.join(' '), read: q.read })),
     })),
   };
   const n = trace.steps.length;

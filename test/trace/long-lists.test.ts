@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Config } from '../../spec/index.ts';
-import { explain, formatTrace, toMermaid } from '../../trace/index.ts';
+import { explain, formatHtml, formatTrace, toMermaid } from '../../trace/index.ts';
 import { LONG_LIST, pageRuns, perPageLines, perPageSentences, perPageWords, spans } from '../../trace/long-lists.ts';
 import { MINIMAL_LEAK, minimalLeak, sample, staleFree } from './traces.ts';
 
@@ -62,6 +62,10 @@ describe('long lists of pages', () => {
     const diagram = toMermaid(m, trace, 'Isolation');
     expect(diagram).toContain('take pages 0–249');
     expect(Math.max(...diagram.split('\n').map((line) => line.length))).toBeLessThan(400);
+    // The page's request table shows the same runs; a small pool's, its page ids.
+    expect(formatHtml(m, trace, 'Isolation')).toContain('"table":"0–249"');
+    const small = minimalLeak();
+    expect(formatHtml(small.m, small.trace, 'Isolation')).toContain('"table":"0 1 2"');
   });
 
   it('a double free of 40 pages is told once for the run', () => {
