@@ -311,13 +311,16 @@ export class LevelTask<A> {
    */
   private maySettle(s: Uint8Array, quiet: boolean): boolean {
     const open = this.open;
-    if ((open.invariants | open.held | open.failed) === 0) return false;
+    const witnesses = open.held | open.failed;
+    if ((open.invariants | witnesses) === 0) return false;
     let ask = open.invariants;
     if ((ask & this.covered) !== 0 && (quiet || this.conjunction!.holds(s))) ask &= ~this.covered;
     for (let k = 0; ask !== 0 && k < this.invariants.length; k++) if (((ask >>> k) & 1) !== 0 && !this.invariants[k]!.holds(s)) return true;
+    // Past the first levels no witness is open (each reached and seen false): no loop at all, where one over every witness testing its bits cost 560 instructions a candidate (callgrind), a quarter of this function.
+    if (witnesses === 0) return false;
     for (let k = 0; k < this.witnesses.length; k++) {
       const bit = 1 << k;
-      if (((open.held | open.failed) & bit) === 0) continue;
+      if ((witnesses & bit) === 0) continue;
       if ((this.witnesses[k]!.holds(s) ? open.held : open.failed) & bit) return true;
     }
     return false;
