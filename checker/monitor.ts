@@ -41,6 +41,8 @@ export class PropertyMonitor {
   private covered: boolean[] = [];
   /** Whether some open invariant is covered, so that the conjunction is worth asking. */
   private ask = false;
+  /** Whether every open invariant is covered: where the conjunction holds, none is left to evaluate. */
+  private allCovered = false;
 
   constructor(invariants: readonly ModelProperty[], witnesses: readonly ModelProperty[], conjunction?: Conjunction) {
     this.open = [...invariants];
@@ -55,6 +57,7 @@ export class PropertyMonitor {
     const names = this.conjunction?.names ?? [];
     this.covered = this.open.map((inv) => names.includes(inv.name));
     this.ask = this.covered.includes(true);
+    this.allCovered = this.ask && this.covered.every((c) => c);
   }
 
   /** Evaluates the open properties on state number `index` at `depth` (those the conjunction covers only unless `coveredHold`); true when an invariant failed there for the first time. */
@@ -62,12 +65,15 @@ export class PropertyMonitor {
     let failed = false;
     // `coveredHold`: the caller knows that the conjunction's open invariants hold here (a quiet successor, `model.ts`).
     const together = this.ask && (coveredHold || this.conjunction!.holds(s));
-    for (let k = 0; k < this.open.length; k++) {
-      if (together && this.covered[k] === true) continue;
-      const inv = this.open[k]!;
-      if (inv.holds(s)) continue;
-      this.failures.push({ invariant: inv.name, state: index, depth });
-      failed = true;
+    // Where the conjunction holds and stands for every open invariant, none is left to evaluate, and a loop that only skipped each one is not run.
+    if (!together || !this.allCovered) {
+      for (let k = 0; k < this.open.length; k++) {
+        if (together && this.covered[k] === true) continue;
+        const inv = this.open[k]!;
+        if (inv.holds(s)) continue;
+        this.failures.push({ invariant: inv.name, state: index, depth });
+        failed = true;
+      }
     }
     if (failed) {
       this.open = this.open.filter((inv) => !this.failures.some((f) => f.invariant === inv.name));
