@@ -27,7 +27,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
-import { isLong, pageRuns, perPageLines, perPageSentences, span } from './long-lists.ts';
+import { perPageLines, perPageSentences, runsIfLong, span } from './long-lists.ts';
 import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, slotsRead, stateAt, stepRef, tokensWords } from './facts.ts';
 
 /** A violation in words. */
@@ -84,9 +84,9 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
     }
   }
   // A long breach (a request of hundreds of pages) is told in runs of pages that went wrong the same way (`long-lists.ts`); a short one read by read.
-  const long = isLong(read.length);
   const ids = read.map((x) => x.page);
-  const headline = pageRuns(ids, (_, j) => (long && read[j]!.stale === undefined ? `${read[j]!.r} ${read[j]!.what}` : `#${j}`)).map((run) => {
+  // A stale read's sentence names its page and tokens: it is its own run.
+  const headline = runsIfLong(ids, (_, j) => read[j]!.stale ?? `${read[j]!.r} ${read[j]!.what}`).map((run) => {
     const x = read[run.start]!;
     if (x.stale !== undefined) return x.stale;
     return run.pages.length === 1 ? `${name(m, x.r)} read page ${x.page}, which ${x.what}.` : `${name(m, x.r)} read pages ${span(run)}, each of which ${x.what}.`;

@@ -4,7 +4,7 @@
  * the words for holders and contents. Every printer (text, Mermaid, HTML) and the
  * violation explanations share them, so that they all tell the same story.
  */
-import { isLong, spans } from './long-lists.ts';
+import { pageIds } from './long-lists.ts';
 import {
   actionLabel,
   dataOf,
@@ -175,7 +175,7 @@ export function dataName(m: Model, label: number): string {
 /** A list of page ids in words: `page 0`, `pages 0, 1`; a long list in runs, `pages 0–179` (`long-lists.ts`). */
 export function pagesWords(pages: readonly number[]): string {
   if (pages.length === 1) return `page ${pages[0]}`;
-  return `pages ${isLong(pages.length) ? spans(pages) : pages.join(', ')}`;
+  return `pages ${pageIds(pages)}`;
 }
 
 /** A number of pages in words: `1 page`, `3 pages`. */

@@ -9,7 +9,7 @@ import type { Model, Trace } from '../spec/index.ts';
 import { REPORT_CSS, REPORT_JS } from './html-assets.ts';
 import { formatMermaid } from './mermaid.ts';
 import { tell } from './story.ts';
-import { isLong, spans } from './long-lists.ts';
+import { pageIds } from './long-lists.ts';
 
 /** The first two lines of every report pagecheck writes; `writeTraceFiles` recognises its own files by them. */
 export const HTML_SIGNATURE = '<!DOCTYPE html>\n<!-- pagecheck trace report';
@@ -57,7 +57,7 @@ export function formatHtml(m: Model, trace: Trace, violation?: string): string {
       changes: s.changes.map((c) => `${c.name}: ${c.change}`),
       pages: s.pages,
       // The page table as text, a long one in runs (`long-lists.ts`), as the text printer writes it.
-      requests: s.requests.map((q) => ({ name: q.name, phase: q.phase, table: isLong(q.table.length) ? spans(q.table, ' ') : q.table.join(' '), read: q.read })),
+      requests: s.requests.map((q) => ({ name: q.name, phase: q.phase, table: pageIds(q.table, ' '), read: q.read })),
     })),
   };
   const n = trace.steps.length;

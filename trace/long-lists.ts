@@ -51,6 +51,17 @@ export function isLong(n: number): boolean {
   return n > LONG_LIST;
 }
 
+/** Page ids joined by `separator`: a short list page by page, `0, 1, 2`; a long one in runs, `0–179, 200`. */
+export function pageIds(pages: readonly number[], separator = ', '): string {
+  return isLong(pages.length) ? spans(pages, separator) : pages.join(separator);
+}
+
+/** The runs of a long list of pages by `key` ({@link pageRuns}); a short list's pages each a run of its own. */
+export function runsIfLong(pages: readonly number[], key: (page: number, index: number) => string): PageRun[] {
+  if (isLong(pages.length)) return pageRuns(pages, key);
+  return pages.map((p, i) => ({ first: p, last: p, key: key(p, i), start: i, pages: [p] }));
+}
+
 /** What `words` says of each page, joined by `separator`; a long list names each run's words once, with its pages: `G (0–179), none (180–249)`. */
 export function perPageWords(pages: readonly number[], words: (page: number, index: number) => string, separator = ', '): string {
   if (!isLong(pages.length)) return pages.map(words).join(separator);
@@ -72,7 +83,5 @@ export function perPageSentences(pages: readonly number[], sentences: readonly s
 
 /** `page 5: <words>.` per page; a long list gives each run of pages with the same words once: `pages 1–179, each: <words>.` */
 export function perPageLines(pages: readonly number[], words: (page: number, index: number) => string): string[] {
-  const lines = pages.map(words);
-  const runs = isLong(pages.length) ? pageRuns(pages, (_, i) => lines[i]!) : pages.map((p, i) => ({ first: p, last: p, start: i, pages: [p] }));
-  return runs.map((run) => (run.pages.length === 1 ? `page ${run.first}: ${lines[run.start]}.` : `pages ${span(run)}, each: ${lines[run.start]}.`));
+  return runsIfLong(pages, words).map((run) => (run.pages.length === 1 ? `page ${run.first}: ${run.key}.` : `pages ${span(run)}, each: ${run.key}.`));
 }

@@ -8,7 +8,7 @@ import { dataOf, holderOf, mayReadAt, tagOf, type Model, type Trace } from '../s
 import { dataName, pageCount, decodeStepWords, evictedPages, holderWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 import { describeModel } from './story.ts';
 import { explain } from './explain.ts';
-import { isLong, perPageWords, spans } from './long-lists.ts';
+import { pageIds, perPageWords } from './long-lists.ts';
 
 /** The first line of every diagram pagecheck writes; `writeTraceFiles` recognises its own files by it. */
 export const MERMAID_SIGNATURE = '%% pagecheck trace';
@@ -19,7 +19,7 @@ function text(s: string): string {
 }
 
 /** `page 3`, `pages 0,1`; a long list in runs, `pages 0–179` (`long-lists.ts`). */
-const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no pages' : `${pages.length === 1 ? 'page' : 'pages'} ${isLong(pages.length) ? spans(pages) : pages.join(',')}`);
+const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no pages' : `${pages.length === 1 ? 'page' : 'pages'} ${pageIds(pages, ',')}`);
 
 /** The messages of step `k`, without the red box. */
 function messages(m: Model, trace: Trace, k: number): string[] {
@@ -34,7 +34,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
       `C->>D: ${label}: request ${who}, ${pageCount(m.len[r] ?? 0)}`,
       `D->>Pool: take ${ids(table)}${req?.hit === true ? ` (page ${table[0]} from the prefix cache)` : ''}`,
       `Pool-->>D: ${ids(table)} hold: ${contents(table)}`,
-      `D->>P: page ids ${isLong(table.length) ? spans(table) : table.join(',')}`,
+      `D->>P: page ids ${pageIds(table, ',')}`,
     ])
     .with('prefill', 'stub', (kind) => {
       const mode = writeMode(m, trace, k);
@@ -76,7 +76,7 @@ function messages(m: Model, trace: Trace, k: number): string[] {
     .with('insert', () => [`D->>Pool: ${label}: page ${table[0] ?? '?'} into ${holderWords(m, holderOf(m, after, table[0] ?? 0))}`])
     .with('evict', () => {
       const pages = evictedPages(m, before, after);
-      return [`D->>Pool: ${label}: evict page${pages.length === 1 ? '' : 's'} ${isLong(pages.length) ? spans(pages) : pages.join(', ')} from the prefix cache`];
+      return [`D->>Pool: ${label}: evict page${pages.length === 1 ? '' : 's'} ${pageIds(pages)} from the prefix cache`];
     })
     .with('landData', 'landTag', (kind) => {
       const p = changedPage(m, before, after, kind === 'landData' ? m.dataAt : m.tagAt);

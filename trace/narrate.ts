@@ -20,7 +20,7 @@ import {
   type State,
   type Trace,
 } from '../spec/index.ts';
-import { isLong, perPageWords, spans } from './long-lists.ts';
+import { pageIds, perPageWords } from './long-lists.ts';
 import { dataName, pageCount, dataWords, decodeStepWords, evictedPages, holderWords, pagesWords, postedPages, slotsRead, stateAt, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 const list = (items: readonly string[]): string => items.join(', ');
@@ -160,7 +160,7 @@ export function narrate(m: Model, trace: Trace, k: number): string {
 function requestChange(was: RequestView, now: RequestView): string | undefined {
   const parts: string[] = [];
   if (was.phase !== now.phase) parts.push(`${was.phase} → ${now.phase}`);
-  if (was.table.join() !== now.table.join()) parts.push(`table [${isLong(now.table.length) ? spans(now.table, ' ') : now.table.join(' ')}]`);
+  if (was.table.join() !== now.table.join()) parts.push(`table [${pageIds(now.table, ' ')}]`);
   if (was.read.join() !== now.read.join()) parts.push(`read ${now.read.length === 0 ? 'nothing' : list(now.read)}`);
   if (was.hit !== now.hit) parts.push('allocated on the cached prefix');
   if (was.inserted !== now.inserted) parts.push('prefix pages now in the prefix cache');

@@ -6,7 +6,7 @@
  */
 import { freeList, releaseList, type Model, type State, type Trace } from '../spec/index.ts';
 import { tell, type PageCell, type Story } from './story.ts';
-import { isLong, pageRuns, span } from './long-lists.ts';
+import { isLong, runsIfLong, span } from './long-lists.ts';
 
 /** How to print a trace. */
 export interface TraceFormat {
@@ -42,19 +42,22 @@ export function cellText(cell: PageCell, tags: boolean): string {
   return parts.map((x) => x ?? '-').join('/');
 }
 
-/** Pools above this many pages print, at each state, only the pages that changed or that the violation points at. */
-const ALL_PAGES_UP_TO = 32;
 
 /** The row of every page at one state (only the changed ones, in a large pool), aligned across the whole trace. */
 function pageRow(story: Story, cells: readonly PageCell[], width: number, paint: Paint): string {
-  const compact = cells.length > ALL_PAGES_UP_TO;
+  // A pool of more pages than a long list (`long-lists.ts`) prints, at each state, only the pages that changed or that the violation points at.
+  const compact = isLong(cells.length);
   const shown = compact ? cells.filter((c) => c.changed || c.leak) : cells;
   if (compact && shown.length === 0) return `  ${paint.dim('pages')}  ${paint.dim('(no page changed)')}`;
   const mark = (c: PageCell): string => (c.leak ? '!' : c.changed ? '*' : ' ');
   // A long row gives each run of consecutive pages with the same cell once: `0–179 G/-*`.
-  const runs = isLong(shown.length) ? pageRuns(shown.map((c) => c.id), (_, i) => `${cellText(shown[i]!, story.tags)}${mark(shown[i]!)}`) : undefined;
-  const cellsShown = runs === undefined ? shown.map((c) => ({ c, id: String(c.id) })) : runs.map((r) => ({ c: shown[r.start]!, id: span(r) }));
-  const body = cellsShown.map(({ c, id }) => {
+  const runs = runsIfLong(
+    shown.map((c) => c.id),
+    (_, i) => `${cellText(shown[i]!, story.tags)}${mark(shown[i]!)}`,
+  );
+  const body = runs.map((run) => {
+    const c = shown[run.start]!;
+    const id = span(run);
     const text = `${id} ${cellText(c, story.tags)}${mark(c)}`.padEnd(width + id.length + 2);
     return c.leak ? paint.leak(text.trimEnd()) + text.slice(text.trimEnd().length) : c.changed ? paint.changed(text) : text;
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Config } from '../../spec/index.ts';
 import { explain, formatHtml, formatTrace, toMermaid } from '../../trace/index.ts';
-import { LONG_LIST, pageRuns, perPageLines, perPageSentences, perPageWords, spans } from '../../trace/long-lists.ts';
+import { LONG_LIST, pageIds, pageRuns, perPageLines, perPageSentences, perPageWords, runsIfLong, spans } from '../../trace/long-lists.ts';
 import { MINIMAL_LEAK, minimalLeak, sample, staleFree } from './traces.ts';
 
 /** The minimal leak (or `actions`) on a pool of `pages`: A's prompt of `a` pages, then B of `b` pages (over the limit when `b > a`) is stubbed and reads A's pages 1 .. a-1. */
@@ -34,6 +34,11 @@ describe('long lists of pages', () => {
   it('a list of up to 32 pages is written page by page, a longer one in runs', () => {
     const upTo = Array.from({ length: LONG_LIST }, (_, p) => p);
     const longer = [...upTo, LONG_LIST];
+    expect(pageIds(upTo, ' ')).toBe(upTo.join(' '));
+    expect(pageIds(longer, ' ')).toBe(`0–${LONG_LIST}`);
+    // A short list's pages are runs of their own even where their keys agree.
+    expect(runsIfLong(upTo, () => 'G')).toHaveLength(LONG_LIST);
+    expect(runsIfLong(longer, () => 'G')).toHaveLength(1);
     expect(perPageWords(upTo, () => 'G')).toBe(upTo.map(() => 'G').join(', '));
     expect(perPageWords(longer, (p) => (p < 10 ? 'G' : 'none'))).toBe(`G (0–9), none (10–${LONG_LIST})`);
     expect(perPageLines(upTo, () => 'freed')).toHaveLength(LONG_LIST);
