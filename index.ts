@@ -3,6 +3,7 @@
  * replay and printers, and the TypedArray page pool.
  */
 export * from './spec/index.ts';
+export * from './binding/index.ts';
 export {
   check,
   checkParallel,

@@ -17,7 +17,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { check } from '../checker/index.ts';
-import { checkedModel, compile, configFrom, type Config } from '../spec/index.ts';
+import { compile, configFrom, type Config } from '../spec/index.ts';
+import { checkedModel } from '../binding/index.ts';
 import { PAN_CFLAGS, buildPan, runPan, spinAvailable, type SpinResult } from '../spin/run.ts';
 
 /**

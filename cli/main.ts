@@ -9,7 +9,7 @@ import { isMainThread } from 'node:worker_threads';
 import { TraceInputError } from '../trace/errors.ts';
 import { EXIT, UsageError } from './errors.ts';
 import { INTERRUPTIBLE, runInterruptible } from './interrupt.ts';
-import { packageVersion } from './package-info.ts';
+import { packageVersion } from '../docs/generate/package-info.ts';
 
 /** A command module: it registers its flags and action on the program. */
 interface CommandModule {

@@ -11,7 +11,8 @@
  * holder, and alone, on the matrix's configuration, no write can.
  */
 import { check, type WitnessResult } from '../checker/index.ts';
-import { checkedModel, compile, FAULTS, INVARIANTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
+import { compile, FAULTS, INVARIANTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
+import { checkedModel } from '../binding/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
 export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests' | 'decodeSteps' | 'prefixPages'>;

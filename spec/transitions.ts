@@ -3,9 +3,8 @@
  * state, or `undefined` when the action is not enabled: guards first, then effects on a
  * copy; whatever an action does not mention stays as it was. Enabledness is defined here
  * and nowhere else: the checker, the tests and the implementation's harness all ask
- * {@link isEnabled} or {@link step}. Every transition copies its input once, with
- * `slice()`, before it writes: the search's fast path relies on that to reuse one buffer
- * for the copies (`expanders.ts`). A request changes phase only through `enter`
+ * {@link isEnabled} or {@link step}. A transition never writes its input: it returns a
+ * copy with its effects. A request changes phase only through `enter`
  * (`liveness.ts`), which also resets what dies with the phase.
  * Effects are written through the named setters of `state.ts` (a phase, a holder, a write
  * with its label and position).
@@ -397,18 +396,9 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   return t;
 }
 
-/** Reused by `allocate` and `release` for the pages of one call, so that the search's hot path allocates nothing; consumed before the next call. */
-let PAGES = new Int32Array(64);
-
-/** The reused page buffer, with room for `len` pages. */
-function scratchPages(len: number): Int32Array {
-  if (PAGES.length < len) PAGES = new Int32Array(2 * len);
-  return PAGES;
-}
-
-/** The allocation order's `need` pages (`takeInto`), in the reused buffer. */
+/** The allocation order's `need` pages (`takeInto`). */
 function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
-  const out = scratchPages(need);
+  const out = new Int32Array(need);
   takeInto(m, s, t, need, out);
   return out;
 }
@@ -509,7 +499,7 @@ function readTable(m: Model, s: State, t: State, r: number): void {
 function release(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
   const checked = m.mechanism['release-checks-holder'];
-  const pages = scratchPages(len);
+  const pages = new Int32Array(len);
   let count = 0;
   for (let i = sharedPages(m, s, r); i < len; i++) {
     const p = tablePage(m, s, r, i);

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
-import { actionLabel, checkedModel, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { actionLabel, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { commandLine } from '../invocation.ts';
 import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
@@ -121,11 +122,11 @@ export interface TimedResult {
   readonly statesPerSecond: number;
 }
 
-/** How worker threads build the spec's model: `spec/checked-model.ts`'s `createModel`, given the configuration as JSON. */
+/** How worker threads build the spec's model: `binding/checked-model.ts`'s `createModel`, given the configuration as JSON. */
 export function specFactory(config: Config): ModelFactory {
   // The compiled package has the module as JavaScript beside this file's own extension.
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  return { module: new URL(`../../spec/checked-model.${ext}`, import.meta.url).href, config };
+  return { module: new URL(`../../binding/checked-model.${ext}`, import.meta.url).href, config };
 }
 
 /** `--workers` as a number: default the machine's cores; a whole number from 1 to 256, or a {@link UsageError}. */

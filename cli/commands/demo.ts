@@ -6,7 +6,8 @@
  */
 import type { Command } from 'commander';
 import { check, type CheckResult } from '../../checker/index.ts';
-import { checkedModel, compile, incidentConfig, VARIANTS, type Variant } from '../../spec/index.ts';
+import { compile, incidentConfig, VARIANTS, type Variant } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT } from '../errors.ts';
 import { actionsIn, count, describeConfig, replayCommand, unreachedWitnesses } from './check.ts';

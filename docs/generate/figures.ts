@@ -6,7 +6,8 @@
  */
 import { check, type CheckResult, type Violation } from '../../checker/index.ts';
 import { cellConfig, runMatrix, type MatrixCell } from '../../matrix/matrix.ts';
-import { checkedModel, compile, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Config, type Model, type Variant } from '../../spec/index.ts';
+import { compile, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Config, type Model, type Variant } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { formatTrace } from '../../trace/index.ts';
 import { toMermaid } from '../../trace/mermaid.ts';
 import { commandFor, NPM_PAGECHECK } from './commands.ts';

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../cli/package-info.ts';
+import { packageRoot } from './package-info.ts';
 import { extractDocs, type FileDocs } from './jsdoc.ts';
 
 /** The repository's root directory, found the same way from the sources and from `dist/`. */

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, actionLabel, compile, ExclusiveHold, HandedOutTwice, Isolation, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { actionLabel, compile, ExclusiveHold, HandedOutTwice, Isolation, requestName, tableOf, lastState, type Allocator, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 const config = (pages: number, lengths: number[], variant: Variant, faults: Fault[], allocator: Allocator): Config => ({

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { allActions, checkedModel, compile, configFrom, expandersOf, initial, matrixConfig, FAULTS, step, type State } from '../../spec/index.ts';
+import { allActions, compile, configFrom, initial, matrixConfig, FAULTS, step, type State } from '../../spec/index.ts';
+import { checkedModel, expandersOf } from '../../binding/index.ts';
 import { locksModel } from './locks-model.ts';
 
 const CHECKER = join(import.meta.dirname, '../../checker');

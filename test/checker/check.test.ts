@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel,
-  actionLabel,
-  compile,
-  configFrom,
-  ExclusiveHold,
-  incidentConfig,
-  DEFAULT_INVARIANTS,
-  Isolation,
-  lastState,
-  propertyNamed,
-  run,
-  type Model,
-  type Trace,
-} from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, ExclusiveHold, incidentConfig, DEFAULT_INVARIANTS, Isolation, lastState, propertyNamed, run, type Model, type Trace } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 /*

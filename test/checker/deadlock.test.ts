@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check, type Checkable } from '../../checker/index.ts';
-import { actionLabel, checkedModel, compile, configFrom, incidentConfig, matrixConfig, VARIANTS } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, incidentConfig, matrixConfig, VARIANTS } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { pagecheck } from '../support/cli.ts';
 
 /**

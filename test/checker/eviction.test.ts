@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, actionLabel, AllServed, compile, configFrom, enabled, FailsLoudly, Isolation, type Model } from '../../spec/index.ts';
+import { actionLabel, AllServed, compile, configFrom, enabled, FailsLoudly, Isolation, type Model } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { reachable } from './orbits.ts';
 
 /** 3 pages, prefill limit 3: A (2, prefix sys), B (3), C (2, prefix sys). B needs every page. */

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { runMatrix } from '../../matrix/matrix.ts';
-import { checkedModel, compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
+import { compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 
 /**
  * The fault matrix on `matrixConfig`, full exploration, as measured independently by a

@@ -5,7 +5,7 @@
  * simple on purpose; only small configurations go through it.
  */
 import { allActions, dataPartsOf, initial, observedOf, setObserved, setPartsLanded, setTag, step, tagOf, tagPartsOf, type Model, type State } from '../../spec/index.ts';
-import { symmetryClasses } from '../../spec/index.ts';
+import { symmetryClasses } from '../../binding/index.ts';
 
 /** A state as a map key (bytes as latin1 characters). */
 export const keyOf = (s: State): string => Buffer.from(s).toString('latin1');

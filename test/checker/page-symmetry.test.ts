@@ -1,11 +1,12 @@
 /**
  * Allocator `any`: page symmetry, checked against orbits counted by brute force (every
  * renaming of pages times every renaming of interchangeable requests, written out from
- * the state's layout here, independently of checker/page-symmetry.ts).
+ * the state's layout here, independently of binding/page-symmetry.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, NO_PAGE, type Config, type Model, type State } from '../../spec/index.ts';
+import { compile, NO_PAGE, type Config, type Model, type State } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { keyOf, reachable, rename, renamings } from './orbits.ts';
 
 /** Every permutation of `0 .. n-1`. */

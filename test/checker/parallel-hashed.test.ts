@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { check, checkParallel, type Checkable, type CheckOptions, type CheckResult, type HashedSuccessors } from '../../checker/index.ts';
-import { actionLabel, checkedModel, compile, configFrom, type Action, type Config, type Model } from '../../spec/index.ts';
-import { inFastFamily } from '../../encoding/successors.ts';
+import { actionLabel, compile, configFrom, type Action, type Config, type Model } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
+import { inFastFamily } from '../../binding/successors.ts';
 import { specFactory } from '../../cli/commands/check.ts';
 
 const requests = (lengths: readonly number[]) => lengths.map((length) => ({ length }));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check, checkParallel, type CheckOptions, type CheckResult } from '../../checker/index.ts';
-import { actionLabel, checkedModel, compile, configFrom, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Action, type Config, type Model } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Action, type Config, type Model } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { specFactory } from '../../cli/commands/check.ts';
 
 /** Every configuration whose counts are pinned in test/checker and test/spin, with the options they are pinned under. */

@@ -4,7 +4,8 @@ import { ScratchState } from '../../checker/scratch.ts';
 import { ParentLinks, StateQueue } from '../../checker/store.ts';
 import { strideOf, wordState } from '../../checker/words.ts';
 import { check } from '../../checker/bfs.ts';
-import { checkedModel, compile, configFrom } from '../../spec/index.ts';
+import { compile, configFrom } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 
 describe('FingerprintSet', () => {
   it('adds each distinct state once, across many growths of the table', () => {

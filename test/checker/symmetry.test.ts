@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, checkedModel, compile, configFrom, createCanonicalizer, incidentConfig, symmetryClasses, type State } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, incidentConfig, type State } from '../../spec/index.ts';
+import { checkedModel, createCanonicalizer, symmetryClasses } from '../../binding/index.ts';
 import { keyOf, orbitCount, reachable, rename, renamings } from './orbits.ts';
 
 /**

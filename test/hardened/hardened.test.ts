@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, actionLabel, compile, configFrom, dataOf, FAULTS, Integrity, Isolation, MECHANISMS, phaseOf, Ph, type Fault, type Mechanism, type Model, type Trace } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, dataOf, FAULTS, Integrity, Isolation, MECHANISMS, phaseOf, Ph, type Fault, type Mechanism, type Model, type Trace } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from '../spec/helpers.ts';
 
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));

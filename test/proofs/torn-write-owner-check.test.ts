@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, checkedModel, compile } from '../../spec/index.ts';
+import { actionLabel, compile } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { failingParts, HOLD_INVARIANT } from '../../proofs/invariant.ts';
 import { PROOF_FAULTS } from '../../proofs/obligations.ts';
 import { eachApart, pagecheckApart, proveApart } from './apart.ts';

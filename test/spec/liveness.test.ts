@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, configFrom, FAULT_REREADS_FINISHED_TABLE, FAULTS, tableOf, type Config } from '../../spec/index.ts';
+import { compile, configFrom, FAULT_REREADS_FINISHED_TABLE, FAULTS, tableOf, type Config } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
 
 const full = { symmetry: false, continueAfterViolation: true, deadlock: false } as const;

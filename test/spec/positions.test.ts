@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, configFrom, Integrity, Isolation, phaseOf, Ph, type Config } from '../../spec/index.ts';
+import { compile, configFrom, Integrity, Isolation, phaseOf, Ph, type Config } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
 
 /** The configuration of issue 14's defect: C's late write puts the prefix's content into B's page at position 1. */

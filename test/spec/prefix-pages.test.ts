@@ -6,31 +6,10 @@
 import * as Either from 'effect/Either';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import {
-  actionLabel,
-  checkedModel,
-  compile,
-  Conservation,
-  configFrom,
-  decodeConfig,
-  ExclusiveHold,
-  FAULTS,
-  holderOf,
-  Integrity,
-  Isolation,
-  labelName,
-  mayReadAt,
-  phaseOf,
-  Ph,
-  prefixLabel,
-  readRecordOf,
-  verdictOf,
-  type Config,
-  type Fault,
-  type Variant,
-} from '../../spec/index.ts';
+import { actionLabel, compile, Conservation, configFrom, decodeConfig, ExclusiveHold, FAULTS, holderOf, Integrity, Isolation, labelName, mayReadAt, phaseOf, Ph, prefixLabel, readRecordOf, verdictOf, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
-import { fastFormOf } from '../../encoding/properties.ts';
+import { fastFormOf } from '../../binding/properties.ts';
 import { orbitCount, reachable } from '../checker/orbits.ts';
 
 const READS = [Isolation, Integrity];

@@ -4,25 +4,8 @@ import { check } from '../../checker/index.ts';
 import { explain } from '../../trace/explain.ts';
 import { stateAt } from '../../trace/facts.ts';
 import { formatMermaid, formatTrace } from '../../trace/index.ts';
-import {
-  actionLabel,
-  checkedModel,
-  compile,
-  configFrom,
-  fillOf,
-  incidentConfig,
-  Integrity,
-  Isolation,
-  isOverLong,
-  phaseOf,
-  Ph,
-  readEnd,
-  tablePage,
-  tagFillOf,
-  type Mechanism,
-  type Model,
-  type Trace,
-} from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, fillOf, incidentConfig, Integrity, Isolation, isOverLong, phaseOf, Ph, readEnd, tablePage, tagFillOf, type Mechanism, type Model, type Trace } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
 import { configFromFlags } from '../../cli/model-options.ts';
 import { replayCommand } from '../../cli/commands/check.ts';

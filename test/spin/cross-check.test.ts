@@ -10,15 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel,
-  actionLabel,
-  compile,
-  configFrom,
-  incidentConfig,
-  INVARIANTS,
-  matrixConfig,
-  type Config,
-} from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, incidentConfig, INVARIANTS, matrixConfig, type Config } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { buildPan, runPan, spinAvailable } from '../../spin/run.ts';
 
 /** One configuration with the figures both tools must report. */

@@ -7,7 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, configFrom } from '../../spec/index.ts';
+import { compile, configFrom } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { buildPanFromFile, runPan, spinAvailable } from '../../spin/run.ts';
 
 const MODEL = fileURLToPath(new URL('../../spin/handwritten/length-fix.pml', import.meta.url));

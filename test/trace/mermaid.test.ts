@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, configFrom } from '../../spec/index.ts';
+import { compile, configFrom } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { formatMermaid, MERMAID_SIGNATURE } from '../../trace/index.ts';
 import { minimalLeak, ownerCheck, staleFree } from './traces.ts';
 

@@ -1,6 +1,6 @@
 /**
  * pagecheck's own package.json, found by walking up from this file, so that the same code
- * works from the sources (`cli/`) and from the build (`dist/cli/`).
+ * works from the sources (`docs/generate/`) and from the build (`dist/docs/generate/`); the command line asks it for the version, the document generator for the spec sources.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

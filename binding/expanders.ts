@@ -14,11 +14,11 @@
  * allocation. Each successor is consumed by the sink before the next action is tried.
  */
 import { ScratchState } from '../checker/scratch.ts';
-import { allActions, ACTION_KINDS, type Action, type ActionKind } from './actions.ts';
-import { fastSuccessorsOf } from '../encoding/successors.ts';
-import type { Model } from './model.ts';
-import type { State } from './state.ts';
-import { allocate, decode, free, handoff, insert, prefill, stub, timeout, TRANSITIONS, type Transition } from './transitions.ts';
+import { allActions, ACTION_KINDS, type Action, type ActionKind } from '../spec/actions.ts';
+import { fastSuccessorsOf } from './successors.ts';
+import type { Model } from '../spec/model.ts';
+import type { State } from '../spec/state.ts';
+import { allocate, decode, free, handoff, insert, prefill, stub, timeout, TRANSITIONS, type Transition } from '../spec/transitions.ts';
 
 /** Receives a successor and the index (in `allActions`) of the action that made it. */
 export type Sink = (t: State, action: number) => void;
@@ -131,7 +131,7 @@ function choiceExpander(m: Model, actions: readonly Action[], base: number): Exp
  */
 export function successorsFunction(m: Model, fast = true): (s: State, sink: Sink) => void {
   const scratch = new ScratchState(m.size);
-  // The plainest configurations have a faster form still, held to the spec by a test (encoding/successors.ts).
+  // The plainest configurations have a faster form still, held to the spec by a test (binding/successors.ts).
   const plain = fast ? fastSuccessorsOf(m) : undefined;
   if (plain !== undefined) {
     return (s, sink) => {

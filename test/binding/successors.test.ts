@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { check, type Checkable } from '../../checker/index.ts';
-import { CONJOINED, conjunctionOf } from '../../encoding/properties.ts';
-import { fastHashedOf, fastSuccessorsOf, inFastFamily } from '../../encoding/successors.ts';
+import { CONJOINED, conjunctionOf } from '../../binding/properties.ts';
+import { fastHashedOf, fastSuccessorsOf, inFastFamily } from '../../binding/successors.ts';
 import { Zobrist } from '../../checker/zobrist.ts';
 import { ScratchState } from '../../checker/scratch.ts';
-import { allActions, checkedModel, compile, configFrom, incidentConfig, matrixConfig, step, type Config, type State } from '../../spec/index.ts';
+import { allActions, compile, configFrom, incidentConfig, matrixConfig, step, type Config, type State } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { keyOf, reachable } from '../checker/orbits.ts';
 
 const requests = (lengths: readonly number[]) => lengths.map((length) => ({ length }));
@@ -192,7 +193,7 @@ describe('the fast successors agree with the spec on every reachable state', () 
     }
   });
 
-  // The family's conjunction (encoding/properties.ts) on reachable states and on every one-byte change of a page's holder or a table entry of them, which break the invariants in many ways.
+  // The family's conjunction (binding/properties.ts) on reachable states and on every one-byte change of a page's holder or a table entry of them, which break the invariants in many ways.
   it.each(FAMILY.slice(0, 3))('the conjunction agrees with the invariants: %s', { timeout: 60_000 }, (_name, config) => {
     const m = compile(config);
     const holds = conjunctionOf(m).holds;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CONJOINED, conjunctionOf, fastFormOf } from '../../encoding/properties.ts';
+import { CONJOINED, conjunctionOf, fastFormOf } from '../../binding/properties.ts';
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, configFrom, Conservation, ExclusiveHold, FAULTS, incidentConfig, Integrity, Isolation, matrixConfig, type Config } from '../../spec/index.ts';
+import { compile, configFrom, Conservation, ExclusiveHold, FAULTS, incidentConfig, Integrity, Isolation, matrixConfig, type Config } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { reachable } from '../checker/orbits.ts';
 
 /** Pinned configurations of issue 14, with the number of their reachable states (no symmetry). */

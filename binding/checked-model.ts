@@ -7,22 +7,22 @@
  * checked with no change here or in `checker/`.
  */
 import type { Checkable, ModelProperty } from '../checker/model.ts';
-import { actionLabel, allActions, type Action } from './actions.ts';
+import { actionLabel, allActions, type Action } from '../spec/actions.ts';
 import { successorsFunction } from './expanders.ts';
-import { allFinished } from './liveness.ts';
-import type { Config } from './config.ts';
-import { compile, type Model } from './model.ts';
-import { conjunctionOf, fastFormOf } from '../encoding/properties.ts';
-import { fastHashedOf } from '../encoding/successors.ts';
-import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from './properties.ts';
-import { initial, type State } from './state.ts';
+import { allFinished } from '../spec/liveness.ts';
+import type { Config } from '../spec/config.ts';
+import { compile, type Model } from '../spec/model.ts';
+import { conjunctionOf, fastFormOf } from './properties.ts';
+import { fastHashedOf } from './successors.ts';
+import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from '../spec/properties.ts';
+import { initial, type State } from '../spec/state.ts';
 import { createCanonicalizer } from './symmetry.ts';
-import { step } from './transitions.ts';
+import { step } from '../spec/transitions.ts';
 
 /** The spec's properties for the checker: each bound to the model, witnesses marked with whether they apply. */
 export function checkedProperties(m: Model): ModelProperty[] {
   return [
-    // The search's hot loop uses the fast forms (encoding/properties.ts), which a test holds to the readable ones.
+    // The search's hot loop uses the fast forms (binding/properties.ts), which a test holds to the readable ones.
     ...INVARIANTS.map((p): ModelProperty => ({ name: p.name, kind: 'always', byDefault: DEFAULT_INVARIANTS.includes(p), holds: fastFormOf(m, p) ?? ((s) => p.holds(m, s)) })),
     ...WITNESSES.map((p): ModelProperty => ({ name: p.name, kind: 'sometimes', applies: p.appliesTo(m), holds: (s) => p.holds(m, s) })),
   ];
@@ -37,7 +37,7 @@ export function checkedModel(m: Model): Checkable<Action> {
   const actions = allActions(m);
   const canon = createCanonicalizer(m);
   const successors = successorsFunction(m);
-  // The plainest configurations also give their successors fingerprint first (encoding/successors.ts).
+  // The plainest configurations also give their successors fingerprint first (binding/successors.ts).
   const hashed = fastHashedOf(m);
   const model: Checkable<Action> = {
     stateBytes: m.size,

@@ -14,8 +14,8 @@
  * differ by a page renaming get the same form, and so, taking the least over the request
  * renamings, do two states of one orbit of the whole group.
  */
-import { NO_PAGE, type Model } from './model.ts';
-import { setTablePage, tablePage, tagOf, type State } from './state.ts';
+import { NO_PAGE, type Model } from '../spec/model.ts';
+import { setTablePage, tablePage, tagOf, type State } from '../spec/state.ts';
 import { renameRequests, type Canonicalizer } from './symmetry.ts';
 import { wordState } from '../checker/words.ts';
 

@@ -27,7 +27,7 @@
  *
  * Successors come out exactly as the expanders give them: the same states, in the
  * spec's action order. A test holds both ways to `step` over `allActions` on every
- * reachable state of configurations of the family (test/encoding/successors.test.ts);
+ * reachable state of configurations of the family (test/binding/successors.test.ts);
  * a configuration outside it gets `undefined` and the expanders.
  */
 import type { FingerprintSink, HashedSuccessors } from '../checker/model.ts';

@@ -6,7 +6,7 @@
  * lookup per position. `ExclusiveHold` and `Conservation` read the state's bytes by
  * offset, with one scratch array instead of a map. A test checks that every fast form
  * agrees with the spec's on every reachable state of the pinned configurations
- * (test/encoding/properties.test.ts). The checker sees them through `spec/checked-model.ts`.
+ * (test/binding/properties.test.ts). The checker sees them through `checked-model.ts`.
  */
 // Each from its own module, not the index: the index loads the configuration decoder (effect), most of a parallel worker's start-up.
 import { freeCopies } from '../spec/allocator.ts';

@@ -17,9 +17,9 @@
  * registering it there.
  */
 import { wordState } from '../checker/words.ts';
-import type { Model, RequestField } from './model.ts';
+import type { Model, RequestField } from '../spec/model.ts';
 import { PageCanonicalizer } from './page-symmetry.ts';
-import { Ph, READ_LABEL, type State } from './state.ts';
+import { Ph, READ_LABEL, type State } from '../spec/state.ts';
 
 /** Maps a state to the canonical member of its orbit. */
 export interface Canonicalizer {
