@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { commandLine, invocation } from '../../cli/invocation.ts';
+import { capture } from '../../docs/generate/cli-capture.ts';
 import { REPO_ROOT } from '../../docs/generate/index.ts';
 
 describe('replay hints name pagecheck as the user started it', () => {
@@ -24,11 +25,11 @@ describe('replay hints name pagecheck as the user started it', () => {
     expect(commandLine('check --variant buggy', { npm_command: 'exec' })).toBe('npx pagecheck check --variant buggy');
   });
 
-  it('the replay line `npm start` prints runs as printed, in the clone, and reproduces the counterexample', () => {
-    const npmEnv = { ...process.env, NO_COLOR: '1', npm_command: 'start', npm_lifecycle_event: 'start', npm_package_name: 'pagecheck' };
-    const demo = spawnSync(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'demo'], { cwd: REPO_ROOT, encoding: 'utf8', env: npmEnv });
-    expect(demo.status).toBe(0);
-    const line = /^replay: (.+)$/m.exec(demo.stdout)?.[1];
+  it('the replay line `npm start` prints runs as printed, in the clone, and reproduces the counterexample', async () => {
+    // The demo in-process, with the variables `npm start` sets in a clone.
+    const demo = await capture(['demo'], { npm_command: 'start', npm_lifecycle_event: 'start', npm_package_name: 'pagecheck' });
+    expect(demo.code).toBe(0);
+    const line = /^replay: (.+)$/m.exec(demo.out)?.[1];
     expect(line).toBe('npm run -s pagecheck -- check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3');
     // Run it with a shell, as a user pastes it, from the clone's root, with npm's variables gone.
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('npm_')));
