@@ -192,5 +192,6 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
         : issue.path || '(configuration)';
     return `${where}: ${issue.message}`;
   });
-  throw new UsageError(`invalid model configuration:\n  ${lines.join('\n  ')}`);
+  // One problem, one line; several, one line each under the heading.
+  throw new UsageError(lines.length === 1 ? `invalid model configuration: ${lines[0]}` : `invalid model configuration:\n  ${lines.join('\n  ')}`);
 }
