@@ -115,7 +115,8 @@ function run(flags: IncidentFlags): number {
     logged ??= built;
     return built;
   };
-  const log = flags.log === undefined ? undefined : openLog(flags.log, workload, variant, allocator, lengthRule);
+  const logPath = flags.log;
+  const log = logPath === undefined ? undefined : openLog(logPath, workload, variant, allocator, lengthRule);
   const started = performance.now();
   const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
@@ -125,7 +126,7 @@ function run(flags: IncidentFlags): number {
     lengthRule,
     seed,
     pool,
-    ...(log === undefined || flags.log === undefined ? {} : { onAction: (a) => logged !== undefined && writingLog(flags.log!, () => logAction(log, logged!, a)) }),
+    ...(log === undefined || logPath === undefined ? {} : { onAction: (a) => logged !== undefined && writingLog(logPath, () => logAction(log, logged!, a)) }),
     onProgress: (done, inFlightNow) => {
       work.report({ requests: done, inFlight: inFlightNow });
       const seconds = (performance.now() - started) / 1000;
@@ -133,9 +134,9 @@ function run(flags: IncidentFlags): number {
     },
   });
   progress.stop();
-  if (log !== undefined && flags.log !== undefined) {
-    writingLog(flags.log, () => log.close());
-    rememberFile(flags.log);
+  if (log !== undefined && logPath !== undefined) {
+    writingLog(logPath, () => log.close());
+    rememberFile(logPath);
   }
   const report = summarize(result);
   if (json) process.stdout.write(`${JSON.stringify({ ...report, mix: describeSource(workload) }, null, 2)}\n`);

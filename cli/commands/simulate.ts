@@ -16,7 +16,7 @@ import { runRandom, shardRuns } from '../../simulation/runs.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { checkOutputPaths, writeOutput } from '../../trace/written.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
 import { CHECK_DEFAULTS, count, describeConfig, replayCommand } from './check.ts';
 
@@ -97,8 +97,16 @@ function report(file: SimulationFile, p: SimulationParameters, flags: SimulateFl
   return file.result.violations.length > 0 ? EXIT.violation : EXIT.ok;
 }
 
+/** Refuses a flag that `--merge` would ignore: the files carry the model, the seed and the runs. */
+function refuseWithMerge(flags: SimulateFlags): void {
+  const given: Array<[string, unknown]> = [['--seed', flags.seed], ['--runs', flags.runs], ['--depth', flags.depth], ['--shard', flags.shard], ['--run', flags.run], ['--no-deadlock', flags.deadlock === false ? true : undefined]];
+  const named = given.find(([, v]) => v !== undefined)?.[0] ?? (modelFlagsGiven(flags) ? 'a model flag' : undefined);
+  if (named !== undefined) throw new UsageError(`${named}: cannot be combined with --merge, which takes the model, seed, runs and depth from the files`);
+}
+
 /** `--merge FILES`: decodes, checks that the files are shards of one simulation, and combines them. */
 function runMerge(paths: readonly string[], flags: SimulateFlags): number {
+  refuseWithMerge(flags);
   const files = paths.map((path) => {
     const decoded = decodeFile(readJsonFile(path, 'simulation file'));
     if (Either.isLeft(decoded)) throw new UsageError(`simulation file ${path}:\n  ${decoded.left.join('\n  ')}`);

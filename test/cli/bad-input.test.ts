@@ -185,3 +185,14 @@ describe('permissions', () => {
     expect(existsSync(join(ro, 'out.json'))).toBe(false);
   });
 });
+
+describe('a flag that would be ignored is refused', () => {
+  it.each([
+    [['--seed', '5'], '--seed'],
+    [['--runs', '5'], '--runs'],
+    [['--no-deadlock'], '--no-deadlock'],
+    [['--pages', '5'], 'a model flag'],
+  ])('simulate --merge FILE %j', async (extra, flag) => {
+    expect(await refused('simulate', '--merge', empty, ...extra)).toBe(`pagecheck: ${flag}: cannot be combined with --merge, which takes the model, seed, runs and depth from the files\n`);
+  });
+});

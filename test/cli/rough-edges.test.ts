@@ -87,10 +87,11 @@ describe('the HTML report', () => {
   const labels = ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)'];
   const replayed = run(m, labels.map((l) => parseAction(m, l)!));
   if (!('trace' in replayed)) throw new Error('the minimal incident no longer replays');
+  const trace = replayed.trace;
 
   /** The address the report's script opens at, for a report of `violation` (and an address `hash`). */
   function opensAt(violation: string | undefined, hash = ''): string | undefined {
-    const html = formatHtml(m, replayed.trace, violation);
+    const html = formatHtml(m, trace, violation);
     const data = /<script type="application\/json" id="trace-data">(.*?)<\/script>/s.exec(html)?.[1] ?? '';
     const fake = fakeDocument(data);
     runInNewContext(REPORT_JS, { document: fake.document, history: fake.history, location: { hash } });
