@@ -5,7 +5,7 @@
  * never a stack trace and never exit 1 (a violation). Runs in-process, through `main`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,17 +173,32 @@ describe('empty lists are errors, not "nothing"', () => {
 });
 
 describe('permissions', () => {
-  // Root may read and write anything, so the check cannot be seen failing there.
-  const root = process.getuid?.() === 0;
-  it.skipIf(root)('an unreadable configuration and an unwritable output directory', async () => {
+  // Root may read and write anything: there, the commands run as nobody, in one child process.
+  const asNobody = process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
+  it.skipIf(process.getuid?.() === 0 && !asNobody)('an unreadable configuration, and an output in a directory that may not be written', async () => {
     const locked = path('locked.json');
     writeFileSync(locked, '{}', { mode: 0o000 });
-    expect(await refused('check', '--config', locked)).toBe(`pagecheck: cannot read configuration file ${locked}: EACCES\n`);
     const ro = path('read-only');
-    mkdirSync(ro, { mode: 0o500 });
-    expect(await refused('simulate', '--out', join(ro, 'out.json'))).toContain('permission denied');
+    mkdirSync(ro, { mode: 0o555 });
+    const runs = [['check', '--config', locked], ['simulate', '--out', join(ro, 'out.json')]];
+    const expected = [
+      `pagecheck: cannot read configuration file ${locked}: EACCES`,
+      `pagecheck: --out ${join(ro, 'out.json')}: cannot write in the directory ${ro} (permission denied)`,
+    ];
+    if (!asNobody) {
+      for (const [k, args] of runs.entries()) expect(await refused(...args)).toBe(`${expected[k]}\n`);
+      return;
+    }
+    chmodSync(dir, 0o755);
+    const script = `import { main } from ${JSON.stringify(join(process.cwd(), 'cli/main.ts'))}; for (const a of ${JSON.stringify(runs)}) process.stderr.write('exit ' + (await main(a)) + '\\n');`;
+    const child = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: dir, PAGECHECK_STATE_DIR: join(dir, 'state-of-nobody') },
+      timeout: 120_000,
+    });
+    expect(child.stderr.trim().split('\n').filter((l) => !l.startsWith('(node:'))).toEqual([expected[0], 'exit 2', expected[1], 'exit 2']);
     expect(existsSync(join(ro, 'out.json'))).toBe(false);
-  });
+  }, 130_000);
 });
 
 describe('a flag that would be ignored is refused', () => {
