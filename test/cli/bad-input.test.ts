@@ -66,6 +66,7 @@ describe('a device that never ends (/dev/zero): read with a limit that counts by
   it.each([
     ['check', '--config', '/dev/zero', 'configuration file'],
     ['replay', '/dev/zero', 'trace file'],
+    ['docs', '--check', '--out', '/dev/zero', '--out'],
   ])('%j', async (...args) => {
     const what = args.pop()!;
     expect(await refused(...args)).toBe(`pagecheck: ${what} /dev/zero is larger than 256 MiB (the most pagecheck reads) and was not read to its end\n`);
