@@ -3,11 +3,14 @@
  * configuration file (`--config`) and flags that override its fields. Both go through
  * the same Schema decode, so a bad value gets the same message wherever it came from.
  */
-import { readFileSync, statSync } from 'node:fs';
 import * as Either from 'effect/Either';
 import type { Command } from 'commander';
-import { decodeConfig, DEFAULT_FAULTS, type Config } from '../spec/index.ts';
+import { decodeConfig, DEFAULT_FAULTS, FAULTS, type Config } from '../spec/index.ts';
 import { UsageError } from './errors.ts';
+import { readJsonFile } from './read-input.ts';
+
+/** Re-exported from read-input.ts, where every input file is read. */
+export { jsonDepth, MAX_JSON_BYTES, MAX_JSON_DEPTH, readJsonFile } from './read-input.ts';
 
 /** The raw model flags as commander hands them over. */
 export interface ModelFlags {
@@ -108,53 +111,19 @@ export function modelFlagsGiven(flags: ModelFlags): boolean {
 
 /** A flag's text as a number when it is one, so that the schema names the bad value as typed. */
 function numberish(text: string): number | string {
-  return /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
+  // A number too large for a double stays text, so that the message shows it as typed, not as null.
+  return /^-?\d+(\.\d+)?$/.test(text.trim()) && Number.isFinite(Number(text)) ? Number(text) : text;
 }
 
-/** The largest JSON file pagecheck reads: far above any trace, configuration or workload it writes. */
-export const MAX_JSON_BYTES = 256 * 2 ** 20;
-
-/** The deepest nesting of arrays and objects pagecheck accepts: its own files nest a handful of levels. */
-export const MAX_JSON_DEPTH = 64;
-
-/** The depth of the deepest array or object in `value`, counted without recursion, up to `limit + 1`. */
-export function jsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > limit) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+/** A `--faults` list: `none` is the explicit word for no faults; an empty list is refused, not read as none. */
+export function parseFaultList(text: string, known: readonly string[]): string[] {
+  const list = text.trim();
+  if (list === 'none') return [];
+  const names = list.split(',').map((f) => f.trim());
+  if (list === '' || names.includes('')) {
+    throw new UsageError(`--faults: expected fault names, comma-separated, or 'none' for no faults (${known.join(', ')}), got ${JSON.stringify(text)}`);
   }
-  return deepest;
-}
-
-/** Reads a JSON file (a configuration, a trace, a workload), with a clear error for a missing, huge, malformed or too deeply nested one. */
-export function readJsonFile(path: string, what: string): unknown {
-  let text: string;
-  try {
-    const size = statSync(path).size;
-    if (size > MAX_JSON_BYTES) {
-      throw new UsageError(`${what} ${path} is ${Math.round(size / 2 ** 20)} MiB; pagecheck reads JSON files of at most ${MAX_JSON_BYTES / 2 ** 20} MiB`);
-    }
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text) as unknown;
-  } catch (e) {
-    const why = e instanceof RangeError ? 'it is nested too deeply to parse' : (e as Error).message;
-    throw new UsageError(`${what} ${path} is not valid JSON: ${why}`);
-  }
-  if (jsonDepth(parsed) > MAX_JSON_DEPTH) {
-    throw new UsageError(`${what} ${path}: arrays and objects are nested more than ${MAX_JSON_DEPTH} deep; pagecheck's files nest a few levels`);
-  }
-  return parsed;
+  return names;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -210,8 +179,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {
-    const list = flags.faults.trim();
-    set('faults', list === '' || list === 'none' ? [] : list.split(',').map((f) => f.trim()));
+    set('faults', parseFaultList(flags.faults, FAULTS));
   }
   const decoded = decodeConfig(input);
   if (Either.isRight(decoded)) return decoded.right;
@@ -224,5 +192,6 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
         : issue.path || '(configuration)';
     return `${where}: ${issue.message}`;
   });
-  throw new UsageError(`invalid model configuration:\n  ${lines.join('\n  ')}`);
+  // One problem, one line; several, one line each under the heading.
+  throw new UsageError(lines.length === 1 ? `invalid model configuration: ${lines[0]}` : `invalid model configuration:\n  ${lines.join('\n  ')}`);
 }

@@ -8,6 +8,8 @@ import { Either, ParseResult, Schema } from 'effect';
 import { FAULTS, formatPath, VARIANTS, WholeNumber, type Fault, type Variant } from '../spec/index.ts';
 
 const show = (value: unknown): string => {
+  // JSON reads 1e400 as Infinity, which JSON.stringify would print as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large';
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text;
 };

@@ -4,7 +4,7 @@
  * so that P's and D's logs can be checked together. An event without a time keeps the time
  * of the event before it in its own file; ties keep the files' order as given.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 /** One line of one file: where it is, and its text. */
@@ -27,6 +27,18 @@ export class LogReadError extends Error {
 
 const CHUNK = 1 << 20;
 
+/** The longest line read: far above any event, and a bound on memory for input with no line breaks (`/dev/zero`). */
+export const MAX_LINE_BYTES = 16 * 2 ** 20;
+
+/** Reads the next chunk; a failure (EISDIR, EIO) is the user's to fix. */
+function readChunk(fd: number, buffer: Buffer, file: string): number {
+  try {
+    return readSync(fd, buffer, 0, CHUNK, null);
+  } catch (e) {
+    throw new LogReadError(`cannot read log ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
 /** The non-blank lines of a file, read in 1 MiB chunks. */
 export function* fileLines(file: string): Generator<SourceLine> {
   let fd: number;
@@ -35,14 +47,22 @@ export function* fileLines(file: string): Generator<SourceLine> {
   } catch (e) {
     throw new LogReadError(`cannot read log ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
+    throw new LogReadError(`cannot read log ${file}: EISDIR, it is a directory; name the log files`);
+  }
   const buffer = Buffer.alloc(CHUNK);
   const decoder = new StringDecoder('utf8');
   let rest = '';
   let line = 0;
+  let first = true;
   try {
     for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK, null);
-      const text = n === 0 ? rest + decoder.end() : rest + decoder.write(buffer.subarray(0, n));
+      const n = readChunk(fd, buffer, file);
+      const read = n === 0 ? rest + decoder.end() : rest + decoder.write(buffer.subarray(0, n));
+      // A byte order mark, which some editors write, is not part of the first event.
+      const text = first && read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
+      if (read.length > 0) first = false;
       let start = 0;
       for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
         line++;
@@ -51,6 +71,7 @@ export function* fileLines(file: string): Generator<SourceLine> {
         start = nl + 1;
       }
       rest = text.slice(start);
+      if (rest.length > MAX_LINE_BYTES) throw new LogReadError(`log ${file}: line ${line + 1} is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB with no line break; a log holds one JSON event per line`);
       if (n === 0) break;
     }
     if (rest.trim() !== '') yield { file, line: line + 1, text: rest };

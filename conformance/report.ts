@@ -37,7 +37,8 @@ export function describeLogModel(r: ValidationResult): string {
 
 /** The outcome as text; `trace` is the spec's printed trace, when there is one. */
 export function formatResult(r: ValidationResult, files: readonly string[], trace: string | undefined): string {
-  const lines = [`pagecheck validate-log: ${r.events.toLocaleString('en-US')} events, ${r.requests.toLocaleString('en-US')} requests, from ${files.join(', ')}`, `model: ${describeLogModel(r)}`];
+  const n = (k: number, word: string): string => `${k.toLocaleString('en-US')} ${word}${k === 1 ? '' : 's'}`;
+  const lines = [`pagecheck validate-log: ${n(r.events, 'event')}, ${n(r.requests, 'request')}, from ${files.join(', ')}`, `model: ${describeLogModel(r)}`];
   switch (r.verdict) {
     case 'conforms':
       lines.push(`conforms: the spec can produce the whole log and no invariant breaks (at most ${r.peakStates} possible state${r.peakStates === 1 ? '' : 's'} at once)`);

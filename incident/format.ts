@@ -28,7 +28,7 @@ export function verdict(r: IncidentReport): string {
   const limit = fmt(r.pool.prefillTokens);
   if (r.leaked === 0) {
     const stopped =
-      r.failedLoudly > 0 ? `; ${fmt(r.failedLoudly)} over-long requests failed loudly instead` : r.refused > 0 ? `; ${fmt(r.refused)} over-long requests were refused` : '';
+      r.failedLoudly > 0 ? `; ${fmt(r.failedLoudly)} over-long request${r.failedLoudly === 1 ? '' : 's'} failed loudly instead` : r.refused > 0 ? `; ${fmt(r.refused)} over-long request${r.refused === 1 ? ' was' : 's were'} refused` : '';
     return `Isolation holds: no response read another user's data${stopped}.`;
   }
   const where =
@@ -49,14 +49,14 @@ function lengthLine(label: string, o: LengthOutcome): string {
   const parts = [`${fmt(o.served)} served`, `${fmt(o.leaked)} leaked`];
   if (o.refused > 0) parts.push(`${fmt(o.refused)} refused`);
   if (o.failedLoudly > 0) parts.push(`${fmt(o.failedLoudly)} failed loudly`);
-  return `${label}: ${fmt(o.requests)} requests of ${label === 'boundary' ? 'exactly ' : ''}${fmt(o.tokens)} tokens, ${parts.join(', ')}`;
+  return `${label}: ${fmt(o.requests)} request${o.requests === 1 ? '' : 's'} of ${label === 'boundary' ? 'exactly ' : ''}${fmt(o.tokens)} tokens, ${parts.join(', ')}`;
 }
 
 /** The whole report as text; `replayCommand` is the command line that runs it again. */
 export function formatReport(r: IncidentReport, workload: Workload, replayCommand: string): string {
   const p = r.pool;
   const lines: string[] = [];
-  lines.push(`pagecheck incident: variant ${r.variant}, seed ${r.seed}, ${fmt(r.requests)} requests, up to ${fmt(r.inFlight)} in flight`);
+  lines.push(`pagecheck incident: variant ${r.variant}, seed ${r.seed}, ${fmt(r.requests)} request${r.requests === 1 ? '' : 's'}, up to ${fmt(r.inFlight)} in flight`);
   const rule = r.lengthRule === 'ge' ? '>= (SGLang\'s validate_input_length)' : '>';
   lines.push(`allocator ${r.allocator}; P refuses a prompt when its length ${rule} ${fmt(p.prefillTokens)} tokens`);
   lines.push(

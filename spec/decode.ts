@@ -11,6 +11,8 @@ import { LIFO_MAX_PAGES } from './allocator.ts';
 import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LENGTH_RULES, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {
+  // JSON reads 1e400 as Infinity, which JSON.stringify would print as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large';
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text;
 };

@@ -5,13 +5,11 @@
  * is replaced only when pagecheck's record says it wrote it (see written.ts) or with
  * `--force`, so that a typo in a flag cannot destroy work.
  */
-import { resolve } from 'node:path';
 import type { Model, Trace } from '../spec/index.ts';
-import { TraceInputError } from './errors.ts';
 import { formatHtml } from './html.ts';
 import { formatItf } from './itf.ts';
 import { formatMermaid } from './mermaid.ts';
-import { checkOutputPath, writeOutput } from './written.ts';
+import { checkOutputPaths, writeOutput } from './written.ts';
 
 /** Where to write the trace's other forms. */
 export interface TraceFiles {
@@ -32,16 +30,9 @@ function targetsOf(files: TraceFiles): Array<{ flag: string; path: string }> {
   return targets;
 }
 
-/** Refuses, before any work, targets that name one file twice, lie in a missing directory, or would overwrite a file pagecheck did not write (unless `force`). */
-export function checkTraceFiles(files: TraceFiles, force = false): void {
-  const seen = new Map<string, string>();
-  for (const t of targetsOf(files)) {
-    const key = resolve(t.path);
-    const other = seen.get(key);
-    if (other !== undefined) throw new TraceInputError(`${other} and ${t.flag} name the same file ${t.path}`);
-    seen.set(key, t.flag);
-    checkOutputPath(t.flag, t.path, force);
-  }
+/** Refuses, before any work, targets that name one file twice, lie in a missing directory, or would overwrite a file pagecheck did not write (unless `force`); `inputs` are files the command reads, never to be written. */
+export function checkTraceFiles(files: TraceFiles, force = false, inputs: readonly string[] = []): void {
+  checkOutputPaths(targetsOf(files), force, inputs);
 }
 
 /** Writes the trace's other forms to the files named (checked first, see {@link checkTraceFiles}); `checked` names the invariants the search checked, for the ITF trace; returns the paths written. */

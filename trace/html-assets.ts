@@ -151,6 +151,7 @@ export const REPORT_JS = `
     show(next);
   });
   var m = /^#step-(\\d+)$/.exec(location.hash);
-  show(m ? Number(m[1]) : 0);
+  // Opens where the report is about: the violating state, unless the address names another.
+  show(m ? Number(m[1]) : data.violationStep === null ? 0 : data.violationStep);
 })();
 `;

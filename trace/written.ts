@@ -8,7 +8,7 @@
  * `~/.local/state/pagecheck`); losing it only makes pagecheck ask for `--force`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { TraceInputError } from './errors.ts';
@@ -50,9 +50,36 @@ export function wroteIt(path: string): boolean {
 
 /** Remembers that pagecheck wrote `text` to `path`; a record that cannot be written is not worth failing the command for. */
 export function remember(path: string, text: string): void {
+  rememberHash(path, hash(text));
+}
+
+/** Remembers a file pagecheck wrote piece by piece (a log), by the hash of what is in it now. */
+export function rememberFile(path: string): void {
+  try {
+    rememberHash(path, hashOfFile(path));
+  } catch {
+    // As in remember: the next run asks for --force.
+  }
+}
+
+/** The sha-256 of a file's bytes, read in chunks so that a large log is not held in memory. */
+function hashOfFile(path: string): string {
+  const digest = createHash('sha256');
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) digest.update(buffer.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return digest.digest('hex');
+}
+
+/** Stores `digest` as the hash of what pagecheck last wrote to `path`. */
+function rememberHash(path: string, digest: string): void {
   const record = readRecord();
   delete record[resolve(path)];
-  record[resolve(path)] = hash(text);
+  record[resolve(path)] = digest;
   const entries = Object.entries(record).slice(-MAX_ENTRIES);
   try {
     const file = recordPath();
@@ -65,17 +92,57 @@ export function remember(path: string, text: string): void {
   }
 }
 
-/** Refuses an output path before any work: a missing directory, a directory, or a file pagecheck did not write (unless `force`). */
+/** Whether this process may write `path` (a directory or a file). */
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The one rule for every file pagecheck writes, checked before any work: refuses a missing
+ * directory, a directory, something that is not a file, a place this process may not
+ * write, and a file pagecheck did not write (unless `force`).
+ */
 export function checkOutputPath(flag: string, path: string, force: boolean): void {
   const dir = dirname(resolve(path));
   if (!existsSync(dir)) throw new TraceInputError(`${flag} ${path}: the directory ${dirname(path)} does not exist`);
   if (!statSync(dir).isDirectory()) throw new TraceInputError(`${flag} ${path}: ${dirname(path)} is not a directory`);
-  if (!existsSync(path)) return;
+  if (!existsSync(path)) {
+    if (!writable(dir)) throw new TraceInputError(`${flag} ${path}: cannot write in the directory ${dirname(path)} (permission denied)`);
+    return;
+  }
   const stat = statSync(path);
   if (stat.isDirectory()) throw new TraceInputError(`${flag} ${path}: is a directory; name the file to write`);
   if (!stat.isFile()) throw new TraceInputError(`${flag} ${path}: exists and is not a file`);
   if (!force && !wroteIt(path)) {
     throw new TraceInputError(`${flag} ${path}: the file exists and pagecheck did not write it (or it changed since); name another file, or add --force to overwrite it`);
+  }
+  if (!writable(path)) throw new TraceInputError(`${flag} ${path}: cannot write the file (permission denied)`);
+}
+
+/** A file to write, with the flag that names it. */
+export interface OutputTarget {
+  /** The flag, as `--out`. */
+  readonly flag: string;
+  /** The path, as the user typed it. */
+  readonly path: string;
+}
+
+/** {@link checkOutputPath} for several targets, refusing two flags that name one file, or an output that is also an input of the command. */
+export function checkOutputPaths(targets: readonly OutputTarget[], force: boolean, inputs: readonly string[] = []): void {
+  const seen = new Map<string, string>();
+  const read = new Set(inputs.map((p) => resolve(p)));
+  for (const t of targets) {
+    const key = resolve(t.path);
+    const other = seen.get(key);
+    if (other !== undefined) throw new TraceInputError(`${other} and ${t.flag} name the same file ${t.path}`);
+    if (read.has(key)) throw new TraceInputError(`${t.flag} ${t.path}: is also an input of this command; name another file`);
+    seen.set(key, t.flag);
+    checkOutputPath(t.flag, t.path, force);
   }
 }
 

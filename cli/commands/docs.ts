@@ -3,12 +3,13 @@
  * generated from the spec, or with `--check` fails (exit 1) naming the sections in which
  * the file on disk is stale. It never overwrites a file that it did not generate.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describeStale, DOCS_COMMAND, generateDocument, REPO_ROOT, SPEC_DOCUMENT, staleSections } from '../../docs/generate/index.ts';
 import { checkOutputPath, writeOutput } from '../../trace/written.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { readInputText } from '../read-input.ts';
 
 /** What `pagecheck docs` was asked to do. */
 export interface DocsRequest {
@@ -34,11 +35,8 @@ export interface DocsIo {
 function readExisting(path: string, shown: string): string | undefined {
   if (!existsSync(path)) return undefined;
   if (statSync(path).isDirectory()) throw new UsageError(`--out ${shown}: is a directory; name the Markdown file to write`);
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`--out ${shown}: cannot read it: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  // Read with the byte-counting limit: `--check --out /dev/zero` must end.
+  return readInputText(path, '--out');
 }
 
 /** Runs the command; the exit code. */

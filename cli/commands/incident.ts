@@ -13,7 +13,8 @@ import { replay, type PoolFactory } from '../../incident/replay.ts';
 import { summarize } from '../../incident/report.ts';
 import { describeSource, formatReport } from '../../incident/format.ts';
 import { decodeWorkload, WORKLOAD_DEFAULTS, WORKLOAD_LIMITS, type Workload } from '../../incident/workload.ts';
-import { readJsonFile } from '../model-options.ts';
+import { readJsonFile } from '../read-input.ts';
+import { checkOutputPath, rememberFile } from '../../trace/written.ts';
 import { commandLine } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { beginWork } from '../interrupt.ts';
@@ -26,11 +27,12 @@ interface IncidentFlags {
   readonly allocator: string;
   readonly lengthRule?: string;
   readonly requests?: string;
-  readonly seed: string;
+  readonly seed?: string;
   readonly workload?: string;
   readonly inFlight?: string;
   readonly json?: boolean;
   readonly log?: string;
+  readonly force?: boolean;
 }
 
 const HELP = `
@@ -76,11 +78,12 @@ export function register(program: Command): void {
     .option('--allocator <order>', `${POOL_ALLOCATORS.join(' | ')}: which free pages allocate hands out`, 'sorted')
     .option('--length-rule <rule>', 'gt | ge: refuse a prompt longer than P\'s memory, or at least as long (default ge under sglang, else gt)')
     .option('--requests <n>', `requests to replay (default ${WORKLOAD_DEFAULTS.requests.toLocaleString('en-US')})`)
-    .option('--seed <s>', 'seed of the lengths and the schedule, 0 to 4294967295', '1')
+    .option('--seed <s>', 'seed of the lengths and the schedule, 0 to 4294967295 (default 1)')
     .option('--workload <file>', 'workload file (JSON): your own mix or list of prompt lengths')
     .option('--in-flight <k>', `most requests in flight at once (default ${WORKLOAD_DEFAULTS.inFlight})`)
     .option('--json', 'print the report as JSON')
-    .option('--log <file>', "write the replay's events to FILE in the log format of validate-log (JSON lines)")
+    .option('--log <file>', "write the replay's events to FILE in the log format of validate-log (JSON lines); never overwrites a file pagecheck did not write")
+    .option('--force', 'overwrite --log even though pagecheck has no record of writing it')
     .addHelpText('after', HELP)
     .action((flags: IncidentFlags) => {
       process.exitCode = run(flags);
@@ -89,11 +92,13 @@ export function register(program: Command): void {
 
 /** Runs the replay and prints the report; returns the exit code. */
 function run(flags: IncidentFlags): number {
+  // Before any work: a bad --log must not cost the replay, nor replace a user's file.
+  if (flags.log !== undefined) checkOutputPath('--log', flags.log, flags.force === true);
   const variant = parseVariant(flags.variant);
   const allocator = parseChoice('--allocator', flags.allocator, POOL_ALLOCATORS);
   const lengthRule: LengthRule =
     flags.lengthRule === undefined ? (allocator === 'sglang' ? 'ge' : 'gt') : parseChoice('--length-rule', flags.lengthRule, ['gt', 'ge'] as const);
-  const seed = parseWhole('--seed', flags.seed, 0, 0xffffffff);
+  const seed = parseWhole('--seed', flags.seed ?? '1', 0, 0xffffffff);
   const requests = flags.requests === undefined ? undefined : parseWhole('--requests', flags.requests, 1, WORKLOAD_LIMITS.maxRequests);
   const inFlight = flags.inFlight === undefined ? undefined : parseWhole('--in-flight', flags.inFlight, 1, WORKLOAD_LIMITS.maxInFlight);
   const workload = loadWorkload(flags.workload, {
@@ -110,7 +115,8 @@ function run(flags: IncidentFlags): number {
     logged ??= built;
     return built;
   };
-  const log = flags.log === undefined ? undefined : openLog(flags.log, workload, variant, allocator, lengthRule);
+  const logPath = flags.log;
+  const log = logPath === undefined ? undefined : openLog(logPath, workload, variant, allocator, lengthRule);
   const started = performance.now();
   const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
@@ -120,7 +126,7 @@ function run(flags: IncidentFlags): number {
     lengthRule,
     seed,
     pool,
-    ...(log === undefined ? {} : { onAction: (a) => logged !== undefined && logAction(log, logged, a) }),
+    ...(log === undefined || logPath === undefined ? {} : { onAction: (a) => logged !== undefined && writingLog(logPath, () => logAction(log, logged!, a)) }),
     onProgress: (done, inFlightNow) => {
       work.report({ requests: done, inFlight: inFlightNow });
       const seconds = (performance.now() - started) / 1000;
@@ -128,11 +134,24 @@ function run(flags: IncidentFlags): number {
     },
   });
   progress.stop();
-  log?.close();
+  if (log !== undefined && logPath !== undefined) {
+    writingLog(logPath, () => log.close());
+    rememberFile(logPath);
+  }
   const report = summarize(result);
   if (json) process.stdout.write(`${JSON.stringify({ ...report, mix: describeSource(workload) }, null, 2)}\n`);
   else process.stdout.write(`${formatReport(report, workload, replayCommand(flags, report, workload))}\n`);
   return report.leaked > 0 ? EXIT.violation : EXIT.ok;
+}
+
+/** Runs a write to the event log; a failure (a full disk) is a usage error naming the file, not a stack trace. */
+function writingLog<T>(path: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+    throw new UsageError(`--log ${path}: cannot write (${(e as NodeJS.ErrnoException).code})`);
+  }
 }
 
 /** Opens the event log, or a usage error naming the file. */

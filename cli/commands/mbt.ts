@@ -23,13 +23,13 @@ export const DEFAULT_SEED = 20260827;
 /** The flags of `mbt`. */
 interface MbtFlags extends ModelFlags {
   /** `--runs`. */
-  readonly runs: string;
+  readonly runs?: string;
   /** `--seed`. */
   readonly seed?: string;
   /** `--path`. */
   readonly path?: string;
   /** `--max-commands`. */
-  readonly maxCommands: string;
+  readonly maxCommands?: string;
   /** `--random`. */
   readonly random?: boolean;
   /** `--json`. */
@@ -37,7 +37,7 @@ interface MbtFlags extends ModelFlags {
   /** `--adapter "COMMAND ARGS"`. */
   readonly adapter?: string;
   /** `--adapter-timeout MS`. */
-  readonly adapterTimeout: string;
+  readonly adapterTimeout?: string;
 }
 
 /** A whole number flag in `[min, max]`, or a {@link UsageError} naming the flag and the value. */
@@ -127,7 +127,7 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   add('--prefix-pages', flags.prefixPages);
   if (flags.eviction === true) words.push('--eviction');
   if (flags.random === true) words.push('--random');
-  if (flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
+  if (flags.maxCommands !== undefined && flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
   add('--seed', String(seed));
   add('--path', path);
   return words.join(' ');
@@ -164,9 +164,9 @@ function resultJson(result: MbtResult, replay: string | undefined): unknown {
 
 /** Runs the test and prints the outcome; returns the exit code. */
 export function mbtCommand(flags: MbtFlags): number {
-  const runs = whole('--runs', flags.runs, 1, 10_000_000);
+  const runs = whole('--runs', flags.runs ?? '1000', 1, 10_000_000);
   const seed = flags.seed === undefined ? DEFAULT_SEED : whole('--seed', flags.seed, 0, 0x7fffffff);
-  const maxCommands = whole('--max-commands', flags.maxCommands, 1, 1000);
+  const maxCommands = whole('--max-commands', flags.maxCommands ?? '40', 1, 1000);
   try {
     splitPath(flags.path);
   } catch (e) {
@@ -222,10 +222,10 @@ export function mbtCommand(flags: MbtFlags): number {
 
 /** Runs the test against an adapter process and prints the outcome; returns the exit code. */
 export async function mbtAdapterCommand(flags: MbtFlags & { readonly adapter: string }): Promise<number> {
-  const runs = whole('--runs', flags.runs, 1, 10_000_000);
+  const runs = whole('--runs', flags.runs ?? '1000', 1, 10_000_000);
   const seed = flags.seed === undefined ? DEFAULT_SEED : whole('--seed', flags.seed, 0, 0x7fffffff);
-  const maxCommands = whole('--max-commands', flags.maxCommands, 1, 1000);
-  const timeoutMs = whole('--adapter-timeout', flags.adapterTimeout, 1, 3_600_000);
+  const maxCommands = whole('--max-commands', flags.maxCommands ?? '40', 1, 1000);
+  const timeoutMs = whole('--adapter-timeout', flags.adapterTimeout ?? '5000', 1, 3_600_000);
   try {
     splitPath(flags.path);
   } catch (e) {
@@ -279,13 +279,13 @@ export function register(program: Command): void {
       .description('model-based test of the page pool against the spec (fast-check); a failure prints as a shrunk trace with its replay line'),
   )
     .option('--random', `random configurations (up to 6 pages, 1 to 4 requests, prefixes) instead of one; faults random unless --faults (${FAULTS.join(', ')}); with --page-size 2 or more, token slots (2 or 3 per page, lengths in tokens)`)
-    .option('--runs <n>', 'number of runs', '1000')
+    .option('--runs <n>', 'number of runs (default 1000)')
     .option('--seed <s>', `fast-check seed, 0 to 2147483647 (default ${DEFAULT_SEED})`)
     .option('--path <path>', 'replay exactly the counterexample at this path (printed on failure; use with the same --seed)')
-    .option('--max-commands <n>', 'longest command sequence of a run', '40')
+    .option('--max-commands <n>', 'longest command sequence of a run (default 40)')
     .option('--json', 'print the result as JSON')
     .option('--adapter <command>', 'test an implementation in another process instead of the pool: the command line of its adapter (docs/ADAPTER.md), e.g. "python3 examples/adapters/python/adapter.py"')
-    .option('--adapter-timeout <ms>', 'longest wait for one answer of the adapter', '5000')
+    .option('--adapter-timeout <ms>', 'longest wait for one answer of the adapter (default 5000)')
     .action(async (flags: MbtFlags) => {
       const adapter = flags.adapter;
       process.exitCode = adapter === undefined ? mbtCommand(flags) : await mbtAdapterCommand({ ...flags, adapter });

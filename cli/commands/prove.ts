@@ -16,7 +16,7 @@ interface ProveFlags {
   readonly variant: string;
   readonly faults?: string;
   readonly drop?: string;
-  readonly timeout: string;
+  readonly timeout?: string;
   readonly json?: boolean;
 }
 
@@ -58,7 +58,7 @@ export function register(program: Command): void {
     .option('--variant <name>', VARIANTS.join(' | '), 'owner-check')
     .option('--faults <list>', "faults switched on, comma-separated, 'all' or 'none' (default: all; none for length-fix)")
     .option('--drop <n>', 'leave strengthening conjunct N out of the invariant')
-    .option('--timeout <seconds>', "z3's time limit per obligation", '60')
+    .option('--timeout <seconds>', "z3's time limit per obligation (default 60)")
     .option('--json', 'print the report as JSON')
     .addHelpText('after', HELP)
     .action(async (flags: ProveFlags) => {
@@ -72,7 +72,7 @@ async function run(flags: ProveFlags): Promise<number> {
   const faults = parseFaults(flags.faults, variant);
   const count = invariantFor(variant, faults).conjuncts.length;
   const drop = flags.drop === undefined ? undefined : parseWhole('--drop', flags.drop, 1, count);
-  const timeoutMs = parseWhole('--timeout', flags.timeout, 1, 3600) * 1000;
+  const timeoutMs = parseWhole('--timeout', flags.timeout ?? '60', 1, 3600) * 1000;
   process.on('uncaughtException', z3Crashed);
   const z3 = await openZ3();
   try {

@@ -7,7 +7,6 @@
  * shards' `--out` files into the result of one run over all the seeds.
  * Exit 0 no violation, 1 violation, 2 bad input.
  */
-import { writeFileSync } from 'node:fs';
 import { Either } from 'effect';
 import type { Command } from 'commander';
 import { mergeSimulations, simulate, type SimulationResult } from '../../checker/index.ts';
@@ -16,8 +15,10 @@ import { checkedModel } from '../../binding/index.ts';
 import { decodeFile, toFile, type SimulationFile, type SimulationParameters } from '../../simulation/file.ts';
 import { runRandom, shardRuns } from '../../simulation/runs.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
+import { checkOutputPaths, writeOutput } from '../../trace/written.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { addModelOptions, configFromFlags, readJsonFile, type ModelFlags } from '../model-options.ts';
+import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../model-options.ts';
+import { readJsonFile } from '../read-input.ts';
 import { CHECK_DEFAULTS, count, describeConfig, replayCommand } from './check.ts';
 
 /** The flags of `simulate`, as commander hands them over. */
@@ -29,6 +30,7 @@ interface SimulateFlags extends ModelFlags {
   readonly run?: string;
   readonly merge?: readonly string[];
   readonly out?: string;
+  readonly force?: boolean;
   readonly json?: boolean;
   readonly deadlock: boolean;
 }
@@ -90,14 +92,22 @@ function resultText(m: Model, p: SimulationParameters, file: SimulationFile, tra
 function report(file: SimulationFile, p: SimulationParameters, flags: SimulateFlags): number {
   const m = compile(p.config);
   const traces = file.result.violations.map((v, k) => traceOfLabels(m, v.trace, `violation ${k + 1}`));
-  if (flags.out !== undefined) writeFileSync(flags.out, `${JSON.stringify(file, null, 2)}\n`);
+  if (flags.out !== undefined) writeOutput('--out', flags.out, `${JSON.stringify(file, null, 2)}\n`);
   if (flags.json === true) process.stdout.write(`${JSON.stringify(file, null, 2)}\n`);
   else process.stdout.write(`${resultText(m, p, file, traces, shouldColor(process.stdout))}\n`);
   return file.result.violations.length > 0 ? EXIT.violation : EXIT.ok;
 }
 
+/** Refuses a flag that `--merge` would ignore: the files carry the model, the seed and the runs. */
+function refuseWithMerge(flags: SimulateFlags): void {
+  const given: Array<[string, unknown]> = [['--seed', flags.seed], ['--runs', flags.runs], ['--depth', flags.depth], ['--shard', flags.shard], ['--run', flags.run], ['--no-deadlock', flags.deadlock === false ? true : undefined]];
+  const named = given.find(([, v]) => v !== undefined)?.[0] ?? (modelFlagsGiven(flags) ? 'a model flag' : undefined);
+  if (named !== undefined) throw new UsageError(`${named}: cannot be combined with --merge, which takes the model, seed, runs and depth from the files`);
+}
+
 /** `--merge FILES`: decodes, checks that the files are shards of one simulation, and combines them. */
 function runMerge(paths: readonly string[], flags: SimulateFlags): number {
+  refuseWithMerge(flags);
   const files = paths.map((path) => {
     const decoded = decodeFile(readJsonFile(path, 'simulation file'));
     if (Either.isLeft(decoded)) throw new UsageError(`simulation file ${path}:\n  ${decoded.left.join('\n  ')}`);
@@ -122,6 +132,8 @@ function runMerge(paths: readonly string[], flags: SimulateFlags): number {
 
 /** Runs `simulate` with parsed flags; returns the exit code. */
 export function runSimulate(flags: SimulateFlags): number {
+  // Before any work: a bad --out must not cost the whole run, nor replace a user's file.
+  if (flags.out !== undefined) checkOutputPaths([{ flag: '--out', path: flags.out }], flags.force === true, flags.merge ?? []);
   if (flags.merge !== undefined) return runMerge(flags.merge, flags);
   const seed = wholeFlag('--seed', flags.seed, 1, 0, 0xffffffff);
   const runs = wholeFlag('--runs', flags.runs, 1000, 1, 100_000_000);
@@ -152,7 +164,8 @@ export function register(program: Command): void {
     .option('--shard <i/n>', 'do only every n-th run, starting at run i-1 (for a job runner)')
     .option('--run <k>', 'do only run k (to replay one)')
     .option('--merge <files...>', 'combine the --out files of shards into one result')
-    .option('--out <file>', 'write the result as JSON (the input of --merge)')
+    .option('--out <file>', 'write the result as JSON (the input of --merge); never overwrites a file pagecheck did not write')
+    .option('--force', 'overwrite --out even though pagecheck has no record of writing it')
     .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled')
     .option('--json', 'print the JSON instead of text')
     .action((flags: SimulateFlags) => {

@@ -8,10 +8,11 @@
 import { Either } from 'effect';
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
-import { formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
-import { ALLOCATORS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
+import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
+import { ALLOCATORS, VALIDATOR_FAULTS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { readJsonFile } from '../model-options.ts';
+import { parseFaultList } from '../model-options.ts';
+import { readJsonFile } from '../read-input.ts';
 import { createProgress } from '../progress.ts';
 
 /** The exit code of a deviation: the log shows something the spec cannot do. */
@@ -26,12 +27,19 @@ interface ValidateFlags {
   readonly prefillLimit?: string;
   readonly faults?: string;
   readonly allocator?: string;
-  readonly window: string;
+  readonly window?: string;
   readonly json?: boolean;
   readonly itf?: string;
   readonly html?: string;
   readonly integrity?: boolean;
+  readonly force?: boolean;
 }
+
+/** Request slots when `--window` is not given. */
+const DEFAULT_WINDOW = 128;
+
+/** Every fault of the spec, to tell one the validator does not check from a misspelt name. */
+const FAULT_NAMES: ReadonlySet<string> = new Set(FAULTS);
 
 /** A whole-number flag, or a usage error naming it. */
 function whole(flag: string, text: string, min: number, max: number): number {
@@ -54,6 +62,8 @@ function overridesFrom(flags: ValidateFlags): Partial<LogModel> {
     const decoded = decodeConfigObject(readJsonFile(flags.config, 'configuration file'));
     if (Either.isLeft(decoded)) throw new UsageError(`${flags.config}: ${decoded.left.field === '' ? '' : `${decoded.left.field}: `}${decoded.left.message}`);
     const { kind: _kind, t: _t, ...rest } = decoded.right;
+    const unchecked = (rest.faults ?? []).filter((f) => !VALIDATOR_FAULTS.includes(f));
+    if (unchecked.length > 0) throw new UsageError(`${flags.config}: faults: ${uncheckedFaults(unchecked)}`);
     fromFile = rest;
   }
   const out: { -readonly [K in keyof LogModel]?: LogModel[K] } = { ...fromFile };
@@ -62,18 +72,33 @@ function overridesFrom(flags: ValidateFlags): Partial<LogModel> {
   if (flags.prefillLimit !== undefined) out.prefillLimit = whole('--prefill-limit', flags.prefillLimit, 0, 1 << 24);
   if (flags.variant !== undefined) out.variant = oneOf<Variant>('--variant', flags.variant, VARIANTS);
   if (flags.allocator !== undefined) out.allocator = oneOf<Allocator>('--allocator', flags.allocator, ALLOCATORS);
-  if (flags.faults !== undefined) {
-    const list = flags.faults.trim();
-    out.faults = list === '' || list === 'none' ? [] : list.split(',').map((f): Fault => oneOf('--faults', f, FAULTS));
-  }
+  if (flags.faults !== undefined) out.faults = parseFaults(flags.faults);
   return out;
+}
+
+/** Why faults the validator cannot hold a log against are refused. */
+function uncheckedFaults(faults: readonly Fault[]): string {
+  return `validate-log does not check logs with ${faults.join(', ')} yet; it checks ${VALIDATOR_FAULTS.join(', ')} (or none)`;
+}
+
+/** `--faults`: the faults the validator checks, or a usage error naming the flag (not a line of the log, where the check would otherwise fire). */
+function parseFaults(text: string): Fault[] {
+  return parseFaultList(text, VALIDATOR_FAULTS).map((f) => {
+    const known = VALIDATOR_FAULTS.find((v) => v === f);
+    if (known !== undefined) return known;
+    if (FAULT_NAMES.has(f)) throw new UsageError(`--faults: ${uncheckedFaults([f as Fault])}`);
+    throw new UsageError(`--faults: expected one of ${VALIDATOR_FAULTS.join(', ')} (or none), got ${JSON.stringify(f)}`);
+  });
 }
 
 /** Runs the validation and prints the verdict; returns the exit code. */
 export function validateLogCommand(files: readonly string[], flags: ValidateFlags): number {
   const overrides = overridesFrom(flags);
-  const window = whole('--window', flags.window, 1, 1 << 16);
+  const window = flags.window === undefined ? DEFAULT_WINDOW : whole('--window', flags.window, 1, 1 << 16);
   const json = flags.json === true;
+  const traceFiles = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.html === undefined ? {} : { html: flags.html }) };
+  // Before any work, and never onto a log or the configuration being read.
+  checkTraceFiles(traceFiles, flags.force === true, [...files, ...(flags.config === undefined ? [] : [flags.config])]);
   const progress = createProgress('validate-log | {events} events', json);
   let result;
   try {
@@ -84,6 +109,7 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
   } finally {
     progress.stop();
   }
+  if (result.events === 0) throw new UsageError(`${files.join(', ')}: no events (the log${files.length === 1 ? ' is' : 's are'} empty): a log that shows nothing cannot conform; is the logging switched on?`);
   const direct = result.verdict === 'violation' ? specTrace(result) : undefined;
   // A log too large for the spec: the requests involved, projected onto a few of their pages.
   const projection = direct === undefined && result.verdict === 'violation' ? projectViolation(result) : undefined;
@@ -97,13 +123,12 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
     const trace = spec === undefined ? undefined : projected + formatTrace(spec.m, spec.trace, { color: shouldColor(process.stdout), ...(result.invariant === undefined ? {} : { violation: result.invariant }) });
     process.stdout.write(`${formatResult(result, files, trace)}\n`);
   }
-  const traceFiles = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   if (Object.keys(traceFiles).length > 0) {
     if (spec === undefined) {
       const why = result.verdict === 'violation' ? 'the log is larger than the spec can hold (at most 16 requests and 254 pages) and the requests involved could not be projected onto a spec-sized model, so the trace is the log lines above' : 'there is no violation';
       process.stderr.write(`pagecheck: no trace file was written: ${why}\n`);
     } else {
-      const written = writeTraceFiles(spec.m, spec.trace, result.invariant, traceFiles);
+      const written = writeTraceFiles(spec.m, spec.trace, result.invariant, traceFiles, flags.force === true);
       if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
     }
   }
@@ -139,13 +164,14 @@ export function register(program: Command): void {
     .option('--pages <n>', "D's KV pages")
     .option('--page-size <tokens>', 'tokens per page (to read "tokens" in arrivals)')
     .option('--prefill-limit <n>', 'longest prompt, in pages, that P computes')
-    .option('--faults <list>', `faults switched on, comma-separated, or 'none' (${FAULTS.join(', ')})`)
+    .option('--faults <list>', `faults switched on, comma-separated, or 'none' (${VALIDATOR_FAULTS.join(', ')})`)
     .option('--allocator <order>', `which pages an allocation may take: ${ALLOCATORS.join(' | ')} (default sorted)`)
-    .option('--window <n>', 'request slots: the most requests in flight at once', '128')
+    .option('--window <n>', `request slots: the most requests in flight at once (default ${DEFAULT_WINDOW})`)
     .option('--integrity', 'also check Integrity: every decode read, at every position, content written for its request there (docs/LOG-FORMAT.md says what the log must show)')
     .option('--json', 'print the verdict as JSON')
     .option('--itf <file>', 'write the violation trace as ITF (logs within the spec bounds)')
     .option('--html <file>', 'write the violation trace as an HTML report (logs within the spec bounds)')
+    .option('--force', 'overwrite --itf/--html files that pagecheck has no record of writing')
     .addHelpText('after', HELP)
     .action((files: string[], flags: ValidateFlags) => {
       process.exitCode = validateLogCommand(files, flags);

@@ -77,7 +77,7 @@ describe('--prefix-pages', () => {
 
   it('names the flag and the value in its errors', () => {
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=two' }))).toBe(
-      'invalid model configuration:\n  --prefix-pages.sys: expected a prefix length in pages: a whole number from 1 to 4096, got "two"',
+      'invalid model configuration: --prefix-pages.sys: expected a prefix length in pages: a whole number from 1 to 4096, got "two"',
     );
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=3' }))).toBe(
       [

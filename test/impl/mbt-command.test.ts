@@ -45,7 +45,7 @@ describe('pagecheck mbt (command line)', () => {
     expect(await mbt('--path', 'zz')).toEqual({ error: '--path: expected a path such as 21:22:21@AB:C, got "zz"' });
     expect(await mbt('--random', '--requests', '2,3')).toEqual({ error: '--requests: cannot be combined with --random, which draws its own configurations' });
     expect(await mbt('--variant', 'fixed')).toEqual({
-      error: 'invalid model configuration:\n  --variant: expected one of buggy, length-fix, owner-check, hardened, got "fixed"',
+      error: 'invalid model configuration: --variant: expected one of buggy, length-fix, owner-check, hardened, got "fixed"',
     });
     const stale = await mbt('--seed', '2', '--path', '999:3');
     expect(stale).toEqual({ error: '--path: path 999:3 selects no case with seed 2 and 1000 runs (a path replays with the --seed and flags printed beside it)' });
