@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageVersion } from '../../cli/package-info.ts';
+import { packageVersion } from './package-info.ts';
 import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from '../../spec/index.ts';
 import { capture, dropLines, elide, session, type CapturedRun } from './cli-capture.ts';
 

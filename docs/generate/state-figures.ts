@@ -5,7 +5,8 @@
  * generator.
  */
 import { check } from '../../checker/index.ts';
-import { checkedModel, compile, configFrom } from '../../spec/index.ts';
+import { compile, configFrom } from '../../spec/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import type { Figure } from './readme-figures.ts';
 
 /** One row: the configuration as the table names it, and as the spec takes it. */
