@@ -1,7 +1,7 @@
 /**
  * Quint for real (issue 28, item 7): `quint run` of spec/quint/pagecheck.qnt finds the
  * leak and writes it as ITF, and `pagecheck replay` checks that trace against pagecheck's
- * own spec. Two Quint runs, with and without `--mbt`; about 2 s of CPU each.
+ * own spec. Three Quint runs: `run` with and without `--mbt`, and `test`; 2 to 3 s of CPU each.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,18 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incidentConfig } from '../../spec/index.ts';
 import { explain, replayItf, ReplayError } from '../../trace/index.ts';
 import { pagecheck } from '../support/cli.ts';
-import { readItf, runSpec, type Itf, type QuintRun } from './quint.ts';
+import { quint, readItf, runSpec, SEED, SPEC, type Itf, type QuintRun } from './quint.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pagecheck-quint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const withMbt = join(dir, 'leak.itf.json');
 const withoutMbt = join(dir, 'leak-plain.itf.json');
-let runs: { readonly mbt: QuintRun; readonly plain: QuintRun };
+const ofTest = join(dir, 'test_minimalLeakTest_0.itf.json');
+let runs: { readonly mbt: QuintRun; readonly plain: QuintRun; readonly test: QuintRun };
 
-// A generous bound: two Quint start-ups on a busy machine; nothing here measures time.
+// A generous bound: three Quint start-ups on a busy machine; nothing here measures time.
 beforeAll(async () => {
-  runs = { mbt: await runSpec(withMbt, true), plain: await runSpec(withoutMbt, false) };
-}, 120_000);
+  const test = await quint(['test', '--backend', 'typescript', '--seed', SEED, '--out-itf', join(dir, 'test_{test}_{seq}.itf.json'), SPEC]);
+  runs = { mbt: await runSpec(withMbt, true), plain: await runSpec(withoutMbt, false), test };
+}, 180_000);
 
 const ACTIONS = ['init', 'allocate', 'prefill', 'handoff', 'decode', 'free', 'allocate', 'stub', 'handoff', 'decode'];
 const LEAK = "Isolation violated after 9 steps: B read page 1, which holds A's data written at step 2.";
@@ -75,6 +77,16 @@ describe('pagecheck replay of what Quint wrote', () => {
     const found = replayItf(readItf(withoutMbt), { config: incidentConfig('buggy') });
     expect(found).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 9 });
     expect(found.trace.steps.map((s) => s.action)).toEqual(named.trace.steps.map((s) => s.action));
+  });
+
+  it('reads the trace of the spec\'s own test (quint test --out-itf), which names no action, to the same leak', () => {
+    expect(runs.test.code).toBe(0);
+    expect(runs.test.out).toContain('ok minimalLeakTest passed');
+    const itf = readItf(ofTest);
+    expect([itf['#meta']['status'], itf.vars, itf.states.length]).toEqual(['passed', ['holder', 'data', 'phase', 'table', 'read'], 10]);
+    const result = replayItf(itf, { config: incidentConfig('buggy') });
+    expect(result).toMatchObject({ outcome: 'violation', invariant: 'Isolation', step: 9 });
+    expect(result.trace.steps.map((s) => s.action.kind)).toEqual(ACTIONS.slice(1));
   });
 
   it('from the command line, given the model flags: exit 1, the leak in words', async () => {
