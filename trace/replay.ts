@@ -142,7 +142,7 @@ function pagesTaken(raw: unknown, name: string, shared: number): number[] {
 /** Under allocator any, the pages a named `allocate` took are its choice: pagecheck's recorded table says which; in the Quint layout, the choice whose state agrees. */
 function choiceTaken(m: Model, reading: Reading, k: number, raw: unknown, s: State, named: Action): Action {
   if (reading.layout === 'pagecheck') return { ...named, pages: pagesTaken(raw, m.config.requests[named.r]?.name ?? '', prefixLength(m, named.r)) };
-  return inferred(m, reading, k, raw, s, allActions(m).filter((a) => a.kind === 'allocate' && a.r === named.r));
+  return inferred(m, reading, k, raw, s, allActions(m).filter((a) => a.kind === 'allocate' && a.r === named.r), actionLabel(m, named));
 }
 
 /** The action a state records, checked against the model. */
@@ -194,14 +194,15 @@ function readingOf(vars: readonly string[]): Reading {
  * name it (no `mbt::actionTaken`): the first, in the spec's order, whose next state agrees
  * with every recorded variable.
  */
-function inferred(m: Model, reading: Reading, k: number, raw: unknown, s: State, among: readonly Action[] = allActions(m)): Action {
+function inferred(m: Model, reading: Reading, k: number, raw: unknown, s: State, among: readonly Action[] = allActions(m), named?: string): Action {
   const found = among.find((a) => {
     const next = step(m, s, a);
     return next !== undefined && difference(m, reading, raw, next) === undefined;
   });
   if (found !== undefined) return found;
   const open = allActions(m).filter((a) => step(m, s, a) !== undefined).map((a) => actionLabel(m, a));
-  throw new ReplayError(`step ${k}: no action of the spec leads to the recorded state (it names none: no mbt::actionTaken); enabled: ${open.join(', ') || 'none'}`, k);
+  const what = named === undefined ? 'no action of the spec leads to the recorded state (it names none: no mbt::actionTaken)' : `no choice of pages for ${named} leads to the recorded state`;
+  throw new ReplayError(`step ${k}: ${what}; enabled: ${open.join(', ') || 'none'}`, k);
 }
 
 /** Refuses a state whose `#meta.index` is not its position in the list. */
