@@ -6,7 +6,10 @@
  * none), so that a trace in which an unchecked invariant breaks first replays as the
  * search found it. A trace that no longer
  * fits, because it was edited by hand or the spec changed, is refused with the step and
- * the difference named. Exported for users' test suites: a counterexample saved with
+ * the difference named. The states may record pagecheck's own variables (`--itf`) or
+ * those of the Quint spec, as `quint run --out-itf` writes them (itf-quint.ts); a state
+ * that does not name its action (`mbt::actionTaken`) takes the first action of the spec
+ * that yields it. Exported for users' test suites: a counterexample saved with
  * `--itf` becomes a regression test with `expect(replayItf(json)).toMatchObject(...)`.
  */
 import * as Either from 'effect/Either';
@@ -14,6 +17,7 @@ import * as Schema from 'effect/Schema';
 import {
   ACTION_KINDS,
   ConfigError,
+  allActions,
   allFinished,
   enabled,
   INVARIANTS,
@@ -35,7 +39,8 @@ import {
 } from '../spec/index.ts';
 import { DEADLOCK } from '../checker/types.ts';
 import { TraceInputError } from './errors.ts';
-import { itfVars, ITF_VARS, MBT_VARS } from './itf.ts';
+import { itfVars } from './itf.ts';
+import { layoutOf, ownFields, quintExpected, unqualified, type ItfLayout } from './itf-quint.ts';
 import { decodeInts, unwrapOption } from './itf-values.ts';
 import { itfDiff, showValue } from './itf-diff.ts';
 
@@ -75,8 +80,9 @@ const expected = (what: string) => ({ message: (issue: { readonly actual: unknow
 
 const StateSchema = Schema.Struct({
   '#meta': Schema.Struct({ index: Schema.Number.annotations(expected('a step index')) }).annotations(expected('an object {"index": k}')),
-  'mbt::actionTaken': Schema.String.annotations(expected('an action kind such as "decode"')),
-  'mbt::nondetPicks': Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations(expected('an object such as {"r": "B"}')),
+  // Without them (Quint's run without --mbt, or Apalache) replay finds the action from the states.
+  'mbt::actionTaken': Schema.optionalWith(Schema.String.annotations(expected('an action kind such as "decode"')), { exact: true }),
+  'mbt::nondetPicks': Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations(expected('an object such as {"r": "B"}')), { exact: true }),
 }, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations(expected('a state object'));
 
 const ItfSchema = Schema.Struct({
@@ -133,6 +139,12 @@ function pagesTaken(raw: unknown, name: string, shared: number): number[] {
   return entry?.[1].hit === true ? table.slice(shared) : [...table];
 }
 
+/** Under allocator any, the pages a named `allocate` took are its choice: pagecheck's recorded table says which; in the Quint layout, the choice whose state agrees. */
+function choiceTaken(m: Model, reading: Reading, k: number, raw: unknown, s: State, named: Action): Action {
+  if (reading.layout === 'pagecheck') return { ...named, pages: pagesTaken(raw, m.config.requests[named.r]?.name ?? '', prefixLength(m, named.r)) };
+  return inferred(m, reading, k, raw, s, allActions(m).filter((a) => a.kind === 'allocate' && a.r === named.r), actionLabel(m, named));
+}
+
 /** The action a state records, checked against the model. */
 function actionOf(m: Model, k: number, kind: string, picks: Readonly<Record<string, unknown>>): Action {
   const known = ACTION_KINDS.find((a) => a === kind);
@@ -149,18 +161,48 @@ function actionOf(m: Model, k: number, kind: string, picks: Readonly<Record<stri
   return { kind: known, r };
 }
 
+/** How the recorded states are read: pagecheck's own variables, or the Quint spec's that `vars` names. */
+interface Reading {
+  /** Which variables the states record. */
+  readonly layout: ItfLayout;
+  /** The variables recorded, unqualified and without the `mbt::` metadata. */
+  readonly names: readonly string[];
+}
+
+/** The first difference between a recorded state and the spec's, in words; undefined when they agree. */
+function difference(m: Model, reading: Reading, raw: unknown, s: State): string | undefined {
+  if (reading.layout === 'pagecheck') return itfDiff(recordedVars(raw), itfVars(m, s));
+  const recorded = Object.fromEntries(ownFields(raw).map(([k, v]) => [k, decodeInts(v)]));
+  return itfDiff(recorded, quintExpected(m, s, reading.names));
+}
+
 /** Checks one recorded state against the spec's. */
-function compare(m: Model, k: number, raw: unknown, s: State): void {
-  const diff = itfDiff(recordedVars(raw), itfVars(m, s));
+function compare(m: Model, reading: Reading, k: number, raw: unknown, s: State): void {
+  const diff = difference(m, reading, raw, s);
   if (diff !== undefined) throw new ReplayError(`${k === 0 ? 'state 0 (init)' : `step ${k}`}: ${diff}`, k);
 }
 
-/** Refuses a `vars` that is not pagecheck's variables, with or without the model-based-testing ones Quint lists. */
-function checkVars(vars: readonly string[]): void {
-  const own = vars.filter((v) => !(MBT_VARS as readonly string[]).includes(v));
-  if ([...own].sort().join() !== [...ITF_VARS].sort().join() || new Set(vars).size !== vars.length) {
-    throw new ReplayError(`vars is ${showValue(vars)}; a pagecheck trace has ${showValue(ITF_VARS)}, optionally with ${showValue(MBT_VARS)}`, null);
-  }
+/** How to read states with variables `vars`; refuses a `vars` that is neither pagecheck's nor some of the Quint spec's. */
+function readingOf(vars: readonly string[]): Reading {
+  const layout = layoutOf(vars);
+  if (layout !== 'pagecheck' && layout !== 'quint') throw new ReplayError(`vars is ${showValue(vars)}: ${layout}`, null);
+  return { layout, names: vars.map(unqualified).filter((v) => !v.startsWith('mbt::')) };
+}
+
+/**
+ * The action that leads from `s` to the recorded state `raw`, for a state that does not
+ * name it (no `mbt::actionTaken`): the first, in the spec's order, whose next state agrees
+ * with every recorded variable.
+ */
+function inferred(m: Model, reading: Reading, k: number, raw: unknown, s: State, among: readonly Action[] = allActions(m), named?: string): Action {
+  const found = among.find((a) => {
+    const next = step(m, s, a);
+    return next !== undefined && difference(m, reading, raw, next) === undefined;
+  });
+  if (found !== undefined) return found;
+  const open = allActions(m).filter((a) => step(m, s, a) !== undefined).map((a) => actionLabel(m, a));
+  const what = named === undefined ? 'no action of the spec leads to the recorded state (it names none: no mbt::actionTaken)' : `no choice of pages for ${named} leads to the recorded state`;
+  throw new ReplayError(`step ${k}: ${what}; enabled: ${open.join(', ') || 'none'}`, k);
 }
 
 /** Refuses a state whose `#meta.index` is not its position in the list. */
@@ -199,31 +241,31 @@ export function replayItf(json: unknown, options: ReplayOptions = {}): ReplayRes
   }
   const itf = decoded.right;
   const m = modelOf(itf['#meta'].config, options.config);
-  checkVars(itf.vars);
+  const reading = readingOf(itf.vars);
   checkIndices(itf.states);
   const claimed = itf['#meta'].invariant ?? null;
   checkClaim(claimed);
   const checked = invariantsChecked(itf['#meta'].invariants, claimed);
   const [first, ...rest] = itf.states;
   if (first === undefined) throw new ReplayError('states: expected at least the initial state, got []', null);
-  if (first['mbt::actionTaken'] !== 'init') {
+  if (first['mbt::actionTaken'] !== undefined && first['mbt::actionTaken'] !== 'init') {
     throw new ReplayError(`state 0: mbt::actionTaken is ${showValue(first['mbt::actionTaken'])}; the first state of a trace is "init"`, 0);
   }
   const init = initial(m);
-  compare(m, 0, first, init);
+  compare(m, reading, 0, first, init);
   const steps: TraceStep[] = [];
   let s = init;
   rest.forEach((recorded, i) => {
     const k = i + 1;
-    const named = actionOf(m, k, recorded['mbt::actionTaken'], recorded['mbt::nondetPicks']);
-    // Under allocator any the pages taken are the action's choice: the recorded table says which.
-    const action = m.allocator === 'any' && named.kind === 'allocate' ? { ...named, pages: pagesTaken(recorded, m.config.requests[named.r]?.name ?? '', prefixLength(m, named.r)) } : named;
+    const kind = recorded['mbt::actionTaken'];
+    const named = kind === undefined ? inferred(m, reading, k, recorded, s) : actionOf(m, k, kind, recorded['mbt::nondetPicks'] ?? {});
+    const action = m.allocator === 'any' && named.kind === 'allocate' && named.pages === undefined ? choiceTaken(m, reading, k, recorded, s, named) : named;
     const next = step(m, s, action);
     if (next === undefined) {
       const req = view(m, s).requests[action.r];
       throw new ReplayError(`step ${k}: ${actionLabel(m, action)} is not enabled (${req?.name ?? '?'} is ${req?.phase ?? '?'})`, k);
     }
-    compare(m, k, recorded, next);
+    compare(m, reading, k, recorded, next);
     steps.push({ action, state: next });
     s = next;
   });
