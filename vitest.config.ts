@@ -22,6 +22,8 @@ const HEAVY = [
   'test/checker/parallel-hashed.test.ts',
   // Thousands of pages and 10,000 random configurations: about a minute of CPU.
   'test/scale/**/*.test.ts',
+  // The model-based test's 10,000-run tests; mbt.test.ts keeps its 2,000-run ones in the fast tier.
+  'test/impl/mbt-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (1.7 million states): 40 s of CPU.
   'test/docs/document.test.ts',
   'test/package/**/*.test.ts',
