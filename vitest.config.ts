@@ -1,13 +1,16 @@
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
  * Two tiers, chosen here rather than by file names (other branches add and edit tests):
- * `fast` is everything that finishes in well under a minute (`npm run test:fast`);
- * `heavy` is the proofs' universe, the browser tests, SPIN and the packed-tarball install
- * (`npm run test:heavy`). `npm test` runs both, as CI does.
+ * `fast` is the developer's loop, under 2 minutes on an idle 2-core machine
+ * (`npm run test:fast`); `heavy` is what costs tens of CPU seconds a file: the proofs'
+ * universe, the browser tests, SPIN, the packed-tarball install, worker threads over whole
+ * levels, the model-based tests at scale and the generated document
+ * (`npm run test:heavy`). `npm test` runs both, as CI does. bench/suite-under-load.ts
+ * measures the fast tier idle and beside a CPU hog, with each file's CPU time.
  */
 const HEAVY = [
   'test/proofs/**/*.test.ts',
@@ -15,6 +18,14 @@ const HEAVY = [
   'test/spin/cross-check.test.ts',
   // Starts worker threads over whole levels: 40 to 110 s on a loaded 2-core machine.
   'test/checker/parallel.test.ts',
+  // The same for the fingerprint-first path: two searches of 45,164 states per worker count.
+  'test/checker/parallel-hashed.test.ts',
+  // Thousands of pages and 10,000 random configurations: about a minute of CPU.
+  'test/scale/**/*.test.ts',
+  // The model-based test's 10,000-run tests; mbt.test.ts keeps its 2,000-run ones in the fast tier.
+  'test/impl/mbt-long.test.ts',
+  // Deriving the lifecycle explores 768 configurations (1.7 million states): 40 s of CPU.
+  'test/docs/document.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
 ];
@@ -28,11 +39,15 @@ export default defineConfig({
   test: {
     // Each file in a child process: a test stuck in a synchronous loop can be killed with its process.
     pool: 'forks',
-    env: { ...ENV, PAGECHECK_FILE_TIMEOUT_MS: process.env['PAGECHECK_FILE_TIMEOUT_MS'] ?? '60000' },
+    // vitest's default on 2 cores is one file at a time; most files spend a second loading modules and little CPU after.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    env: { ...ENV, PAGECHECK_FILE_TIMEOUT_MS: process.env['PAGECHECK_FILE_TIMEOUT_MS'] ?? '300000' },
     // A hard limit per file, on a thread of its own, that stops even a synchronous loop (test/support/watchdog.ts).
-    setupFiles: ['test/support/watchdog.ts'],
-    testTimeout: 15_000,
-    hookTimeout: 30_000,
+    setupFiles: ['test/support/watchdog.ts', 'test/support/file-cost.ts'],
+    // (file-cost.ts logs each file's CPU time when PAGECHECK_TEST_COST_LOG names a file.)
+    // Limits for hangs, not for speed: a busy 2-core machine runs a test five times slower than an idle one.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: HEAVY } },
       {

@@ -64,8 +64,12 @@ function size(t: Term): number {
   return (t.variant === undefined ? 0 : 1) + t.faults.size + (t.other ? 1 : 0);
 }
 
+/** Every term, the most general first: built once, as {@link cover} runs for each transition. */
+let terms: readonly Term[] | undefined;
+const allTerms = (): readonly Term[] => (terms ??= buildTerms());
+
 /** Every term, the most general first. */
-function allTerms(): Term[] {
+function buildTerms(): Term[] {
   const variants: Term['variant'][] = [undefined, ...VARIANTS.map((name) => ({ is: true, name })), ...VARIANTS.map((name) => ({ is: false, name }))];
   const out: Term[] = [];
   for (const variant of variants) {
@@ -111,12 +115,21 @@ export function describe(inside: ReadonlySet<string>, universe: readonly Point[]
  * each term lies wholly inside `inside` plus `dontCare`.
  */
 export function cover(inside: ReadonlySet<string>, universe: readonly Point[], dontCare: ReadonlySet<string> = new Set()): Term[] {
-  const points = universe.filter((p) => inside.has(pointKey(p)));
+  // Each point's key once, not once per term: the terms number thousands.
+  const keys = universe.map(pointKey);
+  const isInside = keys.map((k) => inside.has(k));
+  const allowed = keys.map((k, i) => isInside[i] === true || dontCare.has(k));
+  const points = universe.filter((_, i) => isInside[i]);
   if (points.length === 0) throw new Error('describe: no point of the universe is inside the set');
-  const allowed = (p: Point): boolean => inside.has(pointKey(p)) || dontCare.has(pointKey(p));
+  // A candidate covers some point inside and none outside but in dontCare.
   const candidates = allTerms().filter((t) => {
-    const covered = universe.filter((p) => matches(t, p));
-    return covered.some((p) => inside.has(pointKey(p))) && covered.every(allowed);
+    let some = false;
+    for (let i = 0; i < universe.length; i++) {
+      if (!matches(t, universe[i]!)) continue;
+      if (allowed[i] !== true) return false;
+      some ||= isInside[i] === true;
+    }
+    return some;
   });
   const chosen: Term[] = [];
   let left = points;

@@ -24,9 +24,13 @@ export interface Computed {
   readonly figures: Figures;
 }
 
-/** Runs the exploration and the checker once. */
+/** What {@link compute} found: the spec in memory does not change while a process runs, and deriving it costs tens of CPU seconds. */
+let computed: Computed | undefined;
+
+/** Runs the exploration and the checker once per process; later calls return the same figures. */
 export function compute(): Computed {
-  return { lifecycle: deriveLifecycle(), figures: computeFigures() };
+  computed ??= { lifecycle: deriveLifecycle(), figures: computeFigures() };
+  return computed;
 }
 
 /** "Source files": where each part of the spec lives, with the first sentence of each file's opening comment. */

@@ -2,46 +2,32 @@
  * Ctrl-C during a long command (issue 12, item 4): the process stops, prints a partial
  * summary (the same object under --json), restores the terminal and exits 130.
  */
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { beginWork, EXIT_INTERRUPTED, formatSummary, INTERRUPTIBLE, RESTORE_TERMINAL, summarize } from '../../cli/interrupt.ts';
 import { runFigures } from '../../cli/progress.ts';
+import { interruptWhenWorking } from '../support/interrupt.ts';
 
 /** A search of about 17 million states: far longer than the test waits. */
 const LONG_CHECK = ['check', '--pages', '5', '--prefill-limit', '2', '--requests', '2,3:s,2:s,1,1', '--variant', 'owner-check', '--faults', 'silent-stub,early-free,prefix-poison', '--no-symmetry'];
 
-/** Starts `pagecheck ...args` from the sources, sends SIGINT after `afterMs`, and collects what it printed. */
-function interrupt(args: readonly string[], afterMs: number): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/bin.ts', ...args], { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGINT'), afterMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
-}
-
 describe('interrupting a long command', () => {
   it('check --json prints the partial summary as JSON and exits 130', async () => {
-    const run = await interrupt([...LONG_CHECK, '--json'], 5_000);
+    const run = await interruptWhenWorking([...LONG_CHECK, '--json']);
+    expect(run.working, 'the command never reported its figures (test/support/figures-ready.ts watches the memory cli/interrupt.ts shares)').toBe(true);
     expect(run.code).toBe(EXIT_INTERRUPTED);
     const summary = JSON.parse(run.out) as Record<string, unknown>;
     expect(summary).toMatchObject({ command: 'check', verdict: 'incomplete', interrupted: true });
     expect(summary['states']).toBeGreaterThan(0);
     expect(summary['depth']).toBeGreaterThan(0);
     expect(summary['elapsedMs']).toBeGreaterThan(0);
-  }, 60_000);
+  }, 200_000);
 
   it('mbt prints the partial summary in words and exits 130', async () => {
-    const run = await interrupt(['mbt', '--runs', '10000000', '--variant', 'owner-check'], 5_000);
+    const run = await interruptWhenWorking(['mbt', '--runs', '10000000', '--variant', 'owner-check']);
+    expect(run.working, 'the command never reported its figures (test/support/figures-ready.ts watches the memory cli/interrupt.ts shares)').toBe(true);
     expect(run.code).toBe(EXIT_INTERRUPTED);
     expect(run.out).toMatch(/^pagecheck mbt: interrupted \(Ctrl-C\) after \d+\.\d s\nverdict +incomplete\nruns +[\d,]+\n$/);
-  }, 60_000);
+  }, 200_000);
 
   it('the long commands are the interruptible ones', () => {
     expect([...INTERRUPTIBLE].sort()).toEqual(['check', 'incident', 'mbt', 'simulate', 'validate-log']);

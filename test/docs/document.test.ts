@@ -2,9 +2,11 @@
  * The committed document is exactly what the spec generates, and it follows the spec: an
  * edited doc comment changes the section that shows it, and only that one.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../cli/errors.ts';
 import {
   compute,
   describeStale,
@@ -19,16 +21,18 @@ import {
   type SpecSources,
 } from '../../docs/generate/index.ts';
 import { ACTION_KINDS, PHASES } from '../../spec/index.ts';
+import { pagecheck } from '../support/cli.ts';
 
 let sources: SpecSources;
 let computed: Computed;
 let fresh: string;
 
+// Deriving the lifecycle takes about 40 s of CPU (a few minutes beside a CPU hog); compute() keeps it for the command-line run below.
 beforeAll(() => {
   sources = readSpecSources();
   computed = compute();
   fresh = renderDocument(sources, computed);
-});
+}, 600_000);
 
 /** `sources` with one replacement made in one file; fails when the text to replace is not there, so the test cannot pass vacuously. */
 function edit(file: string, from: string, to: string): SpecSources {
@@ -57,6 +61,18 @@ describe('docs/SPEC.md', () => {
     expect(headings).toEqual([...ACTION_KINDS]);
     expect(fresh.match(/^\*\*Enabled when\.\*\* /gm)).toHaveLength(ACTION_KINDS.length);
     expect(fresh.match(/^\*\*Effect\.\*\* /gm)).toHaveLength(ACTION_KINDS.length);
+  });
+});
+
+describe('pagecheck docs --check, with the real generator', () => {
+  it('exits 1 on a stale copy of docs/SPEC.md and names the section', async () => {
+    const committed = readFileSync(join(REPO_ROOT, SPEC_DOCUMENT), 'utf8');
+    const out = join(mkdtempSync(join(tmpdir(), 'pagecheck-docs-')), 'SPEC.md');
+    writeFileSync(out, committed.replace('## The minimal leak\n\n', '## The minimal leak\n\nEdited by hand.\n\n'));
+    const run = await pagecheck('docs', '--check', '--out', out);
+    expect([...run.err.matchAll(/^section "([^"]+)"/gm)].map((m) => m[1])).toEqual(['The minimal leak']);
+    expect(run.err).toMatch(/expected: The incident in its smallest form.*\n {4}found: {4}Edited by hand\.$/m);
+    expect(run.code).toBe(EXIT.violation);
   });
 });
 

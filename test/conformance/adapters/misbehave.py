@@ -12,12 +12,13 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "adapters", "python"))
-import adapter  # noqa: E402
-
+# The pid first, before the slower imports: the test reads it even when pagecheck kills this process early.
 mode, pidfile = sys.argv[1], sys.argv[2]
 with open(pidfile, "w") as f:
     f.write(str(os.getpid()))
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "adapters", "python"))
+import adapter  # noqa: E402
 
 
 def out(obj):
