@@ -35,9 +35,12 @@ export interface Phrasing {
 }
 
 /** What the wording of step `k` is made from: the step's context, and the words every kind uses. */
-interface Told extends StepContext {
+export interface Told extends StepContext {
+  /** The model. */
   readonly m: Model;
+  /** The trace. */
   readonly trace: Trace;
+  /** The step, 1-based. */
   readonly k: number;
   /** The acting request's own pages (its table past the shared prefix pages). */
   readonly own: number[];
