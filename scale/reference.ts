@@ -136,12 +136,18 @@ export class ReferencePool {
   private readonly listed = new Map<number, number>();
   private readonly faults: ReadonlySet<string>;
   private readonly allocator: 'sorted' | 'sglang' | 'lifo';
+  /** Whether decode checks owner tags (spec/behaviour.ts), resolved once. */
+  private readonly ownerCheck: boolean;
+  /** Whether P silently stubs an over-long prompt (spec/behaviour.ts), resolved once. */
+  private readonly silentStub: boolean;
 
   constructor(options: RefOptions) {
     if (!(REFERENCE_VARIANTS as readonly string[]).includes(options.variant)) throw new RangeError(`reference: no variant ${options.variant}`);
     this.options = options;
     this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
+    this.ownerCheck = checksOwner(options.variant);
+    this.silentStub = stubsSilently(options.variant, [...this.faults]);
     // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
     const first = firstPageOf(this.allocator);
     this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0 }));
@@ -156,13 +162,6 @@ export class ReferencePool {
     return this.faults.has('double-free');
   }
 
-  private get ownerCheck(): boolean {
-    return checksOwner(this.options.variant);
-  }
-
-  private get silentStub(): boolean {
-    return stubsSilently(this.options.variant, [...this.faults]);
-  }
 
   /** Whether admission `r`'s prompt is too long for P: whole pages, the spec's rule `gt` (the reference has no other). */
   private overLong(r: RefRequest): boolean {
