@@ -9,6 +9,7 @@
  * not (other requests' steps mattered), the log lines are the trace.
  */
 import { Either } from 'effect';
+import { isOverLongPrompt, limitInTokens } from '../spec/behaviour.ts';
 import { decodeLine, type LogEvent } from './events.ts';
 import type { SourceLine } from './lines.ts';
 import { PageRuns } from './pages.ts';
@@ -58,14 +59,16 @@ export function projectViolation(r: ValidationResult): Projection | undefined {
   const pages = [...chosen].sort((a, b) => a - b);
   const rank = new Map(pages.map((p, i) => [p, i]));
   const lengths = new Map([writer, [r.victim.id, victim] as const].map(([id, t]) => [id, t.filter((p) => chosen.has(p)).length]));
-  const realLength = new Map<string, number>();
-  for (const { e } of events) if (e.kind === 'arrive') realLength.set(e.id, e.length ?? Math.ceil((e.tokens ?? 1) / (model.pageSize ?? 1)));
+  // Whether each request was too long for P in the log: its tokens (its pages times the page size, as the validator counts them) by the log's rule.
+  const size = model.pageSize ?? 1;
+  const overInLog = new Map<string, boolean>();
+  for (const { e } of events) if (e.kind === 'arrive') overInLog.set(e.id, isOverLongPrompt(e.tokens ?? (e.length ?? 0) * size, limitInTokens(model.prefillLimit, size), model.lengthRule));
   // Each request must stay on its side of P's limit.
   let under = 0;
   let over = Number.POSITIVE_INFINITY;
   for (const [id, n] of lengths) {
     if (n === 0) continue;
-    if ((realLength.get(id) ?? 0) > model.prefillLimit) over = Math.min(over, n);
+    if (overInLog.get(id) === true) over = Math.min(over, n);
     else under = Math.max(under, n);
   }
   if (under >= over) return undefined;

@@ -6,7 +6,7 @@
  * why, in words that name the request, its phase and the pages.
  */
 import { NO_PAGE } from '../impl/index.ts';
-import { isLive, PHASES, Ph, READ_UNHELD, type Action, type ActionKind } from '../spec/index.ts';
+import { isLive, isOverLongPrompt, limitInTokens, PHASES, Ph, READ_UNHELD, stubsSilently, type Action, type ActionKind } from '../spec/index.ts';
 import type { LogModel, RequestEvent } from './events.ts';
 import { finished, sharesFirst, tableOf, takeAction, type LoggedPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
@@ -95,22 +95,22 @@ export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pe
   return false;
 }
 
+/** Whether P finds the request too long, by the log's length rule in tokens (spec/behaviour.ts; the pool decides the same way). */
+function overLong(ctx: EventContext): boolean {
+  return isOverLongPrompt(ctx.info.tokens, limitInTokens(ctx.model.prefillLimit, ctx.model.pageSize), ctx.model.lengthRule);
+}
+
 /**
  * The table entries a write of the slot's request will land in, `[from, to)`: all of them
  * for `prefill`, the first own page for a silent `stub`; `undefined` when P refuses. This
  * mirrors the spec's guards of `prefill` and `stub` for one purpose only: to check the
  * pages of a `posted` event, which the spec does not see.
  */
-/** Whether P finds the request too long, by the log's length rule in tokens (the pool decides the same way). */
-function overLong(ctx: EventContext): boolean {
-  const limit = ctx.model.prefillLimit * (ctx.model.pageSize ?? 1);
-  return ctx.model.lengthRule === 'ge' ? ctx.info.tokens >= limit : ctx.info.tokens > limit;
-}
 
 function writeRange(pool: LoggedPool, ctx: EventContext): readonly [number, number] | undefined {
   const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
   if (!overLong(ctx)) return [own, ctx.info.length];
-  if (ctx.model.variant === 'length-fix' || !ctx.model.faults.includes('silent-stub')) return undefined;
+  if (!stubsSilently(ctx.model.variant, ctx.model.faults)) return undefined;
   return [own, own + 1];
 }
 

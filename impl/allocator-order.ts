@@ -12,6 +12,7 @@
  * list a set otherwise is the caller's job (it leaves out a page already listed).
  * Nothing allocates after construction, except a `lifo` list that double frees outgrow.
  */
+import { sglangShort } from '../spec/behaviour.ts';
 import { FreeSet } from './free-set.ts';
 
 /** The allocation orders the pool implements (`any` is a choice per allocation, which a pool does not make). */
@@ -161,13 +162,9 @@ class SglangLists implements FreeList {
   released(p: number): number {
     return this.releaseCounts[p] ?? 0;
   }
-  /**
-   * `alloc` (pages of one token) merges when it needs more than `free_pages` holds;
-   * `alloc_extend` for one request merges when `tokens // page_size + bs + 1` exceeds it,
-   * that is `n + 2` with whole pages.
-   */
+  /** Whether taking `n` pages finds `free_pages` short: the spec's test (`alloc` or `alloc_extend` by page size). */
   private short(n: number): boolean {
-    return this.pageSize === 1 ? n > this.free.total : n + 2 > this.free.total;
+    return sglangShort(this.pageSize, n, this.free.total);
   }
   take(n: number, out: Int32Array, at: number): void {
     if (this.releaseTotal > 0 && this.short(n)) {
@@ -284,9 +281,4 @@ export function makeFreeList(allocator: PoolAllocator, size: number, multiset: b
   if (allocator === 'sglang') return new SglangLists(size, pageSize);
   if (allocator === 'lifo') return new LifoList(size);
   return multiset ? new SortedMultiset(size) : undefined;
-}
-
-/** Whether page ids start at 1, page 0 being SGLang's padding page. */
-export function hasPaddingPage(allocator: PoolAllocator): boolean {
-  return allocator !== 'sorted';
 }

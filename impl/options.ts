@@ -11,8 +11,9 @@
  * signed alphabet keeps every label a small integer (no boxing in V8) and the owner check
  * a single comparison for a page the reader wrote itself.
  */
-import { DEFAULT_FAULTS, type Fault, type Variant } from '../spec/config.ts';
-import { hasPaddingPage, type PoolAllocator } from './allocator-order.ts';
+import { checksOwner, firstPageOf, hasMechanism, stubsSilently } from '../spec/behaviour.ts';
+import { DEFAULT_FAULTS, type Fault, type LengthRule, type Variant } from '../spec/config.ts';
+import type { PoolAllocator } from './allocator-order.ts';
 
 /** The pool's sizes, variant and faults. */
 export interface PoolOptions {
@@ -55,8 +56,8 @@ export interface PoolOptions {
   readonly eviction?: boolean;
 }
 
-/** The two length rules: refuse a prompt longer than the limit, or one at least as long. */
-export type LengthRule = 'gt' | 'ge';
+/** The two length rules: refuse a prompt longer than the limit, or one at least as long (the spec's, spec/config.ts). */
+export type { LengthRule };
 
 /** What the options switch on, resolved once so that the actions test plain booleans. */
 export interface Behaviour {
@@ -132,8 +133,8 @@ export function resolveOptions(options: PoolOptions): Behaviour {
   const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
   const has = (f: Fault): boolean => faults.includes(f);
   return {
-    silentStub: options.variant !== 'length-fix' && has('silent-stub'),
-    ownerCheck: options.variant === 'owner-check' || options.variant === 'hardened',
+    silentStub: stubsSilently(options.variant, faults),
+    ownerCheck: checksOwner(options.variant),
     earlyFree: has('early-free'),
     staleFree: has('stale-free'),
     prefixPoison: has('prefix-poison'),
@@ -141,12 +142,12 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     // Read as strings, so that the pool takes the fault whether or not the spec's catalogue names it yet.
     doubleFree: (faults as readonly string[]).includes('double-free'),
     allocator: options.allocator ?? 'sorted',
-    firstPage: hasPaddingPage(options.allocator ?? 'sorted') ? 1 : 0,
+    firstPage: firstPageOf(options.allocator ?? 'sorted'),
     eviction: options.eviction === true && (options.prefixes ?? 0) > 0,
     lockUnderflow: (faults as readonly string[]).includes('lock-underflow'),
-    revokeWriter: options.variant === 'hardened',
-    releaseChecksHolder: options.variant === 'hardened',
+    revokeWriter: hasMechanism(options.variant, 'revoke-writer'),
+    releaseChecksHolder: hasMechanism(options.variant, 'release-checks-holder'),
     autoTruncate: (faults as readonly string[]).includes('auto-truncate'),
-    tagCountsTokens: options.variant === 'hardened',
+    tagCountsTokens: hasMechanism(options.variant, 'tag-counts-tokens'),
   };
 }

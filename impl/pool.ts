@@ -12,6 +12,7 @@
  * Nothing allocates after construction; misuse (a slot or length out of range) is a
  * programming error and throws `RangeError`.
  */
+import { isOverLongPrompt, limitInTokens } from '../spec/behaviour.ts';
 import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
 import { FreeSet } from './free-set.ts';
 import { makeFreeList, type FreeList } from './allocator-order.ts';
@@ -599,14 +600,12 @@ export class PagePool {
 
   /** Whether the slot's prompt is too long for P: the length rule, in tokens, against P's limit. */
   overLong(s: number): boolean {
-    const t = this.tokens[s] ?? 0;
-    const limit = this.limitTokens();
-    return this.options.lengthRule === 'ge' ? t >= limit : t > limit;
+    return isOverLongPrompt(this.tokens[s] ?? 0, this.limitTokens(), this.options.lengthRule);
   }
 
   /** P's limit in tokens. */
   private limitTokens(): number {
-    return this.options.prefillTokens ?? this.options.prefillLimit * (this.options.pageSize ?? 1);
+    return this.options.prefillTokens ?? limitInTokens(this.options.prefillLimit, this.options.pageSize);
   }
 
   /** Whether the slot's first pages are its prefix's shared pages rather than its own. */

@@ -20,15 +20,14 @@
  * (`monitor.ts`) that works out from the actions what the spec says was read; the pool's
  * own decisions and counts are checked against it, and a disagreement stops the replay.
  */
-import { Ph } from '../spec/index.ts';
-import type { Variant } from '../spec/index.ts';
+import { checksOwner, DEFAULT_FAULTS, firstPageOf, hasMechanism, isOverLongPrompt, Ph, stubsSilently } from '../spec/index.ts';
+import type { LengthRule, Variant } from '../spec/index.ts';
 import { EventQueue } from './event-queue.ts';
 import { Prng } from './prng.ts';
 import { arrivals, pagesOf } from './arrivals.ts';
 import { ReadMonitor } from './monitor.ts';
 import type { Workload } from './workload.ts';
 import type { PoolAllocator } from '../impl/allocator-order.ts';
-import type { LengthRule } from '../impl/options.ts';
 
 /** What the replay needs of a page pool: the protocol's actions, by slot, and what decode read. */
 export interface ReplayPool {
@@ -184,13 +183,15 @@ export function replay(options: ReplayOptions): ReplayResult {
   };
   const pool = options.pool(poolOptions);
   // SGLang's orders use ids 1 .. pages: page 0 is the padding page.
-  const firstPage = allocator === 'sorted' ? 0 : 1;
+  const firstPage = firstPageOf(allocator);
   const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage, pageTokens);
-  const overLong = (t: number): boolean => (lengthRule === 'ge' ? t >= workload.prefillTokens : t > workload.prefillTokens);
+  const overLong = (t: number): boolean => isOverLongPrompt(t, workload.prefillTokens, lengthRule);
   // What the spec says the pool must decide; the pool is checked against it at every step.
-  const silentStub = variant !== 'length-fix';
+  // The pool is given no faults, so it has the variant's own.
+  const silentStub = stubsSilently(variant, DEFAULT_FAULTS[variant]);
   // hardened's other mechanisms act on timeouts and stale releases, which the replay never takes.
-  const ownerCheck = variant === 'owner-check' || variant === 'hardened';
+  const ownerCheck = checksOwner(variant);
+  const countsTokens = hasMechanism(variant, 'tag-counts-tokens');
 
   const outcome = new Uint8Array(n);
   const foreign = new Int32Array(n);
@@ -279,7 +280,7 @@ export function replay(options: ReplayOptions): ReplayResult {
         const read = monitor.decode(r);
         const failed = pool.phase(slot) === Ph.failed;
         // hardened's tag-counts-tokens also fails a read past a page's fill.
-        agree(failed === (ownerCheck && (!read.allOwn || (variant === 'hardened' && read.staleTail))), `decode ${failed ? 'failed' : 'passed'}`, slot);
+        agree(failed === (ownerCheck && (!read.allOwn || (countsTokens && read.staleTail))), `decode ${failed ? 'failed' : 'passed'}`, slot);
         if (!failed) agree(pool.foreignReads(slot) === read.foreign, `the pool counted ${pool.foreignReads(slot)} foreign pages, the monitor ${read.foreign}`, slot);
         foreign[r] = failed ? 0 : read.foreign;
         garbage[r] = failed ? 0 : pool.garbageReads(slot);

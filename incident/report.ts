@@ -3,6 +3,7 @@
  * the boundary (a prompt of exactly P's memory). One plain object, printed as text for
  * people and as JSON (`--json`) for scripts; both come from {@link summarize}.
  */
+import { isOverLongPrompt } from '../spec/behaviour.ts';
 import { Outcome, type ReplayResult } from './replay.ts';
 import { pagesOf } from './arrivals.ts';
 
@@ -109,7 +110,7 @@ const SHORT_BOUNDS = [8_192, 65_536] as const;
 export function summarize(result: ReplayResult): IncidentReport {
   const { workload, tokens, outcome, foreign, garbage, wouldLeak } = result;
   const limit = workload.prefillTokens;
-  const tooLong = (t: number): boolean => (result.lengthRule === 'ge' ? t >= limit : t > limit);
+  const tooLong = (t: number): boolean => isOverLongPrompt(t, limit, result.lengthRule);
   const bounds = [...SHORT_BOUNDS.filter((b) => b < limit), limit, workload.poolTokens];
   // Six counters per bucket, in the order of the Bucket fields.
   const counts = new Float64Array(bounds.length * 6);

@@ -32,6 +32,7 @@
  */
 import type { Fault, Variant } from '../spec/config.ts';
 import { DEFAULT_FAULTS } from '../spec/config.ts';
+import { checksOwner, firstPageOf, isOverLongPrompt, sglangShort, stubsSilently } from '../spec/behaviour.ts';
 import type { Phase } from '../spec/state.ts';
 
 /** One page: who holds it, whose data it holds, and its owner tag. */
@@ -135,14 +136,20 @@ export class ReferencePool {
   private readonly listed = new Map<number, number>();
   private readonly faults: ReadonlySet<string>;
   private readonly allocator: 'sorted' | 'sglang' | 'lifo';
+  /** Whether decode checks owner tags (spec/behaviour.ts), resolved once. */
+  private readonly ownerCheck: boolean;
+  /** Whether P silently stubs an over-long prompt (spec/behaviour.ts), resolved once. */
+  private readonly silentStub: boolean;
 
   constructor(options: RefOptions) {
     if (!(REFERENCE_VARIANTS as readonly string[]).includes(options.variant)) throw new RangeError(`reference: no variant ${options.variant}`);
     this.options = options;
     this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
+    this.ownerCheck = checksOwner(options.variant);
+    this.silentStub = stubsSilently(options.variant, [...this.faults]);
     // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
-    const first = this.allocator === 'sorted' ? 0 : 1;
+    const first = firstPageOf(this.allocator);
     this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0 }));
     this.slots = Array.from({ length: options.slots }, () => undefined);
     const listed = this.allocator !== 'sorted' || this.multiset;
@@ -155,12 +162,10 @@ export class ReferencePool {
     return this.faults.has('double-free');
   }
 
-  private get ownerCheck(): boolean {
-    return this.options.variant === 'owner-check';
-  }
 
-  private get silentStub(): boolean {
-    return this.options.variant !== 'length-fix' && this.faults.has('silent-stub');
+  /** Whether admission `r`'s prompt is too long for P: whole pages, the spec's rule `gt` (the reference has no other). */
+  private overLong(r: RefRequest): boolean {
+    return isOverLongPrompt(r.length, this.options.prefillLimit);
   }
 
   /** How many pages nobody holds. */
@@ -227,7 +232,7 @@ export class ReferencePool {
   /** prefill: the whole prompt is written (the prefix's data in an own first page); a timed-out request's write lands late. */
   prefill(slot: number): boolean {
     const r = this.slots[slot];
-    const over = r !== undefined && r.length > this.options.prefillLimit;
+    const over = r !== undefined && this.overLong(r);
     if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || (over && !this.faults.has('auto-truncate'))) return false;
     // auto-truncate: only the pages of the prompt cut to the limit are written.
     const written = over ? this.options.prefillLimit : r.length;
@@ -242,7 +247,7 @@ export class ReferencePool {
   /** stub: an over-long prompt; with the silent stub one own page is written and success reported, else a refusal. */
   stub(slot: number): boolean {
     const r = this.slots[slot];
-    if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || r.length <= this.options.prefillLimit || this.faults.has('auto-truncate')) return false;
+    if (r === undefined || (r.phase !== 'allocated' && r.phase !== 'timedOut') || !this.overLong(r) || this.faults.has('auto-truncate')) return false;
     const late = r.phase === 'timedOut';
     if (!this.silentStub) {
       r.phase = late ? 'freed' : 'refused';
@@ -374,8 +379,7 @@ export class ReferencePool {
       return out;
     }
     if (this.allocator === 'sglang' && this.releaseList.length > 0) {
-      const short = (this.options.pageSize ?? 1) === 1 ? n > list.length : n + 2 > list.length;
-      if (short) {
+      if (sglangShort(this.options.pageSize ?? 1, n, list.length)) {
         list.push(...this.releaseList);
         list.sort((a, b) => a - b);
         this.releaseList = [];

@@ -1,7 +1,8 @@
 /**
  * The free list of D's page pool, in the four allocation orders of docs/ALLOCATOR.md:
  * `sorted` (the lowest free ids), `sglang` (SGLang's P/D allocator: a sorted free list
- * and a release list, merged and sorted when an allocation finds the free list short),
+ * and a release list, merged and sorted when an allocation finds the free list short,
+ * `behaviour.ts`'s `sglangShort`),
  * `lifo` (SGLang outside P/D mode: a release goes to the front) and `any` (every choice).
  *
  * Under `sorted` and `any` without fault `double-free` a page is free exactly when nobody
@@ -13,6 +14,7 @@
  * `take` and `put` are the two effects every allocation and every release goes through;
  * they write into a state the caller has just copied.
  */
+import { sglangShort } from './behaviour.ts';
 import { NO_PAGE, type Model } from './model.ts';
 
 /** The end of `lifo`'s ordered free list: the list holds one byte per entry, so ids stay below it. */
@@ -78,16 +80,6 @@ export function initFree(m: Model, t: State): void {
 }
 
 /**
- * Whether `sglang`'s allocation of `need` pages merges the release list first. D's
- * `_pre_alloc` calls `alloc` for pages of one token, which merges when it needs more than
- * the free list holds, and `alloc_extend` (a batch of one) otherwise, which merges when
- * `tokens // page_size + bs + 1` exceeds it: two pages early, with whole pages.
- */
-export function sglangShort(m: Model, need: number, listed: number): boolean {
-  return m.pageSize === 1 ? need > listed : need + 1 + 1 > listed;
-}
-
-/**
  * Takes `need` pages off the free list of `s`, in its order, and returns them in the
  * order taken; the caller has checked that {@link freeEntries} is at least `need`. Not
  * used under `any`, whose actions name their pages ({@link canTake}, {@link takeOne}).
@@ -111,7 +103,7 @@ export function takeInto(m: Model, s: State, t: State, need: number, out: Int32A
     for (let p = m.firstPage; p < m.pages; p++) listed += s[m.freeAt + p]!;
     let released = 0;
     for (let p = m.firstPage; p < m.pages; p++) released += s[m.releaseAt + p]!;
-    if (released > 0 && sglangShort(m, need, listed)) {
+    if (released > 0 && sglangShort(m.pageSize, need, listed)) {
       // merge_and_sort_free: both lists become one sorted list; counts per id are already sorted.
       for (let p = m.firstPage; p < m.pages; p++) {
         t[m.freeAt + p] = s[m.freeAt + p]! + s[m.releaseAt + p]!;

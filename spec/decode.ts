@@ -8,6 +8,7 @@ import * as ParseResult from 'effect/ParseResult';
 import * as Schema from 'effect/Schema';
 import { ACTION_KINDS, kindPresent } from './actions.ts';
 import { LIFO_MAX_PAGES } from './allocator.ts';
+import { checksOwner } from './behaviour.ts';
 import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LENGTH_RULES, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 const show = (value: unknown): string => {
@@ -176,7 +177,7 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
       prefixes,
       eviction: input.eviction === true && prefixes,
       tornWrite: faults.includes('torn-write'),
-      ownerCheck: input.variant === 'owner-check' || input.variant === 'hardened',
+      ownerCheck: checksOwner(input.variant ?? 'buggy'),
     };
     // Every kind but allocate is one action per request; allocate's choices are counted by anyActions.
     const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && kindPresent(k, on)).length;

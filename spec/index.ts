@@ -40,6 +40,7 @@
  * (content, tag) under `torn-write`; transitions.ts says why two are enough.
  */
 export * from './allocator.ts';
+export * from './behaviour.ts';
 export * from './config.ts';
 export * from './decode.ts';
 export * from './model.ts';

@@ -49,7 +49,8 @@ export interface RequestField {
   /** Per request: its width in bytes. */
   readonly width: Uint16Array;
 }
-import { MECHANISMS, type Mechanism } from './hardening.ts';
+import { checksOwner, firstPageOf, isOverLongPrompt, mechanismsOf, stubsSilently } from './behaviour.ts';
+import type { Mechanism } from './hardening.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -198,11 +199,11 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   for (let g = 1; g < groupNames.length; g++) prefixBase[g] = (prefixBase[g - 1] ?? 0) + (prefixPages[g - 1] ?? 1);
   const labels = n + prefixPages.reduce((sum, k) => sum + k, 0);
   const allocator: Allocator = config.allocator ?? 'sorted';
-  const firstPage = allocator === 'sglang' || allocator === 'lifo' ? 1 : 0;
+  const firstPage = firstPageOf(allocator);
   const pages = config.pages + firstPage;
   const variant: Variant = config.variant;
   const has = (f: Fault): boolean => config.faults.includes(f);
-  const ownerCheck = variant === 'owner-check' || variant === 'hardened';
+  const ownerCheck = checksOwner(variant);
   const torn = has('torn-write');
   // A read set has a bit per label, the stale P-side label included where slots are modelled.
   const staleLabel = labels + 1;
@@ -299,7 +300,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
     keepDeadState: options.keepDeadState ?? false,
     decodeSteps: config.decodeSteps ?? 1,
-    silentStub: variant !== 'length-fix' && has('silent-stub'),
+    silentStub: stubsSilently(variant, config.faults),
     ownerCheck,
     fault: {
       'silent-stub': has('silent-stub'),
@@ -311,7 +312,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
       'torn-write': has('torn-write'),
       'auto-truncate': has('auto-truncate'),
     },
-    mechanism: Object.fromEntries(MECHANISMS.map((k) => [k, variant === 'hardened'])) as Record<Mechanism, boolean>,
+    mechanism: mechanismsOf(variant),
     eviction,
     lockAt,
     allocator,
@@ -388,8 +389,7 @@ export function mayReadAt(m: Model, r: number, i: number, label: number): boolea
  * refused, or (fault `auto-truncate`) cut to the limit.
  */
 export function isOverLong(m: Model, r: number): boolean {
-  const t = m.tokens[r] ?? 0;
-  return m.lengthRule === 'ge' ? t >= m.config.prefillLimit : t > m.config.prefillLimit;
+  return isOverLongPrompt(m.tokens[r] ?? 0, m.config.prefillLimit, m.lengthRule);
 }
 
 /** Whether a label names a request's body (not a prefix, not nobody). */
