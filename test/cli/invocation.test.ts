@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { commandLine, invocation } from '../../cli/invocation.ts';
-import { capture } from '../../docs/generate/cli-capture.ts';
+import { capture } from '../../figures/cli-capture.ts';
 import { REPO_ROOT } from '../../docs/generate/index.ts';
 
 describe('replay hints name pagecheck as the user started it', () => {

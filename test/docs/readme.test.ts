@@ -2,14 +2,14 @@
  * The README and the docs/ pages that hold figures say what the code prints: every figure
  * but the slow ones is rendered again here, in-process (the commands' real output, the
  * spec's lists, the checker's state counts, bench/results.json), and compared with its
- * marked block. `npx tsx docs/generate/write-figures.ts` rewrites them.
+ * marked block. `npx tsx figures/write-figures.ts` rewrites them.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { figureBlocks, replaceFigures } from '../../docs/generate/figure-blocks.ts';
+import { figureBlocks, replaceFigures } from '../../figures/figure-blocks.ts';
 import { REPO_ROOT } from '../../docs/generate/index.ts';
-import { ALL_FIGURES, differences } from '../../docs/generate/write-figures.ts';
+import { ALL_FIGURES, differences } from '../../figures/write-figures.ts';
 
 const read = (file: string): string => readFileSync(join(REPO_ROOT, file), 'utf8');
 const FILES = [...new Set(ALL_FIGURES.map((f) => f.file))];

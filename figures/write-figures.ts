@@ -2,14 +2,14 @@
  * Writes the generated figures into README.md and docs/*.md, or with `--check` says which
  * ones differ (exit 1) and writes nothing. `--fast` leaves the slow figures out.
  *
- *   npx tsx docs/generate/write-figures.ts [--check] [--fast]
+ *   npx tsx figures/write-figures.ts [--check] [--fast]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_FIGURES } from './bench-figures.ts';
 import { figureBlocks, replaceFigures } from './figure-blocks.ts';
 import { README_FIGURES, type Figure } from './readme-figures.ts';
-import { REPO_ROOT } from './sources.ts';
+import { REPO_ROOT } from '../docs/generate/sources.ts';
 import { STATE_FIGURES } from './state-figures.ts';
 import { VARIANT_FIGURES } from './variant-figures.ts';
 

@@ -2,13 +2,13 @@
  * The README's figures that come from running pagecheck: each is a command's real output,
  * trimmed to what the README shows (times and rates left out, since they change from run
  * to run). `test/docs/readme.test.ts` runs the cheap ones again and fails when the README
- * disagrees; `npx tsx docs/generate/write-figures.ts` rewrites them.
+ * disagrees; `npx tsx figures/write-figures.ts` rewrites them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { packageVersion } from './package-info.ts';
-import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from '../../spec/index.ts';
+import { packageVersion } from '../docs/generate/package-info.ts';
+import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from '../spec/index.ts';
 import { capture, dropLines, elide, session, type CapturedRun } from './cli-capture.ts';
 
 /** A figure: where it sits, and how it is made. */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Figure } from './readme-figures.ts';
-import { REPO_ROOT } from './sources.ts';
+import { REPO_ROOT } from '../docs/generate/sources.ts';
 
 /** The page that holds these figures. */
 const PAGE = 'docs/MEASURED.md';

@@ -4,7 +4,7 @@
  * The run sees the environment of a clone's `npm run -s pagecheck --` (so replay lines
  * read that way, and work as printed there) and no colour.
  */
-import { main } from '../../cli/main.ts';
+import { main } from '../cli/main.ts';
 
 /** What one run printed and how it exited. */
 export interface CapturedRun {

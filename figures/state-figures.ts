@@ -4,9 +4,9 @@
  * test/spec/liveness.test.ts pins; the two large ones take seconds and are left to the
  * generator.
  */
-import { check } from '../../checker/index.ts';
-import { compile, configFrom } from '../../spec/index.ts';
-import { checkedModel } from '../../binding/index.ts';
+import { check } from '../checker/index.ts';
+import { compile, configFrom } from '../spec/index.ts';
+import { checkedModel } from '../binding/index.ts';
 import type { Figure } from './readme-figures.ts';
 
 /** One row: the configuration as the table names it, and as the spec takes it. */

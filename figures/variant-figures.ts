@@ -3,7 +3,7 @@
  * sentences, `VARIANT_DOCS` and `FAULT_DOCS`) and the whole `matrix` of designs against
  * faults, as the command prints it.
  */
-import { FAULT_DOCS, FAULTS, VARIANT_DOCS, VARIANTS } from '../../spec/index.ts';
+import { FAULT_DOCS, FAULTS, VARIANT_DOCS, VARIANTS } from '../spec/index.ts';
 import { command, type Figure } from './readme-figures.ts';
 
 /** A definition list as a Markdown list: `name`: sentence. */
