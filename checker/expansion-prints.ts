@@ -19,6 +19,24 @@ function printedState(size: number): WordState {
   return { bytes: new Uint8Array(buffer, 0, size), words: new Int32Array(buffer) };
 }
 
+/** `count` zeroed states with room for their fingerprints: a batch's parents, copied out of the queue (whose chunks are recycled as it goes). */
+function parentSlots(size: number, count: number): { words: Int32Array[]; bytes: Uint8Array[] } {
+  const slots = Array.from({ length: count }, () => printedState(size));
+  return { words: slots.map((w) => w.words), bytes: slots.map((w) => w.bytes) };
+}
+
+/** Writes initial state `s` into `out` with its raw fingerprint under `z` after it, and its table key into `key`. */
+function printRoot(z: Zobrist, s: Uint8Array, out: WordState, key: Int32Array): WordState {
+  const width = out.words.length - 2;
+  out.words.fill(0);
+  out.bytes.set(s.subarray(0, out.bytes.length));
+  z.hash(out.bytes, key, 0);
+  out.words[width] = key[0]!;
+  out.words[width + 1] = key[1]!;
+  key[1] = tableKey(key[1]!);
+  return out;
+}
+
 /** Fingerprints first, through `hashed` (see above). */
 export function printExpansion<A>(model: Checkable<A>, hashed: HashedSuccessors, perBatch: number): Expansion {
   const size = model.stateBytes;
@@ -30,17 +48,9 @@ export function printExpansion<A>(model: Checkable<A>, hashed: HashedSuccessors,
   const parents = new Int32Array(capacity);
   const actions = new Uint8Array(capacity);
   const quiets = new Uint8Array(capacity);
-  // The batch's parents, copied out of the queue (whose chunks are recycled as it goes).
-  const parentWords: Int32Array[] = [];
-  const parentBytes: Uint8Array[] = [];
-  for (let j = 0; j < perBatch; j++) {
-    const w = printedState(size);
-    parentWords.push(w.words);
-    parentBytes.push(w.bytes);
-  }
+  const { words: parentWords, bytes: parentBytes } = parentSlots(size, perBatch);
   const fresh = printedState(size);
   const rootKey = new Int32Array(2);
-  const print = new Int32Array(2);
   let count = 0;
   let parent = 0;
   let first = 0;
@@ -59,16 +69,7 @@ export function printExpansion<A>(model: Checkable<A>, hashed: HashedSuccessors,
     parents,
     actions,
     rootKey,
-    root: (s) => {
-      fresh.words.fill(0);
-      fresh.bytes.set(s.subarray(0, size));
-      z.hash(fresh.bytes, print, 0);
-      rootKey[0] = print[0]!;
-      rootKey[1] = tableKey(print[1]!);
-      fresh.words[width] = print[0]!;
-      fresh.words[width + 1] = print[1]!;
-      return fresh;
-    },
+    root: (s) => printRoot(z, s, fresh, rootKey),
     begin: (i) => {
       count = 0;
       first = i;
