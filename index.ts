@@ -10,6 +10,7 @@ export {
   simulate,
   mergeSimulations,
   DEADLOCK,
+  type Accelerator,
   type Checkable,
   type ModelFactory,
   type ModelProperty,

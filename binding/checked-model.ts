@@ -4,10 +4,11 @@
  * the next state from `step`, the properties from `INVARIANTS` and `WITNESSES`, the
  * legitimate ends from `liveness.ts`, symmetry from the layout description in
  * `model.ts`. A new action kind, state variable or property registered in the spec is
- * checked with no change here or in `checker/`.
+ * checked with no change here or in `checker/`. The speed hooks, all in `fast`, are held
+ * to these by the binding's tests; the search gives the same results without them.
  */
-import type { Checkable, ModelProperty } from '../checker/model.ts';
-import { actionLabel, allActions, type Action } from '../spec/actions.ts';
+import type { Accelerator, Checkable, ModelProperty } from '../checker/model.ts';
+import { allActions, type Action } from '../spec/actions.ts';
 import { successorsFunction } from './expanders.ts';
 import { allFinished } from '../spec/liveness.ts';
 import type { Config } from '../spec/config.ts';
@@ -28,6 +29,19 @@ export function checkedProperties(m: Model): ModelProperty[] {
   ];
 }
 
+/** The speed hooks of `m` (see `checker/model.ts`, `Accelerator`). */
+export function acceleratorOf(m: Model): Accelerator {
+  // The plainest configurations also give their successors fingerprint first (binding/successors.ts).
+  const hashed = fastHashedOf(m);
+  return {
+    successors: successorsFunction(m),
+    // Every expander copies its input once, with slice(), before it writes (expanders.ts).
+    slicesOnce: true,
+    conjunction: conjunctionOf(m),
+    ...(hashed === undefined ? {} : { hashed }),
+  };
+}
+
 /**
  * The compiled spec `m` as a {@link Checkable}. Legitimate ends are the states in which
  * every request has finished (freed, its late write landed, or released again); a state
@@ -36,27 +50,14 @@ export function checkedProperties(m: Model): ModelProperty[] {
 export function checkedModel(m: Model): Checkable<Action> {
   const actions = allActions(m);
   const canon = createCanonicalizer(m);
-  const successors = successorsFunction(m);
-  // The plainest configurations also give their successors fingerprint first (binding/successors.ts).
-  const hashed = fastHashedOf(m);
   const model: Checkable<Action> = {
     stateBytes: m.size,
     initialStates: () => [initial(m)],
-    actionCount: actions.length,
-    action: (i) => actionAt(actions, i),
-    actionLabel: (i) => actionLabel(m, actionAt(actions, i)),
-    actions: (s, out) => {
-      out.length = 0;
-      for (let i = 0; i < actions.length; i++) if (step(m, s, actions[i]!) !== undefined) out.push(i);
-    },
+    actions,
     nextState: (s, i) => step(m, s, actionAt(actions, i)),
     properties: checkedProperties(m),
-    conjunction: conjunctionOf(m),
     isLegitimateEnd: (s) => allFinished(m, s),
-    successors,
-    // Every transition copies its input once, with slice(), before it writes (transitions.ts).
-    slicesOnce: true,
-    ...(hashed === undefined ? {} : { hashed }),
+    fast: acceleratorOf(m),
   };
   return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
 }

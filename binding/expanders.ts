@@ -127,7 +127,7 @@ function choiceExpander(m: Model, actions: readonly Action[], base: number): Exp
 /**
  * Every successor of `s` in action order, through the expanders, with one reused scratch
  * buffer; a state the search hands in as a scratch state already is one (the model
- * declares `slicesOnce`, `checked-model.ts`) and is used as it is.
+ * accelerator declares `slicesOnce`, `checked-model.ts`) and is used as it is.
  */
 export function successorsFunction(m: Model, fast = true): (s: State, sink: Sink) => void {
   const scratch = new ScratchState(m.size);

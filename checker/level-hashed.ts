@@ -1,7 +1,7 @@
 /**
  * The parents of one batch of the parallel expand step when the model gives its
  * successors fingerprint first (`Checkable.hashed`, `model.ts`) and no canonicaliser is
- * in effect, as `bfs-hashed.ts` does for one thread: a successor is only a Zobrist
+ * in effect, as `expansion-prints.ts` does for one thread: a successor is only a Zobrist
  * fingerprint (`zobrist.ts`: its parent's, updated by the bytes its action changes)
  * until the shared table says it may be new, and only then is it written, from its
  * parent's copy kept here. Each state in the arenas then carries its raw fingerprint in
@@ -11,14 +11,9 @@
  * from its fixed seed, in every thread), so the table holds what that search's does.
  */
 import type { FrontierReader } from './arena.ts';
-import type { Checkable, FingerprintSink, HashedSuccessors } from './model.ts';
+import type { FingerprintSink, HashedSuccessors } from './model.ts';
 import { copyWords, strideOf, wordState, type WordState } from './words.ts';
 import { Zobrist } from './zobrist.ts';
-
-/** The model's fingerprint-first successors, when the parallel search uses them: the model has them and no canonicaliser is in effect (as `bfs.ts` decides). */
-export function hashedOf<A>(model: Checkable<A>, symmetry: boolean): HashedSuccessors | undefined {
-  return symmetry && model.canonicalize !== undefined ? undefined : model.hashed;
-}
 
 /** Int32 words per state in an arena: the state's words, and two more for its raw fingerprint when `hashed`. */
 export function arenaWords(size: number, hashed: boolean): number {

@@ -2,15 +2,12 @@
  * What a level of the parallel search comes to, from the few numbers each thread
  * returns: the blocks in the level's order, numbered by prefix sums, and where the
  * one-worker search (`bfs.ts`) would have stopped in the level. That search stores the
- * new states in order, expands parents in batches of eight, and stops (unless told to
+ * new states in order, expands parents in groups of eight (`STOP_GROUP`, `options.ts`), and stops (unless told to
  * keep going) at the first deadlocked parent, at the state budget, or just after the
  * first state that breaks an invariant, whichever it meets first; here each of those is
  * a position in the level, and the earliest wins with the same tie rules.
  */
 import { BLOCK_FIELDS, EXPANDED_FIELDS, KEPT_FIELDS, RUN_FIELDS } from './level-protocol.ts';
-
-/** Parents per batch of the one-worker search: a deadlock stops it before it stores its batch's successors. */
-export const BATCH_STATES = 8;
 
 /** A block of a level: parents `from .. to`, its kept states in its thread's arena and its links in its keeper's. */
 export interface Block {

@@ -14,7 +14,7 @@
  * property still open (evaluated there, while it is in cache); one that displaces an
  * earlier candidate marks that one's key in a shared bitmap of losers. When the model
  * gives its successors fingerprint first and no canonicaliser is in effect
- * (`level-hashed.ts`, as `bfs-hashed.ts` for one thread), a successor is only its
+ * (`level-hashed.ts`, as `expansion-prints.ts` for one thread), a successor is only its
  * fingerprint until the insert: only a candidate is written, from its parent, with its
  * fingerprint beside it in the arena, and a quiet one is not asked the conjunction.
  *
@@ -28,19 +28,24 @@
  */
 import { ARENA_CHUNK, FrontierReader, LinkArena, StateArena, type ChunkViews } from './arena.ts';
 import { fingerprint } from './fingerprints.ts';
-import { arenaWords, hashedOf, HashedParents } from './level-hashed.ts';
+import { arenaWords, HashedParents } from './level-hashed.ts';
 import { CLAIMS, EXPANDED_FIELDS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { successorsOf, type Checkable, type Conjunction, type FingerprintSink, type ModelProperty, type SuccessorSink } from './model.ts';
+import { batchStates, canonicalizerOf, endTestOf, fingerprintFirstOf } from './options.ts';
 import { ScratchState } from './scratch.ts';
 import { CLAIMED, homeWord, insertFirst, LOST, OLD, oldAtHome, rehashRange } from './shared-table.ts';
 import { WordViews } from './word-views.ts';
 import { strideOf, wordState, type WordState } from './words.ts';
 import { tableKey } from './zobrist.ts';
 
-/** Parents expanded between two rounds of table touches, at most (as `bfs.ts`: more successors overlap more misses). */
-const BATCH_STATES = 64;
-/** Bytes a batch may take when every action of every parent in it is enabled: fewer parents per batch for large states. */
-const BATCH_BYTES = 1 << 20;
+/** The search's options that change what a thread does (`options.ts` filled in their defaults). */
+export interface LevelOptions {
+  readonly symmetry: boolean;
+  readonly deadlock: boolean;
+  readonly fingerprintFirst: boolean;
+  /** The invariants checked, by name. */
+  readonly invariants: readonly string[];
+}
 
 /** A thread's part of every level, and its arenas. */
 export class LevelTask<A> {
@@ -100,19 +105,20 @@ export class LevelTask<A> {
   /** Kept so that the touching loads are not optimized away. */
   private sink = 0;
 
-  constructor(model: Checkable<A>, options: { symmetry: boolean; deadlock: boolean; invariants: readonly string[] }) {
+  constructor(model: Checkable<A>, options: LevelOptions) {
     this.size = model.stateBytes;
     this.width = strideOf(this.size) >>> 2;
     this.expandState = successorsOf(model);
-    this.isEnd = options.deadlock ? model.isLegitimateEnd?.bind(model) : undefined;
+    this.isEnd = endTestOf(model, options);
     this.invariants = options.invariants.map((name) => model.properties.find((p) => p.kind === 'always' && p.name === name)!);
-    this.conjunction = model.conjunction;
-    const names = model.conjunction?.names ?? [];
+    this.conjunction = model.fast?.conjunction;
+    const names = this.conjunction?.names ?? [];
     this.covered = this.invariants.reduce((bits, p, k) => (names.includes(p.name) ? bits | (1 << k) : bits), 0);
     this.witnesses = model.properties.filter((p) => p.kind === 'sometimes');
-    this.actionCount = model.actionCount;
-    this.perBatch = Math.max(1, Math.min(BATCH_STATES, Math.floor(BATCH_BYTES / (Math.max(model.actionCount, 1) * 4 * this.width))));
-    const capacity = Math.max(1, this.perBatch * model.actionCount);
+    this.actionCount = model.actions.length;
+    // Parents expanded between two rounds of table touches, as the one-thread search's batches.
+    this.perBatch = batchStates(model);
+    const capacity = Math.max(1, this.perBatch * this.actionCount);
     this.batchWords = new Int32Array((capacity + 1) * this.width);
     for (let k = 0; k <= capacity; k++) {
       this.slotBytes.push(new Uint8Array(this.batchWords.buffer, 4 * k * this.width, this.size));
@@ -126,10 +132,10 @@ export class LevelTask<A> {
     this.batchCandidates = new Int32Array(capacity);
     const tail = this.size & 3;
     this.lastMask = tail === 0 ? -1 : (1 << (8 * tail)) - 1;
-    this.parentScratch = model.slicesOnce === true ? new ScratchState(this.size) : undefined;
+    this.parentScratch = model.fast?.slicesOnce === true ? new ScratchState(this.size) : undefined;
     this.parent = this.parentScratch === undefined ? wordState(this.size) : { bytes: this.parentScratch, words: this.parentScratch.words };
     this.scratch = wordState(this.size);
-    const hashed = hashedOf(model, options.symmetry);
+    const hashed = fingerprintFirstOf(model, options);
     this.hashedParents = hashed === undefined ? undefined : new HashedParents(this.size, hashed, this.perBatch);
     this.stride = arenaWords(this.size, hashed !== undefined);
     // The arrays as the closure's own constants: a field load per array per successor is what this saves.
@@ -149,7 +155,7 @@ export class LevelTask<A> {
     };
     this.arenas = [new StateArena(this.stride), new StateArena(this.stride)];
     this.out = this.arenas[0];
-    const canonicalize = options.symmetry ? model.canonicalize?.bind(model) : undefined;
+    const canonicalize = canonicalizerOf(model, options);
     const views = new WordViews(this.size);
     const scratch = this.parentScratch;
     // A successor already in the batch's next slot (sliced there, and canonical) stays where it is.

@@ -1,13 +1,16 @@
 /**
  * The model interface: what the checker needs from a model, and nothing more. It is
- * Stateright's `Model` trait in TypeScript: initial states, the actions enabled in a state
- * (pushed into a buffer the caller reuses), the next state for an action, and named
- * properties. Everything else is optional, with a default the checker supplies.
+ * Stateright's `Model` trait in TypeScript: five required members (the state's size, the
+ * initial states, the actions, the next state for an action, the properties), two
+ * optional ones that change what a search means (legitimate ends, symmetry), and one
+ * optional {@link Accelerator} that holds every speed hook. A model without the
+ * accelerator is checked the same way, with the same counts and traces, only slower.
  *
  * States are fixed-length byte strings (`stateBytes` bytes), so that the checker can
  * fingerprint and store them as they are; a model chooses its own layout. Actions are
- * numbered `0 .. actionCount-1` in a fixed order: a path is a list of these numbers,
- * rebuilt into a trace by replay, which is why the order must be deterministic.
+ * numbered by their place in `actions`, a fixed order: a path is a list of these numbers,
+ * rebuilt into a trace by replay, which is why the order must be deterministic. An action
+ * is enabled in a state exactly when `nextState` gives a state for it.
  *
  * The checker imports nothing of any particular model; a model imports this file.
  */
@@ -25,6 +28,59 @@ export interface ModelProperty {
   readonly byDefault?: boolean;
   /** The predicate. */
   readonly holds: (s: Uint8Array) => boolean;
+}
+
+/** A model the checker can explore; `A` is the model's own action type. */
+export interface Checkable<A = unknown> {
+  /** Bytes per state. */
+  readonly stateBytes: number;
+  /** The initial states (most models have one). */
+  initialStates(): readonly Uint8Array[];
+  /** Every action, in the model's fixed order: action number `i` is `actions[i]` (what traces carry). */
+  readonly actions: readonly A[];
+  /** The state after action number `i` in `s`, or `undefined` when it is not enabled. The result may be reused by the next call: copy it to keep it. */
+  nextState(s: Uint8Array, i: number): Uint8Array | undefined;
+  /** The invariants and witnesses, in the order they are checked and reported. */
+  readonly properties: readonly ModelProperty[];
+  /**
+   * Optional: whether `s` is a legitimate end, a state in which it is right that nothing
+   * more happens. A state with no enabled action that is not a legitimate end is a
+   * `Deadlock`. Default: every state is a legitimate end (no deadlock check).
+   */
+  isLegitimateEnd?(s: Uint8Array): boolean;
+  /**
+   * Optional symmetry (Stateright's `Representative`): the canonical member of `s`'s
+   * orbit. Returns `s` or a buffer the next call may overwrite. Must map every state of
+   * an orbit to the same state of that orbit, and the properties must be symmetric. Not
+   * a speed hook: a search with it counts orbits, not states.
+   */
+  canonicalize?(s: Uint8Array): Uint8Array;
+  /** Optional speed hooks; the search gives the same results without them. */
+  readonly fast?: Accelerator;
+}
+
+/**
+ * Every speed hook of a model in one object. Each one must agree with the model's
+ * required members (the model's tests hold them to it); the search uses those it finds
+ * and supplies the plain form of the others.
+ */
+export interface Accelerator {
+  /**
+   * Passes every successor of `s` to `sink`, with its action number, in ascending action
+   * order: the states `nextState` gives over `actions`. Default: `nextState` for every action.
+   */
+  readonly successors?: (s: Uint8Array, sink: SuccessorSink) => void;
+  /**
+   * True when `successors`, per successor, copies the state it was given at most once by
+   * an argument-less `s.slice()`, and keeps no such copy past the sink. The search may
+   * then hand in a `ScratchState` (`scratch.ts`) whose `slice()` writes straight into the
+   * search's own storage. Default false.
+   */
+  readonly slicesOnce?: boolean;
+  /** Several invariants tested at once (see {@link Conjunction}). */
+  readonly conjunction?: Conjunction;
+  /** Successors as fingerprints first (see {@link HashedSuccessors}); used by a search without a canonicaliser in effect. */
+  readonly hashed?: HashedSuccessors;
 }
 
 /**
@@ -53,77 +109,39 @@ export type SuccessorSink = (t: Uint8Array, action: number) => void;
 export type FingerprintSink = (action: number, h1: number, h2: number, quiet?: boolean) => void;
 
 /**
- * Optional fast path for a search without symmetry: the successors of a state as
- * fingerprints first, from the parent's fingerprint and the bytes each action changes
- * (`zobrist.ts`), and written out only for those the search keeps.
+ * The successors of a state as fingerprints first, from the parent's fingerprint and the
+ * bytes each action changes (`zobrist.ts`), written out only for those the search keeps.
  */
 export interface HashedSuccessors {
-  /** Passes each successor of `s`, whose fingerprint under `z` is `(h1, h2)`, to `sink` as its action number and fingerprint under `z`, in ascending action order: the successors `successors` gives. */
+  /** Passes each successor of `s`, whose fingerprint under `z` is `(h1, h2)`, to `sink` as its action number and fingerprint under `z`, in ascending action order: the model's successors. */
   fingerprints(s: Uint8Array, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void;
   /** Writes into `out`, which holds a copy of `s`, what action `action` (one that `fingerprints` gave for `s`) changes. */
   apply(s: Uint8Array, action: number, out: Uint8Array): void;
 }
 
-/** A model the checker can explore; `A` is the model's own action type. */
-export interface Checkable<A = unknown> {
-  /** Bytes per state. */
-  readonly stateBytes: number;
-  /** The initial states (most models have one). */
-  initialStates(): readonly Uint8Array[];
-  /** Number of actions; they are numbered `0 .. actionCount-1` in the model's fixed order. */
-  readonly actionCount: number;
-  /** Action number `i` as the model's own value (what traces carry). */
-  action(i: number): A;
-  /** Action number `i` as people read it: `allocate(A)`. */
-  actionLabel(i: number): string;
-  /** Pushes the numbers of the actions enabled in `s`, ascending, into `out` (cleared first). */
-  actions(s: Uint8Array, out: number[]): void;
-  /** The state after action `i` in `s`, or `undefined` when it is not enabled. The result may be reused by the next call: copy it to keep it. */
-  nextState(s: Uint8Array, i: number): Uint8Array | undefined;
-  /** The invariants and witnesses, in the order they are checked and reported. */
-  readonly properties: readonly ModelProperty[];
-  /** Optional fast path: several invariants tested at once (see {@link Conjunction}). */
-  readonly conjunction?: Conjunction;
-  /**
-   * Optional: the canonical member of `s`'s symmetry orbit. Returns `s` or a buffer the
-   * next call may overwrite. Must map every state of an orbit to the same state of that
-   * orbit, and the properties must be symmetric.
-   */
-  canonicalize?(s: Uint8Array): Uint8Array;
-  /**
-   * Optional: whether `s` is a legitimate end, a state in which it is right that nothing
-   * more happens. A state with no enabled action that is not a legitimate end is a
-   * `Deadlock`. Default: every state is a legitimate end (no deadlock check).
-   */
-  isLegitimateEnd?(s: Uint8Array): boolean;
-  /**
-   * Optional fast path: passes every successor of `s` to `sink`, with its action number,
-   * in ascending action order; the same successors as `actions` and `nextState` give.
-   */
-  successors?(s: Uint8Array, sink: SuccessorSink): void;
-  /**
-   * Optional: true when the model, per successor, copies the state it was given at most
-   * once by an argument-less `s.slice()`, and keeps no such copy past the sink. The
-   * search may then hand in a `ScratchState` (`scratch.ts`) whose `slice()` writes
-   * straight into the search's own storage. Default false.
-   */
-  readonly slicesOnce?: boolean;
-  /** Optional: successors as fingerprints first (see {@link HashedSuccessors}); used by a search without a canonicaliser. */
-  readonly hashed?: HashedSuccessors;
-}
-
-/** A model's successors through the fast path, or through `actions` and `nextState` when it has none. */
+/** A model's successors through its accelerator, or through `nextState` over every action when it has none. */
 export function successorsOf<A>(model: Checkable<A>): (s: Uint8Array, sink: SuccessorSink) => void {
-  const fast = model.successors?.bind(model);
+  const fast = model.fast?.successors;
   if (fast !== undefined) return fast;
-  const enabled: number[] = [];
+  const count = model.actions.length;
   return (s, sink) => {
-    model.actions(s, enabled);
-    for (const i of enabled) {
+    for (let i = 0; i < count; i++) {
       const t = model.nextState(s, i);
       if (t !== undefined) sink(t, i);
     }
   };
+}
+
+/** Puts the numbers of the actions enabled in `s`, ascending, into `out` (cleared first). */
+export function enabledActions<A>(model: Checkable<A>, s: Uint8Array, out: number[]): void {
+  out.length = 0;
+  for (let i = 0; i < model.actions.length; i++) if (model.nextState(s, i) !== undefined) out.push(i);
+}
+
+/** Action number `i` of `model` as people read it in the checker's own messages. */
+export function describeAction<A>(model: Checkable<A>, i: number): string {
+  const a = model.actions[i];
+  return typeof a === 'string' ? a : `action ${i} ${JSON.stringify(a)}`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * in shared memory; the messages carry handles and a few numbers.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { LevelTask } from './level.ts';
+import { LevelTask, type LevelOptions } from './level.ts';
 import type { ExpandRequest, KeepRequest } from './level-protocol.ts';
 import type { Checkable, ModelFactory } from './model.ts';
 
@@ -20,7 +20,7 @@ export interface WorkerSetup {
   /** How to build the model. */
   readonly factory: ModelFactory;
   /** The search's options that change what a worker does. */
-  readonly options: { readonly symmetry: boolean; readonly deadlock: boolean; readonly invariants: readonly string[] };
+  readonly options: LevelOptions;
 }
 
 const setup = workerData as WorkerSetup;

@@ -7,7 +7,7 @@
  * to their own arenas, flagged where they may settle a property still open) and keep
  * (each thread takes the blocks it expanded, leaves out the successors that lost to a
  * smaller key, links the rest and evaluates the flagged ones in order; a model that
- * gives its successors fingerprint first is fingerprinted as `bfs-hashed.ts` does, and
+ * gives its successors fingerprint first is fingerprinted as `expansion-prints.ts` does, and
  * only its candidates are written). The main thread takes blocks as well (it is one of
  * the N threads: N - 1 workers are started), then orders the blocks and numbers them by
  * prefix sums, and applies the one-worker search's stopping rules
@@ -24,10 +24,11 @@
  * after their 'ready' (the main thread lets the event loop run between its levels to see it).
  */
 import { arenaChunkBytes, type Frontier } from './arena.ts';
-import { BATCH_STATES, cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
+import { cutLevel, frontierSegments, keptBefore, numberBlocks, orderBlocks } from './level-outcome.ts';
 import { CLAIMS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepRequest, type OpenProperties } from './level-protocol.ts';
 import { LevelTask } from './level.ts';
 import { invariantsToCheck, type Checkable, type ModelFactory, type ModelProperty } from './model.ts';
+import { canonicalizerOf, checkActionLimit, DEFAULTS, endTestOf, settingsOf, STOP_GROUP } from './options.ts';
 import { PropertyMonitor } from './monitor.ts';
 import { localThread, WorkerHandle, type Thread } from './parallel-threads.ts';
 import { ParallelLinks } from './parallel-links.ts';
@@ -85,17 +86,16 @@ async function withRoom(table: Int32Array, needed: number, team: readonly Thread
 
 /** Explores `model` breadth-first with `options.workers` threads that build their model from `factory`. */
 export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactory, options: ParallelOptions): Promise<CheckResult<A>> {
-  const symmetry = options.symmetry ?? true;
-  const deadlock = options.deadlock ?? true;
-  const keepGoing = options.continueAfterViolation ?? false;
-  const maxStates = options.maxStates ?? Number.POSITIVE_INFINITY;
-  const parallelFrom = options.parallelFrom ?? 20_000;
-  if (model.actionCount > 256) throw new Error(`checker: ${model.actionCount} actions do not fit a one-byte action index`);
+  checkActionLimit(model);
+  const settings = settingsOf(options);
+  const { symmetry, deadlock, continueAfterViolation: keepGoing, maxStates } = settings;
+  const parallelFrom = options.parallelFrom ?? DEFAULTS.parallelFrom;
+  const canonicalize = canonicalizerOf(model, settings);
   const size = model.stateBytes;
-  const actions = model.actionCount;
+  const actions = model.actions.length;
   const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
-  const taskOptions = { symmetry, deadlock, invariants: invariants.map((p) => p.name) };
+  const taskOptions = { symmetry, deadlock, fingerprintFirst: settings.fingerprintFirst, invariants: invariants.map((p) => p.name) };
   const task = new LevelTask(model, taskOptions);
   const local = localThread(task);
   const workers: WorkerHandle[] = [];
@@ -114,7 +114,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   const word = wordState(size);
   const hash = new Int32Array(2);
   for (const init of model.initialStates()) {
-    const c = symmetry && model.canonicalize !== undefined ? model.canonicalize(init) : init;
+    const c = canonicalize === undefined ? init : canonicalize(init);
     word.bytes.set(c.subarray(0, size));
     // The one-worker search's fingerprint: Zobrist's when the model gives its successors fingerprint first (level-hashed.ts).
     task.rootPrint(word.bytes, word.words, hash);
@@ -135,7 +135,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
   let deepest = 0;
   let peakArenas = 0;
   let branching = 2;
-  let deadlockSeen = !deadlock || model.isLegitimateEnd === undefined;
+  let deadlockSeen = endTestOf(model, settings) === undefined;
   const control = new Int32Array(new SharedArrayBuffer(8));
   let losers = new Int32Array(new SharedArrayBuffer(4));
   const arenaChunks: number[][] = [[task.arenas[0].chunks.length, 0]];
@@ -161,7 +161,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       // At least doubled: levels grow a little at a time, and each new bitmap is memory committed and written over again.
       if (losers.length < lossWords) losers = new Int32Array(new SharedArrayBuffer(4 * Math.max(lossWords, 2 * losers.length))).fill(0);
       const margin = team.length * block * actions;
-      if (options.growAhead !== false) table = await withRoom(table, found + Math.ceil(frontierCount * branching * 1.25) + margin, team);
+      if (options.growAhead ?? DEFAULTS.growAhead) table = await withRoom(table, found + Math.ceil(frontierCount * branching * 1.25) + margin, team);
       control[NEXT_BLOCK] = 0;
       control[CLAIMS] = 0;
       const level = depth + 1;
@@ -206,7 +206,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
       const deadlockAt =
         deadlockSeen || firstDeadlock < 0
           ? Number.POSITIVE_INFINITY
-          : keptBefore(merged.blocks, BATCH_STATES * Math.floor(firstDeadlock / BATCH_STATES), levelBase, (thread, link) => links.reader(thread).parent(link));
+          : keptBefore(merged.blocks, STOP_GROUP * Math.floor(firstDeadlock / STOP_GROUP), levelBase, (thread, link) => links.reader(thread).parent(link));
       const cut = cutLevel(merged.total, deadlockAt, maxStates - stored, Math.min(...failAt), keepGoing);
 
       // The monitor learns what the one-worker search would have seen in the states it stores.
@@ -248,7 +248,7 @@ export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactor
     await Promise.all(workers.map((w) => w.stop()));
   }
 
-  const canonical = symmetry && model.canonicalize !== undefined;
+  const canonical = canonicalize !== undefined;
   const traceTo = (state: number): Violation<A>['trace'] => {
     const { root, path } = links.pathFrom(state);
     return replayPath(model, canonical, roots[root]!, path);

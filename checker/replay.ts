@@ -6,7 +6,7 @@
  * successor has the same canonical form as the chain's next state. Either way the result
  * is re-run from the initial state through the model's own `nextState`.
  */
-import type { Checkable } from './model.ts';
+import { describeAction, enabledActions, type Checkable } from './model.ts';
 import type { Trace, TraceStep } from './types.ts';
 
 /** The execution that the stored `path` (action numbers from initial state `start`) stands for. */
@@ -21,9 +21,9 @@ export function runActions<A>(model: Checkable<A>, start: Uint8Array, actions: r
   let s = start.slice();
   for (const [k, i] of actions.entries()) {
     const t = model.nextState(s, i);
-    if (t === undefined) throw new Error(`checker: stored path does not replay: step ${k + 1}, ${model.actionLabel(i)} not enabled`);
+    if (t === undefined) throw new Error(`checker: stored path does not replay: step ${k + 1}, ${describeAction(model, i)} not enabled`);
     s = t.slice();
-    steps.push({ action: model.action(i), state: s });
+    steps.push({ action: actionAt(model, i), state: s });
   }
   return { initial: start.slice(), steps };
 }
@@ -37,9 +37,9 @@ function realActions<A>(model: Checkable<A>, start: Uint8Array, path: readonly n
   const out: number[] = [];
   for (const i of path) {
     const next = model.nextState(chain, i);
-    if (next === undefined) throw new Error(`checker: stored action ${model.actionLabel(i)} is not enabled in its canonical state`);
+    if (next === undefined) throw new Error(`checker: stored action ${describeAction(model, i)} is not enabled in its canonical state`);
     chain = canon(next);
-    model.actions(real, enabled);
+    enabledActions(model, real, enabled);
     let taken = -1;
     for (const b of enabled) {
       const t = model.nextState(real, b);
@@ -53,6 +53,12 @@ function realActions<A>(model: Checkable<A>, start: Uint8Array, path: readonly n
     out.push(taken);
   }
   return out;
+}
+
+/** Action number `i` of `model`; a stored path's numbers are always in range. */
+function actionAt<A>(model: Checkable<A>, i: number): A {
+  if (i < 0 || i >= model.actions.length) throw new Error(`checker: no action number ${i}`);
+  return model.actions[i]!;
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,5 +1,5 @@
 /**
- * How a breadth-first search (`bfs.ts`, `bfs-hashed.ts`) turns what it found into a
+ * How a breadth-first search (`bfs.ts`) turns what it found into a
  * {@link CheckResult}: each invariant's first failure and each stopping deadlock, with its
  * shortest trace rebuilt by replaying the parent links from the initial state.
  */

@@ -6,7 +6,7 @@
  * model has not legitimately ended); it is cut at the first such state. The result is
  * 1-minimal: dropping any single action loses the violation.
  */
-import type { Checkable } from './model.ts';
+import { enabledActions, type Checkable } from './model.ts';
 import { DEADLOCK } from './types.ts';
 
 /** The shortest list found of actions from `start` that still breaks `invariant`; `actions` must break it. */
@@ -51,7 +51,7 @@ function violationTest<A>(model: Checkable<A>, start: Uint8Array, invariant: str
     return (actions) => {
       const s = replay(model, start, actions);
       if (s === undefined) return undefined;
-      model.actions(s, enabled);
+      enabledActions(model, s, enabled);
       return enabled.length === 0 && model.isLegitimateEnd !== undefined && !model.isLegitimateEnd(s) ? actions.length : undefined;
     };
   }

@@ -14,7 +14,8 @@
  *
  * The checker reads no clock and owns no randomness: the caller passes the generator.
  */
-import { invariantsToCheck, type Checkable, type ModelProperty } from './model.ts';
+import { describeAction, enabledActions, invariantsToCheck, type Checkable, type ModelProperty } from './model.ts';
+import { DEFAULTS, endTestOf } from './options.ts';
 import { runActions } from './replay.ts';
 import { shrinkActions } from './shrink.ts';
 import { DEADLOCK, type Trace } from './types.ts';
@@ -65,7 +66,7 @@ export interface SimulationResult<A> {
 export function simulate<A>(model: Checkable<A>, options: SimulateOptions): SimulationResult<A> {
   const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
-  const isEnd = (options.deadlock ?? true) ? model.isLegitimateEnd?.bind(model) : undefined;
+  const isEnd = endTestOf(model, { deadlock: options.deadlock ?? DEFAULTS.deadlock });
   const reached = new Int32Array(witnesses.length);
   const first = new Map<string, { run: number; path: number[] }>();
   const start = model.initialStates()[0];
@@ -82,14 +83,14 @@ export function simulate<A>(model: Checkable<A>, options: SimulateOptions): Simu
     let broken = brokenInvariant(invariants, s);
     markWitnesses(witnesses, s, hit);
     while (broken === undefined && path.length < options.depth) {
-      model.actions(s, enabled);
+      enabledActions(model, s, enabled);
       if (enabled.length === 0) {
         if (isEnd !== undefined && !isEnd(s)) broken = DEADLOCK;
         break;
       }
       const a = enabled[next() % enabled.length]!;
       const t = model.nextState(s, a);
-      if (t === undefined) throw new Error(`checker: ${model.actionLabel(a)} was listed as enabled but has no next state`);
+      if (t === undefined) throw new Error(`checker: ${describeAction(model, a)} was listed as enabled but has no next state`);
       s = t.slice();
       path.push(a);
       broken = brokenInvariant(invariants, s);

@@ -16,7 +16,7 @@ export interface Trace<A> {
   readonly steps: readonly TraceStep<A>[];
 }
 
-/** How to search. */
+/** How to search; `options.ts` holds what a field left out means. */
 export interface CheckOptions {
   /** Merge states of one symmetry orbit, when the model has a canonicaliser; default true. */
   readonly symmetry?: boolean;
@@ -28,6 +28,8 @@ export interface CheckOptions {
   readonly invariants?: readonly { readonly name: string }[];
   /** Report a state with no enabled action that is not a legitimate end as `Deadlock`; default true. */
   readonly deadlock?: boolean;
+  /** Use the model's fingerprint-first successors (`Accelerator.hashed`) where no canonicaliser is in effect; default true. Changes no result, only speed. */
+  readonly fingerprintFirst?: boolean;
   /** Called about every 65,536 new states. */
   readonly onProgress?: (p: { states: number; queue: number; depth: number }) => void;
 }

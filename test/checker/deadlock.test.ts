@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { check, type Checkable } from '../../checker/index.ts';
+import { check, enabledActions, type Checkable } from '../../checker/index.ts';
 import { actionLabel, compile, configFrom, incidentConfig, matrixConfig, VARIANTS } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { pagecheck } from '../support/cli.ts';
@@ -81,13 +81,7 @@ function gridModel(stuckAt: readonly [number, number], badAt: readonly [number, 
   return {
     stateBytes: 2,
     initialStates: () => [new Uint8Array(2)],
-    actionCount: 2,
-    action: (i) => i,
-    actionLabel: (i) => (i === 0 ? 'x' : 'y'),
-    actions: (s, out) => {
-      out.length = 0;
-      for (let i = 0; i < 2; i++) if (next(s, i) !== undefined) out.push(i);
-    },
+    actions: [0, 1],
     nextState: next,
     properties: [{ name: 'NotBad', kind: 'always', holds: (s) => !(s[0] === badAt[0] && s[1] === badAt[1]) }],
     isLegitimateEnd: (s) => s[0] === 63 && s[1] === 63,
@@ -105,13 +99,13 @@ function reference(model: Checkable<number>): [number, string] {
   const queue = [init];
   const seen = new Set([key(init)]);
   const enabled: number[] = [];
-  const stuck = (s: Uint8Array): boolean => (model.actions(s, enabled), enabled.length === 0 && !model.isLegitimateEnd!(s));
+  const stuck = (s: Uint8Array): boolean => (enabledActions(model, s, enabled), enabled.length === 0 && !model.isLegitimateEnd!(s));
   for (let levelStart = 0, levelEnd = 1; levelStart < queue.length; levelStart = levelEnd, levelEnd = queue.length) {
     for (let group = levelStart; group < levelEnd; group += 8) {
       const members = queue.slice(group, Math.min(group + 8, levelEnd));
       if (members.some(stuck)) return [queue.length, 'Deadlock'];
       for (const s of members) {
-        model.actions(s, enabled);
+        enabledActions(model, s, enabled);
         for (const a of enabled) {
           const t = new Uint8Array(model.nextState(s, a)!);
           if (seen.has(key(t))) continue;

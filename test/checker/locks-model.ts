@@ -35,13 +35,7 @@ export function locksModel(extraWitness = false): Checkable<string> {
   return {
     stateBytes: 2,
     initialStates: () => [new Uint8Array(2)],
-    actionCount: LABELS.length,
-    action: (i) => LABELS[i]!,
-    actionLabel: (i) => LABELS[i]!,
-    actions: (s, out) => {
-      out.length = 0;
-      for (let i = 0; i < LABELS.length; i++) if (next(s, i) !== undefined) out.push(i);
-    },
+    actions: LABELS,
     nextState: next,
     properties: [
       { name: 'MutualExclusion', kind: 'always', holds: (s) => !(s[0] === 2 && s[1] === 2) },

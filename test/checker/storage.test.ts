@@ -119,7 +119,8 @@ describe('ScratchState.target', () => {
     const m = compile(configFrom({ pages: 4, prefillLimit: 1, requests: [{ length: 2 }, { length: 2 }, { length: 2 }], faults: ['early-free', 'stale-free'] }));
     for (const symmetry of [true, false]) {
       const direct = check(checkedModel(m), { symmetry, continueAfterViolation: true });
-      const copied = check({ ...checkedModel(m), slicesOnce: false }, { symmetry, continueAfterViolation: true });
+      const model = checkedModel(m);
+      const copied = check({ ...model, fast: { ...model.fast, slicesOnce: false } }, { symmetry, continueAfterViolation: true });
       const summary = (r: typeof direct) => [r.distinctStates, r.depth, r.violations.map((v) => [v.invariant, v.trace.steps.map((x) => x.action)])];
       expect(summary(direct)).toEqual(summary(copied));
     }
