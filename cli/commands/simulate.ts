@@ -17,6 +17,7 @@ import { runRandom, shardRuns } from '../../simulation/runs.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, readJsonFile, type ModelFlags } from '../model-options.ts';
+import { beginWork } from '../interrupt.ts';
 import { CHECK_DEFAULTS, count, describeConfig, replayCommand } from './check.ts';
 
 /** The flags of `simulate`, as commander hands them over. */
@@ -129,11 +130,13 @@ export function runSimulate(flags: SimulateFlags): number {
   const one = flags.run === undefined ? undefined : wholeFlag('--run', flags.run, 0, 0, runs - 1);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
+  const work = beginWork('simulate', ['runs']);
   const result = simulate(checkedModel(m), {
     runs: one === undefined ? shardRuns(runs, shard.index, shard.of) : [one],
     depth,
     deadlock: flags.deadlock,
     random: (k) => runRandom(seed, k),
+    onProgress: (done) => work.report({ runs: done }),
   });
   const p: SimulationParameters = { config, seed, runs, depth, deadlock: flags.deadlock, shards: [shard.index], of: shard.of };
   return report(toFile(m, p, result), p, flags);
