@@ -3,12 +3,33 @@
  * summary (the same object under --json), restores the terminal and exits 130.
  */
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleCli } from '../../cli/build/bundle.ts';
 import { beginWork, EXIT_INTERRUPTED, formatSummary, INTERRUPTIBLE, MAIN_THREAD_STATES, RESTORE_TERMINAL, summarize } from '../../cli/interrupt.ts';
 import { runFigures } from '../../cli/progress.ts';
 
 /** A search of about 17 million states: far longer than the test waits. */
 const LONG_CHECK = ['check', '--pages', '5', '--prefill-limit', '2', '--requests', '2,3:s,2:s,1,1', '--variant', 'owner-check', '--faults', 'silent-stub,early-free,prefix-poison', '--no-symmetry'];
+
+/** The repository's root. */
+const REPO = join(import.meta.dirname, '../..');
+
+/** The command line bundled from the sources, as `npm run build` bundles it, in a package of its own (so that no test reads a stale dist/). */
+let bin: string;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pagecheck-interrupt-'));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pagecheck', version: '0.0.0-test', type: 'module' }));
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  await bundleCli(dir);
+  bin = join(dir, 'cli/bin.js');
+}, 60_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What an interrupted run printed. */
 interface Interrupted {
@@ -18,7 +39,8 @@ interface Interrupted {
 }
 
 /**
- * Starts `pagecheck ...args` from the sources with the test markers on (cli/interrupt.ts),
+ * Starts the bundled `pagecheck ...args` (a tenth of what tsx costs each process and
+ * worker, which matters on a busy machine) with the test markers on (cli/interrupt.ts),
  * sends SIGINT once stderr shows `marker` (no sleep: the run is where the marker says), and
  * collects what it printed. `hold` makes the run wait at its first marker, before it loads
  * the command.
@@ -26,7 +48,7 @@ interface Interrupted {
 function interrupt(args: readonly string[], marker: string, hold = false): Promise<Interrupted> {
   return new Promise((resolve) => {
     const env = { ...process.env, NO_COLOR: '1', PAGECHECK_TEST_MARKERS: hold ? 'hold' : '1' };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/bin.ts', ...args], { env, timeout: 120_000 });
+    const child = spawn(process.execPath, [bin, ...args], { env, timeout: 120_000 });
     let out = '';
     let err = '';
     let sent = false;
@@ -65,7 +87,8 @@ describe.concurrent('interrupting a long command', () => {
   }, 120_000);
 
   it('simulate prints the runs done and exits 130', async () => {
-    const run = await interrupt(['simulate', '--runs', '100000000', '--pages', '5', '--requests', '2,3,2'], 'reported simulate');
+    // Some 20,000 runs a second: minutes of runs after the first.
+    const run = await interrupt(['simulate', '--runs', '2000000', '--pages', '5', '--requests', '2,3,2'], 'reported simulate');
     expect(run.code).toBe(EXIT_INTERRUPTED);
     expect(run.out).toMatch(/^pagecheck simulate: interrupted \(Ctrl-C\) after \d+\.\d s\nverdict +incomplete\nruns +[1-9][\d,]*\n$/);
     expect(unmarked(run.err)).toBe('');
@@ -98,7 +121,7 @@ describe.concurrent('interrupting a long command', () => {
 
   it('a check that ends within the main thread\'s budget prints its verdict, and one past it the same on a worker', async () => {
     const small = await interrupt(['check', '--json'], 'never');
-    const moved = await interrupt(['check', '--pages', '5', '--requests', '2,3:s,2:s,1', '--faults', 'silent-stub,early-free', '--variant', 'hardened', '--json'], 'never');
+    const moved = await interrupt(['check', '--pages', '5', '--requests', '2,3:s,2:s,1', '--faults', 'silent-stub,early-free', '--variant', 'hardened', '--workers', '1', '--json'], 'never');
     expect([small.code, moved.code]).toEqual([1, 0]);
     expect(JSON.parse(small.out)).toMatchObject({ verdict: 'violation', distinctStates: 18 });
     // Past MAIN_THREAD_STATES: the worker's search, started again, counts the whole space.
