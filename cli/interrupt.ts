@@ -7,7 +7,7 @@
  *
  * A signal handler runs only when the event loop is free, and a search is one synchronous
  * loop, so where a command runs matters ({@link LONG_COMMANDS}): a loop runs on a worker
- * thread (worker-run.ts) while the main thread stays free to hear SIGINT; `check` runs
+ * thread (on-worker.ts) while the main thread stays free to hear SIGINT; `check` runs
  * first on the main thread, where a tiny search ends before a worker could have started,
  * and moves to a worker when it outgrows {@link MAIN_THREAD_STATES} ({@link Outgrown});
  * `prove` awaits z3, which solves on threads of its own, so the main thread hears SIGINT.
@@ -117,11 +117,6 @@ export function holdForTest(): Promise<void> {
   return new Promise(() => setInterval(() => {}, 60_000));
 }
 
-/** Whether this thread hears SIGINT for a long command; false once {@link stopListening}. */
-export function isListening(): boolean {
-  return listener !== undefined;
-}
-
 /** Stops listening: the command finished, so a Ctrl-C from now on is too late to stop anything. */
 export function stopListening(): void {
   if (listener === undefined) return;
@@ -159,7 +154,7 @@ export function isInterrupting(): boolean {
   return interrupting;
 }
 
-/** The worker that runs the command now (worker-run.ts): the handler stops it and reads the figures it shares. */
+/** The worker that runs the command now (on-worker.ts): the handler stops it and reads the figures it shares. */
 export function attachWorker(worker: Worker, figures: Float64Array<ArrayBufferLike>): void {
   if (listener === undefined) return;
   listener.worker = worker;
