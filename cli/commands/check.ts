@@ -108,7 +108,8 @@ export function actionsIn(steps: number): string {
 
 /** A count with thousands separators. */
 export function count(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  // As toLocaleString('en-US') writes it, without its first call's 25 ms of ICU set-up, a tenth of a tiny check's start-up.
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** A search timed by the caller: the checker itself reads no clock. */
