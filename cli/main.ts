@@ -8,7 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { isMainThread } from 'node:worker_threads';
 import { TraceInputError } from '../trace/errors.ts';
 import { EXIT, UsageError } from './errors.ts';
-import { INTERRUPTIBLE, runInterruptible } from './interrupt.ts';
+import { isInterrupting, listenForInterrupt, LONG_COMMANDS, longCommand, Outgrown, runCleanups, stopListening, underBudget } from './interrupt.ts';
 import { packageVersion } from '../docs/generate/package-info.ts';
 
 /** A command module: it registers its flags and action on the program. */
@@ -110,12 +110,34 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Runs the command line as a process does: a long command on a worker thread, so that Ctrl-C stops it with a summary. */
+/**
+ * Runs the command line as a process does: a long command where Ctrl-C stops it with a
+ * summary (interrupt.ts). `check` runs here first, and on a worker once it outgrows the
+ * main thread's budget: a tiny check ends before a worker could have loaded its modules.
+ */
 export async function run(argv: readonly string[]): Promise<number> {
-  const name = commandName(argv);
-  const wantsHelp = argv.includes('--help') || argv.includes('-h');
-  if (name !== undefined && INTERRUPTIBLE.has(name) && isMainThread && !wantsHelp) return runInterruptible(argv);
-  return main(argv);
+  const name = longCommand(argv);
+  if (name === undefined || !isMainThread) return main(argv);
+  listenForInterrupt(argv);
+  try {
+    const where = LONG_COMMANDS[name];
+    if (where === 'main') return await main(argv);
+    if (where === 'main-first') {
+      const code = await underBudget(() => main(argv)).catch(async (e: unknown) => {
+        if (!(e instanceof Outgrown)) throw e;
+        await runCleanups();
+        return undefined;
+      });
+      if (code !== undefined) return code;
+    }
+    // A Ctrl-C that came during the main-thread part is heard here, before a worker starts.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (isInterrupting()) return await new Promise<number>(() => {});
+    const { runOnWorker } = await import('./on-worker.ts');
+    return await runOnWorker(argv);
+  } finally {
+    if (!isInterrupting()) stopListening();
+  }
 }
 
 /** A closed pipe (`pagecheck ... | head`) ends the run quietly, as it does for other command-line tools. */

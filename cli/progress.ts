@@ -1,8 +1,11 @@
 /**
  * Progress for long runs: one line on stderr, redrawn about once a second, only on a TTY
- * and never in `--json` mode, so that piped and machine-readable output stay clean.
+ * and never in `--json` mode, so that piped and machine-readable output stay clean. A line
+ * drawn on the main thread is stopped by Ctrl-C's handler too (interrupt.ts), which then
+ * shows the cursor the bar hid.
  */
 import cliProgress from 'cli-progress';
+import { onInterrupt } from './interrupt.ts';
 
 /** A progress line that a long run updates as often as it likes. */
 export interface Progress {
@@ -28,16 +31,21 @@ export function createProgress(format: string, quiet: boolean): Progress {
     cliProgress.Presets.shades_classic,
   );
   let running = false;
+  let forget = (): void => {};
+  const stop = (): void => {
+    if (running) bar.stop();
+    running = false;
+    forget();
+  };
   return {
     update(fields) {
       const all = { ...fields, ...runFigures(Date.now() - started, process.memoryUsage.rss()) };
       if (!running) {
         bar.start(1, 0, all);
         running = true;
+        forget = onInterrupt(stop);
       } else bar.update(0, all);
     },
-    stop() {
-      if (running) bar.stop();
-    },
+    stop,
   };
 }

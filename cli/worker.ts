@@ -1,11 +1,12 @@
 /**
- * The worker thread of a long command (see interrupt.ts): reports into the memory the main
+ * The worker thread of a long command (see interrupt.ts and on-worker.ts): reports into the memory the main
  * thread shares, makes its piped streams look like the main thread's terminal, and runs
  * the command line.
  */
 import { writeSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { reportInto, type WorkerInput } from './interrupt.ts';
+import { reportInto } from './interrupt.ts';
+import type { WorkerInput } from './on-worker.ts';
 import { main } from './main.ts';
 
 const input = workerData as WorkerInput;

@@ -7,10 +7,11 @@
  */
 import type { Command } from 'commander';
 import { runMatrix, cellConfig, type MatrixCell, type MatrixResult } from '../../matrix/matrix.ts';
-import { FAULTS, matrixConfig, VARIANTS } from '../../spec/index.ts';
+import { FAULTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { beginWork } from '../interrupt.ts';
 import { count, replayCommand, unreachedWitnesses } from './check.ts';
 
 /** The flags of `matrix`. */
@@ -82,17 +83,29 @@ function matrixText(result: MatrixResult, color: boolean): string {
   return lines.join('\n');
 }
 
+/** The matrix cell by cell (variant-major, as `runMatrix` runs them), reporting the cells done so that Ctrl-C can say how far it got. */
+function runCells(config: Config, variants: readonly Variant[], faults: readonly Fault[], symmetry: boolean): MatrixResult {
+  const work = beginWork('matrix', ['cells']);
+  const cells: MatrixCell[] = [];
+  let base: MatrixResult['base'] | undefined;
+  for (const variant of variants) {
+    for (const fault of faults) {
+      const one = runMatrix(config, { variants: [variant], faults: [fault], symmetry });
+      base = one.base;
+      cells.push(...one.cells);
+      work.report({ cells: cells.length });
+    }
+  }
+  return { base: base ?? runMatrix(config, { variants: [], faults: [] }).base, cells };
+}
+
 /** Runs `matrix` with parsed flags; returns the exit code. */
 export function runMatrixCommand(flags: MatrixFlags): number {
   const config = configFromFlags(flags, MATRIX_DEFAULTS);
   if (flags.faults !== undefined && config.faults.length === 0) {
     throw new UsageError(`--faults: the matrix needs at least one fault as a column, got ${JSON.stringify(flags.faults)}`);
   }
-  const result = runMatrix(config, {
-    ...(flags.variant === undefined ? {} : { variants: [config.variant] }),
-    ...(flags.faults === undefined ? {} : { faults: config.faults }),
-    symmetry: flags.symmetry,
-  });
+  const result = runCells(config, flags.variant === undefined ? VARIANTS : [config.variant], flags.faults === undefined ? FAULTS : config.faults, flags.symmetry);
   if (flags.json === true) process.stdout.write(`${JSON.stringify(result.cells, null, 2)}\n`);
   else process.stdout.write(`${matrixText(result, shouldColor(process.stdout))}\n`);
   return EXIT.ok;

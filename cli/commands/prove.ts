@@ -7,9 +7,10 @@ import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
 import { Z3Undecided, type ConformanceReport } from '../../proofs/conformance.ts';
-import { prove, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport } from '../../proofs/obligations.ts';
-import { openZ3 } from '../../proofs/z3.ts';
+import { prove, OBLIGATIONS, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport, type ProveOptions } from '../../proofs/obligations.ts';
+import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { beginWork, onInterrupt } from '../interrupt.ts';
 
 /** The flags as commander hands them over. */
 interface ProveFlags {
@@ -75,8 +76,11 @@ async function run(flags: ProveFlags): Promise<number> {
   const timeoutMs = parseWhole('--timeout', flags.timeout ?? '60', 1, 3600) * 1000;
   process.on('uncaughtException', z3Crashed);
   const z3 = await openZ3();
+  // Ctrl-C ends z3's threads before the summary, so that none is left running.
+  const forget = onInterrupt(() => z3.close());
+  const work = beginWork('prove', ['obligations', 'proved']);
   try {
-    const report = await prove(z3, { variant, faults, timeoutMs, ...(drop === undefined ? {} : { drop }) }).catch((e: unknown) => {
+    const report = await proveReporting(z3, { variant, faults, timeoutMs, ...(drop === undefined ? {} : { drop }) }, work.report).catch((e: unknown) => {
       if (!(e instanceof Z3Undecided)) throw e;
       process.stderr.write(`pagecheck prove: ${e.message}: the encoding check is incomplete, nothing was proved or refuted. Run the command again.\n`);
       return undefined;
@@ -85,9 +89,21 @@ async function run(flags: ProveFlags): Promise<number> {
     process.stdout.write(flags.json === true ? `${JSON.stringify(toJson(report), null, 2)}\n` : formatReport(report));
     return exitCode(report);
   } finally {
+    forget();
     await z3.close();
     process.off('uncaughtException', z3Crashed);
   }
+}
+
+/** `prove`, one obligation at a time (the encoding check first), reporting how many are done and proved so that Ctrl-C can say how far it got. */
+async function proveReporting(z3: Z3Session, options: ProveOptions, report: (figures: { obligations: number; proved: number }) => void): Promise<ProofReport> {
+  const head = await prove(z3, { ...options, only: [] });
+  const obligations: ObligationResult[] = [];
+  for (const name of options.only ?? OBLIGATIONS) {
+    obligations.push(...(await prove(z3, { ...options, only: [name], checkEncoding: false })).obligations);
+    report({ obligations: obligations.length, proved: obligations.filter((o) => o.result === 'proved').length });
+  }
+  return { ...head, obligations, proved: head.proved && obligations.every((o) => o.result === 'proved') };
 }
 
 /**

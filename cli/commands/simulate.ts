@@ -19,6 +19,7 @@ import { checkOutputPaths, writeOutput } from '../../trace/written.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
+import { beginWork } from '../interrupt.ts';
 import { CHECK_DEFAULTS, count, describeConfig, replayCommand } from './check.ts';
 
 /** The flags of `simulate`, as commander hands them over. */
@@ -142,11 +143,13 @@ export function runSimulate(flags: SimulateFlags): number {
   const one = flags.run === undefined ? undefined : wholeFlag('--run', flags.run, 0, 0, runs - 1);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
+  const work = beginWork('simulate', ['runs']);
   const result = simulate(checkedModel(m), {
     runs: one === undefined ? shardRuns(runs, shard.index, shard.of) : [one],
     depth,
     deadlock: flags.deadlock,
     random: (k) => runRandom(seed, k),
+    onProgress: (done) => work.report({ runs: done }),
   });
   const p: SimulationParameters = { config, seed, runs, depth, deadlock: flags.deadlock, shards: [shard.index], of: shard.of };
   return report(toFile(m, p, result), p, flags);

@@ -14,6 +14,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import { parseFaultList } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
 import { createProgress } from '../progress.ts';
+import { beginWork } from '../interrupt.ts';
 
 /** The exit code of a deviation: the log shows something the spec cannot do. */
 export const EXIT_DEVIATION = 4;
@@ -102,7 +103,9 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
   const progress = createProgress('validate-log | {events} events', json);
   let result;
   try {
-    result = validate({ files, overrides, window, integrity: flags.integrity === true, onProgress: (events) => progress.update({ events: events.toLocaleString('en-US') }) });
+    const work = beginWork('validate-log', ['events']);
+    const onProgress = (events: number): void => (work.report({ events }), progress.update({ events: events.toLocaleString('en-US') }));
+    result = validate({ files, overrides, window, integrity: flags.integrity === true, onProgress });
   } catch (e) {
     if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
     throw e;
