@@ -56,11 +56,14 @@ const bench = (name: string, render: (r: Json) => string): Figure => ({ name, fi
 /** Start-up: the whole process, pagecheck's compiled command against SPIN's compile and run. */
 const startup = bench('bench-startup', (r) =>
   table(
-    ['whole process, wall seconds (median of 7)', 'median', 'fastest', 'slowest'],
+    ['whole process, wall seconds (median of 9, in turn)', 'median', 'fastest', 'slowest'],
     [
       ['pagecheck `check` (minimal incident, compiled command)', fixed(num(r, 'startup.pagecheckSeconds.median'), 3), fixed(num(r, 'startup.pagecheckSeconds.min'), 3), fixed(num(r, 'startup.pagecheckSeconds.max'), 3)],
+      ['`node -e 0`', fixed(num(r, 'startup.nodeSeconds.median'), 3), fixed(num(r, 'startup.nodeSeconds.min'), 3), fixed(num(r, 'startup.nodeSeconds.max'), 3)],
       ['SPIN: `spin -a`, gcc -O2, pan, trail replay', fixed(num(r, 'startup.spinSeconds.median'), 2), fixed(num(r, 'startup.spinSeconds.min'), 2), fixed(num(r, 'startup.spinSeconds.max'), 2)],
-      ['ratio pagecheck / SPIN', fixed(num(r, 'startup.ratio'), 2), '', ''],
+      ['ratio pagecheck / `node -e 0`', fixed(num(r, 'startup.ratios.pagecheckToNode'), 2), '', ''],
+      ['ratio pagecheck / SPIN', fixed(num(r, 'startup.ratios.pagecheckToSpin'), 3), '', ''],
+      ['load average before, after', `${fixed(num(r, 'startup.loadAverage.before'), 2)}, ${fixed(num(r, 'startup.loadAverage.after'), 2)}`, '', ''],
     ],
   ),
 );
