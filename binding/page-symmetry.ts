@@ -16,7 +16,7 @@
  */
 import { NO_PAGE, type Model } from '../spec/model.ts';
 import { setTablePage, tablePage, tagOf, type State } from '../spec/state.ts';
-import { renameRequests, type Canonicalizer } from './symmetry.ts';
+import { identityLabelMap, renameRequests, type Canonicalizer } from './symmetry.ts';
 import { wordState } from '../checker/words.ts';
 
 /** The canonicalizer of allocator `any`: pages and interchangeable requests together. */
@@ -24,7 +24,7 @@ export class PageCanonicalizer implements Canonicalizer {
   private readonly m: Model;
   /** Every renaming of requests within their classes, the identity first. */
   private readonly perms: readonly Int32Array[];
-  private readonly labelMap = new Uint8Array(256);
+  private readonly labelMap: Uint16Array;
   /** Per old page id: its new id, or -1 while not yet given one. */
   private readonly newId: Int16Array;
   /** The pages in no table, in key order. */
@@ -37,7 +37,7 @@ export class PageCanonicalizer implements Canonicalizer {
   constructor(m: Model, classes: readonly number[][]) {
     this.m = m;
     this.perms = requestRenamings(m.n, classes);
-    for (let l = 0; l < 256; l++) this.labelMap[l] = l;
+    this.labelMap = identityLabelMap(m);
     this.newId = new Int16Array(m.pages);
     this.rest = new Int16Array(m.pages);
     this.renamed = new Uint8Array(m.size);
