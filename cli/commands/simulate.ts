@@ -18,7 +18,7 @@ import { runRandom, shardRuns } from '../../simulation/runs.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, readJsonFile, type ModelFlags } from '../model-options.ts';
-import { CHECK_DEFAULTS, count, describeConfig, replayCommand } from './check.ts';
+import { CHECK_DEFAULTS, count, describeConfig, parseInvariants, replayCommand } from './check.ts';
 
 /** The flags of `simulate`, as commander hands them over. */
 interface SimulateFlags extends ModelFlags {
@@ -31,6 +31,8 @@ interface SimulateFlags extends ModelFlags {
   readonly out?: string;
   readonly json?: boolean;
   readonly deadlock: boolean;
+  /** `--invariant A,B`, as `check` takes it. */
+  readonly invariant?: string;
 }
 
 /** A whole number flag in `[min, max]`, or a {@link UsageError} naming the flag and value. */
@@ -128,6 +130,7 @@ export function runSimulate(flags: SimulateFlags): number {
   const depth = wholeFlag('--depth', flags.depth, 100, 1, 1_000_000);
   const shard = parseShard(flags.shard);
   const one = flags.run === undefined ? undefined : wholeFlag('--run', flags.run, 0, 0, runs - 1);
+  const invariants = parseInvariants(flags.invariant);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
   const result = simulate(checkedModel(m), {
@@ -135,6 +138,7 @@ export function runSimulate(flags: SimulateFlags): number {
     depth,
     deadlock: flags.deadlock,
     random: (k) => runRandom(seed, k),
+    ...(invariants === undefined ? {} : { invariants }),
   });
   const p: SimulationParameters = { config, seed, runs, depth, deadlock: flags.deadlock, shards: [shard.index], of: shard.of };
   return report(toFile(m, p, result), p, flags);
@@ -153,6 +157,7 @@ export function register(program: Command): void {
     .option('--run <k>', 'do only run k (to replay one)')
     .option('--merge <files...>', 'combine the --out files of shards into one result')
     .option('--out <file>', 'write the result as JSON (the input of --merge)')
+    .option('--invariant <names>', 'check only these invariants, comma-separated, as check takes them (default: the default invariants)')
     .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled')
     .option('--json', 'print the JSON instead of text')
     .action((flags: SimulateFlags) => {
