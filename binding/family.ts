@@ -43,6 +43,11 @@ export function inFastFamily(m: Model): boolean {
   );
 }
 
+/** Whether labels and read records are one byte: what the fast invariants (`properties.ts`) read by offset; page ids they read through `tablePage`, at any width. */
+export function oneByteLabels(m: Model): boolean {
+  return m.layout.widths.label === 1 && m.layout.widths.record === 1;
+}
+
 /**
  * Whether every variable the fast encodings read by offset is as wide as they were written
  * for: labels, page ids, positions, counts and read records of one byte, a read set of at

@@ -12,7 +12,7 @@
 import { freeCopies } from '../spec/allocator.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from '../spec/properties.ts';
-import { inFastFamily, oneByteLayout } from './family.ts';
+import { inFastFamily, oneByteLabels } from './family.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
 import { BYTE_LABEL, BYTE_READ, isLive, READ_UNHELD, recordOfByte, sharedPages, tablePage, type State } from '../spec/state.ts';
 
@@ -107,8 +107,8 @@ export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conserv
  */
 export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
   const names = CONJOINED.map((p) => p.name);
-  // The passes below read one-byte labels and records by offset; a wider layout asks the spec's own forms.
-  if (!oneByteLayout(m)) return { names, holds: (s) => CONJOINED.every((p) => p.holds(m, s)) };
+  // The passes below read one-byte labels and records by offset; wider ones ask the spec's own forms.
+  if (!oneByteLabels(m)) return { names, holds: (s) => CONJOINED.every((p) => p.holds(m, s)) };
   const general = generalConjunction(m);
   return { names, holds: inFastFamily(m) ? plainConjunction(m, general) : general };
 }
@@ -214,8 +214,8 @@ function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
 
 /** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */
 export function fastFormOf(m: Model, p: Property): FastPredicate | undefined {
-  // Every form here reads one-byte labels and records by offset (family.ts's oneByteLayout).
-  if (!oneByteLayout(m)) return undefined;
+  // Every form here reads one-byte labels and records by offset (family.ts's oneByteLabels).
+  if (!oneByteLabels(m)) return undefined;
   if (p === Isolation) return noReadAtLeast(verdictTable(m), 2);
   if (p === Integrity) return noReadAtLeast(verdictTable(m), 1);
   if (p === ExclusiveHold) return exclusiveHold(m);
