@@ -1,7 +1,7 @@
 /**
  * The plainest family of configurations, for the search's fast path: whole pages (one
  * slot per page), the `sorted` allocator, no prompt prefixes, no eviction, no owner
- * check, one decode step, at most fault `silent-stub`, page ids of one byte. Here the
+ * check, one decode step, at most fault `silent-stub`, one-byte widths ({@link oneByteLayout}). Here the
  * six actions of that family (`allocate`, `prefill`, `stub`, `handoff`, `decode`,
  * `free`) are written out by byte offset, every guard and effect the readable one in
  * `spec/transitions.ts` has under the family, with what the family switches off left out.
@@ -14,7 +14,7 @@
 import { allActions } from '../spec/actions.ts';
 import { isOverLong, type Model } from '../spec/model.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
-import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from '../spec/state.ts';
+import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, recordOfByte, type State } from '../spec/state.ts';
 import { decode } from '../spec/transitions.ts';
 
 /** The action kinds of the family, in the spec's order: the kinds `allActions` gives there. */
@@ -35,12 +35,28 @@ export function inFastFamily(m: Model): boolean {
     !m.ownerCheck &&
     !mechanisms &&
     m.decodeSteps === 1 &&
-    m.pageBytes === 1 &&
+    oneByteLayout(m) &&
     m.fillAt < 0 &&
     !m.rereadsFinishedTable &&
     faultsOn.every((f) => f === 'silent-stub') &&
     sameActions(m)
   );
+}
+
+/** Whether labels and read records are one byte: what the fast invariants (`properties.ts`) read by offset; page ids they read through `tablePage`, at any width. */
+export function oneByteLabels(m: Model): boolean {
+  return m.layout.widths.label === 1 && m.layout.widths.record === 1;
+}
+
+/**
+ * Whether every variable the fast encodings read by offset is as wide as they were written
+ * for: labels, page ids, positions, counts and read records of one byte, a read set of at
+ * most 32 bits (`layout.ts`). A wider configuration takes the general path, so stale
+ * fast code never reads a two-byte value as one byte.
+ */
+export function oneByteLayout(m: Model): boolean {
+  const w = m.layout.widths;
+  return w.label === 1 && w.page === 1 && w.position === 1 && w.parts === 1 && w.record === 1 && w.labelSet <= 4;
 }
 
 /** Whether `allActions(m)` is the family's: each of {@link KINDS} for every request, kind-major. */
@@ -109,7 +125,7 @@ export class FastFamily {
     }
     this.sev = new Uint8Array(cells * 256);
     for (let r = 0; r < m.n; r++) {
-      for (let i = 0; i < this.len[r]!; i++) for (let rec = 0; rec < 256; rec++) this.sev[this.sevAt[r]! + i * 256 + rec] = severity(verdictOf(m, r, i, rec));
+      for (let i = 0; i < this.len[r]!; i++) for (let rec = 0; rec < 256; rec++) this.sev[this.sevAt[r]! + i * 256 + rec] = severity(verdictOf(m, r, i, recordOfByte(rec)));
     }
     this.free = new Int32Array(m.pages);
     this.off = new Int32Array(m.size);
@@ -224,11 +240,11 @@ export class FastFamily {
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       const label = s[this.dataAt + p]!;
-      const record = READ | (label & READ_LABEL) | (label !== 0 && s[this.dataPosAt + p] !== i ? MISPLACED : 0);
-      if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
+      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[this.dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
       const old = s[rec0 + i]!;
       const row = sev0 + 256 * i;
-      const kept = (old & READ) === 0 || this.sev[row + record]! > this.sev[row + old]! ? record : old;
+      const kept = (old & BYTE_READ) === 0 || this.sev[row + record]! > this.sev[row + old]! ? record : old;
       if (kept !== old) this.set(rec0 + i, kept);
       if (s[this.holderAt + p] !== r + 1) unheld = true;
     }

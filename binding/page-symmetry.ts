@@ -15,8 +15,9 @@
  * renamings, do two states of one orbit of the whole group.
  */
 import { NO_PAGE, type Model } from '../spec/model.ts';
-import { setTablePage, tablePage, tagOf, type State } from '../spec/state.ts';
-import { renameRequests, type Canonicalizer } from './symmetry.ts';
+import type { Field } from '../spec/layout.ts';
+import { setTablePage, tablePage, type State } from '../spec/state.ts';
+import { identityLabelMap, renameRequests, type Canonicalizer } from './symmetry.ts';
 import { wordState } from '../checker/words.ts';
 
 /** The canonicalizer of allocator `any`: pages and interchangeable requests together. */
@@ -24,7 +25,9 @@ export class PageCanonicalizer implements Canonicalizer {
   private readonly m: Model;
   /** Every renaming of requests within their classes, the identity first. */
   private readonly perms: readonly Int32Array[];
-  private readonly labelMap = new Uint8Array(256);
+  private readonly labelMap: Uint16Array;
+  /** The per-page variables, in byte order (the layout table's page scope): what moves with a renamed page, and the key of a page in no table. */
+  private readonly pageFields: readonly Field[];
   /** Per old page id: its new id, or -1 while not yet given one. */
   private readonly newId: Int16Array;
   /** The pages in no table, in key order. */
@@ -37,7 +40,8 @@ export class PageCanonicalizer implements Canonicalizer {
   constructor(m: Model, classes: readonly number[][]) {
     this.m = m;
     this.perms = requestRenamings(m.n, classes);
-    for (let l = 0; l < 256; l++) this.labelMap[l] = l;
+    this.labelMap = identityLabelMap(m);
+    this.pageFields = m.layout.order.filter((f) => f.row.scope === 'page');
     this.newId = new Int16Array(m.pages);
     this.rest = new Int16Array(m.pages);
     this.renamed = new Uint8Array(m.size);
@@ -83,16 +87,12 @@ export class PageCanonicalizer implements Canonicalizer {
     }
     for (let k = 0; k < count; k++) id[this.rest[k]!] = next++;
     out.set(s);
-    for (let p = 0; p < m.pages; p++) {
-      const q = id[p]!;
-      out[m.holderAt + q] = s[m.holderAt + p]!;
-      out[m.dataAt + q] = s[m.dataAt + p]!;
-      if (m.ownerCheck) out[m.tagAt + q] = s[m.tagAt + p]!;
-      out[m.dataPosAt + q] = s[m.dataPosAt + p]!;
-      if (m.freeAt >= 0) out[m.freeAt + q] = s[m.freeAt + p]!;
-      // Token slots: a page's fill counts move with it.
-      if (m.fillAt >= 0) out[m.fillAt + q] = s[m.fillAt + p]!;
-      if (m.tagFillAt >= 0) out[m.tagFillAt + q] = s[m.tagFillAt + p]!;
+    // Every per-page variable moves with its page (holder, data, tag, position, free copies, fill counts).
+    for (const f of this.pageFields) {
+      for (let p = 0; p < m.pages; p++) {
+        const q = id[p]!;
+        for (let k = 0; k < f.width; k++) out[f.at + f.width * q + k] = s[f.at + f.width * p + k]!;
+      }
     }
     for (let r = 0; r < m.n; r++) {
       for (let i = 0; i < m.len[r]!; i++) {
@@ -102,22 +102,13 @@ export class PageCanonicalizer implements Canonicalizer {
     }
   }
 
-  /** Orders two pages that are in no table by what they are: holder, data, tag, content position, free copies, and with token slots the fill counts. */
+  /** Orders two pages that are in no table by what they are: their per-page variables in byte order (holder, data, tag, content position, free copies, and with token slots the fill counts), one-byte values (allocator `any` is refused long before a width grows). */
   private compare(s: Uint8Array, a: number, b: number): number {
-    const m = this.m;
-    let d = s[m.holderAt + a]! - s[m.holderAt + b]!;
-    if (d !== 0) return d;
-    d = s[m.dataAt + a]! - s[m.dataAt + b]!;
-    if (d !== 0) return d;
-    d = tagOf(m, s, a) - tagOf(m, s, b);
-    if (d !== 0) return d;
-    d = s[m.dataPosAt + a]! - s[m.dataPosAt + b]!;
-    if (d !== 0) return d;
-    if (m.freeAt >= 0) d = s[m.freeAt + a]! - s[m.freeAt + b]!;
-    if (d !== 0) return d;
-    if (m.fillAt >= 0) d = s[m.fillAt + a]! - s[m.fillAt + b]!;
-    if (d !== 0 || m.tagFillAt < 0) return d;
-    return s[m.tagFillAt + a]! - s[m.tagFillAt + b]!;
+    for (const f of this.pageFields) {
+      const d = s[f.at + a]! - s[f.at + b]!;
+      if (d !== 0) return d;
+    }
+    return 0;
   }
 }
 

@@ -12,9 +12,9 @@
 import { freeCopies } from '../spec/allocator.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from '../spec/properties.ts';
-import { inFastFamily } from './family.ts';
+import { inFastFamily, oneByteLabels } from './family.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
-import { isLive, READ, READ_LABEL, READ_UNHELD, sharedPages, tablePage, type State } from '../spec/state.ts';
+import { BYTE_LABEL, BYTE_READ, isLive, READ_UNHELD, recordOfByte, sharedPages, tablePage, type State } from '../spec/state.ts';
 
 /** A state predicate specialised to one model. */
 export type FastPredicate = (s: State) => boolean;
@@ -23,19 +23,19 @@ export type FastPredicate = (s: State) => boolean;
 interface VerdictTable {
   readonly severities: Uint8Array;
   /** Per (request, position): the state offset of its read-record byte. */
-  readonly offsets: Uint16Array;
+  readonly offsets: Uint32Array;
 }
 
 function verdictTable(m: Model): VerdictTable {
   let cells = 0;
   for (let r = 0; r < m.n; r++) cells += m.len[r]!;
   const severities = new Uint8Array(cells * 256);
-  const offsets = new Uint16Array(cells);
+  const offsets = new Uint32Array(cells);
   let c = 0;
   for (let r = 0; r < m.n; r++) {
     for (let i = 0; i < m.len[r]!; i++, c++) {
       offsets[c] = m.readAt[r]! + i;
-      for (let rec = 0; rec < 256; rec++) severities[c * 256 + rec] = severity(verdictOf(m, r, i, rec));
+      for (let rec = 0; rec < 256; rec++) severities[c * 256 + rec] = severity(verdictOf(m, r, i, recordOfByte(rec)));
     }
   }
   return { severities, offsets };
@@ -106,8 +106,11 @@ export const CONJOINED: readonly Property[] = [Isolation, ExclusiveHold, Conserv
  * `Conjunction`), and evaluates them only where it fails.
  */
 export function conjunctionOf(m: Model): { readonly names: readonly string[]; readonly holds: FastPredicate } {
+  const names = CONJOINED.map((p) => p.name);
+  // The passes below read one-byte labels and records by offset; wider ones ask the spec's own forms.
+  if (!oneByteLabels(m)) return { names, holds: (s) => CONJOINED.every((p) => p.holds(m, s)) };
   const general = generalConjunction(m);
-  return { names: CONJOINED.map((p) => p.name), holds: inFastFamily(m) ? plainConjunction(m, general) : general };
+  return { names, holds: inFastFamily(m) ? plainConjunction(m, general) : general };
 }
 
 /** {@link conjunctionOf}'s pass for any model. */
@@ -177,8 +180,8 @@ function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
       const at = readAt[r]!;
       for (let i = 0, l = len[r]!; i < l; i++) {
         const rec = s[at + i]!;
-        const label = rec & READ_LABEL;
-        if ((rec & READ) !== 0 && label !== 0 && label !== r + 1) return false;
+        const label = rec & BYTE_LABEL;
+        if ((rec & BYTE_READ) !== 0 && label !== 0 && label !== r + 1) return false;
       }
       if ((s[flagsAt + r]! & READ_UNHELD) !== 0) return false;
     }
@@ -211,6 +214,8 @@ function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
 
 /** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */
 export function fastFormOf(m: Model, p: Property): FastPredicate | undefined {
+  // Every form here reads one-byte labels and records by offset (family.ts's oneByteLabels).
+  if (!oneByteLabels(m)) return undefined;
   if (p === Isolation) return noReadAtLeast(verdictTable(m), 2);
   if (p === Integrity) return noReadAtLeast(verdictTable(m), 1);
   if (p === ExclusiveHold) return exclusiveHold(m);

@@ -34,7 +34,7 @@ import type { FingerprintSink, HashedSuccessors } from '../checker/model.ts';
 import type { Zobrist } from '../checker/zobrist.ts';
 import { FastFamily, inFastFamily } from './family.ts';
 import type { Model } from '../spec/model.ts';
-import { MISPLACED, Ph, READ, READ_LABEL, READ_UNHELD, type State } from '../spec/state.ts';
+import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
 
 export { inFastFamily } from './family.ts';
 
@@ -133,11 +133,11 @@ function successors(f: FastFamily, s: State, sink: Sink): void {
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       const label = s[dataAt + p]!;
-      const record = READ | (label & READ_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? MISPLACED : 0);
-      if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
+      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
       const old = s[rec0 + i]!;
       const row = sev0 + 256 * i;
-      if ((old & READ) === 0 || sev[row + record]! > sev[row + old]!) t[rec0 + i] = record;
+      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) t[rec0 + i] = record;
       if (s[holderAt + p] !== r + 1) unheld = true;
     }
     for (let k = 0; k < w; k++) t[o + k] = (observed >>> (8 * k)) & 0xff;
@@ -266,11 +266,11 @@ function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z: Zobris
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       const label = s[dataAt + p]!;
-      const record = READ | (label & READ_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? MISPLACED : 0);
-      if ((label & READ_LABEL) !== 0) observed |= 1 << ((label & READ_LABEL) - 1);
+      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
       const old = s[rec0 + i]!;
       const row = sev0 + 256 * i;
-      if ((old & READ) === 0 || sev[row + record]! > sev[row + old]!) {
+      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
         const b = (rec0 + i) << 8;
         x ^= lo[b | old]! ^ lo[b | record]!;
         y ^= hi[b | old]! ^ hi[b | record]!;

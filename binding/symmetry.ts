@@ -12,14 +12,17 @@
  * the form is exact, not a heuristic. Requests with equal keys are tried in every order;
  * requests still `new` are identical and never tried twice.
  *
- * Which bytes move under a renaming is read from the model's layout description
- * (`requestFields`, `labelBytes` in `model.ts`), so a new state variable is permuted by
- * registering it there.
+ * Which bytes move under a renaming is read from the layout table (`spec/layout.ts`'s
+ * `moves` column, as `requestFields` and `labelBytes` in `model.ts`), so a new state
+ * variable is permuted by its row there. Labels, read records and read sets of any width
+ * the layout gives are renamed.
  */
 import { wordState } from '../checker/words.ts';
 import type { Model, RequestField } from '../spec/model.ts';
 import { PageCanonicalizer } from './page-symmetry.ts';
-import { Ph, READ_LABEL, type State } from '../spec/state.ts';
+import { BYTE_LABEL, dataOf, Ph, READ_LABEL, type State } from '../spec/state.ts';
+import { oneByteLayout } from './family.ts';
+import { compareHighBits, moveLabelSets } from './label-sets.ts';
 
 /** Maps a state to the canonical member of its orbit. */
 export interface Canonicalizer {
@@ -48,7 +51,11 @@ export function symmetryClasses(m: Model): number[][] {
 export function createCanonicalizer(m: Model): Canonicalizer | undefined {
   const classes = symmetryClasses(m);
   // Under allocator `any` pages are interchangeable too (page-symmetry.ts).
-  if (m.allocator === 'any') return new PageCanonicalizer(m, classes);
+  if (m.allocator === 'any') {
+    // `any` is refused past a few hundred actions (decode.ts), far below where a width grows.
+    if (!oneByteLayout(m)) throw new Error('symmetry: page symmetry is written for one-byte widths');
+    return new PageCanonicalizer(m, classes);
+  }
   return classes.length === 0 ? undefined : new ClassCanonicalizer(m, classes);
 }
 
@@ -62,7 +69,7 @@ class ClassCanonicalizer implements Canonicalizer {
   private readonly own: Int32Array;
   /** Per class: its members in key order. */
   private readonly order: Int32Array[];
-  private readonly labelMap = new Uint8Array(256);
+  private readonly labelMap: Uint16Array;
   readonly output: Uint8Array;
   readonly outputWords: Int32Array;
   private readonly candidate: Uint8Array;
@@ -79,14 +86,15 @@ class ClassCanonicalizer implements Canonicalizer {
     this.output = out.bytes;
     this.outputWords = out.words;
     this.candidate = new Uint8Array(m.size);
-    for (let l = 0; l < 256; l++) this.labelMap[l] = l;
+    this.labelMap = identityLabelMap(m);
   }
 
   canonical(s: State): State {
     const m = this.m;
     for (let r = 0; r < m.n; r++) this.perm[r] = r;
+    const narrow = m.layout.widths.label === 1;
     for (let p = 0; p < m.pages; p++) {
-      const d = s[m.dataAt + p]!;
+      const d = narrow ? s[m.dataAt + p]! : dataOf(m, s, p);
       if (d >= 1 && d <= m.n) this.own[d - 1] = this.own[d - 1]! + 1;
     }
     this.runs.length = 0;
@@ -146,7 +154,7 @@ class ClassCanonicalizer implements Canonicalizer {
     for (let f = 0; f < fields.length; f++) {
       const field = fields[f]!;
       if (field.kind !== 'labelSet') continue;
-      const e = (readBits(s, field.at[a]!, field.width[a]!) >>> this.m.n) - (readBits(s, field.at[b]!, field.width[b]!) >>> this.m.n);
+      const e = compareHighBits(s, field.at[a]!, field.at[b]!, field.width[a]!, this.m.n);
       if (e !== 0) return e;
     }
     return 0;
@@ -186,17 +194,29 @@ class ClassCanonicalizer implements Canonicalizer {
   }
 }
 
+/** A label renaming scratch: the identity on every label value a state can hold (every byte value, at least). */
+export function identityLabelMap(m: Model): Uint16Array {
+  return Uint16Array.from({ length: Math.max(256, m.staleLabel + 1) }, (_, l) => l);
+}
+
 /**
- * Writes `s` with every request `r` renamed to `perm[r]` into `out`; `map` is a 256-entry
- * scratch that is the identity on entry and on exit. The allocator's fields after the
+ * Writes `s` with every request `r` renamed to `perm[r]` into `out`; `map` is an
+ * {@link identityLabelMap} scratch, the identity on entry and on exit. The allocator's fields after the
  * tables (free and release lists, lock counts) hold page ids and prefix counts only: a
  * renaming of requests leaves them as they are.
  */
-export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint8Array, out: Uint8Array): void {
+export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint16Array, out: Uint8Array): void {
   // What no field names (content positions, the allocator's lists, lock counts) stays as it is.
   out.set(s);
   for (let r = 0; r < m.n; r++) map[r + 1] = perm[r]! + 1;
-  for (let i = 0; i < m.labelBytes; i++) out[i] = map[s[i]!]!;
+  if (m.layout.widths.label === 1) for (let i = 0; i < m.labelBytes; i++) out[i] = map[s[i]!]!;
+  else {
+    for (let i = 0; i < m.labelBytes; i += 2) {
+      const l = map[s[i]! | (s[i + 1]! << 8)]!;
+      out[i] = l & 0xff;
+      out[i + 1] = l >>> 8;
+    }
+  }
   const fields = m.requestFields;
   for (let f = 0; f < fields.length; f++) {
     const field = fields[f]!;
@@ -218,40 +238,28 @@ function moveValues(field: RequestField, s: State, out: Uint8Array, perm: Int32A
 }
 
 /** Moves each request's read records of `field` to its renamed place, renaming the label in each. */
-function moveReadRecords(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, map: Uint8Array, n: number): void {
+function moveReadRecords(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, map: Uint16Array, n: number): void {
+  const wide = field.valueWidth === 2;
   for (let r = 0; r < n; r++) {
     const from = field.at[r]!;
     const to = field.at[perm[r]!]!;
     const width = field.width[r]!;
-    for (let i = 0; i < width; i++) {
-      const rec = s[from + i]!;
-      out[to + i] = (rec & ~READ_LABEL) | map[rec & READ_LABEL]!;
+    if (!wide) {
+      for (let i = 0; i < width; i++) {
+        const rec = s[from + i]!;
+        out[to + i] = (rec & ~BYTE_LABEL) | map[rec & BYTE_LABEL]!;
+      }
+      continue;
+    }
+    for (let i = 0; i < width; i += 2) {
+      const rec = s[from + i]! | (s[from + i + 1]! << 8);
+      const moved = (rec & ~READ_LABEL) | map[rec & READ_LABEL]!;
+      out[to + i] = moved & 0xff;
+      out[to + i + 1] = moved >>> 8;
     }
   }
 }
 
-/** Moves each request's label set of `field` to its renamed place, renaming the request bits in it. */
-function moveLabelSets(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, n: number): void {
-  const low = (1 << n) - 1;
-  for (let r = 0; r < n; r++) {
-    const bits = readBits(s, field.at[r]!, field.width[r]!);
-    let moved = bits & ~low;
-    for (let rest = bits & low; rest !== 0; rest &= rest - 1) {
-      const b = 31 - Math.clz32(rest & -rest);
-      moved |= 1 << perm[b]!;
-    }
-    const o = field.at[perm[r]!]!;
-    const width = field.width[r]!;
-    for (let k = 0; k < width; k++) out[o + k] = (moved >>> (8 * k)) & 0xff;
-  }
-}
-
-/** The little-endian unsigned integer of `width` bytes (at most 4) at `o`. */
-function readBits(s: Uint8Array, o: number, width: number): number {
-  let bits = 0;
-  for (let k = 0; k < width; k++) bits |= s[o + k]! << (8 * k);
-  return bits >>> 0;
-}
 
 function swap(a: Int32Array, i: number, j: number): void {
   const t = a[i]!;

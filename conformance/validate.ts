@@ -23,6 +23,9 @@ import { applyEvent, land, type EventContext, type Possible, type StepResult } f
 import { DECODE_AGAIN, EVENT_TABLE } from './table.ts';
 import { RequestWindow } from './window.ts';
 
+/** Arrivals up to which a log keeps the spec's own trace of every request (the model held 16 before its widths grew; past it a leak is projected onto the requests involved, which stays fast on a long log). */
+const SPEC_TRACE_ARRIVALS = 16;
+
 // Phase codes read once: a namespace re-export is a getter call on every access.
 const { timedOut: TIMED_OUT, freed: FREED, released: RELEASED, landed: LANDED } = Ph;
 
@@ -234,7 +237,7 @@ class Validator {
     }
     this.window.info(slot)?.lines.push(line);
     // The spec's own trace needs every arrival, and only a log within the spec's bounds has one.
-    if (this.window.arrived <= LIMITS.maxRequests) this.arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
+    if (this.window.arrived <= SPEC_TRACE_ARRIVALS) this.arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
     else for (const s of this.states) s.path = undefined;
     return undefined;
   }

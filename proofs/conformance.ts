@@ -62,6 +62,7 @@ import {
   READ_UNHELD,
   setObserved,
   setPartsLanded,
+  setReadRecord,
   step as specStep,
   tablePage,
   tagOf,
@@ -221,7 +222,7 @@ function cleanState(m: Model, r: number, phase: number, rand: (n: number) => num
     s[m.tagNextAt + q] = rand(maxLen + 1);
     for (let i = 0; i < (m.len[q] ?? 0); i++) {
       const label = rand(top + 1);
-      s[(m.readAt[q] ?? 0) + i] = rand(3) === 0 ? 0 : READ | label | (label !== 0 && rand(2) ? MISPLACED : 0);
+      setReadRecord(m, s, q, i, rand(3) === 0 ? 0 : READ | label | (label !== 0 && rand(2) ? MISPLACED : 0));
     }
     const prefixed = (m.group[q] ?? -1) >= 0;
     s[m.phaseAt + q] = ph;

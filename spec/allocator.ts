@@ -22,7 +22,7 @@ const LIST_END = 0xff;
 
 /** The most pages `lifo` can order (ids 1 .. pages, below {@link LIST_END}). */
 export const LIFO_MAX_PAGES = 253;
-import type { State } from './state.ts';
+import { holderOf, type State } from './state.ts';
 
 /** Copies of page `p` in the free list and the release list together. */
 export function freeCopies(m: Model, s: State, p: number): number {
@@ -32,7 +32,7 @@ export function freeCopies(m: Model, s: State, p: number): number {
     for (let i = 0; i < m.listCap; i++) if (s[m.listAt + i] === p) c++;
     return c;
   }
-  if (m.freeAt < 0) return s[m.holderAt + p] === 0 ? 1 : 0;
+  if (m.freeAt < 0) return holderOf(m, s, p) === 0 ? 1 : 0;
   return s[m.freeAt + p]! + (m.releaseAt >= 0 ? s[m.releaseAt + p]! : 0);
 }
 
@@ -41,7 +41,7 @@ export function freeEntries(m: Model, s: State): number {
   let c = 0;
   if (m.freeAt < 0 && m.listAt < 0) {
     // The free list is not stored: the free pages are those nobody holds (freeCopies' first case).
-    for (let p = m.firstPage; p < m.pages; p++) if (s[m.holderAt + p] === 0) c++;
+    for (let p = m.firstPage; p < m.pages; p++) if (holderOf(m, s, p) === 0) c++;
     return c;
   }
   for (let p = m.firstPage; p < m.pages; p++) c += freeCopies(m, s, p);
@@ -114,7 +114,7 @@ export function takeInto(m: Model, s: State, t: State, need: number, out: Int32A
   // A sorted multiset (sorted, sglang, any): the front is the lowest ids, a duplicate twice in a row.
   let n = 0;
   for (let p = m.firstPage; p < m.pages && n < need; p++) {
-    let c = m.freeAt < 0 ? (s[m.holderAt + p] === 0 ? 1 : 0) : t[m.freeAt + p]!;
+    let c = m.freeAt < 0 ? (holderOf(m, s, p) === 0 ? 1 : 0) : t[m.freeAt + p]!;
     while (c > 0 && n < need) {
       out[n++] = p;
       c--;

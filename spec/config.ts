@@ -150,8 +150,8 @@ export interface Config {
   readonly decodeSteps?: number;
 }
 
-/** The encoding's bounds: content labels are bytes, page ids one byte up to 254 pages and two above, a read set is 32 bits (one per label: requests and prefix pages), an action index a byte. */
-export const LIMITS = { maxPages: 4096, maxRequests: 16, maxActions: 256, maxDecodeSteps: 16, maxLabels: 32 } as const;
+/** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */
+export const LIMITS = { maxPages: 65_535, maxRequests: 4_096, maxActions: 256, maxDecodeSteps: 16, maxLabels: 16_382, maxCountedRequests: 254 } as const;
 
 /** Names A, B, C, ... for the requests given by length only. */
 export function requestName(index: number): string {

@@ -162,13 +162,7 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
   if (size > 1 && size > MAX_SLOTS) {
     issues.push({ path: 'pageSize', message: `a state counts a page's written slots in one byte: at most ${MAX_SLOTS} tokens per page, got ${size}` });
   }
-  // A read set is 32 bits, one per content label: every request, every page of every prefix, and with token slots stale P-side data.
-  const labels = n + [...new Set(input.requests.flatMap((q) => (q.prefix === undefined ? [] : [q.prefix])))].reduce((sum, name) => sum + (input.prefixPages?.[name] ?? 1), 0);
-  const most = size > 1 ? LIMITS.maxLabels - 1 : LIMITS.maxLabels;
-  if (labels > most) {
-    const path = Object.keys(input.prefixPages ?? {}).length > 0 ? 'prefixPages' : 'requests';
-    issues.push({ path, message: `the state encoding supports at most ${most} requests and prefix pages together${size > 1 ? ' with token slots (a read set names stale P-side data too)' : ''}, got ${labels}` });
-  }
+  issues.push(...widthIssues(input));
   const faults = input.faults ?? [];
   if (input.allocator === 'any') {
     const prefixes = input.requests.some((q) => q.prefix !== undefined);
@@ -193,6 +187,30 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
   faults.forEach((f, i) => {
     if (faults.indexOf(f) !== i) issues.push({ path: `faults[${i}]`, message: `fault ${show(f)} is named twice` });
   });
+  return issues;
+}
+
+/**
+ * The limits of the state's widths (spec/layout.ts): labels (every request and every page
+ * of every prefix) within a read record's 14 bits, page ids below the empty slot, and the
+ * one-byte counts: a page's free-list copies (`sglang`, `double-free`) and a prefix's lock
+ * count (eviction) grow with the requests.
+ */
+function widthIssues(input: typeof ConfigSchema.Type): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const n = input.requests.length;
+  const labels = n + [...new Set(input.requests.flatMap((q) => (q.prefix === undefined ? [] : [q.prefix])))].reduce((sum, name) => sum + (input.prefixPages?.[name] ?? 1), 0);
+  if (labels > LIMITS.maxLabels) {
+    const path = Object.keys(input.prefixPages ?? {}).length > 0 ? 'prefixPages' : 'requests';
+    issues.push({ path, message: `the state encoding supports at most ${LIMITS.maxLabels} requests and prefix pages together (a read record holds a label in 14 bits), got ${labels}` });
+  }
+  if (input.allocator === 'sglang' && input.pages > LIMITS.maxPages - 1) {
+    issues.push({ path: 'pages', message: `allocator "sglang" adds the padding page 0, and page ids are at most two bytes: at most ${LIMITS.maxPages - 1} pages, got ${input.pages}` });
+  }
+  const counted = input.allocator === 'sglang' || (input.faults ?? []).includes('double-free') || input.eviction === true;
+  if (counted && n > LIMITS.maxCountedRequests) {
+    issues.push({ path: 'requests', message: `a page's free-list copies and a prefix's lock count are one byte: at most ${LIMITS.maxCountedRequests} requests with allocator "sglang", fault "double-free" or eviction, got ${n}` });
+  }
   return issues;
 }
 

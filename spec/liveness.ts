@@ -16,12 +16,16 @@
  *   read them in every state; page contents and tags, because a page's next holder reads
  *   them.
  *
+ * Which variables die with the table is a column of the layout table (`diesWithTable` in
+ * `layout.ts`); {@link enter} resets every such variable of the request, so a variable
+ * added there dies with no change here.
+ *
  * A naive encoding that keeps every dead table has more states (up to about 3x on 6 to 8
  * pages); the counts of the two differ only by merging states that no action and no
  * property can tell apart.
  */
 import type { Model } from './model.ts';
-import { clearTable, Ph, phaseOf, setPhase, type Phase, type State } from './state.ts';
+import { Ph, phaseOf, setPhase, type Phase, type State } from './state.ts';
 
 /** Whether a request in `phase` has finished: nothing of its handoff is left to happen (a legitimate end for it). */
 export function isFinished(phase: number): boolean {
@@ -38,11 +42,21 @@ export function tableIsDead(m: Model, phase: number): boolean {
 export function enter(m: Model, t: State, r: number, phase: Phase): void {
   setPhase(m, t, r, phase);
   if (!tableIsDead(m, phaseOf(m, t, r))) return;
-  clearTable(m, t, r);
+  resetDead(m, t, r);
+}
+
+/** Resets request `r`'s variables that die with its table to all-ones, the empty table's value. */
+function resetDead(m: Model, t: State, r: number): void {
+  const dying = m.layout.dying;
+  for (let k = 0; k < dying.length; k++) {
+    const f = dying[k]!;
+    // A loop, not fill(): a builtin call costs more than the few bytes of a table.
+    for (let i = f.starts![r]!, end = i + f.width * m.len[r]!; i < end; i++) t[i] = 0xff;
+  }
 }
 
 /** Whether every request has finished: the legitimate end of the model, where nothing more happening is right. */
 export function allFinished(m: Model, s: State): boolean {
-  for (let r = 0; r < m.n; r++) if (!isFinished(s[m.phaseAt + r] ?? 0)) return false;
+  for (let r = 0; r < m.n; r++) if (!isFinished(phaseOf(m, s, r))) return false;
   return true;
 }

@@ -27,7 +27,7 @@
  * say which page of the cache entry a cached page is, so the entry needs no list of its
  * own. With every prefix one page long the labels are those of the first model.
  */
-import { FAULT_REREADS_FINISHED_TABLE, type Allocator, type Config, type Fault, type LengthRule, type RequestSpec, type Variant } from './config.ts';
+import { FAULT_REREADS_FINISHED_TABLE, FAULTS, type Allocator, type Config, type Fault, type LengthRule, type RequestSpec, type Variant } from './config.ts';
 
 /**
  * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
@@ -48,9 +48,12 @@ export interface RequestField {
   readonly at: Uint32Array;
   /** Per request: its width in bytes. */
   readonly width: Uint16Array;
+  /** Bytes per value (a page id, a read record) within the field. */
+  readonly valueWidth: number;
 }
 import { checksOwner, firstPageOf, isOverLongPrompt, mechanismsOf, stubsSilently } from './behaviour.ts';
 import type { Mechanism } from './hardening.ts';
+import { layOut, type Laid, type Presence, type VariableName } from './layout.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -65,11 +68,11 @@ export interface Model {
   /** The prefix names, indexed by group. */
   readonly groupNames: readonly string[];
   /** Per request: its prefix group, or -1. */
-  readonly group: Int8Array;
+  readonly group: Int32Array;
   /** Per prefix group: its length in pages (config `prefixPages`, 1 when not given). */
-  readonly prefixPages: Uint8Array;
+  readonly prefixPages: Uint32Array;
   /** Per prefix group: the label of its first page less `n + 1` (the labels of the groups before it). */
-  readonly prefixBase: Uint8Array;
+  readonly prefixBase: Uint32Array;
   /** The highest label: `n` plus the pages of every prefix. */
   readonly labels: number;
   /** Per request: its length in pages, `ceil(tokens / pageSize)`. */
@@ -92,8 +95,8 @@ export interface Model {
   readonly flagsAt: number;
   /** Offset of the per-request read sets, {@link Model.observedBytes} each, little-endian. */
   readonly observedAt: number;
-  /** Bytes per read set: one bit per content label, in whole bytes (1, 2 or 4). */
-  readonly observedBytes: 1 | 2 | 4;
+  /** Bytes per read set: one bit per content label, in whole bytes (1, 2 or 4, then a byte per 8 labels). */
+  readonly observedBytes: number;
   /** Offset of the per-page content positions: the table position the content was written for. */
   readonly dataPosAt: number;
   /** Offset of the per-request decode step counts. */
@@ -103,9 +106,11 @@ export interface Model {
   /** Offset of the per-request counts of tag parts of its write that have landed (fault `torn-write`). */
   readonly tagNextAt: number;
   /** Per request: the offset of its read record, one byte per table position (see `state.ts`). */
-  readonly readAt: Uint16Array;
+  readonly readAt: Uint32Array;
   /** Length of a state in bytes. */
   readonly size: number;
+  /** The layout table laid out for this configuration (`layout.ts`): the present fields, their widths and offsets. */
+  readonly layout: Laid;
   /** The per-request variables, for the symmetry reduction (see {@link RequestField}). */
   readonly requestFields: readonly RequestField[];
   /** The bytes `[0, labelBytes)` are per-page content labels (holder, data, tag), renamed label by label. */
@@ -159,9 +164,6 @@ export interface Model {
 /** Marks a page-table slot that holds no page yet, as page accessors return it (stored as all-ones bytes). */
 export const NO_PAGE = 0xffff;
 
-/** Pools up to this many pages store a page id in one byte. */
-const ONE_BYTE_PAGES = 254;
-
 /** How to compile: `keepDeadState` gives the naive encoding, which keeps dead variables (for comparisons only). */
 export interface CompileOptions {
   /** Keep a finished request's dead page table instead of resetting it; default false. */
@@ -169,17 +171,77 @@ export interface CompileOptions {
 }
 
 /**
- * Compiles a validated configuration. A variable that can never be non-zero under the
- * configured variant and faults takes no bytes: the owner tags without an owner check,
- * the counts of landed parts without `torn-write` (the tag parts also without an owner
- * check), the bytes of a read set above its labels' bits. Such a field's offset is the
- * state's length, past its end, so that its accessors read 0 and a write of its only
- * value, 0, changes nothing. Fewer bytes per state are fewer to copy and hash.
+ * Compiles a validated configuration: its sizes, then the layout table (`layout.ts`) laid
+ * out for them. A variable that can never be non-zero under the configured variant and
+ * faults is absent and takes no bytes (the owner tags without an owner check, the counts
+ * of landed parts without `torn-write`); `state.ts` reads it through its field or not at
+ * all. The `*At` offsets are the fields' offsets, kept for readers that index bytes
+ * directly; an absent per-page or per-request variable's offset is the state's length
+ * (`tagAt`, `dataNextAt`, `tagNextAt`) or -1 (the rest).
  */
 export function compile(config: Config, options: CompileOptions = {}): Model {
+  const shape = shapeOf(config);
+  const { n, len, groupNames } = shape;
+  const allocator: Allocator = config.allocator ?? 'sorted';
+  const firstPage = firstPageOf(allocator);
+  const pages = config.pages + firstPage;
+  const variant: Variant = config.variant;
+  const has = (f: Fault): boolean => config.faults.includes(f);
+  const ownerCheck = checksOwner(variant);
+  const pageSize = config.pageSize ?? 1;
+  const multiset = has('double-free');
+  const eviction = config.eviction === true && groupNames.length > 0;
+  let entries = 0;
+  for (let r = 0; r < n; r++) entries += len[r]!;
+  const listCap = allocator === 'lifo' ? config.pages + (multiset ? entries : 0) : 0;
+  // A read set has a bit per label, the stale P-side label included where slots are modelled.
+  const staleLabel = shape.labels + 1;
+  const presence: Presence = {
+    ownerCheck,
+    torn: has('torn-write'),
+    slots: pageSize > 1,
+    freeCopies: allocator === 'sglang' || (multiset && allocator !== 'lifo'),
+    releaseList: allocator === 'sglang',
+    orderedList: allocator === 'lifo',
+    eviction,
+  };
+  const setBits = shape.labels + (pageSize > 1 ? 1 : 0);
+  const layout = layOut(presence, { pages, n, len, groups: groupNames.length, listCap, topLabel: staleLabel, setBits });
+  return {
+    config,
+    ...shape,
+    groups: groupNames.length,
+    pages,
+    layout,
+    ...offsetsOf(layout, n),
+    pageBytes: layout.widths.page === 1 ? 1 : 2,
+    observedBytes: layout.widths.labelSet,
+    size: layout.size,
+    requestFields: requestFieldsOf(layout, n),
+    labelBytes: labelBytesOf(layout),
+    rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
+    keepDeadState: options.keepDeadState ?? false,
+    decodeSteps: config.decodeSteps ?? 1,
+    silentStub: stubsSilently(variant, config.faults),
+    ownerCheck,
+    fault: Object.fromEntries(FAULTS.map((f) => [f, has(f)])) as Record<Fault, boolean>,
+    mechanism: mechanismsOf(variant),
+    eviction,
+    allocator,
+    pageSize,
+    lengthRule: config.lengthRule ?? 'gt',
+    staleLabel,
+    firstPage,
+    multiset,
+    listCap,
+  };
+}
+
+/** What a configuration's requests and prefixes make: counts, lengths, groups and labels. */
+function shapeOf(config: Config) {
   const n = config.requests.length;
   const groupNames: string[] = [];
-  const group = new Int8Array(n);
+  const group = new Int32Array(n);
   const len = new Uint16Array(n);
   const tokens = new Uint16Array(n);
   const pageSize = config.pageSize ?? 1;
@@ -194,142 +256,66 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     if (g < 0) g = groupNames.push(req.prefix) - 1;
     group[r] = g;
   });
-  const prefixPages = Uint8Array.from(groupNames, (name) => config.prefixPages?.[name] ?? 1);
-  const prefixBase = new Uint8Array(groupNames.length);
-  for (let g = 1; g < groupNames.length; g++) prefixBase[g] = (prefixBase[g - 1] ?? 0) + (prefixPages[g - 1] ?? 1);
+  const prefixPages = Uint32Array.from(groupNames, (name) => config.prefixPages?.[name] ?? 1);
+  const prefixBase = new Uint32Array(groupNames.length);
+  for (let g = 1; g < groupNames.length; g++) prefixBase[g] = prefixBase[g - 1]! + prefixPages[g - 1]!;
   const labels = n + prefixPages.reduce((sum, k) => sum + k, 0);
-  const allocator: Allocator = config.allocator ?? 'sorted';
-  const firstPage = firstPageOf(allocator);
-  const pages = config.pages + firstPage;
-  const variant: Variant = config.variant;
-  const has = (f: Fault): boolean => config.faults.includes(f);
-  const ownerCheck = checksOwner(variant);
-  const torn = has('torn-write');
-  // A read set has a bit per label, the stale P-side label included where slots are modelled.
-  const staleLabel = labels + 1;
-  const setBits = labels + (pageSize > 1 ? 1 : 0);
-  const observedBytes = setBits <= 8 ? 1 : setBits <= 16 ? 2 : 4;
-  const holderAt = 0;
-  const dataAt = pages;
-  const tagAt = 2 * pages;
-  const phaseAt = tagAt + (ownerCheck ? pages : 0);
-  const flagsAt = phaseAt + n;
-  const observedAt = flagsAt + n;
-  const pageBytes = pages > ONE_BYTE_PAGES ? 2 : 1;
-  const tableAt = new Uint32Array(n);
-  let at = observedAt + observedBytes * n;
-  for (let r = 0; r < n; r++) {
-    tableAt[r] = at;
-    at += pageBytes * (len[r] ?? 0);
-  }
-  const dataPosAt = at;
-  at += pages;
-  const stepsAt = at;
-  const dataNextAt = stepsAt + n;
-  const tagNextAt = dataNextAt + (torn ? n : 0);
-  at = tagNextAt + (torn && ownerCheck ? n : 0);
-  const readAt = new Uint16Array(n);
-  for (let r = 0; r < n; r++) {
-    readAt[r] = at;
-    at += len[r] ?? 0;
-  }
-  const every = (offset: (r: number) => number, width: (r: number) => number) => ({
-    at: Uint32Array.from({ length: n }, (_, r) => offset(r)),
-    width: Uint16Array.from({ length: n }, (_, r) => width(r)),
-  });
-  const requestFields: RequestField[] = [
-    { name: 'phase', kind: 'value', ...every((r) => phaseAt + r, () => 1) },
-    { name: 'flags', kind: 'value', ...every((r) => flagsAt + r, () => 1) },
-    { name: 'table', kind: 'value', ...every((r) => tableAt[r] ?? 0, (r) => pageBytes * (len[r] ?? 0)) },
-    { name: 'observed', kind: 'labelSet', ...every((r) => observedAt + observedBytes * r, () => observedBytes) },
-    { name: 'steps', kind: 'value', ...every((r) => stepsAt + r, () => 1) },
-    { name: 'dataParts', kind: 'value', ...every((r) => dataNextAt + r, () => (torn ? 1 : 0)) },
-    { name: 'tagParts', kind: 'value', ...every((r) => tagNextAt + r, () => (torn && ownerCheck ? 1 : 0)) },
-    { name: 'reads', kind: 'readRecord', ...every((r) => readAt[r] ?? 0, (r) => len[r] ?? 0) },
-  ];
-  const multiset = has('double-free');
-  const tailAt = at;
-  const freeAt = allocator === 'sglang' || (multiset && allocator !== 'lifo') ? at : -1;
-  if (freeAt >= 0) at += pages;
-  const releaseAt = allocator === 'sglang' ? at : -1;
-  if (releaseAt >= 0) at += pages;
-  let entries = 0;
-  for (let r = 0; r < n; r++) entries += len[r] ?? 0;
-  const listCap = allocator === 'lifo' ? config.pages + (multiset ? entries : 0) : 0;
-  const listAt = allocator === 'lifo' ? at : -1;
-  at += listCap;
-  const eviction = config.eviction === true && groupNames.length > 0;
-  const lockAt = eviction ? at : -1;
-  if (eviction) at += groupNames.length;
-  // Slots: appended last, and only with more than one slot per page, so whole pages keep the first model's layout.
-  const fillAt = pageSize > 1 ? at : -1;
-  if (fillAt >= 0) at += pages;
-  const tagFillAt = pageSize > 1 && ownerCheck ? at : -1;
-  if (tagFillAt >= 0) at += pages;
-  // A field of no bytes sits at the state's end (see above).
-  const absent = (offset: number, present: boolean): number => (present ? offset : at);
-  for (const f of requestFields) if (f.width.every((w) => w === 0)) f.at.fill(at);
+  return { n, groupNames, group, len, tokens, prefixPages, prefixBase, labels };
+}
+
+/** The fields' offsets under the names readers know them by (see {@link compile} for the absent ones). */
+function offsetsOf(laid: Laid, n: number) {
+  const f = laid.fields;
+  const end = laid.size;
+  const or = (name: VariableName, absent: number): number => f[name]?.at ?? absent;
+  const starts = (name: VariableName): Uint32Array => f[name]?.starts ?? new Uint32Array(n);
   return {
-    config,
-    pages,
-    n,
-    groups: groupNames.length,
-    groupNames,
-    group,
-    prefixPages,
-    prefixBase,
-    labels,
-    len,
-    tableAt,
-    pageBytes,
-    holderAt,
-    dataAt,
-    tagAt: absent(tagAt, ownerCheck),
-    phaseAt,
-    flagsAt,
-    observedAt,
-    observedBytes,
-    dataPosAt,
-    stepsAt,
-    dataNextAt: absent(dataNextAt, torn),
-    tagNextAt: absent(tagNextAt, torn && ownerCheck),
-    readAt,
-    size: at,
-    requestFields,
-    labelBytes: phaseAt,
-    rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
-    keepDeadState: options.keepDeadState ?? false,
-    decodeSteps: config.decodeSteps ?? 1,
-    silentStub: stubsSilently(variant, config.faults),
-    ownerCheck,
-    fault: {
-      'silent-stub': has('silent-stub'),
-      'early-free': has('early-free'),
-      'stale-free': has('stale-free'),
-      'prefix-poison': has('prefix-poison'),
-      'double-free': multiset,
-      'lock-underflow': has('lock-underflow'),
-      'torn-write': has('torn-write'),
-      'auto-truncate': has('auto-truncate'),
-    },
-    mechanism: mechanismsOf(variant),
-    eviction,
-    lockAt,
-    allocator,
-    pageSize,
-    lengthRule: config.lengthRule ?? 'gt',
-    fillAt,
-    tagFillAt,
-    staleLabel,
-    tokens,
-    firstPage,
-    multiset,
-    tailAt,
-    freeAt,
-    releaseAt,
-    listAt,
-    listCap,
+    holderAt: or('holder', end),
+    dataAt: or('data', end),
+    tagAt: or('tag', end),
+    phaseAt: or('phase', end),
+    flagsAt: or('flags', end),
+    observedAt: or('observed', end),
+    tableAt: starts('table'),
+    dataPosAt: or('dataPos', end),
+    stepsAt: or('steps', end),
+    dataNextAt: or('dataParts', end),
+    tagNextAt: or('tagParts', end),
+    readAt: starts('reads'),
+    tailAt: or('reads', end) + (f.reads?.bytes ?? 0),
+    freeAt: or('free', -1),
+    releaseAt: or('release', -1),
+    listAt: or('list', -1),
+    lockAt: or('lock', -1),
+    fillAt: or('fill', -1),
+    tagFillAt: or('tagFill', -1),
   };
+}
+
+/** Symmetry's renaming table: every per-request and per-position variable that moves with its request, in byte order. */
+function requestFieldsOf(laid: Laid, n: number): RequestField[] {
+  const out: RequestField[] = [];
+  for (const f of laid.order) {
+    const kind = f.row.moves;
+    if (kind !== 'value' && kind !== 'labelSet' && kind !== 'readRecord') continue;
+    const starts = f.starts;
+    const at = Uint32Array.from({ length: n }, (_, r) => (starts === undefined ? f.at + f.width * r : starts[r]!));
+    const end = (r: number): number => (r + 1 < n ? starts![r + 1]! : f.at + f.bytes);
+    const width = Uint16Array.from({ length: n }, (_, r) => (starts === undefined ? f.width : end(r) - starts[r]!));
+    out.push({ name: f.name, kind, at, width, valueWidth: f.width });
+  }
+  return out;
+}
+
+/** The bytes `[0, labelBytes)` hold labels only: the label fields come first and are contiguous (the table's order says so; checked here). */
+function labelBytesOf(laid: Laid): number {
+  let end = 0;
+  for (const f of laid.order) {
+    if (f.row.moves !== 'labels') continue;
+    if (f.at !== end) throw new Error(`layout: label field ${f.name} does not follow the label fields before it`);
+    end += f.bytes;
+  }
+  return end;
 }
 
 /** The label of request `r`'s own data (and of `r` as a holder). */
@@ -339,32 +325,34 @@ export function bodyLabel(r: number): number {
 
 /** The label of page `j` of prefix group `g`'s data (and of that page's slot in its prefix-cache entry, as a holder); page 0 when `j` is left out. */
 export function prefixLabel(m: Model, g: number, j = 0): number {
-  return m.n + 1 + (m.prefixBase[g] ?? 0) + j;
+  const base = m.prefixBase[g];
+  if (base === undefined) throw new Error(`model: no prefix group ${g}`);
+  return m.n + 1 + base + j;
 }
 
 /** The prefix group of a prefix label (one above `n`), or -1 for a request's label or nobody. */
 export function groupOfLabel(m: Model, label: number): number {
   if (label <= m.n) return -1;
-  for (let g = m.groups - 1; g >= 0; g--) if (label - m.n - 1 >= (m.prefixBase[g] ?? 0)) return g;
+  for (let g = m.groups - 1; g >= 0; g--) if (label - m.n - 1 >= m.prefixBase[g]!) return g;
   return -1;
 }
 
 /** Which page of its prefix a prefix label names (its position), or -1 for a request's label or nobody. */
 export function prefixPageOfLabel(m: Model, label: number): number {
   const g = groupOfLabel(m, label);
-  return g < 0 ? -1 : label - m.n - 1 - (m.prefixBase[g] ?? 0);
+  return g < 0 ? -1 : label - m.n - 1 - m.prefixBase[g]!;
 }
 
 /** How many pages request `r`'s prefix has: the table positions it covers (0 without a prefix). */
 export function prefixLength(m: Model, r: number): number {
-  const g = m.group[r] ?? -1;
-  return g < 0 ? 0 : (m.prefixPages[g] ?? 1);
+  const g = m.group[r]!;
+  return g < 0 ? 0 : m.prefixPages[g]!;
 }
 
 /** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's pages. */
 export function mayRead(m: Model, r: number, label: number): boolean {
   if (label === bodyLabel(r)) return true;
-  const g = m.group[r] ?? -1;
+  const g = m.group[r]!;
   return g >= 0 && groupOfLabel(m, label) === g;
 }
 
@@ -380,7 +368,7 @@ export function isPrefixPosition(m: Model, r: number, i: number): boolean {
  */
 export function mayReadAt(m: Model, r: number, i: number, label: number): boolean {
   if (label === bodyLabel(r)) return true;
-  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1, i);
+  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r]!, i);
 }
 
 /**
@@ -389,7 +377,7 @@ export function mayReadAt(m: Model, r: number, i: number, label: number): boolea
  * refused, or (fault `auto-truncate`) cut to the limit.
  */
 export function isOverLong(m: Model, r: number): boolean {
-  return isOverLongPrompt(m.tokens[r] ?? 0, m.config.prefillLimit, m.lengthRule);
+  return isOverLongPrompt(m.tokens[r]!, m.config.prefillLimit, m.lengthRule);
 }
 
 /** Whether a label names a request's body (not a prefix, not nobody). */
@@ -404,5 +392,5 @@ export function labelName(m: Model, label: number): string {
   if (label <= m.n) return m.config.requests[label - 1]?.name ?? `?${label}`;
   const g = groupOfLabel(m, label);
   const name = m.groupNames[g] ?? '?';
-  return (m.prefixPages[g] ?? 1) > 1 ? `prefix ${name}[${prefixPageOfLabel(m, label)}]` : `prefix ${name}`;
+  return m.prefixPages[g]! > 1 ? `prefix ${name}[${prefixPageOfLabel(m, label)}]` : `prefix ${name}`;
 }

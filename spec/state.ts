@@ -114,114 +114,172 @@ export function isLive(phase: number): boolean {
   return (phase >= Ph.allocated && phase <= Ph.failed) || phase === Ph.writing || phase === Ph.decoding;
 }
 
-/** Read record: the position was read. */
-export const READ = 0x80;
+/** Read record: the position was read. Records are read and written as 16-bit values; a one-byte record (labels below 64) stores these bits as {@link BYTE_READ}, {@link BYTE_MISPLACED}, {@link BYTE_LABEL}. */
+export const READ = 0x8000;
 /** Read record: the content read there was written for another table position. */
-export const MISPLACED = 0x40;
+export const MISPLACED = 0x4000;
 /** Read record: the content label read (0 = a page never written). */
-export const READ_LABEL = 0x3f;
+export const READ_LABEL = 0x3fff;
+/** A one-byte read record's {@link READ} bit, as the fast encodings store it. */
+export const BYTE_READ = 0x80;
+/** A one-byte read record's {@link MISPLACED} bit. */
+export const BYTE_MISPLACED = 0x40;
+/** A one-byte read record's label bits. */
+export const BYTE_LABEL = 0x3f;
+
+/** The read record a one-byte record stands for. */
+export function recordOfByte(b: number): number {
+  return ((b & 0xc0) << 8) | (b & BYTE_LABEL);
+}
+
+/** The little-endian value of width `w` (1 or 2) at `at`. */
+function get(s: State, at: number, w: number): number {
+  return w === 1 ? s[at]! : s[at]! | (s[at + 1]! << 8);
+}
+
+/** Writes `v` little-endian in width `w` (1 or 2) at `at`; a value too wide for its field is a bug, and throws. */
+function put(t: State, at: number, w: number, v: number): void {
+  if (v >>> (8 * w) !== 0) throw new Error(`state: value ${v} does not fit ${w} byte${w === 1 ? '' : 's'} at offset ${at}`);
+  t[at] = v & 0xff;
+  if (w === 2) t[at + 1] = v >>> 8;
+}
+
+/** Writes into a variable that may be absent: a write of 0 (its only value there) changes nothing, any other is a bug. */
+function absentWrite(name: string, v: number): void {
+  if (v !== 0) throw new Error(`state: ${name} is absent under this configuration, and cannot be set to ${v}`);
+}
 
 /** Who holds page `p` (a label; 0 = free). */
 export function holderOf(m: Model, s: State, p: number): number {
-  return s[m.holderAt + p] ?? 0;
+  const w = m.layout.widths.label;
+  return get(s, m.holderAt + w * p, w);
 }
 
 /** Whose content page `p` holds (a label; 0 = never written). */
 export function dataOf(m: Model, s: State, p: number): number {
-  return s[m.dataAt + p] ?? 0;
+  const w = m.layout.widths.label;
+  return get(s, m.dataAt + w * p, w);
 }
 
-/** Page `p`'s owner tag (a label; 0 = cleared). */
+/** Page `p`'s owner tag (a label; 0 = cleared). Without an owner check the variable is absent: no page carries a tag, 0. */
 export function tagOf(m: Model, s: State, p: number): number {
-  return s[m.tagAt + p] ?? 0;
+  const f = m.layout.fields.tag;
+  return f === undefined ? 0 : get(s, f.at + f.width * p, f.width);
 }
 
 /** Request `r`'s phase code. */
 export function phaseOf(m: Model, s: State, r: number): number {
-  return s[m.phaseAt + r] ?? 0;
+  return s[m.phaseAt + r]!;
 }
 
 /** Request `r`'s flags. */
 export function flagsOf(m: Model, s: State, r: number): number {
-  return s[m.flagsAt + r] ?? 0;
+  return s[m.flagsAt + r]!;
 }
 
-/** Request `r`'s read set, bit `label - 1` per label read. */
+/** Request `r`'s read set as a number, bit `label - 1` per label read; only where the set is at most 32 bits (see {@link readsLabel} for any). */
 export function observedOf(m: Model, s: State, r: number): number {
   const w = m.observedBytes;
+  if (w > 4) throw new Error(`state: a read set of ${w} bytes is not a number; ask readsLabel`);
   const o = m.observedAt + w * r;
   let bits = 0;
-  for (let k = 0; k < w; k++) bits |= (s[o + k] ?? 0) << (8 * k);
+  for (let k = 0; k < w; k++) bits |= s[o + k]! << (8 * k);
   return bits >>> 0;
 }
 
-/** Writes request `r`'s read set into a state being built (its bits above the model's labels are not stored). */
+/** Writes request `r`'s read set into a state being built, from a number (sets of at most 32 bits; its bits above the model's labels are not stored). */
 export function setObserved(m: Model, t: State, r: number, bits: number): void {
   const w = m.observedBytes;
+  if (w > 4) throw new Error(`state: a read set of ${w} bytes is not a number; use addObserved`);
   const o = m.observedAt + w * r;
   for (let k = 0; k < w; k++) t[o + k] = (bits >>> (8 * k)) & 0xff;
 }
 
+/** Whether request `r`'s read set holds `label` (bit `label - 1`, little-endian over its bytes). */
+export function readsLabel(m: Model, s: State, r: number, label: number): boolean {
+  const b = label - 1;
+  return ((s[m.observedAt + m.observedBytes * r + (b >>> 3)]! >>> (b & 7)) & 1) !== 0;
+}
+
+/** Adds `label` to request `r`'s read set in a state being built. */
+export function addObserved(m: Model, t: State, r: number, label: number): void {
+  const b = label - 1;
+  const at = m.observedAt + m.observedBytes * r + (b >>> 3);
+  t[at] = t[at]! | (1 << (b & 7));
+}
+
+/** The labels in request `r`'s read set, ascending. */
+export function observedLabels(m: Model, s: State, r: number): number[] {
+  const out: number[] = [];
+  for (let label = 1; label <= m.observedBytes * 8; label++) if (readsLabel(m, s, r, label)) out.push(label);
+  return out;
+}
+
 /** The table position page `p`'s content was written for (meaningless while it was never written). */
 export function dataPosOf(m: Model, s: State, p: number): number {
-  return s[m.dataPosAt + p] ?? 0;
+  const w = m.layout.widths.position;
+  return get(s, m.dataPosAt + w * p, w);
 }
 
-/** How many slots of page `p`, from its first, hold its content; the rest hold stale P-side data (`slots.ts`). Always every slot with one slot per page. */
+/** How many slots of page `p`, from its first, hold its content; the rest hold stale P-side data (`slots.ts`). With one slot per page the variable is absent: a written page is full. */
 export function fillOf(m: Model, s: State, p: number): number {
-  return m.fillAt < 0 ? m.pageSize : (s[m.fillAt + p] ?? 0);
+  return m.fillAt < 0 ? m.pageSize : s[m.fillAt + p]!;
 }
 
-/** How many slots page `p`'s owner tag says were written (`tag-counts-tokens`; every slot with one slot per page). */
+/** How many slots page `p`'s owner tag says were written (`tag-counts-tokens`; absent, every slot, with one slot per page or no owner check). */
 export function tagFillOf(m: Model, s: State, p: number): number {
-  return m.tagFillAt < 0 ? m.pageSize : (s[m.tagFillAt + p] ?? 0);
+  return m.tagFillAt < 0 ? m.pageSize : s[m.tagFillAt + p]!;
 }
 
 /** How many decode steps request `r` has taken. */
 export function stepsOf(m: Model, s: State, r: number): number {
-  return s[m.stepsAt + r] ?? 0;
+  return s[m.stepsAt + r]!;
 }
 
-/** How many content parts of request `r`'s write have landed. */
+/** How many content parts of request `r`'s write have landed (absent without `torn-write`, where no write is in parts: 0). */
 export function dataPartsOf(m: Model, s: State, r: number): number {
-  return s[m.dataNextAt + r] ?? 0;
+  const f = m.layout.fields.dataParts;
+  return f === undefined ? 0 : get(s, f.at + f.width * r, f.width);
 }
 
-/** How many tag parts of request `r`'s write have landed. */
+/** How many tag parts of request `r`'s write have landed (absent without `torn-write` and an owner check: 0). */
 export function tagPartsOf(m: Model, s: State, r: number): number {
-  return s[m.tagNextAt + r] ?? 0;
+  const f = m.layout.fields.tagParts;
+  return f === undefined ? 0 : get(s, f.at + f.width * r, f.width);
 }
 
 /** Request `r`'s read record at table position `i`: 0 when not read, else {@link READ} with the label read and {@link MISPLACED}. */
 export function readRecordOf(m: Model, s: State, r: number, i: number): number {
-  return s[(m.readAt[r] ?? 0) + i] ?? 0;
+  const w = m.layout.widths.record;
+  const at = m.readAt[r]! + w * i;
+  return w === 1 ? recordOfByte(s[at]!) : get(s, at, 2);
 }
 
 /** The `i`-th page of request `r`'s table, or {@link NO_PAGE}. */
 export function tablePage(m: Model, s: State, r: number, i: number): number {
-  const at = (m.tableAt[r] ?? 0) + m.pageBytes * i;
-  const raw = m.pageBytes === 1 ? (s[at] ?? 0xff) : (s[at] ?? 0xff) | ((s[at + 1] ?? 0xff) << 8);
+  const at = m.tableAt[r]! + m.pageBytes * i;
+  const raw = m.pageBytes === 1 ? s[at]! : s[at]! | (s[at + 1]! << 8);
   return raw === (m.pageBytes === 1 ? 0xff : 0xffff) ? NO_PAGE : raw;
 }
 
 /** Sets the `i`-th page of request `r`'s table in a state being built ({@link NO_PAGE} clears the slot). */
 export function setTablePage(m: Model, t: State, r: number, i: number, p: number): void {
-  const at = (m.tableAt[r] ?? 0) + m.pageBytes * i;
+  const at = m.tableAt[r]! + m.pageBytes * i;
   t[at] = p & 0xff;
   if (m.pageBytes === 2) t[at + 1] = (p >>> 8) & 0xff;
 }
 
 /** Clears request `r`'s whole page table in a state being built: every slot {@link NO_PAGE}. */
 export function clearTable(m: Model, t: State, r: number): void {
-  const at = m.tableAt[r] ?? 0;
+  const at = m.tableAt[r]!;
   // A loop, not fill(): a builtin call costs more than the few bytes of a table.
-  for (let i = at, end = at + m.pageBytes * (m.len[r] ?? 0); i < end; i++) t[i] = 0xff;
+  for (let i = at, end = at + m.pageBytes * m.len[r]!; i < end; i++) t[i] = 0xff;
 }
 
 /** Request `r`'s page table (empty before `allocate`). */
 export function tableOf(m: Model, s: State, r: number): number[] {
   const out: number[] = [];
-  const len = m.len[r] ?? 0;
+  const len = m.len[r]!;
   for (let i = 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (p !== NO_PAGE) out.push(p);
@@ -232,25 +290,25 @@ export function tableOf(m: Model, s: State, r: number): number[] {
 /** The page cached for page `j` of prefix group `g` (table position `j`), or -1 when the cache holds none. */
 export function cachedPage(m: Model, s: State, g: number, j: number): number {
   const label = prefixLabel(m, g, j);
-  for (let p = 0; p < m.pages; p++) if (s[m.holderAt + p] === label) return p;
+  for (let p = 0; p < m.pages; p++) if (holderOf(m, s, p) === label) return p;
   return -1;
 }
 
 /** Whether the cache holds every page of prefix group `g`'s entry: a request with that prefix hits it. */
 export function entryCached(m: Model, s: State, g: number): boolean {
-  for (let j = 0; j < (m.prefixPages[g] ?? 1); j++) if (cachedPage(m, s, g, j) < 0) return false;
+  for (let j = 0; j < m.prefixPages[g]!; j++) if (cachedPage(m, s, g, j) < 0) return false;
   return true;
 }
 
 /** Whether the cache holds no page of prefix group `g`'s entry: a request with that prefix may insert one. */
 export function entryEmpty(m: Model, s: State, g: number): boolean {
-  for (let j = 0; j < (m.prefixPages[g] ?? 1); j++) if (cachedPage(m, s, g, j) >= 0) return false;
+  for (let j = 0; j < m.prefixPages[g]!; j++) if (cachedPage(m, s, g, j) >= 0) return false;
   return true;
 }
 
 /** Prefix group `g`'s lock count: how many live requests that hit the cache read its pages (0 without eviction). */
 export function lockOf(m: Model, s: State, g: number): number {
-  return m.lockAt < 0 ? 0 : (s[m.lockAt + g] ?? 0);
+  return m.lockAt < 0 ? 0 : s[m.lockAt + g]!;
 }
 
 /** Whether request `r`'s first pages are its prefix's shared pages rather than its own. */
@@ -281,27 +339,30 @@ export function setPhase(m: Model, t: State, r: number, phase: Phase): void {
 
 /** Page `p` is now held by `label` (0: it is back on the free list). */
 export function setHolder(m: Model, t: State, p: number, label: number): void {
-  t[m.holderAt + p] = label;
+  const w = m.layout.widths.label;
+  put(t, m.holderAt + w * p, w, label);
 }
 
 /** Content `label`, written for table position `pos`, lands in page `p`, filling its first `slots` slots (all of them when left out; `slots.ts`). */
 export function writeContent(m: Model, t: State, p: number, label: number, pos: number, slots: number = m.pageSize): void {
-  t[m.dataAt + p] = label;
-  t[m.dataPosAt + p] = pos;
+  const { label: lw, position: pw } = m.layout.widths;
+  put(t, m.dataAt + lw * p, lw, label);
+  put(t, m.dataPosAt + pw * p, pw, pos);
   if (m.fillAt >= 0) t[m.fillAt + p] = slots;
 }
 
 /** Page `p`'s owner tag becomes `label` (0: cleared), and, under `tag-counts-tokens`, the slots it says were written become `slots` (all when left out; 0 when cleared). */
 export function setTag(m: Model, t: State, p: number, label: number, slots: number = m.pageSize): void {
-  t[m.tagAt + p] = label;
+  const f = m.layout.fields.tag;
+  if (f === undefined) return absentWrite('tag', label);
+  put(t, f.at + f.width * p, f.width, label);
   if (m.tagFillAt >= 0) t[m.tagFillAt + p] = label === 0 ? 0 : slots;
 }
 
 /** Request `r`'s flags gain `bits`. */
 export function addFlags(m: Model, t: State, r: number, bits: number): void {
-  t[m.flagsAt + r] = (t[m.flagsAt + r] ?? 0) | bits;
+  t[m.flagsAt + r] = t[m.flagsAt + r]! | bits;
 }
-
 
 /** Request `r` has taken `steps` decode steps. */
 export function setSteps(m: Model, t: State, r: number, steps: number): void {
@@ -310,16 +371,25 @@ export function setSteps(m: Model, t: State, r: number, steps: number): void {
 
 /** `count` content parts and `tagCount` tag parts of request `r`'s write have landed. */
 export function setPartsLanded(m: Model, t: State, r: number, count: number, tagCount: number): void {
-  t[m.dataNextAt + r] = count;
-  t[m.tagNextAt + r] = tagCount;
+  const data = m.layout.fields.dataParts;
+  const tag = m.layout.fields.tagParts;
+  if (data === undefined) absentWrite('dataParts', count);
+  else put(t, data.at + data.width * r, data.width, count);
+  if (tag === undefined) absentWrite('tagParts', tagCount);
+  else put(t, tag.at + tag.width * r, tag.width, tagCount);
 }
 
 /** Request `r`'s read record at position `i` becomes `record`. */
 export function setReadRecord(m: Model, t: State, r: number, i: number, record: number): void {
-  t[(m.readAt[r] ?? 0) + i] = record;
+  const w = m.layout.widths.record;
+  const at = m.readAt[r]! + w * i;
+  if (w === 2) put(t, at, 2, record);
+  else if ((record & READ_LABEL) > BYTE_LABEL) throw new Error(`state: label ${record & READ_LABEL} does not fit a one-byte read record`);
+  else t[at] = ((record >>> 8) & 0xc0) | (record & BYTE_LABEL);
 }
 
 /** Prefix group `g`'s lock count becomes `count` (under eviction only). */
 export function setLock(m: Model, t: State, g: number, count: number): void {
+  if (m.lockAt < 0) return absentWrite('lock', count);
   t[m.lockAt + g] = count;
 }

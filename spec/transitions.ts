@@ -43,14 +43,12 @@ import {
   HIT,
   holderOf,
   INSERTED,
-  observedOf,
   phaseOf,
   Ph,
   READ_LABEL,
   READ_UNHELD,
   readRecordOf,
   setHolder,
-  setObserved,
   setPartsLanded,
   setReadRecord,
   setSteps,
@@ -67,6 +65,7 @@ import {
   tagPartsOf,
   writeContent,
   type State,
+  addObserved,
 } from './state.ts';
 import { readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
@@ -474,20 +473,18 @@ function tagsPass(m: Model, s: State, r: number): boolean {
 function readTable(m: Model, s: State, t: State, r: number): void {
   const len = m.len[r] ?? 0;
   const end = readEnd(m, s, r);
-  let observed = observedOf(m, s, r);
   const shared = sharedPages(m, s, r);
   let unheld = false;
   for (let i = 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
     const record = slotRecord(m, s, r, i, p, slotsReadAt(m, i, end));
     const label = record & READ_LABEL;
-    if (label !== 0) observed = (observed | (1 << (label - 1))) >>> 0;
+    if (label !== 0) addObserved(m, t, r, label);
     setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), record));
     const holder = holderOf(m, s, p);
     const sharedOk = i < shared && mayReadAt(m, r, i, holder);
     if (holder !== bodyLabel(r) && !sharedOk) unheld = true;
   }
-  setObserved(m, t, r, observed);
   if (unheld) addFlags(m, t, r, READ_UNHELD);
 }
 

@@ -14,7 +14,7 @@ import {
   HIT,
   holderOf,
   INSERTED,
-  observedOf,
+  readsLabel,
   PHASES,
   phaseOf,
   READ_UNHELD,
@@ -102,13 +102,12 @@ export function view(m: Model, s: State): StateView {
   }
   const requests: RequestView[] = [];
   for (let r = 0; r < m.n; r++) {
-    const bits = observedOf(m, s, r);
     const read: string[] = [];
     for (let label = 1; label <= m.labels; label++) {
-      if ((bits >>> (label - 1)) & 1) read.push(word(m, label, 'prefix') ?? '');
+      if (readsLabel(m, s, r, label)) read.push(word(m, label, 'prefix') ?? '');
     }
     // With token slots a read can also have met stale P-side data.
-    if (m.pageSize > 1 && (bits >>> (m.staleLabel - 1)) & 1) read.push('stale');
+    if (m.pageSize > 1 && readsLabel(m, s, r, m.staleLabel)) read.push('stale');
     const flags = flagsOf(m, s, r);
     requests.push({
       name: m.config.requests[r]?.name ?? `#${r}`,

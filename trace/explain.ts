@@ -61,7 +61,7 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
   const last = stateAt(trace, trace.steps.length);
   const breach = invariant.breach?.(m, last);
   // One entry per read that broke the invariant: its sentence (a stale read's, whole), or what the page held (`what`), and the page's history.
-  const read: { r: number; page: number; what: string; stale?: string; history: string }[] = [];
+  const read: { r: number; page: number; what: string; inRun: string; stale?: string; history: string }[] = [];
   const pages: number[] = [];
   let at = trace.steps.length;
   for (const r of breach?.requests ?? []) {
@@ -74,22 +74,24 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
       const history = pageHistory(m, trace, page, k);
       if (k === at) pages.push(page);
       if (label === m.staleLabel) {
-        read.push({ r, page, what: '', stale: staleRead(m, trace, r, i, page, rec), history });
+        read.push({ r, page, what: '', inRun: '', stale: staleRead(m, trace, r, i, page, rec), history });
         continue;
       }
       const w = label === 0 ? 0 : lastWrite(m, trace, page, k - 1);
-      const misplaced = (rec & MISPLACED) !== 0 ? ` for another position than ${i}` : '';
-      const what = label === 0 ? 'was never written' : `holds ${dataWords(m, label)}${w > 0 || misplaced !== '' ? ' written' : ''}${misplaced}${w > 0 ? ` at step ${w}` : ''}`;
-      read.push({ r, page, what, history });
+      // A run of misplaced reads is one sentence: the positions differ page by page, what went wrong does not.
+      const said = (misplaced: string): string =>
+        label === 0 ? 'was never written' : `holds ${dataWords(m, label)}${w > 0 || misplaced !== '' ? ' written' : ''}${misplaced}${w > 0 ? ` at step ${w}` : ''}`;
+      const wrongPlace = (rec & MISPLACED) !== 0;
+      read.push({ r, page, what: said(wrongPlace ? ` for another position than ${i}` : ''), inRun: said(wrongPlace ? ' for another position (not where it is read)' : ''), history });
     }
   }
   // A long breach (a request of hundreds of pages) is told in runs of pages that went wrong the same way (`long-lists.ts`); a short one read by read.
   const ids = read.map((x) => x.page);
   // A stale read's sentence names its page and tokens: it is its own run.
-  const headline = runsIfLong(ids, (_, j) => read[j]!.stale ?? `${read[j]!.r} ${read[j]!.what}`).map((run) => {
+  const headline = runsIfLong(ids, (_, j) => read[j]!.stale ?? `${read[j]!.r} ${read[j]!.inRun}`).map((run) => {
     const x = read[run.start]!;
     if (x.stale !== undefined) return x.stale;
-    return run.pages.length === 1 ? `${name(m, x.r)} read page ${x.page}, which ${x.what}.` : `${name(m, x.r)} read pages ${span(run)}, each of which ${x.what}.`;
+    return run.pages.length === 1 ? `${name(m, x.r)} read page ${x.page}, which ${x.what}.` : `${name(m, x.r)} read pages ${span(run)}, each of which ${x.inRun}.`;
   });
   const details = perPageLines(ids, (_, j) => read[j]!.history);
   if (headline.length === 0) headline.push(invariant.name === 'Isolation' ? 'a request has read data written by another request.' : 'a request read content not written for it.');

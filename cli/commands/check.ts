@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
-import { actionLabel, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
+import { actionLabel, allActions, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, LIMITS, requestName, type Config, type Model, type Property } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { commandLine } from '../invocation.ts';
@@ -244,6 +244,9 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
   const invariants = parseInvariants(flags.invariant);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
+  // The search stores an action index in a byte; the model itself holds more requests (simulate walks them).
+  const actions = allActions(m).length;
+  if (actions > LIMITS.maxActions) throw new UsageError(`--requests: ${actions} actions, more than the ${LIMITS.maxActions} the checker indexes (an action index is a byte); use fewer requests, or simulate`);
   const json = flags.json === true;
   const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   // Before the search, so that a bad path costs nothing and never hides the verdict.

@@ -20,7 +20,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
 import { beginWork } from '../interrupt.ts';
-import { CHECK_DEFAULTS, count, describeConfig, replayCommand } from './check.ts';
+import { CHECK_DEFAULTS, count, describeConfig, parseInvariants, replayCommand } from './check.ts';
 
 /** The flags of `simulate`, as commander hands them over. */
 interface SimulateFlags extends ModelFlags {
@@ -34,6 +34,8 @@ interface SimulateFlags extends ModelFlags {
   readonly force?: boolean;
   readonly json?: boolean;
   readonly deadlock: boolean;
+  /** `--invariant A,B`, as `check` takes it. */
+  readonly invariant?: string;
 }
 
 /** A whole number flag in `[min, max]`, or a {@link UsageError} naming the flag and value. */
@@ -141,6 +143,7 @@ export function runSimulate(flags: SimulateFlags): number {
   const depth = wholeFlag('--depth', flags.depth, 100, 1, 1_000_000);
   const shard = parseShard(flags.shard);
   const one = flags.run === undefined ? undefined : wholeFlag('--run', flags.run, 0, 0, runs - 1);
+  const invariants = parseInvariants(flags.invariant);
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
   const work = beginWork('simulate', ['runs']);
@@ -150,6 +153,7 @@ export function runSimulate(flags: SimulateFlags): number {
     deadlock: flags.deadlock,
     random: (k) => runRandom(seed, k),
     onProgress: (done) => work.report({ runs: done }),
+    ...(invariants === undefined ? {} : { invariants }),
   });
   const p: SimulationParameters = { config, seed, runs, depth, deadlock: flags.deadlock, shards: [shard.index], of: shard.of };
   return report(toFile(m, p, result), p, flags);
@@ -168,6 +172,7 @@ export function register(program: Command): void {
     .option('--run <k>', 'do only run k (to replay one)')
     .option('--merge <files...>', 'combine the --out files of shards into one result')
     .option('--out <file>', 'write the result as JSON (the input of --merge); never overwrites a file pagecheck did not write')
+    .option('--invariant <names>', 'check only these invariants, comma-separated, as check takes them (default: the default invariants)')
     .option('--force', 'overwrite --out even though pagecheck has no record of writing it')
     .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled')
     .option('--json', 'print the JSON instead of text')

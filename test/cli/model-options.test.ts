@@ -38,7 +38,7 @@ describe('model flags and configuration files', () => {
     expect(errorOf(() => configFromFlags({ pages: '0', prefillLimit: 'two', requests: '2,x' }))).toBe(
       [
         'invalid model configuration:',
-        '  --pages: expected a number of pages: a whole number from 1 to 4096, got 0',
+        '  --pages: expected a number of pages: a whole number from 1 to 65535, got 0',
         '  --prefill-limit: expected a prefill limit in tokens: a whole number from 0 to 65535, got "two"',
         '  --requests[1].length: expected a length in tokens: a whole number from 1 to 65535, got "x"',
       ].join('\n'),
@@ -77,7 +77,7 @@ describe('--prefix-pages', () => {
 
   it('names the flag and the value in its errors', () => {
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=two' }))).toBe(
-      'invalid model configuration: --prefix-pages.sys: expected a prefix length in pages: a whole number from 1 to 4096, got "two"',
+      'invalid model configuration: --prefix-pages.sys: expected a prefix length in pages: a whole number from 1 to 65535, got "two"',
     );
     expect(errorOf(() => configFromFlags({ ...flags, prefixPages: 'sys=3' }))).toBe(
       [

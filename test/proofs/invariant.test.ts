@@ -54,9 +54,9 @@ describe('the executable invariant', () => {
       return typeOK(m, t);
     };
     expect(typeOK(m, s)).toBe(true);
-    // Without the owner check the layout stores no tags (spec/model.ts): a tag cannot even be written.
+    // Without the owner check the layout stores no tags (spec/layout.ts): writing one is an error, and every page reads as untagged.
     const tagged = s.slice();
-    setTag(m, tagged, 0, 1);
+    expect(() => setTag(m, tagged, 0, 1)).toThrow(/tag is absent under this configuration/);
     expect([tagOf(m, tagged, 0), [...tagged]]).toEqual([0, [...s]]);
     expect(junk((t) => (t[m.phaseAt] = PHASES.length))).toBe(false); // no such phase
     expect(junk((t) => (t[m.tableAt[1] ?? 0] = 0))).toBe(false); // a new request with a table

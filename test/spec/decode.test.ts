@@ -26,7 +26,7 @@ describe('configuration decoding', () => {
 
   it('names the field and the value of every problem', () => {
     expect(messages({ pages: 0, prefillLimit: 2, requests: [{ length: -1 }], variant: 'fast' })).toEqual([
-      'pages: expected a number of pages: a whole number from 1 to 4096, got 0',
+      'pages: expected a number of pages: a whole number from 1 to 65535, got 0',
       'requests[0].length: expected a length in tokens: a whole number from 1 to 65535, got -1',
       'variant: expected one of buggy, length-fix, owner-check, hardened, got "fast"',
     ]);
@@ -39,7 +39,7 @@ describe('configuration decoding', () => {
   it('refuses what the encoding or the pool cannot hold', () => {
     const many = Array.from({ length: LIMITS.maxRequests + 1 }, () => ({ length: 1 }));
     expect(messages({ pages: 3, prefillLimit: 2, requests: many })).toEqual([
-      'requests: the state encoding supports at most 16 requests, got 17',
+      'requests: the state encoding supports at most 4096 requests, got 4097',
     ]);
     expect(messages({ pages: 3, prefillLimit: 2, requests: [{ length: 4 }] })).toEqual([
       "requests[0].length: 4 pages is more than the pool's 3; such a request can never be allocated",

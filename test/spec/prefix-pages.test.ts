@@ -54,11 +54,11 @@ describe('configuration', () => {
   });
 
   it('names the field and the value of a bad length, of a prefix no request has, and of a label budget overrun', () => {
-    expect(messages({ ...base, prefixPages: { sys: 0 } })).toEqual(['prefixPages.sys: expected a prefix length in pages: a whole number from 1 to 4096, got 0']);
+    expect(messages({ ...base, prefixPages: { sys: 0 } })).toEqual(['prefixPages.sys: expected a prefix length in pages: a whole number from 1 to 65535, got 0']);
     expect(messages({ ...base, prefixPages: { doc: 2 } })).toEqual(['prefixPages.doc: no request has prefix "doc"; name a prefix that some request shares']);
     expect(messages({ ...base, prefixPages: [2] })[0]).toMatch(/^prefixPages: expected an object of prefix lengths in pages such as \{"sys": 2\}, got \[2\]/);
-    const many = { pages: 40, prefillLimit: 3, requests: [{ length: 40, prefix: 'sys' }], prefixPages: { sys: 32 } };
-    expect(messages(many)).toEqual(['prefixPages: the state encoding supports at most 32 requests and prefix pages together, got 33']);
+    const many = { pages: 16_400, prefillLimit: 3, requests: [{ length: 16_400, prefix: 'sys' }], prefixPages: { sys: 16_382 } };
+    expect(messages(many)).toEqual(['prefixPages: the state encoding supports at most 16382 requests and prefix pages together (a read record holds a label in 14 bits), got 16383']);
   });
 
   it('a length of 1 is the default, and is dropped: the same configuration as naming none', () => {

@@ -179,7 +179,7 @@ describe('replayItf', () => {
     expect(refusal(badKind).message).toBe('states[3].mbt::actionTaken: expected an action kind such as "decode", got 5');
     const badConfig = leakJson();
     (badConfig['#meta'] as { config: { pages: unknown } }).config.pages = 'x';
-    expect(refusal(badConfig).message).toBe('#meta.config.pages: expected a number of pages: a whole number from 1 to 4096, got "x"');
+    expect(refusal(badConfig).message).toBe('#meta.config.pages: expected a number of pages: a whole number from 1 to 65535, got "x"');
     const empty = leakJson();
     empty.states = [];
     expect(refusal(empty).message).toBe('states: expected at least the initial state, got []');
