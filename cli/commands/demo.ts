@@ -10,7 +10,7 @@ import { compile, incidentConfig, VARIANTS, type Variant } from '../../spec/inde
 import { checkedModel } from '../../binding/index.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { EXIT } from '../errors.ts';
-import { actionsIn, count, describeConfig, replayCommand, unreachedWitnesses } from './check.ts';
+import { actionsIn, count, describeConfig, replayCommand, unreachedWitnesses } from '../search-report.ts';
 
 /** What the demo expects of a variant: a leak, or a verdict that holds with every witness reached. */
 const EXPECTED: Readonly<Record<Variant, 'leak' | 'holds'>> = { buggy: 'leak', 'length-fix': 'holds', 'owner-check': 'holds', hardened: 'holds' };

@@ -10,7 +10,7 @@ import { PROMELA_MAX_PAGES, toPromela } from '../../spin/promela.ts';
 import { checkOutputPath, writeOutput } from '../../trace/written.ts';
 import { UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
-import { CHECK_DEFAULTS } from './check.ts';
+import { CHECK_DEFAULTS } from '../search-report.ts';
 
 /** The formats `export` can write. */
 export const EXPORT_FORMATS = ['promela'] as const;

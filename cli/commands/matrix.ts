@@ -12,7 +12,7 @@ import { shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
 import { beginWork } from '../interrupt.ts';
-import { count, replayCommand, unreachedWitnesses } from './check.ts';
+import { count, replayCommand, unreachedWitnesses } from '../search-report.ts';
 
 /** The flags of `matrix`. */
 interface MatrixFlags extends ModelFlags {

@@ -10,7 +10,7 @@ import { EXIT } from '../errors.ts';
 import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
 import { configUnder, recordedConfig, replayUnder, type UnderResult } from '../replay-under.ts';
-import { CHECK_DEFAULTS, describeConfig } from './check.ts';
+import { CHECK_DEFAULTS, describeConfig } from '../search-report.ts';
 
 /** The flags of `replay`: the model flags give the configuration of a trace that carries none (one Quint wrote), or the other model to run a trace's actions on. */
 interface ReplayFlags extends ModelFlags {

@@ -20,7 +20,7 @@ import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
 import { beginWork } from '../interrupt.ts';
-import { CHECK_DEFAULTS, count, describeConfig, parseInvariants, replayCommand } from './check.ts';
+import { CHECK_DEFAULTS, count, describeConfig, parseInvariants, replayCommand } from '../search-report.ts';
 
 /** The flags of `simulate`, as commander hands them over. */
 interface SimulateFlags extends ModelFlags {

@@ -19,7 +19,7 @@ export interface FolderEdge {
 }
 
 /** The folders that hold the product's sources (tests and benchmarks import everything, by design). */
-export const SOURCE_FOLDERS = ['spec', 'binding', 'checker', 'trace', 'impl', 'conformance', 'scale', 'simulation', 'incident', 'matrix', 'proofs', 'spin', 'cli', 'docs'] as const;
+export const SOURCE_FOLDERS = ['spec', 'binding', 'checker', 'trace', 'impl', 'conformance', 'scale', 'simulation', 'incident', 'matrix', 'proofs', 'spin', 'cli', 'docs', 'figures'] as const;
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|new URL\(\s*)(['"`])(\.{1,2}\/[^'"`$]+)(?:\1|\$)/g;
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addModelOptions, configFromFlags, modelFlagsGiven, type ModelFlags } from '../../cli/model-options.ts';
-import { CHECK_DEFAULTS, replayCommand } from '../../cli/commands/check.ts';
+import { CHECK_DEFAULTS, replayCommand } from '../../cli/search-report.ts';
 import { UsageError } from '../../cli/errors.ts';
 import { incidentConfig, matrixConfig, type Config } from '../../spec/index.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionsIn, count } from '../../cli/commands/check.ts';
+import { actionsIn, count } from '../../cli/search-report.ts';
 import { configWarnings } from '../../cli/warnings.ts';
 import { compile, configFrom } from '../../spec/index.ts';
 

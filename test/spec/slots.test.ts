@@ -8,7 +8,7 @@ import { actionLabel, compile, configFrom, fillOf, incidentConfig, Integrity, Is
 import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
 import { configFromFlags } from '../../cli/model-options.ts';
-import { replayCommand } from '../../cli/commands/check.ts';
+import { replayCommand } from '../../cli/search-report.ts';
 
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
 const without = (m: Model, off: Mechanism): Model => ({ ...m, mechanism: { ...m.mechanism, [off]: false } });
