@@ -1,43 +1,52 @@
-/** Files and functions allowed over the size limits, each with the reason: a decision, read by sizes.test.ts. */
+/**
+ * The files and functions allowed over the size limits, each with its reason: a decision
+ * that `sizes.test.ts` reads, not a drift. Two kinds of reason stand here. A hot loop kept
+ * whole on purpose says why splitting it would cost. One not yet split says so and what it
+ * would split into; those are issue 22's item 7 left open, and the list is how its
+ * progress is measured (an entry leaves when its file or function is split).
+ */
+
+/** One allowed oversize. */
 export interface SizeException {
-  /** `file` or `file:function`. */
+  /** `file` or `file:function`, as `sizes.ts` names it. */
   readonly id: string;
   /** Why it is over. */
   readonly reason: string;
 }
 
-/** The exceptions. */
+/** The reason of a hot loop kept whole. */
+const hot = (why: string): string => `hot loop, kept whole: ${why}`;
+/** The reason of one not yet split. */
+const toSplit = (into: string): string => `not yet split (issue 22, item 7): ${into}`;
+
+/** The exceptions, largest first. */
 export const SIZE_EXCEPTIONS: readonly SizeException[] = [
-  { id: "binding/successors.ts", reason: 'TODO' },
-  { id: "binding/successors.ts:successors", reason: 'TODO' },
-  { id: "binding/successors.ts:fingerprints", reason: 'TODO' },
-  { id: "checker/bfs-hashed.ts:checkHashed", reason: 'TODO' },
-  { id: "checker/bfs.ts:check", reason: 'TODO' },
-  { id: "checker/level.ts", reason: 'TODO' },
-  { id: "checker/level.ts:expandBatch", reason: 'TODO' },
-  { id: "checker/parallel.ts:checkParallel", reason: 'TODO' },
-  { id: "conformance/adapter/run.ts:runAdapterMbt", reason: 'TODO' },
-  { id: "conformance/step.ts", reason: 'TODO' },
-  { id: "conformance/validate.ts", reason: 'TODO' },
-  { id: "impl/pool.ts", reason: 'TODO' },
-  { id: "incident/replay.ts", reason: 'TODO' },
-  { id: "incident/replay.ts:replay", reason: 'TODO' },
-  { id: "incident/report.ts:summarize", reason: 'TODO' },
-  { id: "proofs/conformance.ts", reason: 'TODO' },
-  { id: "proofs/counterexample.ts:readCounterexample", reason: 'TODO' },
-  { id: "proofs/encoding.ts", reason: 'TODO' },
-  { id: "proofs/vocabulary.ts", reason: 'TODO' },
-  { id: "proofs/vocabulary.ts:vocabulary", reason: 'TODO' },
-  { id: "scale/mbt.ts", reason: 'TODO' },
-  { id: "scale/reference.ts", reason: 'TODO' },
-  { id: "spec/decode.ts:crossCheck", reason: 'TODO' },
-  { id: "spec/model.ts", reason: 'TODO' },
-  { id: "spec/model.ts:compile", reason: 'TODO' },
-  { id: "spec/properties.ts", reason: 'TODO' },
-  { id: "spec/state.ts", reason: 'TODO' },
-  { id: "spec/transitions.ts", reason: 'TODO' },
-  { id: "spin/template.ts", reason: 'TODO' },
-  { id: "trace/html.ts:formatHtml", reason: 'TODO' },
-  { id: "trace/mermaid.ts:messages", reason: 'TODO' },
-  { id: "trace/narrate.ts:narrate", reason: 'TODO' },
+  { id: 'impl/pool.ts', reason: toSplit('the free structures, the write and read paths, and the release paths as files of their own') },
+  { id: 'proofs/conformance.ts', reason: toSplit('the sampled states (clean, corrupted) apart from the z3 comparison') },
+  { id: 'spec/transitions.ts', reason: toSplit('one file per group of actions (allocation, the write and its parts, decode, release, the cache), TRANSITIONS gathering them') },
+  { id: 'spin/template.ts', reason: toSplit('Promela text in four raw strings (constants, state, actions, invariants); each could be a file, or the model a .pml shipped beside the code') },
+  { id: 'checker/level.ts', reason: hot('the parallel search\'s level: one class holds the arena and the batch arrays its inner loops read; left whole until a split is measured to cost nothing (npm run bench -- parallel)') },
+  { id: 'proofs/encoding.ts', reason: toSplit('the z3 relations per group of actions, as spec/transitions.ts would be') },
+  { id: 'scale/reference.ts', reason: toSplit('the reference pool apart from its operations') },
+  { id: 'spec/model.ts', reason: toSplit('the labels (bodyLabel, prefixLabel and their readers) apart from compile') },
+  { id: 'spec/state.ts', reason: toSplit('the per-page, per-request and per-position accessors as files of their own') },
+  { id: 'spec/properties.ts', reason: toSplit('the invariants apart from the witnesses') },
+  { id: 'proofs/vocabulary.ts', reason: toSplit('the sorts and the state vocabulary apart from the helper predicates') },
+  { id: 'conformance/step.ts', reason: toSplit('one file per event kind group') },
+  { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
+  { id: 'binding/successors.ts', reason: hot('the fast family written by byte offset for the search\'s hot loop; issue 22 item 4 (derived from one description) would generate it instead') },
+  { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
+  { id: 'incident/replay.ts', reason: toSplit('the scheduler apart from the request lifecycle') },
+  { id: 'checker/parallel.ts:checkParallel', reason: toSplit('the level loop apart from the set-up and the outcome (start the threads, run a level, settle it)') },
+  { id: 'incident/replay.ts:replay', reason: toSplit('one function per event of the replay (arrival, prefill, handoff, decode, release)') },
+  { id: 'binding/successors.ts:fingerprints', reason: hot('every action of the fast family as its fingerprint delta, in one function so that the per-state dispatch is one call') },
+  { id: 'incident/report.ts:summarize', reason: toSplit('one function per section of the report') },
+  { id: 'binding/successors.ts:successors', reason: hot('every action of the fast family written out in one function, as fingerprints above') },
+  { id: 'proofs/vocabulary.ts:vocabulary', reason: toSplit('the sorts, the constants and the predicates built apart') },
+  { id: 'proofs/counterexample.ts:readCounterexample', reason: toSplit('one reader per variable of the z3 model') },
+  { id: 'conformance/adapter/run.ts:runAdapterMbt', reason: toSplit('the handshake, the run loop and the shrinking apart') },
+  { id: 'spec/decode.ts:crossCheck', reason: toSplit('one check per pair of fields that must agree') },
+  { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
+  { id: 'trace/html.ts:formatHtml', reason: toSplit('the page template apart from the data it embeds') },
+  { id: 'checker/level.ts:constructor', reason: hot('the constructor of the class above sizes each of the arrays the inner loops read; it goes with the class') },
 ];

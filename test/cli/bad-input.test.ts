@@ -139,7 +139,7 @@ describe('numbers too large for a double', () => {
 
   it('in a flag: the value as typed', async () => {
     const digits = '9'.repeat(400);
-    expect(await refused('check', '--pages', digits)).toContain(`--pages: expected a number of pages: a whole number from 1 to 4096, got "${digits}"`);
+    expect(await refused('check', '--pages', digits)).toContain(`--pages: expected a number of pages: a whole number from 1 to 65535, got "${digits}"`);
   });
 
   it('in a log line: "a number too large", not null', async () => {
