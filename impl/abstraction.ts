@@ -10,7 +10,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { initial, Ph, setObserved, setReadRecord, setSteps, setTablePage, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { groupOfLabel, STALE_DATA } from './options.ts';
@@ -43,12 +43,11 @@ export function abstractState(m: Model, pool: PagePool): State {
   abstractFreeList(m, pool, s);
   if (m.lockAt >= 0) for (let g = 0; g < m.groups; g++) s[m.lockAt + g] = pool.locks[g] ?? 0;
   for (let p = 0; p < m.pages; p++) {
-    s[m.holderAt + p] = specLabel(m, pool, pool.holder[p] ?? 0);
-    s[m.dataAt + p] = specLabel(m, pool, pool.data[p] ?? 0);
-    s[m.tagAt + p] = specLabel(m, pool, pool.tag[p] ?? 0);
-    s[m.dataPosAt + p] = pool.position[p] ?? 0;
+    // Through the spec's setters, whose widths follow the configuration (spec/layout.ts).
+    setHolder(m, s, p, specLabel(m, pool, pool.holder[p] ?? 0));
     // Token slots: the spec keeps fills only with more than one slot per page, and tag counts only under an owner check.
-    if (m.fillAt >= 0) s[m.fillAt + p] = pool.fill[p] ?? 0;
+    writeContent(m, s, p, specLabel(m, pool, pool.data[p] ?? 0), pool.position[p] ?? 0, m.fillAt >= 0 ? (pool.fill[p] ?? 0) : m.pageSize);
+    setTag(m, s, p, specLabel(m, pool, pool.tag[p] ?? 0));
     if (m.tagFillAt >= 0) s[m.tagFillAt + p] = pool.tagFill[p] ?? 0;
   }
   const width = pool.options.maxLength;
@@ -64,14 +63,12 @@ export function abstractState(m: Model, pool: PagePool): State {
       const page = pool.tables[r * width + i] ?? -1;
       setTablePage(m, s, r, i, page >= 0 && page < m.pages ? page : SPEC_NO_PAGE);
     }
-    let observed = 0;
     const reads = pool.readCounts[r] ?? 0;
     for (let i = 0; i < reads; i++) {
       const label = specLabel(m, pool, pool.reads[r * width + i] ?? 0);
-      if (label !== 0) observed |= 1 << (label - 1);
+      if (label !== 0) addObserved(m, s, r, label);
       setReadRecord(m, s, r, i, readRecord(label, pool.readPositions[r * width + i] ?? 0, i));
     }
-    setObserved(m, s, r, observed >>> 0);
     // The pool decodes in one step, as the spec does by default: a successful decode is one step taken.
     if (reads > 0) setSteps(m, s, r, 1);
   }

@@ -8,7 +8,7 @@ import type { Action } from '../spec/actions.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { HIT, initial, INSERTED, Ph, READ_UNHELD, setObserved, setReadRecord, setSteps, setTablePage, writeContent, type State } from '../spec/state.ts';
+import { HIT, initial, INSERTED, Ph, READ_UNHELD, addObserved, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import { STALE, type ReferencePool } from './reference.ts';
 
@@ -58,10 +58,9 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
     return bodyLabel(r.slot);
   };
   ref.pages.forEach((page, p) => {
-    s[m.holderAt + p] = label(page.holder);
+    setHolder(m, s, p, label(page.holder));
     writeContent(m, s, p, label(page.data), page.pos, page.fill);
-    if (m.tagFillAt >= 0) s[m.tagFillAt + p] = page.tag === 0 ? 0 : page.fill;
-    s[m.tagAt + p] = label(page.tag);
+    setTag(m, s, p, label(page.tag), page.fill);
   });
   ref.slots.forEach((r, slot) => {
     if (r === undefined) return;
@@ -69,9 +68,7 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
     s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
     // A finished request's table that nothing can read again is dead in the spec (spec/liveness.ts): left empty.
     if (!tableIsDead(m, Ph[r.phase])) r.table.forEach((p, i) => setTablePage(m, s, slot, i, p < m.pages ? p : NO_PAGE));
-    let observed = 0;
-    for (const x of r.reads) if (x !== 0) observed |= 1 << (label(x) - 1);
-    setObserved(m, s, slot, observed >>> 0);
+    for (const x of r.reads) if (x !== 0) addObserved(m, s, slot, label(x));
     // One decode step: its read record is what it read at each position, for which position.
     r.reads.forEach((x, i) => setReadRecord(m, s, slot, i, readRecord(label(x), r.readPositions[i] ?? 0, i)));
     setSteps(m, s, slot, r.steps);

@@ -8,6 +8,8 @@ import { pageIds } from './long-lists.ts';
 import {
   actionLabel,
   dataOf,
+  dataPosOf,
+  writeContent,
   fillOf,
   groupOfLabel,
   holderOf,
@@ -88,7 +90,8 @@ export function stateAt(trace: Trace, k: number): State {
  */
 export function writesOf(m: Model, s: State, a: Action): number[] {
   const blank = s.slice();
-  blank.fill(0, m.dataAt, m.dataAt + m.pages);
+  // Only the content's label is blanked: its position and filled slots stay as they were.
+  for (let p = 0; p < m.pages; p++) writeContent(m, blank, p, 0, dataPosOf(m, s, p), fillOf(m, s, p));
   const after = step(m, blank, a);
   const out: number[] = [];
   if (after === undefined) return out;

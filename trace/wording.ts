@@ -62,8 +62,8 @@ function sharedWords(m: Model, s: State, pages: readonly number[]): string {
 }
 
 /** The page whose byte at `base + p` an action changed (a part landing changes one), if any. */
-function changedPage(m: Model, before: State, after: State, base: number): number | undefined {
-  for (let p = 0; p < m.pages; p++) if (before[base + p] !== after[base + p]) return p;
+function changedPage(m: Model, before: State, after: State, read: (m: Model, s: State, p: number) => number): number | undefined {
+  for (let p = 0; p < m.pages; p++) if (read(m, before, p) !== read(m, after, p)) return p;
   return undefined;
 }
 
@@ -180,7 +180,7 @@ function decode(t: Told): Phrasing {
 /** A part of a torn write landing (`landData`, `landTag`): the page it landed in and what the page now holds. */
 function land(t: Told, kind: 'landData' | 'landTag'): Phrasing {
   const { m, who, label, after } = t;
-  const p = changedPage(m, t.before, after, kind === 'landData' ? m.dataAt : m.tagAt);
+  const p = changedPage(m, t.before, after, kind === 'landData' ? dataOf : tagOf);
   const part = kind === 'landData' ? 'content' : 'owner tag';
   const held = p === undefined ? '' : `, held by ${holderWords(m, holderOf(m, after, p))}`;
   const messages = [`P->>Pool: ${label}: the ${kind === 'landData' ? 'content' : 'tag'} part of ${who}'s write lands in page ${p ?? '?'}${held}`];
