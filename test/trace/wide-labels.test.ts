@@ -15,7 +15,11 @@ describe('the printers with two-byte labels', () => {
 
   it("names only the page a one-page request's prefill writes", () => {
     const last = 258;
-    const allocated = run([{ kind: 'allocate', r: 1 }, { kind: 'allocate', r: last }]);
+    // A, B and C take and write pages 0, 1 and 2; A finishes and frees page 0, which the last request takes.
+    const kinds = ['allocate', 'prefill'] as const;
+    const written = kinds.flatMap((kind) => [0, 1, 2].map((r): Action => ({ kind, r })));
+    const allocated = run([...written, { kind: 'handoff', r: 0 }, { kind: 'decode', r: 0 }, { kind: 'free', r: 0 }, { kind: 'allocate', r: last }]);
+    expect(tableOf(m, allocated, last)).toEqual([0]);
     const table = tableOf(m, allocated, last);
     expect(table).toHaveLength(1);
     expect(writesOf(m, allocated, { kind: 'prefill', r: last })).toEqual(table);
