@@ -176,7 +176,8 @@ function* samplesAt(m: Model, a: Action, phase: number, count: number | undefine
     if (b === 0) firstShared = (flagsOf(m, s, a.r) & (HIT | INSERTED)) !== 0;
     if (count !== undefined) {
       const other = b === 0 ? count : rand((m.len[a.r] ?? 0) + 1);
-      if (a.kind === 'landData') setPartsLanded(m, s, a.r, count, other);
+      // Without an owner check the tag parts are absent (spec/layout.ts): none to count.
+      if (a.kind === 'landData') setPartsLanded(m, s, a.r, count, m.layout.fields.tagParts === undefined ? 0 : other);
       else setPartsLanded(m, s, a.r, other, count);
     }
     // The first background is the base of the odd-page states: its read set is empty, so any label read shows.

@@ -37,7 +37,7 @@ let project: string;
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), 'pagecheck-user-'));
-  await run('npm', ['pack', '--silent', '--pack-destination', project], { cwd: REPO, timeout: 120_000 });
+  await run('npm', ['pack', '--silent', '--pack-destination', project], { cwd: REPO, timeout: 360_000 });
   const tarball = readdirSync(project).find((f) => f.endsWith('.tgz'));
   if (tarball === undefined) throw new Error(`npm pack wrote no tarball in ${project}`);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', type: 'module', private: true }));

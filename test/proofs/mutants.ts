@@ -118,7 +118,7 @@ export function removeTree(dir: string): void {
 
 /**
  * Mutants of `hardened`'s torn-write mechanism, for `prove --variant hardened`: one
- * switches `revoke-writer` off where the spec compiles the variant (the proof's encoding
+ * switches `revoke-writer` off where the spec derives the variant's mechanisms (`spec/behaviour.ts`; the proof's encoding
  * reads the same switch, so the encoding still agrees with `step` and the invariant is
  * what breaks), one drops it from the late write only (the encoding, which follows the
  * switch, then disagrees with `step`).
@@ -126,8 +126,8 @@ export function removeTree(dir: string): void {
 export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
   {
     name: 'hardened without revoke-writer',
-    file: 'spec/model.ts',
-    patches: [["MECHANISMS.map((k) => [k, variant === 'hardened'])", "MECHANISMS.map((k) => [k, variant === 'hardened' && k !== 'revoke-writer'])"]],
+    file: 'spec/behaviour.ts',
+    patches: [['MECHANISMS.map((k) => [k, hasMechanism(variant, k)])', "MECHANISMS.map((k) => [k, hasMechanism(variant, k) && k !== 'revoke-writer'])"]],
     caughtAt: 'prefill,stub,timeout',
   },
   {
@@ -160,7 +160,7 @@ export const PREFIX_PAGE_MUTANTS: readonly Mutant[] = [
   {
     name: 'a prefix page is accepted at any of its prefix positions',
     file: 'spec/model.ts',
-    patches: [['  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r] ?? -1, i);', '  return isPrefixPosition(m, r, i) && groupOfLabel(m, label) === (m.group[r] ?? -1);']],
+    patches: [['  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r]!, i);', '  return isPrefixPosition(m, r, i) && groupOfLabel(m, label) === m.group[r]!;']],
     caughtAt: 'decode',
   },
   {
