@@ -176,9 +176,10 @@ function* samplesAt(m: Model, a: Action, phase: number, count: number | undefine
     if (b === 0) firstShared = (flagsOf(m, s, a.r) & (HIT | INSERTED)) !== 0;
     if (count !== undefined) {
       const other = b === 0 ? count : rand((m.len[a.r] ?? 0) + 1);
-      // Without an owner check the tag parts are absent (spec/layout.ts): none to count.
-      if (a.kind === 'landData') setPartsLanded(m, s, a.r, count, m.layout.fields.tagParts === undefined ? 0 : other);
-      else setPartsLanded(m, s, a.r, other, count);
+      const [data, tag] = a.kind === 'landData' ? [count, other] : [other, count];
+      // A count the layout does not have (tag parts without an owner check, spec/layout.ts) stays absent: the kind is then never enabled.
+      const { dataParts, tagParts } = m.layout.fields;
+      setPartsLanded(m, s, a.r, dataParts === undefined ? 0 : data, tagParts === undefined ? 0 : tag);
     }
     // The first background is the base of the odd-page states: its read set is empty, so any label read shows.
     if (b === 0) setObserved(m, s, a.r, 0);

@@ -72,5 +72,6 @@ export async function bundleCli(outdir: string): Promise<string[]> {
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {
   const files = await bundleCli(process.argv[2] ?? 'dist');
-  process.stdout.write(`bundled the command line: ${files.length} files in ${process.argv[2] ?? 'dist'}/cli\n`);
+  // On stderr: npm runs this in `prepare`, and `npm pack --json` must print nothing but its JSON on stdout.
+  process.stderr.write(`bundled the command line: ${files.length} files in ${process.argv[2] ?? 'dist'}/cli\n`);
 }
