@@ -26,6 +26,9 @@ const HEAVY = [
   'test/impl/mbt-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (1.7 million states): 40 s of CPU.
   'test/docs/document.test.ts',
+  // The pool's exhaustive prefix-page refinement and simulate's end-to-end runs: 9 and 7 s of CPU, the two costliest files left in the fast tier (bench suite-under-load).
+  'test/impl/prefix-pages.test.ts',
+  'test/simulation/simulate.test.ts',
   // Quint's own runs (its TypeScript backend: no download): 11 to 16 s of CPU per file.
   'test/quint/run.test.ts',
   'test/quint/reads-pagecheck.test.ts',
