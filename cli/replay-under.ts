@@ -59,12 +59,12 @@ export function replayUnder(json: unknown, from: Model, recorded: Trace, config:
     const k = i + 1;
     const label = actionLabel(from, recordedStep.action);
     const action: Action | undefined = parseAction(m, label);
-    const trace = { initial: init, steps: [...steps] };
-    if (action === undefined) return { outcome: 'not-enabled', model: m, trace, step: k, action: label, why: 'it names no request of this model' };
+    // The steps taken so far are the trace only where the replay stops here: no copy per step.
+    if (action === undefined) return { outcome: 'not-enabled', model: m, trace: { initial: init, steps }, step: k, action: label, why: 'it names no request of this model' };
     const next = step(m, state, action);
     if (next === undefined) {
       const req = view(m, state).requests[action.r];
-      return { outcome: 'not-enabled', model: m, trace, step: k, action: label, why: `${req?.name ?? '?'} is ${req?.phase ?? '?'}` };
+      return { outcome: 'not-enabled', model: m, trace: { initial: init, steps }, step: k, action: label, why: `${req?.name ?? '?'} is ${req?.phase ?? '?'}` };
     }
     steps.push({ action, state: next });
     state = next;
