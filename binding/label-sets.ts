@@ -4,7 +4,7 @@
  * it (`spec/layout.ts`: 1, 2 or 4 bytes, then a byte per 8 labels). A renaming moves each
  * request's set to its new place and renames the request bits in it; prefix bits stay.
  */
-import type { RequestField } from '../spec/model.ts';
+import type { RequestField } from '../spec/layout.ts';
 import type { State } from '../spec/state.ts';
 
 /** Moves each request's label set of `field` to its renamed place, renaming the request bits in it. */

@@ -18,7 +18,8 @@
  * the layout gives are renamed.
  */
 import { wordState } from '../checker/words.ts';
-import type { Model, RequestField } from '../spec/model.ts';
+import type { Model } from '../spec/model.ts';
+import type { RequestField } from '../spec/layout.ts';
 import { PageCanonicalizer } from './page-symmetry.ts';
 import { BYTE_LABEL, dataOf, Ph, READ_LABEL, type State } from '../spec/state.ts';
 import { oneByteLayout } from './family.ts';

@@ -209,3 +209,52 @@ export function requireField(laid: Laid, name: VariableName): Field {
   if (f === undefined) throw new Error(`layout: state variable ${name} is absent under this configuration`);
   return f;
 }
+
+/**
+ * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
+ * bytes `at[r] .. at[r]+width[r]` go to the renamed request's place. A `value` is copied
+ * as it is (a phase, flags, page ids); a `labelSet` is a little-endian set (of its width, up to 32 bits) of
+ * content labels (bit `label - 1`), whose request bits are renamed too; a `readRecord`
+ * byte holds a label in its low bits (`READ_LABEL` in `state.ts`), renamed too, and flags
+ * above them. Every
+ * per-request variable is listed here, in the order the symmetry key compares them: a
+ * new variable registered here is permuted, and compared, with no other change.
+ */
+export interface RequestField {
+  /** The variable's name. */
+  readonly name: string;
+  /** How its bytes change under a renaming. */
+  readonly kind: 'value' | 'labelSet' | 'readRecord';
+  /** Per request: its offset in the state. */
+  readonly at: Uint32Array;
+  /** Per request: its width in bytes. */
+  readonly width: Uint16Array;
+  /** Bytes per value (a page id, a read record) within the field. */
+  readonly valueWidth: number;
+}
+
+/** Symmetry's renaming table: every per-request and per-position variable that moves with its request, in byte order. */
+export function requestFieldsOf(laid: Laid, n: number): RequestField[] {
+  const out: RequestField[] = [];
+  for (const f of laid.order) {
+    const kind = f.row.moves;
+    if (kind !== 'value' && kind !== 'labelSet' && kind !== 'readRecord') continue;
+    const starts = f.starts;
+    const at = Uint32Array.from({ length: n }, (_, r) => (starts === undefined ? f.at + f.width * r : starts[r]!));
+    const end = (r: number): number => (r + 1 < n ? starts![r + 1]! : f.at + f.bytes);
+    const width = Uint16Array.from({ length: n }, (_, r) => (starts === undefined ? f.width : end(r) - starts[r]!));
+    out.push({ name: f.name, kind, at, width, valueWidth: f.width });
+  }
+  return out;
+}
+
+/** The bytes `[0, labelBytes)` hold labels only: the label fields come first and are contiguous (the table's order says so; checked here). */
+export function labelBytesOf(laid: Laid): number {
+  let end = 0;
+  for (const f of laid.order) {
+    if (f.row.moves !== 'labels') continue;
+    if (f.at !== end) throw new Error(`layout: label field ${f.name} does not follow the label fields before it`);
+    end += f.bytes;
+  }
+  return end;
+}

@@ -29,31 +29,9 @@
  */
 import { FAULT_REREADS_FINISHED_TABLE, FAULTS, type Allocator, type Config, type Fault, type LengthRule, type RequestSpec, type Variant } from './config.ts';
 
-/**
- * A per-request variable of the state, as a renaming of requests moves it: request `r`'s
- * bytes `at[r] .. at[r]+width[r]` go to the renamed request's place. A `value` is copied
- * as it is (a phase, flags, page ids); a `labelSet` is a little-endian set (of its width, up to 32 bits) of
- * content labels (bit `label - 1`), whose request bits are renamed too; a `readRecord`
- * byte holds a label in its low bits (`READ_LABEL` in `state.ts`), renamed too, and flags
- * above them. Every
- * per-request variable is listed here, in the order the symmetry key compares them: a
- * new variable registered here is permuted, and compared, with no other change.
- */
-export interface RequestField {
-  /** The variable's name. */
-  readonly name: string;
-  /** How its bytes change under a renaming. */
-  readonly kind: 'value' | 'labelSet' | 'readRecord';
-  /** Per request: its offset in the state. */
-  readonly at: Uint32Array;
-  /** Per request: its width in bytes. */
-  readonly width: Uint16Array;
-  /** Bytes per value (a page id, a read record) within the field. */
-  readonly valueWidth: number;
-}
 import { checksOwner, firstPageOf, isOverLongPrompt, mechanismsOf, stubsSilently } from './behaviour.ts';
 import type { Mechanism } from './hardening.ts';
-import { layOut, type Laid, type Presence, type VariableName } from './layout.ts';
+import { labelBytesOf, layOut, requestFieldsOf, type Laid, type Presence, type RequestField, type VariableName } from './layout.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -292,85 +270,6 @@ function offsetsOf(laid: Laid, n: number) {
   };
 }
 
-/** Symmetry's renaming table: every per-request and per-position variable that moves with its request, in byte order. */
-function requestFieldsOf(laid: Laid, n: number): RequestField[] {
-  const out: RequestField[] = [];
-  for (const f of laid.order) {
-    const kind = f.row.moves;
-    if (kind !== 'value' && kind !== 'labelSet' && kind !== 'readRecord') continue;
-    const starts = f.starts;
-    const at = Uint32Array.from({ length: n }, (_, r) => (starts === undefined ? f.at + f.width * r : starts[r]!));
-    const end = (r: number): number => (r + 1 < n ? starts![r + 1]! : f.at + f.bytes);
-    const width = Uint16Array.from({ length: n }, (_, r) => (starts === undefined ? f.width : end(r) - starts[r]!));
-    out.push({ name: f.name, kind, at, width, valueWidth: f.width });
-  }
-  return out;
-}
-
-/** The bytes `[0, labelBytes)` hold labels only: the label fields come first and are contiguous (the table's order says so; checked here). */
-function labelBytesOf(laid: Laid): number {
-  let end = 0;
-  for (const f of laid.order) {
-    if (f.row.moves !== 'labels') continue;
-    if (f.at !== end) throw new Error(`layout: label field ${f.name} does not follow the label fields before it`);
-    end += f.bytes;
-  }
-  return end;
-}
-
-/** The label of request `r`'s own data (and of `r` as a holder). */
-export function bodyLabel(r: number): number {
-  return r + 1;
-}
-
-/** The label of page `j` of prefix group `g`'s data (and of that page's slot in its prefix-cache entry, as a holder); page 0 when `j` is left out. */
-export function prefixLabel(m: Model, g: number, j = 0): number {
-  const base = m.prefixBase[g];
-  if (base === undefined) throw new Error(`model: no prefix group ${g}`);
-  return m.n + 1 + base + j;
-}
-
-/** The prefix group of a prefix label (one above `n`), or -1 for a request's label or nobody. */
-export function groupOfLabel(m: Model, label: number): number {
-  if (label <= m.n) return -1;
-  for (let g = m.groups - 1; g >= 0; g--) if (label - m.n - 1 >= m.prefixBase[g]!) return g;
-  return -1;
-}
-
-/** Which page of its prefix a prefix label names (its position), or -1 for a request's label or nobody. */
-export function prefixPageOfLabel(m: Model, label: number): number {
-  const g = groupOfLabel(m, label);
-  return g < 0 ? -1 : label - m.n - 1 - m.prefixBase[g]!;
-}
-
-/** How many pages request `r`'s prefix has: the table positions it covers (0 without a prefix). */
-export function prefixLength(m: Model, r: number): number {
-  const g = m.group[r]!;
-  return g < 0 ? 0 : m.prefixPages[g]!;
-}
-
-/** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's pages. */
-export function mayRead(m: Model, r: number, label: number): boolean {
-  if (label === bodyLabel(r)) return true;
-  const g = m.group[r]!;
-  return g >= 0 && groupOfLabel(m, label) === g;
-}
-
-/** Whether table position `i` of request `r` is one of its prefix's positions (`0 .. k-1` for a prefix of `k` pages). */
-export function isPrefixPosition(m: Model, r: number, i: number): boolean {
-  return i >= 0 && i < prefixLength(m, r);
-}
-
-/**
- * The labels request `r` may read at table position `i`: its own data anywhere, page `i`
- * of its prefix only at position `i`, the prefix's position for that page. The owner
- * check and `Isolation` both ask this.
- */
-export function mayReadAt(m: Model, r: number, i: number, label: number): boolean {
-  if (label === bodyLabel(r)) return true;
-  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r]!, i);
-}
-
 /**
  * Whether request `r`'s prompt is too long for P: more tokens than the prefill limit
  * (rule `gt`), or at least as many (rule `ge`, SGLang's). Such a prompt is stubbed,
@@ -380,17 +279,5 @@ export function isOverLong(m: Model, r: number): boolean {
   return isOverLongPrompt(m.tokens[r]!, m.config.prefillLimit, m.lengthRule);
 }
 
-/** Whether a label names a request's body (not a prefix, not nobody). */
-export function isBodyLabel(m: Model, label: number): boolean {
-  return label >= 1 && label <= m.n;
-}
-
-/** A label in words: `A`, `prefix sys` (a one-page prefix), `prefix sys[1]` (page 1 of a longer one), or `nobody`. */
-export function labelName(m: Model, label: number): string {
-  if (label === 0) return 'nobody';
-  if (label === m.staleLabel) return 'stale P-side data';
-  if (label <= m.n) return m.config.requests[label - 1]?.name ?? `?${label}`;
-  const g = groupOfLabel(m, label);
-  const name = m.groupNames[g] ?? '?';
-  return m.prefixPages[g]! > 1 ? `prefix ${name}[${prefixPageOfLabel(m, label)}]` : `prefix ${name}`;
-}
+/** The content labels and their readers (`labels.ts`), with the model they read. */
+export * from './labels.ts';

@@ -28,7 +28,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'checker/level.ts', reason: hot('the parallel search\'s level: one class holds the arena and the batch arrays its inner loops read; left whole until a split is measured to cost nothing (npm run bench -- parallel)') },
   { id: 'proofs/encoding.ts', reason: toSplit('the z3 relations per group of actions, as spec/transitions.ts would be') },
   { id: 'scale/reference.ts', reason: toSplit('the reference pool apart from its operations') },
-  { id: 'spec/model.ts', reason: toSplit('the labels (bodyLabel, prefixLabel and their readers) apart from compile') },
   { id: 'spec/state.ts', reason: toSplit('the per-page, per-request and per-position accessors as files of their own') },
   { id: 'spec/properties.ts', reason: toSplit('the invariants apart from the witnesses') },
   { id: 'proofs/vocabulary.ts', reason: toSplit('the sorts and the state vocabulary apart from the helper predicates') },

@@ -159,7 +159,7 @@ export const LANDING_MUTANTS: readonly Mutant[] = [
 export const PREFIX_PAGE_MUTANTS: readonly Mutant[] = [
   {
     name: 'a prefix page is accepted at any of its prefix positions',
-    file: 'spec/model.ts',
+    file: 'spec/labels.ts',
     patches: [['  return isPrefixPosition(m, r, i) && label === prefixLabel(m, m.group[r]!, i);', '  return isPrefixPosition(m, r, i) && groupOfLabel(m, label) === m.group[r]!;']],
     caughtAt: 'decode',
   },
