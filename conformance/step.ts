@@ -306,6 +306,8 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
     return r;
   }
   const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
+  // Who held them, read before the release: afterwards they are free.
+  const staleHolders = stale.map((p) => pool.holder[p] ?? 0);
   // What the cache holds of the logged pages before an eviction: they must be what it frees.
   const cachedBefore = kind === 'evict' ? cachedCount(pool) : 0;
   const loggedCached = kind === 'evict' && ctx.pages !== undefined ? ctx.pages.filter(0, 16, (p) => (pool.holder[p] ?? 0) < 0).length : 0;
@@ -329,8 +331,8 @@ function action(ctx: EventContext, s: Possible, kind: ActionKind, outcomes: read
   }
   if (kind === 'decode') return afterDecode(ctx, pool);
   if (stale.length > 0) {
-    const headline = stale.slice(0, 4).map((p) => `free(${name}) released page ${p}, which ${holderName(ctx, pool.holder[p] ?? 0)} holds: it is held and free at once.`);
-    return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: stale.map((p) => pool.holder[p] ?? 0).filter((x) => x > 0) };
+    const headline = stale.slice(0, 4).map((p, i) => `free(${name}) released page ${p}, which ${holderName(ctx, staleHolders[i] ?? 0)} holds: it is held and free at once.`);
+    return { kind: 'violation', invariant: 'ExclusiveHold', headline, involved: staleHolders.filter((x) => x > 0) };
   }
   // After ExclusiveHold, as the spec's invariants are listed: a stale release can break both.
   if ((kind === 'free' || kind === 'timeout') && pool.behaviour.doubleFree) {

@@ -283,7 +283,7 @@ class Validator {
     this.states = next;
     if (next.length > this.peak) this.peak = next.length;
     if (next.length > this.maxStates) return this.result({ verdict: 'incomplete', at: line, headline: [`the set of possible states grew past ${this.maxStates}`] });
-    if (next.every((s) => isDone(s, slot))) this.window.release(slot);
+    if (finishedEverywhere(next, slot)) this.window.release(slot);
     return undefined;
   }
 
@@ -317,6 +317,15 @@ export function validate(options: ValidateOptions): ValidationResult {
     if (verdict !== undefined) return verdict;
   }
   return v.end();
+}
+
+/**
+ * Whether the slot's request is finished in every possible state: only then may its slot
+ * go to the next request. A state where it is not (a hidden step of it still to come)
+ * still needs the slot, and its next event must find the request there.
+ */
+export function finishedEverywhere(states: readonly Possible[], slot: number): boolean {
+  return states.every((s) => isDone(s, slot));
 }
 
 /** Whether the slot's request is finished in this state, with nothing of it pending. */
