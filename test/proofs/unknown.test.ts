@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { formatReport, toJson } from '../../cli/commands/prove.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCode, formatReport, toJson } from '../../cli/commands/prove.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
-import { retryable, type ProofReport } from '../../proofs/obligations.ts';
+import { prove, retryable, type ProofReport } from '../../proofs/obligations.ts';
+import type { Vocabulary } from '../../proofs/vocabulary.ts';
+import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { Z3_CRASH } from './apart.ts';
 
 // An unknown from z3 is asked again with another seed unless z3 ran out of time; the report
@@ -32,6 +34,91 @@ describe('an obligation z3 answers unknown', () => {
     expect(text).toContain('not proved: landData (unknown).');
     expect(toJson(report)).toMatchObject({ obligations: [{ name: 'landData', attempts: 2, unknownReasons: ['(incomplete quantifiers)', 'timeout'] }, { name: 'landTag', attempts: 2 }] });
   });
+});
+
+/**
+ * A stand-in for z3 that states every query as z3 would (the session's own contexts) but
+ * answers each check `unknown`, for `reason`, and counts the checks: the only way to have
+ * z3 undecided on demand, since its real unknowns come and go with the order of terms.
+ */
+function undecided(real: Z3Session, reason: string): { session: Z3Session; checks: () => number } {
+  let checks = 0;
+  const wrap = (v: Vocabulary): Vocabulary => {
+    const ctx = new Proxy(v.ctx, {
+      get(target, key, receiver) {
+        if (key !== 'Solver') return Reflect.get(target, key, receiver);
+        // A constructor whose solvers are the real ones but for their answer.
+        return function StandIn() {
+          const solver = new target.Solver();
+          return new Proxy(solver, {
+            get(s, k) {
+              if (k === 'check') {
+                return () => {
+                  checks++;
+                  return Promise.resolve('unknown');
+                };
+              }
+              if (k === 'reasonUnknown') return () => reason;
+              const x: unknown = Reflect.get(s, k);
+              return typeof x === 'function' ? (x as (...a: unknown[]) => unknown).bind(s) : x;
+            },
+          });
+        };
+      },
+    });
+    return { ...v, ctx };
+  };
+  const v = wrap(real.v);
+  const bounded = new Map<string, Vocabulary>();
+  const session: Z3Session = {
+    v,
+    bounded: (b) => {
+      const key = JSON.stringify(b);
+      const known = bounded.get(key) ?? wrap(real.bounded(b));
+      bounded.set(key, known);
+      return known;
+    },
+    close: () => Promise.resolve(),
+  };
+  return { session, checks: () => checks };
+}
+
+describe('prove, with a z3 that answers unknown (the real path: prove, its report, its exit code)', () => {
+  let z3: Z3Session;
+  beforeAll(async () => {
+    z3 = await openZ3();
+  }, 60_000);
+  afterAll(async () => {
+    await z3.close();
+  });
+
+  it('an unknown for incomplete quantifiers: asked three times over the unbounded sorts, never proved, exit 3', async () => {
+    const stand = undecided(z3, '(incomplete quantifiers)');
+    const report = await prove(stand.session, { variant: 'length-fix', faults: [], only: ['init'], checkEncoding: false });
+    expect(report.obligations).toEqual([{ name: 'init', result: 'unknown', ms: expect.any(Number), unknownReasons: ['(incomplete quantifiers)', '(incomplete quantifiers)', '(incomplete quantifiers)'], attempts: 3 }]);
+    // the bounded search once, then three seeds
+    expect(stand.checks()).toBe(4);
+    expect(report.proved).toBe(false);
+    expect(exitCode(report)).toBe(3);
+    expect(formatReport(report)).toContain('not proved: init (unknown).');
+  }, 60_000);
+
+  it('an unknown for the time limit: asked once, never proved, exit 3', async () => {
+    const stand = undecided(z3, 'timeout');
+    const report = await prove(stand.session, { variant: 'length-fix', faults: [], only: ['init', 'free'], checkEncoding: false });
+    expect(report.obligations.map((o) => [o.name, o.result, o.unknownReasons, o.attempts])).toEqual([
+      ['init', 'unknown', ['timeout'], 1],
+      ['free', 'unknown', ['timeout'], 1],
+    ]);
+    expect(stand.checks()).toBe(4);
+    expect([report.proved, exitCode(report)]).toEqual([false, 3]);
+  }, 60_000);
+
+  it('the same obligations with z3 itself are proved, exit 0', async () => {
+    const report = await prove(z3, { variant: 'length-fix', faults: [], only: ['init', 'free'], checkEncoding: false });
+    expect(report.obligations.map((o) => o.result)).toEqual(['proved', 'proved']);
+    expect([report.proved, exitCode(report)]).toEqual([true, 0]);
+  }, 60_000);
 });
 
 /** A process that installs `prove`'s handler and then throws, uncaught, the RuntimeError `message` as z3's threads do: its exit code and standard error. */
