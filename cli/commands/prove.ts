@@ -9,6 +9,8 @@ import { invariantFor } from '../../proofs/invariant.ts';
 import { Z3Undecided, type ConformanceReport } from '../../proofs/conformance.ts';
 import { prove, OBLIGATIONS, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport, type ProveOptions } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
+import { Either } from 'effect';
+import { parseDuration } from '../duration.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { beginWork, onInterrupt } from '../interrupt.ts';
 
@@ -59,7 +61,7 @@ export function register(program: Command): void {
     .option('--variant <name>', VARIANTS.join(' | '), 'owner-check')
     .option('--faults <list>', "faults switched on, comma-separated, 'all' or 'none' (default: all; none for length-fix)")
     .option('--drop <n>', 'leave strengthening conjunct N out of the invariant')
-    .option('--timeout <seconds>', "z3's time limit per obligation (default 60)")
+    .option('--timeout <duration>', "z3's time limit per query of an obligation: 500ms, 30s, or a bare number of seconds (default 60s)")
     .option('--json', 'print the report as JSON')
     .addHelpText('after', HELP)
     .action(async (flags: ProveFlags) => {
@@ -73,7 +75,9 @@ async function run(flags: ProveFlags): Promise<number> {
   const faults = parseFaults(flags.faults, variant);
   const count = invariantFor(variant, faults).conjuncts.length;
   const drop = flags.drop === undefined ? undefined : parseWhole('--drop', flags.drop, 1, count);
-  const timeoutMs = parseWhole('--timeout', flags.timeout ?? '60', 1, 3600) * 1000;
+  const timeout = parseDuration(flags.timeout ?? '60s', 1, 3_600_000);
+  if (Either.isLeft(timeout)) throw new UsageError(`--timeout: ${timeout.left}`);
+  const timeoutMs = timeout.right;
   process.on('uncaughtException', z3Crashed);
   const z3 = await openZ3();
   // Ctrl-C ends z3's threads before the summary, so that none is left running.
