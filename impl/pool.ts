@@ -78,7 +78,8 @@ export class PagePool {
   private readonly foreign: Int32Array;
   private readonly garbage: Int32Array;
   private readonly views: Int32Array[];
-  private lastSerial = 0;
+  /** The serial of the last admission (protected so that a test can start it near {@link MAX_SERIAL} and see the wrap). */
+  protected lastSerial = 0;
 
   constructor(options: PoolOptions) {
     this.options = options;
