@@ -1,0 +1,104 @@
+/**
+ * Each non-vacuity witness held to its meaning, not only to being reached: along a short
+ * run that ends in the event it names, the witness is false in every state before the
+ * last action (among them the near misses: a request written but not over-long, an entry
+ * inserted but not yet hit, a page freed with its data but not yet reused) and true after
+ * it. A witness made true too early, or by the wrong event, fails here. (The checker's
+ * tests reach every witness; this says what each one is.)
+ */
+import { describe, expect, it } from 'vitest';
+import { WITNESSES, type Config, type Fault, type Property, type Variant } from '../../spec/index.ts';
+import { runLabels } from './helpers.ts';
+
+/** A configuration of requests `LEN` or `LEN:PREFIX`, named A, B, ... */
+const config = (variant: Variant, faults: readonly Fault[], pages: number, prefillLimit: number, requests: readonly string[], extra: Partial<Config> = {}): Config => ({
+  pages,
+  prefillLimit,
+  variant,
+  faults,
+  requests: requests.map((r, i) => {
+    const [length, prefix] = r.split(':');
+    return { name: String.fromCharCode(65 + i), length: Number(length), ...(prefix === undefined ? {} : { prefix }) };
+  }),
+  ...extra,
+});
+
+/** A witness, the run that ends where it becomes true, and (optionally) runs along which it must stay false. */
+interface Meaning {
+  readonly config: Config;
+  readonly labels: readonly string[];
+  readonly never?: ReadonlyArray<{ readonly config: Config; readonly labels: readonly string[] }>;
+  /** Actions after the event that make it false again. */
+  readonly past?: readonly string[];
+}
+
+const SERVE = (r: string): string[] => [`allocate(${r})`, `prefill(${r})`, `handoff(${r})`, `decode(${r})`];
+const CACHED = [...SERVE('A'), 'insert(A)', 'free(A)'];
+
+const MEANINGS: Readonly<Record<string, Meaning>> = {
+  DecodeSucceeds: { config: config('buggy', [], 2, 2, ['2']), labels: SERVE('A') },
+  PageReused: {
+    config: config('buggy', [], 2, 2, ['2', '2']),
+    labels: [...SERVE('A'), 'free(A)', 'allocate(B)'],
+    // B on pages A was refused before writing: a page reused, but no data in it
+    never: [{ config: config('length-fix', [], 2, 1, ['2', '2']), labels: ['allocate(A)', 'stub(A)', 'free(A)', 'allocate(B)'] }],
+  },
+  OverLongStubbed: { config: config('buggy', ['silent-stub'], 3, 1, ['1', '2']), labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'stub(B)'] },
+  OverLongRefused: { config: config('length-fix', [], 3, 1, ['1', '2']), labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'stub(B)'] },
+  PromptTruncated: { config: config('buggy', ['auto-truncate'], 3, 1, ['1', '2']), labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'prefill(B)'] },
+  FailsLoudly: { config: config('owner-check', ['silent-stub'], 3, 2, ['2', '3']), labels: [...SERVE('A'), 'free(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)'] },
+  LateWriteLands: { config: config('buggy', ['early-free'], 2, 2, ['2']), labels: ['allocate(A)', 'timeout(A)', 'prefill(A)'] },
+  DoubleRelease: { config: config('buggy', ['stale-free'], 2, 2, ['2']), labels: [...SERVE('A'), 'free(A)', 'free(A)'] },
+  HandedOutTwice: {
+    config: config('buggy', ['double-free'], 4, 4, ['2', '1', '1']),
+    labels: [...SERVE('A'), 'free(A)', 'free(A)', 'allocate(B)', 'allocate(C)'],
+    // two live requests on different pages; a timed-out request's table (kept for its late write) and the live one that reuses its pages
+    never: [
+      { config: config('buggy', ['double-free'], 4, 4, ['2', '1', '1']), labels: ['allocate(A)', 'allocate(B)', 'allocate(C)'] },
+      { config: config('buggy', ['early-free', 'double-free'], 2, 2, ['2', '2']), labels: ['allocate(A)', 'timeout(A)', 'allocate(B)'] },
+    ],
+  },
+  PrefixHit: { config: config('buggy', [], 3, 2, ['2:sys', '2:sys']), labels: [...SERVE('A'), 'insert(A)', 'allocate(B)'] },
+  PoisonedInsert: {
+    config: config('length-fix', ['prefix-poison'], 3, 1, ['2:sys']),
+    labels: ['allocate(A)', 'stub(A)', 'insert(A)'],
+    // an honest insert: the cache holds the prefix's own data
+    never: [{ config: config('length-fix', ['prefix-poison'], 3, 2, ['2:sys']), labels: [...SERVE('A'), 'insert(A)', 'free(A)'] }],
+  },
+  AllServed: { config: config('buggy', [], 3, 2, ['2:sys', '1'], { eviction: true }), labels: [...SERVE('A'), ...SERVE('B'), 'free(A)', 'free(B)'] },
+  CacheEvicts: { config: config('buggy', [], 2, 2, ['2:sys', '2'], { eviction: true }), labels: [...CACHED, 'evict(B)'] },
+  EvictedWhileRead: {
+    config: config('buggy', ['lock-underflow'], 3, 3, ['2:sys', '2', '2:sys'], { eviction: true }),
+    labels: [...CACHED, 'allocate(C)', 'prefill(C)', 'evict(B)'],
+    // without a hit, an eviction takes a page nobody reads; or one that its inserter reads, live (C's release took the lock A's insert held)
+    never: [
+      { config: config('buggy', ['lock-underflow'], 3, 3, ['2:sys', '3'], { eviction: true }), labels: [...CACHED, 'evict(B)'] },
+      { config: config('buggy', ['lock-underflow'], 3, 3, ['2:sys', '2', '2:sys'], { eviction: true }), labels: [...SERVE('A'), 'insert(A)', ...SERVE('C'), 'free(C)', 'evict(B)'] },
+    ],
+  },
+  TornPage: { config: config('owner-check', ['torn-write'], 2, 2, ['2']), labels: ['allocate(A)', 'prefill(A)', 'landData(A)'] },
+  // the last step leaves it decoded: no longer between two
+  BetweenSteps: { config: config('buggy', [], 2, 2, ['2'], { decodeSteps: 2 }), labels: [...SERVE('A')], past: ['decode(A)'] },
+};
+
+/** The witness's value in each state of the run: state 0, then after each action. */
+function along(w: Property, c: Config, labels: readonly string[]): boolean[] {
+  const { m, trace } = runLabels(c, labels);
+  expect(w.appliesTo(m), `${w.name} applies to the run's configuration`).toBe(true);
+  return [trace.initial, ...trace.steps.map((s) => s.state)].map((s) => w.holds(m, s));
+}
+
+describe('each witness means what it says', () => {
+  it('every witness has a meaning here', () => {
+    expect(Object.keys(MEANINGS).sort()).toEqual(WITNESSES.map((w) => w.name).sort());
+  });
+
+  it.each(WITNESSES.map((w) => [w.name, w] as const))('%s: false before the event it names, true after', (name, w) => {
+    const meaning = MEANINGS[name];
+    if (meaning === undefined) throw new Error(`no meaning for ${name}`);
+    const values = along(w, meaning.config, meaning.labels);
+    expect(values).toEqual([...values.slice(0, -1).map(() => false), true]);
+    for (const near of meaning.never ?? []) expect(along(w, near.config, near.labels)).toEqual(near.labels.map(() => false).concat([false]));
+    if (meaning.past !== undefined) expect(along(w, meaning.config, [...meaning.labels, ...meaning.past]).at(-1)).toBe(false);
+  });
+});
