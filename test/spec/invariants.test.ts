@@ -9,6 +9,8 @@ import {
   READ_UNHELD,
   ReadsOwnPages,
   Integrity,
+  NoDuplicateFree,
+  NoUseAfterFree,
   readRecord,
   setReadRecord,
   type Model,
@@ -97,5 +99,27 @@ describe('each invariant fails on a hand-made bad state and holds on the good on
     ]);
     expect(ExclusiveHold.holds(m, last)).toBe(false);
     expect(Conservation.holds(m, last)).toBe(false);
+  });
+});
+
+describe('the free-list invariants, each on its own state', () => {
+  it('NoUseAfterFree: a page of a live table on the free list; the same page in a timed-out table is no use', () => {
+    const { m, s } = live();
+    expect(NoUseAfterFree.holds(m, s)).toBe(true);
+    const bad = s.slice();
+    bad[m.holderAt + 1] = 0; // page 1 is free while A, live, still has it in its table
+    expect(NoUseAfterFree.holds(m, bad)).toBe(false);
+    // A timed out: its table (kept for the late write) names free pages, and A no longer uses them
+    const config = { pages: 2, prefillLimit: 2, variant: 'buggy' as const, faults: ['early-free' as const], requests: [{ name: 'A', length: 2 }] };
+    const { m: m2, last } = runLabels(config, ['allocate(A)', 'timeout(A)']);
+    expect(NoUseAfterFree.holds(m2, last)).toBe(true);
+  });
+
+  it('NoDuplicateFree: a page on the free list twice after a double release, not after one', () => {
+    const config = { pages: 4, prefillLimit: 4, variant: 'buggy' as const, faults: ['double-free' as const], requests: [{ name: 'A', length: 2 }] };
+    const once = runLabels(config, ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)']);
+    expect([NoDuplicateFree.holds(once.m, once.last), NoUseAfterFree.holds(once.m, once.last)]).toEqual([true, true]);
+    const twice = runLabels(config, ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'free(A)']);
+    expect([NoDuplicateFree.holds(twice.m, twice.last), NoUseAfterFree.holds(twice.m, twice.last), ExclusiveHold.holds(twice.m, twice.last)]).toEqual([false, true, true]);
   });
 });
