@@ -71,9 +71,10 @@ describe('witnesses that cannot be vacuous', () => {
  * not the far corner, the only legitimate end), and an invariant that fails at another.
  * Wide levels, so that many states share a batch of the search.
  */
-function gridModel(stuckAt: readonly [number, number], badAt: readonly [number, number]): Checkable<number> {
+function gridModel(stuckAt: readonly [number, number], badAt: readonly [number, number], alsoStuck: ReadonlyArray<readonly [number, number]> = []): Checkable<number> {
+  const stuck = [stuckAt, ...alsoStuck];
   const next = (s: Uint8Array, i: number): Uint8Array | undefined => {
-    if ((s[0] === stuckAt[0] && s[1] === stuckAt[1]) || s[i]! >= 63) return undefined;
+    if (stuck.some(([x, y]) => s[0] === x && s[1] === y) || s[i]! >= 63) return undefined;
     const t = s.slice();
     t[i] = s[i]! + 1;
     return t;
@@ -134,5 +135,13 @@ describe('a search that stops stops where a one-at-a-time search would', () => {
     const got = [r.distinctStates, r.violations.map((v) => v.invariant)[0] ?? 'holds'];
     expect(got).toEqual(reference(model));
     expect(got[1]).toBe(stopped);
+    // What stopped it, and nothing else: not also a deadlock met later in the same batch.
+    expect(r.violations.map((v) => v.invariant)).toEqual([stopped]);
+  });
+
+  it('a search that goes on after violations reports the first deadlock only, the shortest', () => {
+    // stuck at (30,20), level 50, and at (10,5), level 15: the second is found first
+    const r = check(gridModel([30, 20], [70, 70], [[10, 5]]), { continueAfterViolation: true });
+    expect(r.violations.map((v) => `${v.invariant}@${v.depth}`)).toEqual(['Deadlock@15']);
   });
 });
