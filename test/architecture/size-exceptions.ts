@@ -33,7 +33,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'proofs/vocabulary.ts', reason: toSplit('the sorts and the state vocabulary apart from the helper predicates') },
   { id: 'conformance/step.ts', reason: toSplit('one file per event kind group') },
   { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
-  { id: 'binding/successors.ts', reason: hot('the fast family written by byte offset for the search\'s hot loop; issue 22 item 4 (derived from one description) would generate it instead') },
   { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
   { id: 'incident/replay.ts', reason: toSplit('the scheduler apart from the request lifecycle') },
   { id: 'checker/parallel.ts:checkParallel', reason: toSplit('the level loop apart from the set-up and the outcome (start the threads, run a level, settle it)') },
