@@ -8,13 +8,14 @@
  * the per-model tables and scratch that the emitted code reads (offsets, lengths, the
  * severities of every read record, the free pages of the state being expanded).
  */
-import { allActions } from '../spec/actions.ts';
+import { allActions, type ActionKind } from '../spec/actions.ts';
+import { FAST_ACTIONS } from './fast-actions.ts';
 import { isOverLong, type Model } from '../spec/model.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
 import { recordOfByte, type State } from '../spec/state.ts';
 
-/** The action kinds of the family, in the spec's order: the kinds `allActions` gives there. */
-export const KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free'] as const;
+/** The action kinds of the family, in the spec's order (the kinds `allActions` gives there): those its description has. */
+export const KINDS: readonly ActionKind[] = FAST_ACTIONS.map((a) => a.kind);
 
 /** Whether `m` is in the family (see above). */
 export function inFastFamily(m: Model): boolean {

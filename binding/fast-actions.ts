@@ -64,7 +64,7 @@ export type Effect =
 
 /** One action of the family: its name (the protocol's), guard and changes. */
 export interface FastAction {
-  /** The action kind, as `spec/actions.ts` names it. */
+  /** The action kind, as `spec/actions.ts` names it (the spec's transition of that name takes the cases the description leaves out). */
   readonly kind: 'allocate' | 'prefill' | 'stub' | 'handoff' | 'decode' | 'free';
   /** What it does, in a sentence (the emitted code's comment). */
   readonly prose: string;
