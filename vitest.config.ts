@@ -32,6 +32,8 @@ const HEAVY = [
   // Quint's own runs (its TypeScript backend: no download): 11 to 16 s of CPU per file.
   'test/quint/run.test.ts',
   'test/quint/reads-pagecheck.test.ts',
+  // The differential test of the successors at real sizes, beyond the fast tier's sample: 200 random configurations, up to 10,000 states each, about two minutes of CPU.
+  'test/binding/agreement-heavy.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
 ];

@@ -12,6 +12,7 @@
 import { freeCopies } from '../spec/allocator.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoUseAfterFree, ReadsOwnPages, type Property } from '../spec/properties.ts';
+import type { Field } from './fast-actions.ts';
 import { inFastFamily, oneByteLabels } from './family.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
 import { BYTE_LABEL, BYTE_READ, isLive, READ_UNHELD, recordOfByte, sharedPages, tablePage, type State } from '../spec/state.ts';
@@ -222,3 +223,12 @@ export function fastFormOf(m: Model, p: Property): FastPredicate | undefined {
   if (p === Conservation) return conservation(m);
   return undefined;
 }
+
+/**
+ * The fields of the fast family (`fast-actions.ts`) that the conjoined invariants read:
+ * read records (`Isolation`), flags (`ReadsOwnPages`), tables and holders (`ExclusiveHold`,
+ * `NoUseAfterFree`, `Conservation`, `NoDuplicateFree`, the free list being who holds what);
+ * and phases, but only for their liveness. An action that writes none of these, and keeps
+ * its request's liveness, is quiet (`fast-emit.ts`, `isQuiet`).
+ */
+export const CONJUNCTION_READS: readonly Field[] = ['holder', 'table', 'readRecord', 'flags'];

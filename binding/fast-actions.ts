@@ -1,0 +1,158 @@
+/**
+ * The fast family's six actions, each written once, as data: its guard (the phases it is
+ * enabled in, and a condition on the request), then its changes, each a write of one
+ * state field at one offset to one value, under an optional condition. The readable
+ * transitions are `spec/transitions.ts`'s; this is what they do under the family of
+ * `family.ts` (whole pages, the `sorted` allocator, no prefixes, no eviction, no owner
+ * check, one decode step, at most fault `silent-stub`, one-byte widths), with what the
+ * family switches off left out.
+ *
+ * `fast-emit.ts` derives three forms from this description, as TypeScript committed beside
+ * it (`fast-successors.ts`, `fast-fingerprints.ts`, `fast-apply.ts`; a test fails when they
+ * are stale, and `npm run generate` writes them): each successor written into a copy of
+ * the state, each successor's Zobrist fingerprint as a delta of its parent's (every write's
+ * old value out, new value in), and each action applied to a given copy. Whether an action
+ * is quiet (its successor's conjoined invariants are its parent's, `checker/model.ts`) is
+ * derived too: from the fields it writes against those the conjunction reads
+ * (`CONJUNCTION_READS`), and from its phase change against liveness.
+ *
+ * Values and conditions are TypeScript expressions over the locals the emitter provides:
+ * the state `s`, the request `r`, the family's offsets (`phaseAt`, `holderAt`, `dataAt`,
+ * `dataPosAt`, `flagsAt`, `stepsAt`, `observedAt`, `w` the read set's bytes), its tables
+ * (`len`, `tableAt`, `readAt`, `overLong`, `sev`, `sevAt`, `free`), the request's `l` (its
+ * length), `at` (its table's offset), `rec0` (its read records' offset), `o` (its read
+ * set's offset), `sev0` (its severities' offset), and the loop indices below.
+ */
+import type { Phase } from '../spec/state.ts';
+
+/** A state field the family writes; where its byte is follows from its scope (`FIELDS`). */
+export type Field = 'holder' | 'data' | 'dataPos' | 'table' | 'readRecord' | 'flags' | 'steps' | 'observed';
+
+/** A field's scope: per page (indexed by a page id), per table position of the request, per request, or per byte of the request's read set. */
+export type Scope = 'page' | 'position' | 'request' | 'observedByte';
+
+/** Each field's scope and its offset expression, given the index expression (a page id, a position, or a read-set byte). */
+export const FIELDS: Readonly<Record<Field, { readonly scope: Scope; readonly offset: (index: string) => string }>> = {
+  holder: { scope: 'page', offset: (p) => `holderAt + ${p}` },
+  data: { scope: 'page', offset: (p) => `dataAt + ${p}` },
+  dataPos: { scope: 'page', offset: (p) => `dataPosAt + ${p}` },
+  table: { scope: 'position', offset: (i) => `at + ${i}` },
+  readRecord: { scope: 'position', offset: (i) => `rec0 + ${i}` },
+  flags: { scope: 'request', offset: () => 'flagsAt + r' },
+  steps: { scope: 'request', offset: () => 'stepsAt + r' },
+  observed: { scope: 'observedByte', offset: (k) => `o + ${k}` },
+};
+
+/** One step of an action's effect. */
+export type Effect =
+  /** Writes `field` at index `at` (default: `p` for a page, `i` for a position, `k` for a read-set byte) to `to`, when `when` holds. */
+  | { readonly set: Field; readonly at?: string; readonly to: string; readonly when?: string }
+  /** The request's phase becomes `phase` (through `liveness.ts`'s `enter` in the spec; nothing dies with it in the family but what `free` clears). */
+  | { readonly phase: Phase }
+  /** A local the later steps read (`const`), or one they update (`let`). */
+  | { readonly let: string; readonly be: string; readonly mutable?: boolean }
+  /** An update of a local (never of the state: the state changes only through `set` and `phase`). */
+  | { readonly update: string }
+  /**
+   * The steps for every table position `i` (with `p` its page, skipped when the slot is
+   * empty if `skipEmpty`), for each of the first `l` free pages (`k` the position, `p` the
+   * page: distinct pages), or for every byte `k` of the read set.
+   */
+  | { readonly each: 'position' | 'freePage' | 'observedByte'; readonly skipEmpty?: boolean; readonly steps: readonly Effect[] }
+  /** Steps under a condition. */
+  | { readonly if: string; readonly then: readonly Effect[]; readonly else?: readonly Effect[] };
+
+/** One action of the family: its name (the protocol's), guard and changes. */
+export interface FastAction {
+  /** The action kind, as `spec/actions.ts` names it (the spec's transition of that name takes the cases the description leaves out). */
+  readonly kind: 'allocate' | 'prefill' | 'stub' | 'handoff' | 'decode' | 'free';
+  /** What it does, in a sentence (the emitted code's comment). */
+  readonly prose: string;
+  /** The phases the request must be in. */
+  readonly phases: readonly Phase[];
+  /** Whether the guard reads the free pages (found once per state, ascending: `family.ts`'s `scanFree`). */
+  readonly readsFree?: boolean;
+  /** The rest of the guard. */
+  readonly when?: string;
+  /** A case the description does not cover (never reached in the family's reachable states): the spec's transition takes it. */
+  readonly bySpecWhen?: 'tableHasEmptySlot';
+  /** The changes, in order; a later write to the same byte wins (a table that names a page twice). */
+  readonly effects: readonly Effect[];
+}
+
+/** The family's actions, in the spec's order (`ACTION_KINDS`): the emitted code numbers action `kind * n + r`. */
+export const FAST_ACTIONS: readonly FastAction[] = [
+  {
+    kind: 'allocate',
+    prose: 'a new request takes the lowest free pages as its table, if there are enough.',
+    phases: ['new'],
+    readsFree: true,
+    when: 'f.freeCount >= l',
+    effects: [{ each: 'freePage', steps: [{ set: 'holder', to: 'r + 1' }, { set: 'table', at: 'k', to: 'p' }] }, { phase: 'allocated' }],
+  },
+  {
+    kind: 'prefill',
+    prose: "P writes the request's own data into every page of its table, for its position.",
+    phases: ['allocated'],
+    when: 'overLong[r] === 0',
+    effects: [{ each: 'position', skipEmpty: true, steps: [{ set: 'data', to: 'r + 1' }, { set: 'dataPos', to: 'i' }] }, { phase: 'written' }],
+  },
+  {
+    kind: 'stub',
+    prose: 'an over-long request is refused, or (silent stub) written as one dummy page at position 0.',
+    phases: ['allocated'],
+    when: 'overLong[r] === 1',
+    effects: [
+      {
+        if: '!f.silentStub',
+        then: [{ phase: 'refused' }],
+        else: [{ let: 'p', be: 's[at]!' }, { if: 'p !== 0xff', then: [{ set: 'data', to: 'r + 1' }, { set: 'dataPos', to: '0' }] }, { phase: 'written' }],
+      },
+    ],
+  },
+  {
+    kind: 'handoff',
+    prose: 'a written request goes to decode.',
+    phases: ['written'],
+    effects: [{ phase: 'handedOff' }],
+  },
+  {
+    kind: 'decode',
+    prose: 'one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase.',
+    phases: ['handedOff'],
+    bySpecWhen: 'tableHasEmptySlot',
+    effects: [
+      { let: 'observed', be: '0', mutable: true },
+      { each: 'observedByte', steps: [{ update: 'observed |= s[o + k]! << (8 * k)' }] },
+      { let: 'unheld', be: 'false', mutable: true },
+      {
+        each: 'position',
+        steps: [
+          { let: 'label', be: 's[dataAt + p]!' },
+          { let: 'record', be: 'BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0)' },
+          { update: 'if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1)' },
+          { let: 'old', be: 's[rec0 + i]!' },
+          { let: 'row', be: 'sev0 + 256 * i' },
+          // The worse of the old and new record is kept (reads.ts, keptRecord): here by the tabulated severities.
+          { set: 'readRecord', to: 'record', when: '(old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!' },
+          { update: 'if (s[holderAt + p] !== r + 1) unheld = true' },
+        ],
+      },
+      { each: 'observedByte', steps: [{ set: 'observed', to: '(observed >>> (8 * k)) & 0xff' }] },
+      { set: 'flags', to: 's[flagsAt + r]! | READ_UNHELD', when: 'unheld' },
+      { set: 'steps', to: 's[stepsAt + r]! + 1' },
+      { phase: 'decoded' },
+    ],
+  },
+  {
+    kind: 'free',
+    prose: "the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it).",
+    phases: ['decoded', 'refused', 'failed'],
+    effects: [
+      // No prefixes in the family, so no shared prefix pages to skip.
+      { each: 'position', skipEmpty: true, steps: [{ set: 'holder', to: '0' }] },
+      { if: 'f.clearOnFree', then: [{ each: 'position', steps: [{ set: 'table', to: '0xff' }] }] },
+      { phase: 'freed' },
+    ],
+  },
+];

@@ -1,0 +1,154 @@
+/**
+ * One action of the fast family applied: its changes written into a copy of the state.
+ *
+ * Emitted by `binding/fast-emit.ts` from `binding/fast-actions.ts`: do not edit; edit the
+ * description and run `npm run generate` (a test fails while this file is stale).
+ */
+import { type FastFamily, hasEmptySlot, bySpec, notEnabled } from './family.ts';
+import { decode as decodeBySpec } from '../spec/transitions.ts';
+import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
+
+/** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+function allocate(f: FastFamily, s: State, r: number, t: State): void {
+  const { phaseAt, holderAt, len, tableAt, free } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.new) throw notEnabled(r);
+  const l = len[r]!;
+  const at = tableAt[r]!;
+  f.scanFree(s);
+  if (!(f.freeCount >= l)) throw notEnabled(r);
+  for (let k = 0; k < l; k++) {
+    const p = free[k]!;
+    t[holderAt + p] = r + 1;
+    t[at + k] = p;
+  }
+  t[phaseAt + r] = Ph.allocated;
+}
+
+/** prefill: P writes the request's own data into every page of its table, for its position. */
+function prefill(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt, dataAt, dataPosAt, len, tableAt, overLong } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.allocated) throw notEnabled(1 * n + r);
+  const l = len[r]!;
+  const at = tableAt[r]!;
+  if (!(overLong[r] === 0)) throw notEnabled(1 * n + r);
+  for (let i = 0; i < l; i++) {
+    const p = s[at + i]!;
+    if (p === 0xff) continue;
+    t[dataAt + p] = r + 1;
+    t[dataPosAt + p] = i;
+  }
+  t[phaseAt + r] = Ph.written;
+}
+
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. */
+function stub(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt, dataAt, dataPosAt, tableAt, overLong } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.allocated) throw notEnabled(2 * n + r);
+  const at = tableAt[r]!;
+  if (!(overLong[r] === 1)) throw notEnabled(2 * n + r);
+  if (!f.silentStub) {
+    t[phaseAt + r] = Ph.refused;
+  } else {
+    const p = s[at]!;
+    if (p !== 0xff) {
+      t[dataAt + p] = r + 1;
+      t[dataPosAt + p] = 0;
+    }
+    t[phaseAt + r] = Ph.written;
+  }
+}
+
+/** handoff: a written request goes to decode. */
+function handoff(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.written) throw notEnabled(3 * n + r);
+  t[phaseAt + r] = Ph.handedOff;
+}
+
+/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase. */
+function decode(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt, holderAt, dataAt, dataPosAt, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.handedOff) throw notEnabled(4 * n + r);
+  const l = len[r]!;
+  const at = tableAt[r]!;
+  const rec0 = readAt[r]!;
+  const sev0 = sevAt[r]!;
+  const w = f.observedBytes;
+  const o = observedAt + w * r;
+  if (hasEmptySlot(s, at, l)) {
+    t.set(bySpec(decodeBySpec(f.m, Uint8Array.from(s), r), 4 * n + r));
+    return;
+  }
+  let observed = 0;
+  for (let k = 0; k < w; k++) {
+    observed |= s[o + k]! << (8 * k);
+  }
+  let unheld = false;
+  for (let i = 0; i < l; i++) {
+    const p = s[at + i]!;
+    const label = s[dataAt + p]!;
+    const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+    if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
+    const old = s[rec0 + i]!;
+    const row = sev0 + 256 * i;
+    if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
+      t[rec0 + i] = record;
+    }
+    if (s[holderAt + p] !== r + 1) unheld = true;
+  }
+  for (let k = 0; k < w; k++) {
+    t[o + k] = (observed >>> (8 * k)) & 0xff;
+  }
+  if (unheld) {
+    t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
+  }
+  t[stepsAt + r] = s[stepsAt + r]! + 1;
+  t[phaseAt + r] = Ph.decoded;
+}
+
+/** free: the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it). */
+function free(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) throw notEnabled(5 * n + r);
+  const l = len[r]!;
+  const at = tableAt[r]!;
+  for (let i = 0; i < l; i++) {
+    const p = s[at + i]!;
+    if (p === 0xff) continue;
+    t[holderAt + p] = 0;
+  }
+  if (f.clearOnFree) {
+    for (let i = 0; i < l; i++) {
+      t[at + i] = 0xff;
+    }
+  }
+  t[phaseAt + r] = Ph.freed;
+}
+
+/** Writes action `a`'s changes of `s` into `out` (a copy of `s`); throws when `a` is not enabled in `s`. */
+export function apply(f: FastFamily, s: State, a: number, out: State): void {
+  const kind = (a / f.n) | 0;
+  const r = a - kind * f.n;
+  switch (kind) {
+    case 0:
+      return allocate(f, s, r, out);
+    case 1:
+      return prefill(f, s, r, out);
+    case 2:
+      return stub(f, s, r, out);
+    case 3:
+      return handoff(f, s, r, out);
+    case 4:
+      return decode(f, s, r, out);
+    case 5:
+      return free(f, s, r, out);
+    default:
+      throw notEnabled(a);
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Derives the fast family's code from its one description (`fast-actions.ts`): for every
+ * action, its successor written into a `slice()` of the state (`fast-successors.ts`), its
+ * fingerprint as a Zobrist delta of the parent's (`fast-fingerprints.ts`) and its changes
+ * applied to a given copy (`fast-apply.ts`). The three share the guard and the control flow
+ * of the description; they differ only in what a write is: `t[o] = v`, or the old byte's
+ * numbers out and the new one's in. The emitted code is plain loops over typed arrays, one
+ * function per action, as the hand-written forms were, so the search's speed is theirs.
+ *
+ * The emitted files are committed (a clean checkout builds without this step); a test
+ * holds them to what this module emits now. `npm run generate` rewrites them.
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ph, isLive } from '../spec/state.ts';
+import { FAST_ACTIONS, FIELDS, type Effect, type FastAction, type Field } from './fast-actions.ts';
+import { CONJUNCTION_READS } from './properties.ts';
+
+/** What a write becomes: a byte of a successor (`slice`, `apply`) or a fingerprint delta (`print`). */
+type Target = 'slice' | 'print' | 'apply';
+
+/** The family's fields that emitted code reads as locals, taken from the `FastFamily` (`family.ts`). */
+const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'flagsAt', 'stepsAt', 'observedAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
+
+/** The request's locals, in the order they may depend on each other, with their definitions. */
+const REQUEST_LOCALS: readonly (readonly [string, string])[] = [
+  ['l', 'len[r]!'],
+  ['at', 'tableAt[r]!'],
+  ['rec0', 'readAt[r]!'],
+  ['sev0', 'sevAt[r]!'],
+  ['w', 'f.observedBytes'],
+  ['o', 'observedAt + w * r'],
+];
+
+/** The spec's constants emitted code may name (imported from `spec/state.ts` when named). */
+const SPEC_CONSTANTS = ['BYTE_LABEL', 'BYTE_MISPLACED', 'BYTE_READ', 'Ph', 'READ_UNHELD'] as const;
+
+/** Whether `code` (comments aside) names identifier `name`. */
+function names(code: string, name: string): boolean {
+  const bare = code
+    .split('\n')
+    .filter((line) => !/^\s*(\/\/|\/\*\*|\*)/.test(line))
+    .join('\n');
+  return new RegExp(`(?<![.\\w])${name}\\b`).test(bare);
+}
+
+/** The fields an action's effects write, and the phases they enter. */
+function writesOf(effects: readonly Effect[], fields: Set<Field> = new Set(), phases: Set<string> = new Set()): { fields: Set<Field>; phases: Set<string> } {
+  for (const e of effects) {
+    if ('set' in e) fields.add(e.set);
+    else if ('phase' in e) phases.add(e.phase);
+    else if ('each' in e) writesOf(e.steps, fields, phases);
+    else if ('if' in e) {
+      writesOf(e.then, fields, phases);
+      writesOf(e.else ?? [], fields, phases);
+    }
+  }
+  return { fields, phases };
+}
+
+/**
+ * Whether action `a` is quiet: it writes no field the conjoined invariants read, and every
+ * phase it enters is live exactly when the phases it leaves are (the invariants read a
+ * phase only for its liveness).
+ */
+export function isQuiet(a: FastAction): boolean {
+  const { fields, phases } = writesOf(a.effects);
+  const liveFrom = a.phases.map((p) => isLive(Ph[p]));
+  const sameLiveness = [...phases].every((to) => liveFrom.every((from) => from === isLive(Ph[to as keyof typeof Ph])));
+  return sameLiveness && [...fields].every((f) => !CONJUNCTION_READS.includes(f));
+}
+
+/** Whether some page-scoped write sits in a loop over table positions, where a table that names a page twice writes one byte twice. */
+function writesPagesOfTable(effects: readonly Effect[], inTable = false): boolean {
+  return effects.some((e) => {
+    if ('set' in e) return inTable && FIELDS[e.set].scope === 'page';
+    if ('each' in e) return writesPagesOfTable(e.steps, inTable || e.each === 'position');
+    if ('if' in e) return writesPagesOfTable(e.then, inTable) || writesPagesOfTable(e.else ?? [], inTable);
+    return false;
+  });
+}
+
+/** The default index variable of a field's scope. */
+const INDEX: Readonly<Record<string, string>> = { page: 'p', position: 'i', observedByte: 'k', request: '' };
+
+/** One write, as the target has it: a byte of the copy, or the byte's old numbers out of the fingerprint and the new ones in (masked to a byte, as the copy's byte is). */
+function emitWrite(target: Target, offset: string, value: string, was: string): string[] {
+  if (target !== 'print') return [`t[${offset}] = ${value};`];
+  const now = /^(Ph\.\w+|\d+|0x[0-9a-f]{1,2})$/.test(value) ? value : `(${value}) & 0xff`;
+  return [`b = (${offset}) << 8; was = ${was}; now = ${now};`, 'x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;'];
+}
+
+/** An action's effects as statements of the target, indented by `pad`. */
+function emitEffects(effects: readonly Effect[], target: Target, pad: string): string[] {
+  const out: string[] = [];
+  const block = (head: string, body: string[]): void => void out.push(`${pad}${head} {`, ...body, `${pad}}`);
+  for (const e of effects) {
+    if ('set' in e) {
+      const offset = FIELDS[e.set].offset(e.at ?? INDEX[FIELDS[e.set].scope]!);
+      const lines = emitWrite(target, offset, e.to, `s[${offset}]!`);
+      if (e.when === undefined) out.push(...lines.map((x) => pad + x));
+      else block(`if (${e.when})`, lines.map((x) => `${pad}  ${x}`));
+    } else if ('phase' in e) {
+      out.push(...emitWrite(target, 'phaseAt + r', `Ph.${e.phase}`, 'phase').map((x) => pad + x));
+    } else if ('let' in e) {
+      out.push(`${pad}${e.mutable === true ? 'let' : 'const'} ${e.let} = ${e.be};`);
+    } else if ('update' in e) {
+      out.push(`${pad}${e.update};`);
+    } else if ('each' in e) {
+      const body = emitEffects(e.steps, target, `${pad}  `);
+      out.push(...emitLoop(e.each, e.skipEmpty === true, body, pad));
+    } else {
+      block(`if (${e.if})`, emitEffects(e.then, target, `${pad}  `));
+      if (e.else !== undefined) out.splice(out.length - 1, 1, `${pad}} else {`, ...emitEffects(e.else, target, `${pad}  `), `${pad}}`);
+    }
+  }
+  return out;
+}
+
+/** A loop of the description: its header, the page it names (when the body reads it), its body. */
+function emitLoop(each: 'position' | 'freePage' | 'observedByte', skipEmpty: boolean, body: string[], pad: string): string[] {
+  const text = body.join('\n');
+  if (each === 'observedByte') return [`${pad}for (let k = 0; k < w; k++) {`, ...body, `${pad}}`];
+  if (each === 'freePage') return [`${pad}for (let k = 0; k < l; k++) {`, `${pad}  const p = free[k]!;`, ...body, `${pad}}`];
+  const page = skipEmpty || names(text, 'p') ? [`${pad}  const p = s[at + i]!;`] : [];
+  const skip = skipEmpty ? [`${pad}  if (p === 0xff) continue;`] : [];
+  return [`${pad}for (let i = 0; i < l; i++) {`, ...page, ...skip, ...body, `${pad}}`];
+}
+
+/** The action number of request `r` for the action at index `kind` of {@link FAST_ACTIONS}. */
+const actionOf = (kind: number): string => (kind === 0 ? 'r' : `${kind} * n + r`);
+
+/** What a case the description leaves to the spec, or a table naming a page twice, becomes in each target. */
+function escape(target: Target, a: FastAction, kind: number): string[] {
+  const action = actionOf(kind);
+  if (target === 'print') return [`byHash(f, s, ${action}, z, sink${isQuiet(a) ? ', true' : ''});`, 'continue;'];
+  if (target === 'apply') return [`t.set(bySpec(${a.kind}BySpec(f.m, Uint8Array.from(s), r), ${action}));`, 'return;'];
+  return [`const u = ${a.kind}BySpec(f.m, s, r);`, `if (u !== undefined) sink(u, ${action});`, 'continue;'];
+}
+
+/** The guard and prelude of one request's action in the target: the lines before its effects. */
+function emitGuard(target: Target, a: FastAction, kind: number): string[] {
+  const fail = target === 'apply' ? `throw notEnabled(${actionOf(kind)});` : 'continue;';
+  const out = ['const phase = s[phaseAt + r]!;', `if (${a.phases.map((p) => `phase !== Ph.${p}`).join(' && ')}) ${fail}`];
+  if (a.readsFree === true) out.push(...(target === 'apply' ? ['f.scanFree(s);'] : ['if (!scanned) f.scanFree(s);', 'scanned = true;']));
+  if (a.when !== undefined) out.push(`if (!(${a.when})) ${fail}`);
+  const esc = escape(target, a, kind);
+  if (a.bySpecWhen === 'tableHasEmptySlot') out.push('if (hasEmptySlot(s, at, l)) {', ...esc.map((x) => `  ${x}`), '}');
+  if (target === 'print' && writesPagesOfTable(a.effects)) out.push('if (namesPageTwice(s, at, l)) {', ...esc.map((x) => `  ${x}`), '}');
+  return out;
+}
+
+/** One action's function in the target. */
+function emitAction(target: Target, a: FastAction, kind: number): string[] {
+  const effects = emitEffects(a.effects, target, '');
+  const inner = [...emitGuard(target, a, kind)];
+  if (target === 'slice') inner.push('const t = s.slice();', ...effects, `sink(t, ${actionOf(kind)});`);
+  if (target === 'apply') inner.push(...effects);
+  if (target === 'print') {
+    inner.push('let x = h1;', 'let y = h2;');
+    inner.push('let b = 0;', 'let was = 0;', 'let now = 0;');
+    inner.push(...effects, `sink(${actionOf(kind)}, x, y${isQuiet(a) ? ', true' : ''});`);
+  }
+  const locals = REQUEST_LOCALS.filter(([name]) => names(inner.join('\n'), name) || (name === 'w' && names(inner.join('\n'), 'o')));
+  // A request local used by another (o by w) is declared before it, in the order of REQUEST_LOCALS.
+  const declared = locals.map(([name, be]) => `const ${name} = ${be};`);
+  const [phase, guard, ...rest] = inner;
+  const body = [phase!, guard!, ...declared, ...rest];
+  const params = { slice: 'f: FastFamily, s: State, sink: Sink', print: 'f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink', apply: 'f: FastFamily, s: State, r: number, t: State' }[target];
+  const head = target === 'print' ? ['const lo = z.lo;', 'const hi = z.hi;'] : [];
+  const loop = target === 'apply' ? body : [...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
+  const text = [...head, ...loop].join('\n');
+  const family = FAMILY_LOCALS.filter((name) => names(text, name));
+  const destructure = family.length > 0 ? [`const { ${family.join(', ')} } = f;`] : [];
+  const doc = `/** ${a.kind}: ${a.prose}${target === 'print' && isQuiet(a) ? ' Quiet.' : ''} */`;
+  return [doc, `function ${a.kind}(${params}): void {`, ...[...destructure, ...head, ...loop].map((x) => `  ${x}`), '}'];
+}
+
+/** The fingerprint of a case the deltas do not cover (left to the spec, or a table naming a page twice): its successor hashed whole. */
+const BY_HASH = [
+  "/** Action `a`'s fingerprint from its successor, hashed whole: for the cases the deltas leave out. */",
+  'function byHash(f: FastFamily, s: State, a: number, z: Zobrist, sink: FingerprintSink, quiet = false): void {',
+  '  const t = Uint8Array.from(s);',
+  '  apply(f, s, a, t);',
+  '  z.hash(t, f.hash, 0);',
+  '  sink(a, f.hash[0]!, f.hash[1]!, quiet);',
+  '}',
+];
+
+/** The header of an emitted file. */
+function header(what: string): string[] {
+  return ['/**', ` * ${what}`, ' *', ' * Emitted by `binding/fast-emit.ts` from `binding/fast-actions.ts`: do not edit; edit the', ' * description and run `npm run generate` (a test fails while this file is stale).', ' */'];
+}
+
+/** The imports an emitted file's text needs. */
+function importsOf(text: string, target: Target): string[] {
+  const constants = SPEC_CONSTANTS.filter((c) => names(text, c));
+  const out: string[] = [];
+  if (target === 'print') out.push("import type { FingerprintSink } from '../checker/model.ts';", "import type { Zobrist } from '../checker/zobrist.ts';", "import { apply } from './fast-apply.ts';");
+  const helpers = ['hasEmptySlot', 'namesPageTwice', 'bySpec', 'notEnabled'].filter((h) => names(text, h));
+  out.push(`import { ${['FastFamily', ...helpers].map((h) => (h === 'FastFamily' ? 'type FastFamily' : h)).join(', ')} } from './family.ts';`);
+  // The spec's own transition, for a case the description leaves to it, under another name than the emitted function's.
+  const spec = FAST_ACTIONS.filter((a) => text.includes(`${a.kind}BySpec(`));
+  if (spec.length > 0) out.push(`import { ${spec.map((a) => `${a.kind} as ${a.kind}BySpec`).join(', ')} } from '../spec/transitions.ts';`);
+  out.push(`import { ${[...constants, 'type State'].join(', ')} } from '../spec/state.ts';`);
+  return out;
+}
+
+/** The three emitted files, by path relative to the repository's root. */
+export function emitFastFamily(): Record<string, string> {
+  const fns = (target: Target): string[] => FAST_ACTIONS.flatMap((a, kind) => ['', ...emitAction(target, a, kind)]);
+  const calls = (args: string): string[] => FAST_ACTIONS.map((a) => `  ${a.kind}(${args});`);
+  const file = (what: string, target: Target, exported: string[]): string => {
+    const body = [...fns(target), ...(target === 'print' ? ['', ...BY_HASH] : []), '', ...exported];
+    return [...header(what), ...importsOf(body.join('\n'), target), ...(target === 'slice' ? ['', '/** Receives a successor and the index (in `allActions`) of the action that made it. */', 'export type Sink = (t: State, action: number) => void;'] : []), ...body, ''].join('\n');
+  };
+  const cases = FAST_ACTIONS.map((a, kind) => `    case ${kind}:\n      return ${a.kind}(f, s, r, out);`);
+  return {
+    'binding/fast-successors.ts': file('Every successor of a state of the fast family, each written into a `slice()` of it, in action order.', 'slice', [
+      '/** Every successor of `s`, in action order (kind-major, then request). */',
+      'export function successors(f: FastFamily, s: State, sink: Sink): void {',
+      ...calls('f, s, sink'),
+      '}',
+    ]),
+    'binding/fast-fingerprints.ts': file("Every successor of a state of the fast family as its action and fingerprint: each written byte's old numbers out, the new ones in.", 'print', [
+      '/** Every successor of `s` as its action and fingerprint (`s`\'s is `(h1, h2)`), in action order, each quiet one said so. */',
+      'export function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {',
+      ...calls('f, s, h1, h2, z, sink'),
+      '}',
+    ]),
+    'binding/fast-apply.ts': file("One action of the fast family applied: its changes written into a copy of the state.", 'apply', [
+      '/** Writes action `a`\'s changes of `s` into `out` (a copy of `s`); throws when `a` is not enabled in `s`. */',
+      'export function apply(f: FastFamily, s: State, a: number, out: State): void {',
+      '  const kind = (a / f.n) | 0;',
+      '  const r = a - kind * f.n;',
+      '  switch (kind) {',
+      ...cases,
+      '    default:',
+      '      throw notEnabled(a);',
+      '  }',
+      '}',
+    ]),
+  };
+}
+
+const invokedDirectly = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
+if (invokedDirectly) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  for (const [path, text] of Object.entries(emitFastFamily())) writeFileSync(root + path, text);
+}

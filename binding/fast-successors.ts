@@ -1,0 +1,172 @@
+/**
+ * Every successor of a state of the fast family, each written into a `slice()` of it, in action order.
+ *
+ * Emitted by `binding/fast-emit.ts` from `binding/fast-actions.ts`: do not edit; edit the
+ * description and run `npm run generate` (a test fails while this file is stale).
+ */
+import { type FastFamily, hasEmptySlot } from './family.ts';
+import { decode as decodeBySpec } from '../spec/transitions.ts';
+import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
+
+/** Receives a successor and the index (in `allActions`) of the action that made it. */
+export type Sink = (t: State, action: number) => void;
+
+/** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+function allocate(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, holderAt, len, tableAt, free } = f;
+  let scanned = false;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.new) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    if (!scanned) f.scanFree(s);
+    scanned = true;
+    if (!(f.freeCount >= l)) continue;
+    const t = s.slice();
+    for (let k = 0; k < l; k++) {
+      const p = free[k]!;
+      t[holderAt + p] = r + 1;
+      t[at + k] = p;
+    }
+    t[phaseAt + r] = Ph.allocated;
+    sink(t, r);
+  }
+}
+
+/** prefill: P writes the request's own data into every page of its table, for its position. */
+function prefill(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, dataAt, dataPosAt, len, tableAt, overLong } = f;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.allocated) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    if (!(overLong[r] === 0)) continue;
+    const t = s.slice();
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      t[dataAt + p] = r + 1;
+      t[dataPosAt + p] = i;
+    }
+    t[phaseAt + r] = Ph.written;
+    sink(t, 1 * n + r);
+  }
+}
+
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. */
+function stub(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, dataAt, dataPosAt, tableAt, overLong } = f;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.allocated) continue;
+    const at = tableAt[r]!;
+    if (!(overLong[r] === 1)) continue;
+    const t = s.slice();
+    if (!f.silentStub) {
+      t[phaseAt + r] = Ph.refused;
+    } else {
+      const p = s[at]!;
+      if (p !== 0xff) {
+        t[dataAt + p] = r + 1;
+        t[dataPosAt + p] = 0;
+      }
+      t[phaseAt + r] = Ph.written;
+    }
+    sink(t, 2 * n + r);
+  }
+}
+
+/** handoff: a written request goes to decode. */
+function handoff(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt } = f;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.written) continue;
+    const t = s.slice();
+    t[phaseAt + r] = Ph.handedOff;
+    sink(t, 3 * n + r);
+  }
+}
+
+/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase. */
+function decode(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, holderAt, dataAt, dataPosAt, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.handedOff) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    const rec0 = readAt[r]!;
+    const sev0 = sevAt[r]!;
+    const w = f.observedBytes;
+    const o = observedAt + w * r;
+    if (hasEmptySlot(s, at, l)) {
+      const u = decodeBySpec(f.m, s, r);
+      if (u !== undefined) sink(u, 4 * n + r);
+      continue;
+    }
+    const t = s.slice();
+    let observed = 0;
+    for (let k = 0; k < w; k++) {
+      observed |= s[o + k]! << (8 * k);
+    }
+    let unheld = false;
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      const label = s[dataAt + p]!;
+      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
+      const old = s[rec0 + i]!;
+      const row = sev0 + 256 * i;
+      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
+        t[rec0 + i] = record;
+      }
+      if (s[holderAt + p] !== r + 1) unheld = true;
+    }
+    for (let k = 0; k < w; k++) {
+      t[o + k] = (observed >>> (8 * k)) & 0xff;
+    }
+    if (unheld) {
+      t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
+    }
+    t[stepsAt + r] = s[stepsAt + r]! + 1;
+    t[phaseAt + r] = Ph.decoded;
+    sink(t, 4 * n + r);
+  }
+}
+
+/** free: the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it). */
+function free(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    const t = s.slice();
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      t[holderAt + p] = 0;
+    }
+    if (f.clearOnFree) {
+      for (let i = 0; i < l; i++) {
+        t[at + i] = 0xff;
+      }
+    }
+    t[phaseAt + r] = Ph.freed;
+    sink(t, 5 * n + r);
+  }
+}
+
+/** Every successor of `s`, in action order (kind-major, then request). */
+export function successors(f: FastFamily, s: State, sink: Sink): void {
+  allocate(f, s, sink);
+  prefill(f, s, sink);
+  stub(f, s, sink);
+  handoff(f, s, sink);
+  decode(f, s, sink);
+  free(f, s, sink);
+}
