@@ -6,3 +6,4 @@ export * from './validate.ts';
 export * from './report.ts';
 export * from './project.ts';
 export * from './log-writer.ts';
+export * from './follow.ts';

@@ -39,6 +39,51 @@ function readChunk(fd: number, buffer: Buffer, file: string): number {
   }
 }
 
+/**
+ * Cuts text that arrives in pieces into the log's lines: a line is complete at its line
+ * break, a carriage return before it is dropped, blank lines are skipped, and a byte order
+ * mark at the very start is not part of the first event. One splitter serves a whole file
+ * read at once and a log followed as it grows (`follow.ts`), so both count lines alike.
+ */
+export class LineSplitter {
+  private rest = '';
+  private line = 0;
+  private first = true;
+
+  constructor(private readonly file: string) {}
+
+  /** The lines completed by `text`, the next piece of the file. */
+  push(text: string): SourceLine[] {
+    let read = this.rest + text;
+    if (this.first && read.length > 0) {
+      // A byte order mark, which some editors write, is not part of the first event.
+      if (read.charCodeAt(0) === 0xfeff) read = read.slice(1);
+      this.first = false;
+    }
+    const out: SourceLine[] = [];
+    let start = 0;
+    for (let nl = read.indexOf('\n'); nl >= 0; nl = read.indexOf('\n', start)) {
+      this.line++;
+      const body = read.charCodeAt(nl - 1) === 13 ? read.slice(start, nl - 1) : read.slice(start, nl);
+      if (body.trim() !== '') out.push({ file: this.file, line: this.line, text: body });
+      start = nl + 1;
+    }
+    this.rest = read.slice(start);
+    if (this.rest.length > MAX_LINE_BYTES) throw new LogReadError(`log ${this.file}: line ${this.line + 1} is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB with no line break; a log holds one JSON event per line`);
+    return out;
+  }
+
+  /** The last line, if the file ends without a line break. */
+  end(): SourceLine[] {
+    return this.rest.trim() === '' ? [] : [{ file: this.file, line: this.line + 1, text: this.rest }];
+  }
+
+  /** Whether a line has begun and not yet ended (a writer in the middle of a line). */
+  get partial(): boolean {
+    return this.rest !== '';
+  }
+}
+
 /** The non-blank lines of a file, read in 1 MiB chunks. */
 export function* fileLines(file: string): Generator<SourceLine> {
   let fd: number;
@@ -53,28 +98,15 @@ export function* fileLines(file: string): Generator<SourceLine> {
   }
   const buffer = Buffer.alloc(CHUNK);
   const decoder = new StringDecoder('utf8');
-  let rest = '';
-  let line = 0;
-  let first = true;
+  const lines = new LineSplitter(file);
   try {
     for (;;) {
       const n = readChunk(fd, buffer, file);
-      const read = n === 0 ? rest + decoder.end() : rest + decoder.write(buffer.subarray(0, n));
-      // A byte order mark, which some editors write, is not part of the first event.
-      const text = first && read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
-      if (read.length > 0) first = false;
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-        line++;
-        const body = text.charCodeAt(nl - 1) === 13 ? text.slice(start, nl - 1) : text.slice(start, nl);
-        if (body.trim() !== '') yield { file, line, text: body };
-        start = nl + 1;
-      }
-      rest = text.slice(start);
-      if (rest.length > MAX_LINE_BYTES) throw new LogReadError(`log ${file}: line ${line + 1} is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB with no line break; a log holds one JSON event per line`);
       if (n === 0) break;
+      yield* lines.push(decoder.write(buffer.subarray(0, n)));
     }
-    if (rest.trim() !== '') yield { file, line: line + 1, text: rest };
+    yield* lines.push(decoder.end());
+    yield* lines.end();
   } finally {
     closeSync(fd);
   }

@@ -309,6 +309,21 @@ class Validator {
   }
 }
 
+/** A validation fed one line at a time (`validate-log --follow`): `line` returns the verdict as soon as the log proves one, `end` the verdict of the whole log. */
+export interface LineValidator {
+  /** Reads one line; a verdict once the log has proved one, else `undefined` (read on). */
+  line(line: SourceLine): ValidationResult | undefined;
+  /** The verdict when the log has ended without one. */
+  end(): ValidationResult;
+  /** Lines read so far. */
+  readonly events: number;
+}
+
+/** A validator to feed line by line; `options.files` and `options.lines` are not read. */
+export function lineValidator(options: ValidateOptions): LineValidator {
+  return new Validator(options);
+}
+
 /** Runs the validator over the logs. */
 export function validate(options: ValidateOptions): ValidationResult {
   const v = new Validator(options);

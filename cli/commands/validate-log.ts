@@ -9,7 +9,7 @@ import { Either } from 'effect';
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
-import { ALLOCATORS, VALIDATOR_FAULTS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, type Allocator, type LogModel } from '../../conformance/index.ts';
+import { ALLOCATORS, VALIDATOR_FAULTS, decodeConfigObject, formatResult, LogInputError, LogReadError, projectViolation, resultJson, specTrace, validate, validateFollow, type Allocator, type LogModel, type ValidationResult } from '../../conformance/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { parseFaultList } from '../model-options.ts';
 import { readJsonFile } from '../read-input.ts';
@@ -34,6 +34,7 @@ interface ValidateFlags {
   readonly html?: string;
   readonly integrity?: boolean;
   readonly force?: boolean;
+  readonly follow?: boolean;
 }
 
 /** Request slots when `--window` is not given. */
@@ -92,26 +93,65 @@ function parseFaults(text: string): Fault[] {
   });
 }
 
-/** Runs the validation and prints the verdict; returns the exit code. */
-export function validateLogCommand(files: readonly string[], flags: ValidateFlags): number {
+/** What both ways of reading the logs share: the model's overrides, the window, the output, the trace files. */
+interface Setup {
+  readonly overrides: Partial<LogModel>;
+  readonly window: number;
+  readonly json: boolean;
+  readonly traceFiles: { itf?: string; html?: string };
+}
+
+/** The flags read and the output paths checked, before any work. */
+function setUp(files: readonly string[], flags: ValidateFlags): Setup {
   const overrides = overridesFrom(flags);
   const window = flags.window === undefined ? DEFAULT_WINDOW : whole('--window', flags.window, 1, 1 << 16);
-  const json = flags.json === true;
   const traceFiles = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   // Before any work, and never onto a log or the configuration being read.
   checkTraceFiles(traceFiles, flags.force === true, [...files, ...(flags.config === undefined ? [] : [flags.config])]);
-  const progress = createProgress('validate-log | {events} events', json);
+  return { overrides, window, json: flags.json === true, traceFiles };
+}
+
+/** Runs the validation and prints the verdict; returns the exit code. */
+export function validateLogCommand(files: readonly string[], flags: ValidateFlags): number {
+  const setup = setUp(files, flags);
+  const progress = createProgress('validate-log | {events} events', setup.json);
   let result;
   try {
     const work = beginWork('validate-log', ['events']);
     const onProgress = (events: number): void => (work.report({ events }), progress.update({ events: events.toLocaleString('en-US') }));
-    result = validate({ files, overrides, window, integrity: flags.integrity === true, onProgress });
+    result = validate({ files, overrides: setup.overrides, window: setup.window, integrity: flags.integrity === true, onProgress });
   } catch (e) {
     if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
     throw e;
   } finally {
     progress.stop();
   }
+  return report(result, files, setup, flags.force === true);
+}
+
+/** `--follow`: one log, held against the spec line by line as it is written; the verdict is printed as soon as a line proves it. */
+export async function followLogCommand(files: readonly string[], flags: ValidateFlags): Promise<number> {
+  const [file, ...more] = files;
+  if (file === undefined || more.length > 0) throw new UsageError(`--follow: expected one log file (or - for standard input), got ${files.length}: a log that is still being written cannot be merged by time with another`);
+  const setup = setUp(files, flags);
+  const progress = createProgress('validate-log --follow | {events} events, following', setup.json);
+  let result;
+  try {
+    const work = beginWork('validate-log', ['events']);
+    const onCaughtUp = (events: number): void => (work.report({ events }), progress.update({ events: events.toLocaleString('en-US') }));
+    result = await validateFollow({ file, overrides: setup.overrides, window: setup.window, integrity: flags.integrity === true, onProgress: onCaughtUp, onCaughtUp });
+  } catch (e) {
+    if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    progress.stop();
+  }
+  return report(result, files, setup, flags.force === true);
+}
+
+/** Prints the verdict (and writes the trace files); returns the exit code. */
+function report(result: ValidationResult, files: readonly string[], setup: Setup, force: boolean): number {
+  const { json, traceFiles } = setup;
   if (result.events === 0) throw new UsageError(`${files.join(', ')}: no events (the log${files.length === 1 ? ' is' : 's are'} empty): a log that shows nothing cannot conform; is the logging switched on?`);
   const direct = result.verdict === 'violation' ? specTrace(result) : undefined;
   // A log too large for the spec: the requests involved, projected onto a few of their pages.
@@ -131,7 +171,7 @@ export function validateLogCommand(files: readonly string[], flags: ValidateFlag
       const why = result.verdict === 'violation' ? 'the log is larger than the spec can hold (at most 16 requests and 254 pages) and the requests involved could not be projected onto a spec-sized model, so the trace is the log lines above' : 'there is no violation';
       process.stderr.write(`pagecheck: no trace file was written: ${why}\n`);
     } else {
-      const written = writeTraceFiles(spec.m, spec.trace, result.invariant, traceFiles, flags.force === true);
+      const written = writeTraceFiles(spec.m, spec.trace, result.invariant, traceFiles, force);
       if (!json) process.stdout.write(`wrote ${written.join(', ')}\n`);
     }
   }
@@ -154,7 +194,14 @@ logs) are merged by their events' time "t" and joined on the request id "id".
 Exit codes: 0 conforms (the spec can produce the log, no invariant breaks), 1 violation
 (an invariant breaks at the line printed, with the trace up to it), 4 deviation (the spec
 cannot produce the line printed: what the system did, and why each state it could have
-been in refuses it), 2 bad input (file, line and field), 3 incomplete (too many states).`;
+been in refuses it), 2 bad input (file, line and field), 3 incomplete (too many states).
+
+With --follow, one log is read as it is written (a server's log, a FIFO, or - for standard
+input): each line is held against the spec when it arrives, and the first violation or
+deviation is printed, with its exit code, as soon as its line is written. Memory stays
+bounded by the requests in flight. A pipe's verdict is the whole log's when its writer
+closes it; a file is followed until Ctrl-C (exit 130, with the events read), and a file
+that shrinks or is rotated away is an error (exit 2).`;
 
 /** Registers the command. */
 export function register(program: Command): void {
@@ -175,8 +222,9 @@ export function register(program: Command): void {
     .option('--itf <file>', 'write the violation trace as ITF (logs within the spec bounds)')
     .option('--html <file>', 'write the violation trace as an HTML report (logs within the spec bounds)')
     .option('--force', 'overwrite --itf/--html files that pagecheck has no record of writing')
+    .option('--follow', 'read one log (a file, a FIFO, or - for standard input) as it is written, and print the verdict as soon as a line proves it; a pipe ends when its writer closes it, a file at Ctrl-C')
     .addHelpText('after', HELP)
-    .action((files: string[], flags: ValidateFlags) => {
-      process.exitCode = validateLogCommand(files, flags);
+    .action(async (files: string[], flags: ValidateFlags) => {
+      process.exitCode = flags.follow === true ? await followLogCommand(files, flags) : validateLogCommand(files, flags);
     });
 }
