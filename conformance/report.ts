@@ -42,6 +42,7 @@ export function formatResult(r: ValidationResult, files: readonly string[], trac
   switch (r.verdict) {
     case 'conforms':
       lines.push(`conforms: the spec can produce the whole log and no invariant breaks (at most ${r.peakStates} possible state${r.peakStates === 1 ? '' : 's'} at once)`);
+      if ((r.unfinished?.length ?? 0) > 0) lines.push(unfinishedLine(r.unfinished ?? []));
       break;
     case 'violation':
       lines.push(`violation of ${r.invariant ?? '?'} at ${where(r)}: the spec can produce the log up to this event, and after it ${r.invariant ?? '?'} breaks`);
@@ -67,6 +68,14 @@ export function formatResult(r: ValidationResult, files: readonly string[], trac
   return lines.join('\n');
 }
 
+/** The requests a conforming log leaves in flight: a log cut off mid-request, or a server stopped with work in hand, whose next steps were never checked. */
+function unfinishedLine(unfinished: NonNullable<ValidationResult['unfinished']>): string {
+  const shown = unfinished.slice(0, 8).map((q) => `${q.id} (${q.phase})`);
+  const more = unfinished.length > 8 ? `, ... ${unfinished.length - 8} more` : '';
+  const n = unfinished.length;
+  return `  but the log ends with ${n} request${n === 1 ? '' : 's'} in flight: ${shown.join(', ')}${more}; a log cut off mid-request, or a server stopped with work in hand: what ${n === 1 ? 'it' : 'they'} did next was not checked`;
+}
+
 /** The outcome as the object `--json` prints. */
 export function resultJson(r: ValidationResult, files: readonly string[]): unknown {
   return {
@@ -83,5 +92,6 @@ export function resultJson(r: ValidationResult, files: readonly string[]): unkno
     headline: r.headline,
     refusals: r.refusals,
     story: r.story.map((s) => ({ file: s.file, line: s.line, event: s.text })),
+    unfinished: r.unfinished ?? [],
   };
 }

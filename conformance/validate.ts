@@ -14,7 +14,7 @@
  * event). Bad input stops the run with the file, line and field.
  */
 import { Either } from 'effect';
-import { DEFAULT_FAULTS, LIMITS, Ph, type Action } from '../spec/index.ts';
+import { DEFAULT_FAULTS, LIMITS, Ph, PHASES, type Action } from '../spec/index.ts';
 import { decodeLine, VALIDATOR_FAULTS, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
 import { mergedLines, type SourceLine } from './lines.ts';
 import { PageRuns } from './pages.ts';
@@ -89,6 +89,8 @@ export interface ValidationResult {
   readonly victim?: { readonly id: string; readonly pages: readonly number[] };
   /** The log lines of the requests involved, in log order (the trace at any scale). */
   readonly story: ReadonlyArray<SourceLine & { readonly seq: number }>;
+  /** For a log that conforms: the requests still in flight when it ends (not finished in every state it may be in), with their phase in the first; a log cut off mid-request shows here. */
+  readonly unfinished?: ReadonlyArray<{ readonly id: string; readonly phase: string }>;
   /** For a log small enough for the spec: the arrivals (length, prefix) and the spec actions of the state shown. */
   readonly spec?: { readonly requests: ReadonlyArray<{ readonly id: string; readonly length: number; readonly prefix?: string }>; readonly actions: readonly Action[] };
 }
@@ -195,7 +197,18 @@ class Validator {
 
   /** The verdict at the end of the logs. */
   end(): ValidationResult {
-    return this.result({ verdict: 'conforms', ...this.specOf(this.states[0]) });
+    return this.result({ verdict: 'conforms', unfinished: this.unfinished(), ...this.specOf(this.states[0]) });
+  }
+
+  /** The requests whose slots are still held: not finished in every possible state, in the order they arrived. */
+  private unfinished(): Array<{ id: string; phase: string }> {
+    const first = this.states[0];
+    const out: Array<{ id: string; phase: string; index: number }> = [];
+    for (let slot = 0; slot < this.window.slots; slot++) {
+      const info = this.window.info(slot);
+      if (info !== undefined && !info.released) out.push({ id: info.id, phase: first === undefined ? 'new' : (PHASES[first.pool.phase(slot)] ?? 'new'), index: info.index });
+    }
+    return out.sort((a, b) => a.index - b.index).map(({ id, phase }) => ({ id, phase }));
   }
 
   private configEvent(event: ConfigEvent, line: SourceLine): Next {

@@ -222,3 +222,15 @@ describe('validate-log: the rules no log reaches first', () => {
     expect(finishedEverywhere([beforeDecode().state], 0)).toBe(false);
   });
 });
+
+describe('a log that ends mid-request (issue 25, item 6)', () => {
+  it('conforms, and names each request still in flight with its phase, in arrival order; a finished one is not named', () => {
+    const r = run([C4, ...served('A', [0, 1]), ev('arrive', 'B', { length: 1 }), ev('allocate', 'B', { pages: [0] }), ev('arrive', 'C', { length: 1 }), ev('allocate', 'C', { pages: [1] }), ev('done', 'C')]);
+    expect(summary(r)).toBe('conforms - -');
+    expect(r.unfinished).toEqual([
+      { id: 'B', phase: 'allocated' },
+      { id: 'C', phase: 'written' },
+    ]);
+    expect(run([C4, ...served('A', [0, 1])]).unfinished).toEqual([]);
+  });
+});
