@@ -35,7 +35,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
   { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
   { id: 'incident/replay.ts', reason: toSplit('the scheduler apart from the request lifecycle') },
-  { id: 'checker/parallel.ts:checkParallel', reason: toSplit('the level loop apart from the set-up and the outcome (start the threads, run a level, settle it)') },
   { id: 'incident/replay.ts:replay', reason: toSplit('one function per event of the replay (arrival, prefill, handoff, decode, release)') },
   { id: 'incident/report.ts:summarize', reason: toSplit('one function per section of the report') },
   { id: 'proofs/vocabulary.ts:vocabulary', reason: toSplit('the sorts, the constants and the predicates built apart') },
