@@ -42,6 +42,5 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'conformance/adapter/run.ts:runAdapterMbt', reason: toSplit('the handshake, the run loop and the shrinking apart') },
   { id: 'spec/decode.ts:crossCheck', reason: toSplit('one check per pair of fields that must agree') },
   { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
-  { id: 'trace/html.ts:formatHtml', reason: toSplit('the page template apart from the data it embeds') },
   { id: 'checker/level.ts:constructor', reason: hot('the constructor of the class above sizes each of the arrays the inner loops read; it goes with the class') },
 ];
