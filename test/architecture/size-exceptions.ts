@@ -34,8 +34,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'conformance/step.ts', reason: toSplit('one file per event kind group') },
   { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
   { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
-  { id: 'incident/replay.ts', reason: toSplit('the scheduler apart from the request lifecycle') },
-  { id: 'incident/replay.ts:replay', reason: toSplit('one function per event of the replay (arrival, prefill, handoff, decode, release)') },
   { id: 'proofs/vocabulary.ts:vocabulary', reason: toSplit('the sorts, the constants and the predicates built apart') },
   { id: 'proofs/counterexample.ts:readCounterexample', reason: toSplit('one reader per variable of the z3 model') },
   { id: 'conformance/adapter/run.ts:runAdapterMbt', reason: toSplit('the handshake, the run loop and the shrinking apart') },
