@@ -32,7 +32,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'conformance/step.ts', reason: toSplit('one file per event kind group') },
   { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
   { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
-  { id: 'proofs/counterexample.ts:readCounterexample', reason: toSplit('one reader per variable of the z3 model') },
   { id: 'conformance/adapter/run.ts:runAdapterMbt', reason: toSplit('the handshake, the run loop and the shrinking apart') },
   { id: 'spec/decode.ts:crossCheck', reason: toSplit('one check per pair of fields that must agree') },
   { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
