@@ -106,76 +106,13 @@ export interface IncidentReport {
 /** Upper bounds of the short-prompt buckets, in tokens: a chat, a long chat or short document. */
 const SHORT_BOUNDS = [8_192, 65_536] as const;
 
-/** Counts a replay's outcomes into a report. */
+/** Counts a replay's outcomes into a report: the run, the totals, the boundary and the buckets, each a section. */
 export function summarize(result: ReplayResult): IncidentReport {
-  const { workload, tokens, outcome, foreign, garbage, wouldLeak } = result;
+  const { workload, tokens } = result;
   const limit = workload.prefillTokens;
-  const tooLong = (t: number): boolean => isOverLongPrompt(t, limit, result.lengthRule);
-  const bounds = [...SHORT_BOUNDS.filter((b) => b < limit), limit, workload.poolTokens];
-  // Six counters per bucket, in the order of the Bucket fields.
-  const counts = new Float64Array(bounds.length * 6);
-  const [REQ, SERVED, LEAKED, REFUSED, FAILED, WOULD] = [0, 1, 2, 3, 4, 5] as const;
-  const count = (b: number, k: number): void => {
-    counts[b * 6 + k] = (counts[b * 6 + k] ?? 0) + 1;
-  };
-  const counted = (b: number, k: number): number => counts[b * 6 + k] ?? 0;
-  let served = 0, overLong = 0, leaked = 0, refused = 0, failedLoudly = 0, would = 0, answeredGarbage = 0;
-  let minLeak = Infinity, maxLeak = -Infinity, maxClean = -Infinity;
-  let leakedWithinLimit = 0, overLongClean = 0, foreignPages = 0;
-  const at = lengthCounter(limit);
-  const over = lengthCounter(limit + 1);
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i] ?? 0;
-    const o = outcome[i] ?? Outcome.pending;
-    let b = 0;
-    while (b < bounds.length - 1 && t > (bounds[b] ?? 0)) b++;
-    count(b, REQ);
-    at.add(t, o);
-    over.add(t, o);
-    if (tooLong(t)) overLong++;
-    if (o === Outcome.served || o === Outcome.leaked) {
-      served++;
-      count(b, SERVED);
-    }
-    if (o === Outcome.served) {
-      if ((garbage[i] ?? 0) > 0) answeredGarbage++;
-      if (t > maxClean) maxClean = t;
-      if (tooLong(t)) overLongClean++;
-    } else if (o === Outcome.leaked) {
-      leaked++;
-      count(b, LEAKED);
-      foreignPages += foreign[i] ?? 0;
-      if (t < minLeak) minLeak = t;
-      if (t > maxLeak) maxLeak = t;
-      if (t <= limit) leakedWithinLimit++;
-    } else if (o === Outcome.refused) {
-      refused++;
-      count(b, REFUSED);
-    } else if (o === Outcome.failed) {
-      failedLoudly++;
-      count(b, FAILED);
-    }
-    if (wouldLeak !== undefined && wouldLeak[i] === 1) {
-      would++;
-      count(b, WOULD);
-    }
-  }
-  const fmt = (x: number): string => x.toLocaleString('en-US');
-  const buckets: Bucket[] = bounds.map((max, b) => {
-    const min = b === 0 ? 1 : (bounds[b - 1] ?? 0) + 1;
-    return {
-      label: max === limit || b < bounds.length - 1 ? `≤ ${fmt(max)}` : `> ${fmt(limit)}`,
-      minTokens: min,
-      maxTokens: max,
-      requests: counted(b, REQ),
-      served: counted(b, SERVED),
-      leaked: counted(b, LEAKED),
-      refused: counted(b, REFUSED),
-      failedLoudly: counted(b, FAILED),
-      wouldHaveLeaked: wouldLeak === undefined ? null : counted(b, WOULD),
-    };
-  });
   const seconds = result.elapsedMs / 1000;
+  const t = totals(result);
+  // In the order of the IncidentReport fields: the JSON output is this object.
   return {
     variant: result.variant,
     allocator: result.allocator,
@@ -190,6 +127,75 @@ export function summarize(result: ReplayResult): IncidentReport {
       pages: pagesOf(workload.poolTokens, workload.pageTokens),
       prefillLimit: pagesOf(limit, workload.pageTokens),
     },
+    served: t.served,
+    overLong: t.overLong,
+    leaked: t.leaked,
+    answeredGarbage: t.answeredGarbage,
+    refused: t.refused,
+    failedLoudly: t.failedLoudly,
+    wouldHaveLeaked: t.wouldHaveLeaked,
+    minLeakTokens: t.minLeakTokens,
+    maxLeakTokens: t.maxLeakTokens,
+    leakedWithinLimit: t.leakedWithinLimit,
+    boundary: lengthOutcome(result, limit),
+    oneOver: lengthOutcome(result, limit + 1),
+    overLongClean: t.overLongClean,
+    maxCleanTokens: t.maxCleanTokens,
+    foreignPagesRead: t.foreignPagesRead,
+    buckets: buckets(result),
+    peakInFlight: result.peakInFlight,
+    waits: result.waits,
+    elapsedMs: Math.round(result.elapsedMs),
+    requestsPerSecond: seconds > 0 ? Math.round(tokens.length / seconds) : 0,
+  };
+}
+
+/** The report's counts over every request, with the leaked prompts' range and the longest clean one. */
+type Totals = Pick<
+  IncidentReport,
+  | 'served'
+  | 'overLong'
+  | 'leaked'
+  | 'answeredGarbage'
+  | 'refused'
+  | 'failedLoudly'
+  | 'wouldHaveLeaked'
+  | 'minLeakTokens'
+  | 'maxLeakTokens'
+  | 'leakedWithinLimit'
+  | 'overLongClean'
+  | 'maxCleanTokens'
+  | 'foreignPagesRead'
+>;
+
+/** The totals section: what became of all the requests, and of the leaked and the over-long ones. */
+function totals(result: ReplayResult): Totals {
+  const { workload, tokens, outcome, foreign, garbage, wouldLeak } = result;
+  const limit = workload.prefillTokens;
+  const tooLong = (t: number): boolean => isOverLongPrompt(t, limit, result.lengthRule);
+  let served = 0, overLong = 0, leaked = 0, refused = 0, failedLoudly = 0, would = 0, answeredGarbage = 0;
+  let minLeak = Infinity, maxLeak = -Infinity, maxClean = -Infinity;
+  let leakedWithinLimit = 0, overLongClean = 0, foreignPages = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] ?? 0;
+    const o = outcome[i] ?? Outcome.pending;
+    if (tooLong(t)) overLong++;
+    if (o === Outcome.served || o === Outcome.leaked) served++;
+    if (o === Outcome.served) {
+      if ((garbage[i] ?? 0) > 0) answeredGarbage++;
+      if (t > maxClean) maxClean = t;
+      if (tooLong(t)) overLongClean++;
+    } else if (o === Outcome.leaked) {
+      leaked++;
+      foreignPages += foreign[i] ?? 0;
+      if (t < minLeak) minLeak = t;
+      if (t > maxLeak) maxLeak = t;
+      if (t <= limit) leakedWithinLimit++;
+    } else if (o === Outcome.refused) refused++;
+    else if (o === Outcome.failed) failedLoudly++;
+    if (wouldLeak !== undefined && wouldLeak[i] === 1) would++;
+  }
+  return {
     served,
     overLong,
     leaked,
@@ -200,31 +206,65 @@ export function summarize(result: ReplayResult): IncidentReport {
     minLeakTokens: leaked > 0 ? minLeak : null,
     maxLeakTokens: leaked > 0 ? maxLeak : null,
     leakedWithinLimit,
-    boundary: at.outcome(),
-    oneOver: over.outcome(),
     overLongClean,
     maxCleanTokens: Number.isFinite(maxClean) ? maxClean : null,
     foreignPagesRead: foreignPages,
-    buckets,
-    peakInFlight: result.peakInFlight,
-    waits: result.waits,
-    elapsedMs: Math.round(result.elapsedMs),
-    requestsPerSecond: seconds > 0 ? Math.round(tokens.length / seconds) : 0,
   };
 }
 
-/** Counts what became of the requests of exactly `tokens` tokens. */
-function lengthCounter(tokens: number): { add(t: number, o: number): void; outcome(): LengthOutcome } {
-  let requests = 0, served = 0, leaked = 0, refused = 0, failedLoudly = 0;
-  return {
-    add(t, o) {
-      if (t !== tokens) return;
-      requests++;
-      if (o === Outcome.served || o === Outcome.leaked) served++;
-      if (o === Outcome.leaked) leaked++;
-      if (o === Outcome.refused) refused++;
-      if (o === Outcome.failed) failedLoudly++;
-    },
-    outcome: () => ({ tokens, requests, served, leaked, refused, failedLoudly }),
+/** The buckets section: the short-prompt ranges below P's memory, up to P's memory, and past it. */
+function buckets(result: ReplayResult): Bucket[] {
+  const { workload, tokens, outcome, wouldLeak } = result;
+  const limit = workload.prefillTokens;
+  const bounds = [...SHORT_BOUNDS.filter((b) => b < limit), limit, workload.poolTokens];
+  // Six counters per bucket, in the order of the Bucket fields.
+  const counts = new Float64Array(bounds.length * 6);
+  const [REQ, SERVED, LEAKED, REFUSED, FAILED, WOULD] = [0, 1, 2, 3, 4, 5] as const;
+  const count = (b: number, k: number): void => {
+    counts[b * 6 + k] = (counts[b * 6 + k] ?? 0) + 1;
   };
+  const counted = (b: number, k: number): number => counts[b * 6 + k] ?? 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] ?? 0;
+    const o = outcome[i] ?? Outcome.pending;
+    let b = 0;
+    while (b < bounds.length - 1 && t > (bounds[b] ?? 0)) b++;
+    count(b, REQ);
+    if (o === Outcome.served || o === Outcome.leaked) count(b, SERVED);
+    if (o === Outcome.leaked) count(b, LEAKED);
+    else if (o === Outcome.refused) count(b, REFUSED);
+    else if (o === Outcome.failed) count(b, FAILED);
+    if (wouldLeak !== undefined && wouldLeak[i] === 1) count(b, WOULD);
+  }
+  const fmt = (x: number): string => x.toLocaleString('en-US');
+  return bounds.map((max, b) => {
+    const min = b === 0 ? 1 : (bounds[b - 1] ?? 0) + 1;
+    return {
+      label: max === limit || b < bounds.length - 1 ? `≤ ${fmt(max)}` : `> ${fmt(limit)}`,
+      minTokens: min,
+      maxTokens: max,
+      requests: counted(b, REQ),
+      served: counted(b, SERVED),
+      leaked: counted(b, LEAKED),
+      refused: counted(b, REFUSED),
+      failedLoudly: counted(b, FAILED),
+      wouldHaveLeaked: wouldLeak === undefined ? null : counted(b, WOULD),
+    };
+  });
+}
+
+/** The boundary section's entries: what became of the requests of exactly `length` tokens. */
+function lengthOutcome(result: ReplayResult, length: number): LengthOutcome {
+  const { tokens, outcome } = result;
+  let requests = 0, served = 0, leaked = 0, refused = 0, failedLoudly = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    if ((tokens[i] ?? 0) !== length) continue;
+    const o = outcome[i] ?? Outcome.pending;
+    requests++;
+    if (o === Outcome.served || o === Outcome.leaked) served++;
+    if (o === Outcome.leaked) leaked++;
+    if (o === Outcome.refused) refused++;
+    if (o === Outcome.failed) failedLoudly++;
+  }
+  return { tokens: length, requests, served, leaked, refused, failedLoudly };
 }

@@ -19,143 +19,13 @@
  * The same vocabulary can be built over a bounded universe (enumerated sorts, every
  * quantifier expanded), where z3 finds counterexamples at once; see `obligations.ts`.
  */
-import type { Arith, Bool, Context, Expr, FuncDecl, SMTArray, Sort } from 'z3-solver';
-import { isLive, PHASES, type Phase } from '../spec/index.ts';
+import type { Context, FuncDecl, Sort } from 'z3-solver';
+import { PHASES } from '../spec/index.ts';
+import type { Arr, Bounds, F, N, Vocabulary, Z, ZState } from './vocabulary-types.ts';
 
-/** A z3 expression of the encoding. */
-export type Z = Expr<'main'>;
-/** A z3 formula. */
-export type F = Bool<'main'>;
-/** A z3 integer term. */
-export type N = Arith<'main'>;
-/** A z3 array: a state variable. */
-export type Arr = SMTArray<'main'>;
-
-/** One state: every variable of `state.ts` that the proofs need, as an array. */
-export interface ZState {
-  /** Page → Label: who holds the page (none, a request, or a prefix's cache entry). */
-  readonly holder: Arr;
-  /** Page → Label: whose content the page holds. */
-  readonly data: Arr;
-  /** Page → Label: the owner tag. */
-  readonly tag: Arr;
-  /** Req → Phase. */
-  readonly phase: Arr;
-  /** Req → Bool: allocated on its prefix's cached page (flag HIT). */
-  readonly hit: Arr;
-  /** Req → Bool: its first page was inserted into the prefix cache (flag INSERTED). */
-  readonly inserted: Arr;
-  /** Req × Label → Bool: the read set. */
-  readonly read: Arr;
-  /** Req × Slot → Page: the page table; the slots that count are those `inTable` says. */
-  readonly table: Arr;
-  /** Page → Slot: the table position the page's content was written for (meaningless while it holds nothing). */
-  readonly dataPos: Arr;
-  /** Req → Int: the decode steps taken. */
-  readonly steps: Arr;
-  /** Req × Slot → Rec: the read record, what decode read at each position (`spec/reads.ts`). */
-  readonly rec: Arr;
-  /** Req × Slot → Bool: the content part of r's write for this slot has landed (fault `torn-write`; meaningful while writing or landing). */
-  readonly dataLanded: Arr;
-  /** Req × Slot → Bool: the tag part of r's write for this slot has landed (likewise). */
-  readonly tagLanded: Arr;
-  /**
-   * Page → Int: the page's copies on the free list (fault `double-free`, where it is a
-   * multiset). Absent without the fault: the free list is then the set of pages nobody
-   * holds, as `holder` says.
-   */
-  readonly free?: Arr;
-}
-
-/** Sizes of a bounded universe: the finite sorts used to search for counterexamples fast. */
-export interface Bounds {
-  /** Number of pages. */
-  readonly pages: number;
-  /** Number of requests. */
-  readonly requests: number;
-  /** Number of prefix groups. */
-  readonly groups: number;
-  /** Number of page-table slots (at least 2). */
-  readonly slots: number;
-}
-
-/** Sorts, constructors and rigid symbols, built once per z3 context. */
-export interface Vocabulary {
-  /** The z3 context everything lives in. */
-  readonly ctx: Context<'main'>;
-  /** Set for a bounded universe: then every quantifier is expanded over the elements. */
-  readonly bounds?: Bounds;
-  /** The sort of pages. */
-  readonly Page: Sort<'main'>;
-  /** The sort of requests. */
-  readonly Req: Sort<'main'>;
-  /** The sort of prefix groups. */
-  readonly Grp: Sort<'main'>;
-  /** The sort of page-table slots. */
-  readonly Slot: Sort<'main'>;
-  /** Slot 0: a table's first position, always one of its prefix's. */
-  readonly slot0: Z;
-  /** Slot 1: a table's second position. */
-  readonly slot1: Z;
-  /** Whether slot `k` is one of prefix group `g`'s positions (`k < plen(g)`). */
-  readonly inPrefix: (g: Z, k: Z) => F;
-  /** Prefix group `g`'s first position past its pages (`plen(g)`): where a stub writes when the prefix is shared. */
-  readonly firstOwn: (g: Z) => Z;
-  /** Whether slot `k` is below request `r`'s length (`k < len(r)`). */
-  readonly inTable: (r: Z, k: Z) => F;
-  /** The label datatype. */
-  readonly Label: Sort<'main'>;
-  /** The phase datatype, one constructor per spec phase. */
-  readonly Phase: Sort<'main'>;
-  /** The read-record datatype: `unread | rd(label, misplaced)`. */
-  readonly Rec: Sort<'main'>;
-  /** Record `unread`. */
-  readonly unread: Z;
-  /** Record `rd(l, misplaced)`: label `l` read, written for another position when `misplaced`. */
-  readonly rd: (l: Z, misplaced: F) => Z;
-  /** Whether a record is some `rd(...)`. */
-  readonly isRd: (x: Z) => F;
-  /** The label of a record `rd(l, _)`. */
-  readonly rdLabel: (x: Z) => Z;
-  /** The misplaced flag of a record `rd(_, m)`. */
-  readonly rdMisplaced: (x: Z) => F;
-  /** A request's last table position (where a decode step writes its token). */
-  readonly last: (r: Z) => Z;
-  /** How many decode steps a request takes. */
-  readonly decodeSteps: N;
-  /** Label `none`: no data, no tag, free. */
-  readonly none: Z;
-  /** Label `body(r)`. */
-  readonly body: (r: Z) => Z;
-  /** Label `prefix(g, k)`: page `k` of prefix group `g`'s data. */
-  readonly prefix: (g: Z, k: Z) => Z;
-  /** Whether a label is some `prefix(g, k)`. */
-  readonly isPrefix: (l: Z) => F;
-  /** The group of a label `prefix(g, k)`. */
-  readonly prefixGrp: (l: Z) => Z;
-  /** The page (position) of a label `prefix(g, k)`. */
-  readonly prefixPos: (l: Z) => Z;
-  /** The phase constant of that name. */
-  readonly ph: (p: Phase) => Z;
-  /** A request's length in pages. */
-  readonly len: (r: Z) => N;
-  /** Whether a request has a prompt prefix. */
-  readonly hasPrefix: (r: Z) => F;
-  /** A request's prefix group (meaningful when it has one). */
-  readonly group: (r: Z) => Z;
-  /** P's prefill limit. */
-  readonly limit: N;
-  /** The elements of each finite sort, by sort name (bounded universes only). */
-  readonly elements: ReadonlyMap<string, readonly Z[]>;
-  /**
-   * What the slots and the configuration's validation guarantee: slots 0 and 1 differ,
-   * every request has slot 0 and a length of at least 1, it has slot 1 exactly when its
-   * length is at least 2, which a request with a prefix is; every prefix has slot 0, and
-   * a request with a prefix covers the prefix's slots and its first own slot, at which or
-   * past which its last slot lies; and the limit is not negative.
-   */
-  readonly axioms: readonly F[];
-}
+export type { Arr, Bounds, F, N, Vocabulary, Z, ZState } from './vocabulary-types.ts';
+export { at, holds, lambda, put } from './arrays.ts';
+export { firstOwnSlot, leaks, live, mayRead, mayReadAt, ownSlot, prefixSlot, sharedSlot, shares, slotLabel } from './predicates.ts';
 
 /** A datatype member by name (constructors, recognizers), which z3-solver attaches untyped. */
 function member<T>(sort: Sort<'main'>, name: string): T {
@@ -173,8 +43,8 @@ function declareSort(ctx: Context<'main'>, name: string, prefix: string, size: n
   return { sort, elements: Array.from({ length: size }, (_, i) => member<Z>(sort, `${prefix}${i}`)) };
 }
 
-/** Builds the vocabulary in `ctx`: unbounded (uninterpreted sorts) unless `bounds` are given. */
-export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
+/** The sorts: pages, requests, groups and slots (uninterpreted, or enumerated when bounded), and the label, phase and record datatypes. */
+function sortsOf(ctx: Context<'main'>, bounds: Bounds | undefined) {
   const page = declareSort(ctx, 'Page', 'p', bounds?.pages);
   const req = declareSort(ctx, 'Req', 'r', bounds?.requests);
   const grp = declareSort(ctx, 'Grp', 'g', bounds?.groups);
@@ -189,27 +59,46 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
   const rec = ctx.Datatype('Rec');
   rec.declare('unread').declare('rd', ['rdLabel', Label], ['rdMisplaced', ctx.Bool.sort()]);
   const Rec = rec.create();
+  return { page, req, grp, slot, Page, Req, Grp, Slot, Label, Phase, Rec };
+}
+
+/** The sorts {@link sortsOf} declares. */
+type Sorts = ReturnType<typeof sortsOf>;
+
+/** The rigid symbols: the uninterpreted functions of requests, groups and slots, and the two named slots. */
+function symbolsOf(ctx: Context<'main'>, { Req, Grp, Slot, slot }: Sorts) {
   const lastSlot = ctx.Function.declare('last', Req, Slot);
-  const body = member<FuncDecl<'main'>>(Label, 'body');
-  const prefix = member<FuncDecl<'main'>>(Label, 'prefix');
-  const isPrefix = member<FuncDecl<'main'>>(Label, 'is_prefix');
-  const prefixGrp = member<FuncDecl<'main'>>(Label, 'grp');
-  const prefixPos = member<FuncDecl<'main'>>(Label, 'pos');
   const inPrefix = ctx.Function.declare('inPrefix', Grp, Slot, ctx.Bool.sort());
   const firstOwn = ctx.Function.declare('firstOwn', Grp, Slot);
-  const none = member<Z>(Label, 'none');
   const len = ctx.Function.declare('len', Req, ctx.Int.sort());
   const hasPrefix = ctx.Function.declare('hasPrefix', Req, ctx.Bool.sort());
   const group = ctx.Function.declare('group', Req, Grp);
   const inTable = ctx.Function.declare('inTable', Req, Slot, ctx.Bool.sort());
   const [slot0 = ctx.Const('slot0', Slot), slot1 = ctx.Const('slot1', Slot)] = slot.elements;
+  return { lastSlot, inPrefix, firstOwn, len, hasPrefix, group, inTable, slot0, slot1 };
+}
+
+/** The elements of each finite sort, by sort name, and of the labels (bounded universes only; empty otherwise). */
+function elementsOf(bounds: Bounds | undefined, { page, req, grp, slot, Page, Req, Grp, Slot, Label }: Sorts): Map<string, Z[]> {
   const elements = new Map<string, Z[]>();
-  if (bounds !== undefined) {
-    for (const [sort, els] of [[Page, page.elements], [Req, req.elements], [Grp, grp.elements], [Slot, slot.elements]] as const) elements.set(String(sort.name()), els);
-    // every value of the datatype, pages past a prefix's length included: a bounded quantifier over labels misses none
-    const labels = [none, ...req.elements.map((x) => body.call(x) as Z), ...grp.elements.flatMap((g) => slot.elements.map((k) => prefix.call(g, k) as Z))];
-    elements.set(String(Label.name()), labels);
-  }
+  if (bounds === undefined) return elements;
+  const body = member<FuncDecl<'main'>>(Label, 'body');
+  const prefix = member<FuncDecl<'main'>>(Label, 'prefix');
+  for (const [sort, els] of [[Page, page.elements], [Req, req.elements], [Grp, grp.elements], [Slot, slot.elements]] as const) elements.set(String(sort.name()), els);
+  // every value of the datatype, pages past a prefix's length included: a bounded quantifier over labels misses none
+  const labels = [member<Z>(Label, 'none'), ...req.elements.map((x) => body.call(x) as Z), ...grp.elements.flatMap((g) => slot.elements.map((k) => prefix.call(g, k) as Z))];
+  elements.set(String(Label.name()), labels);
+  return elements;
+}
+
+/** Builds the vocabulary in `ctx`: unbounded (uninterpreted sorts) unless `bounds` are given. */
+export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
+  const sorts = sortsOf(ctx, bounds);
+  const { Page, Req, Grp, Slot, Label, Phase, Rec } = sorts;
+  const f = symbolsOf(ctx, sorts);
+  const elements = elementsOf(bounds, sorts);
+  const body = member<FuncDecl<'main'>>(Label, 'body');
+  const prefix = member<FuncDecl<'main'>>(Label, 'prefix');
   const v: Vocabulary = {
     ctx,
     ...(bounds === undefined ? {} : { bounds }),
@@ -217,11 +106,11 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
     Req,
     Grp,
     Slot,
-    slot0,
-    slot1,
-    inPrefix: (g, k) => inPrefix.call(g, k) as F,
-    firstOwn: (g) => firstOwn.call(g) as Z,
-    inTable: (x, k) => inTable.call(x, k) as F,
+    slot0: f.slot0,
+    slot1: f.slot1,
+    inPrefix: (g, k) => f.inPrefix.call(g, k) as F,
+    firstOwn: (g) => f.firstOwn.call(g) as Z,
+    inTable: (x, k) => f.inTable.call(x, k) as F,
     Label,
     Phase,
     Rec,
@@ -230,44 +119,47 @@ export function vocabulary(ctx: Context<'main'>, bounds?: Bounds): Vocabulary {
     isRd: (x) => member<FuncDecl<'main'>>(Rec, 'is_rd').call(x) as F,
     rdLabel: (x) => member<FuncDecl<'main'>>(Rec, 'rdLabel').call(x) as Z,
     rdMisplaced: (x) => member<FuncDecl<'main'>>(Rec, 'rdMisplaced').call(x) as F,
-    last: (x) => lastSlot.call(x) as Z,
+    last: (x) => f.lastSlot.call(x) as Z,
     decodeSteps: ctx.Int.const('decodeSteps'),
-    none,
+    none: member<Z>(Label, 'none'),
     body: (x) => body.call(x) as Z,
     prefix: (g, k) => prefix.call(g, k) as Z,
-    isPrefix: (l) => isPrefix.call(l) as F,
-    prefixGrp: (l) => prefixGrp.call(l) as Z,
-    prefixPos: (l) => prefixPos.call(l) as Z,
+    isPrefix: (l) => member<FuncDecl<'main'>>(Label, 'is_prefix').call(l) as F,
+    prefixGrp: (l) => member<FuncDecl<'main'>>(Label, 'grp').call(l) as Z,
+    prefixPos: (l) => member<FuncDecl<'main'>>(Label, 'pos').call(l) as Z,
     ph: (p) => member<Z>(Phase, p),
-    len: (x) => len.call(x) as N,
-    hasPrefix: (x) => hasPrefix.call(x) as F,
-    group: (x) => group.call(x) as Z,
+    len: (x) => f.len.call(x) as N,
+    hasPrefix: (x) => f.hasPrefix.call(x) as F,
+    group: (x) => f.group.call(x) as Z,
     limit: ctx.Int.const('prefillLimit'),
     elements,
     axioms: [],
   };
-  const r = ctx.Const('r', Req);
-  const g = ctx.Const('g', Grp);
-  const k = ctx.Const('k', Slot);
+  return { ...v, axioms: axiomsOf(v) };
+}
+
+/** What the slots and the configuration's validation guarantee ({@link Vocabulary.axioms}). */
+function axiomsOf(v: Vocabulary): F[] {
+  const { ctx, slot0, slot1 } = v;
+  const r = ctx.Const('r', v.Req);
+  const g = ctx.Const('g', v.Grp);
+  const k = ctx.Const('k', v.Slot);
   const pg = v.group(r);
-  return {
-    ...v,
-    axioms: [
-      ctx.Not(slot0.eq(slot1)),
-      forAll(v, [r], ctx.And(v.inTable(r, slot0), v.len(r).ge(1))),
-      forAll(v, [r], ctx.Implies(v.hasPrefix(r), v.len(r).ge(2))),
-      forAll(v, [r], v.inTable(r, slot1).eq(v.len(r).ge(2))),
-      v.limit.ge(0),
-      v.decodeSteps.ge(1),
-      // the last position is in the table; it is slot 0 exactly when the table has one page
-      forAll(v, [r], ctx.And(v.inTable(r, v.last(r)), v.last(r).eq(slot0).eq(v.len(r).eq(1)))),
-      forAll(v, [r], ctx.Implies(v.len(r).eq(2), v.last(r).eq(slot1))),
-      // plen(g) >= 1, position plen(g) is not a prefix position, and a request is longer than its prefix
-      forAll(v, [g], ctx.And(v.inPrefix(g, slot0), ctx.Not(v.inPrefix(g, v.firstOwn(g))))),
-      forAll(v, [r, k], ctx.Implies(ctx.And(v.hasPrefix(r), v.inPrefix(pg, k)), v.inTable(r, k))),
-      forAll(v, [r], ctx.Implies(v.hasPrefix(r), ctx.And(v.inTable(r, v.firstOwn(pg)), ctx.Not(v.inPrefix(pg, v.last(r)))))),
-    ],
-  };
+  return [
+    ctx.Not(slot0.eq(slot1)),
+    forAll(v, [r], ctx.And(v.inTable(r, slot0), v.len(r).ge(1))),
+    forAll(v, [r], ctx.Implies(v.hasPrefix(r), v.len(r).ge(2))),
+    forAll(v, [r], v.inTable(r, slot1).eq(v.len(r).ge(2))),
+    v.limit.ge(0),
+    v.decodeSteps.ge(1),
+    // the last position is in the table; it is slot 0 exactly when the table has one page
+    forAll(v, [r], ctx.And(v.inTable(r, v.last(r)), v.last(r).eq(slot0).eq(v.len(r).eq(1)))),
+    forAll(v, [r], ctx.Implies(v.len(r).eq(2), v.last(r).eq(slot1))),
+    // plen(g) >= 1, position plen(g) is not a prefix position, and a request is longer than its prefix
+    forAll(v, [g], ctx.And(v.inPrefix(g, slot0), ctx.Not(v.inPrefix(g, v.firstOwn(g))))),
+    forAll(v, [r, k], ctx.Implies(ctx.And(v.hasPrefix(r), v.inPrefix(pg, k)), v.inTable(r, k))),
+    forAll(v, [r], ctx.Implies(v.hasPrefix(r), ctx.And(v.inTable(r, v.firstOwn(pg)), ctx.Not(v.inPrefix(pg, v.last(r)))))),
+  ];
 }
 
 /**
@@ -294,82 +186,6 @@ export function freshState(v: Vocabulary, name: string, ownerCheck: boolean, mul
     tagLanded: A.const(`${name}.tagLanded`, v.Req, v.Slot, Bool.sort()),
     ...(multiset ? { free: A.const(`${name}.free`, v.Page, v.ctx.Int.sort()) } : {}),
   };
-}
-
-/** `a[i, ...]` as a term. */
-export function at(a: Arr, ...ix: (Z | number)[]): Z {
-  return (a.select as (...i: (Z | number)[]) => Z)(...ix);
-}
-
-/** `a[i, ...]` as a formula (for the Bool-valued arrays). */
-export function holds(a: Arr, ...ix: (Z | number)[]): F {
-  return at(a, ...ix) as F;
-}
-
-/** `a` with `a[i, ...] = x`. */
-export function put(a: Arr, ...ixAndValue: (Z | number | boolean)[]): Arr {
-  return (a.store as (...x: (Z | number | boolean)[]) => Arr)(...ixAndValue);
-}
-
-/** Whether slot `k` is one of request `r`'s prefix positions (`k < plen(group(r))`; none without a prefix). */
-export function prefixSlot(v: Vocabulary, r: Z, k: Z): F {
-  return v.ctx.And(v.hasPrefix(r), v.inPrefix(v.group(r), k));
-}
-
-/** Whether request `r` may read label `l`: its own data, or any page of its prefix's. */
-export function mayRead(v: Vocabulary, r: Z, l: Z): F {
-  const { Or, And } = v.ctx;
-  return Or(l.eq(v.body(r)), And(v.isPrefix(l), v.prefixGrp(l).eq(v.group(r)), prefixSlot(v, r, v.prefixPos(l))));
-}
-
-/** Whether request `r` may read label `l` at table position `k`: its own data anywhere, page `k` of its prefix only at position `k < plen`. */
-export function mayReadAt(v: Vocabulary, r: Z, k: Z, l: Z): F {
-  const { Or, And } = v.ctx;
-  return Or(l.eq(v.body(r)), And(prefixSlot(v, r, k), l.eq(v.prefix(v.group(r), k))));
-}
-
-/** Whether read record `x` of `r` at position `k` is a leak (`spec/reads.ts`, verdict `isolation`). */
-export function leaks(v: Vocabulary, r: Z, k: Z, x: Z): F {
-  const { And, Not } = v.ctx;
-  const l = v.rdLabel(x);
-  return And(v.isRd(x), Not(l.eq(v.none)), Not(mayReadAt(v, r, k, l)));
-}
-
-/** Whether `r` shares its first pages with the prefix cache (HIT or INSERTED). */
-export function shares(v: Vocabulary, s: ZState, r: Z): F {
-  return v.ctx.Or(holds(s.hit, r), holds(s.inserted, r));
-}
-
-/** Whether slot `k` of `r`'s table is a shared prefix page: a prefix position of a request that shares. */
-export function sharedSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
-  return v.ctx.And(shares(v, s, r), prefixSlot(v, r, k));
-}
-
-/** Whether slot `k` of `r`'s table is one of its own pages: in its table, and not a shared prefix page. */
-export function ownSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
-  const { And, Not } = v.ctx;
-  return And(v.inTable(r, k), Not(sharedSlot(v, s, r, k)));
-}
-
-/** r's first own slot: past the shared prefix pages (`plen`) when it shares them, else slot 0. */
-export function firstOwnSlot(v: Vocabulary, s: ZState, r: Z): Z {
-  const { If, And } = v.ctx;
-  return If(And(shares(v, s, r), v.hasPrefix(r)), v.firstOwn(v.group(r)), v.slot0) as Z;
-}
-
-/** What prefill writes into slot `k` of `r`'s table: page `k` of the prefix's data at a prefix position, else r's own. */
-export function slotLabel(v: Vocabulary, r: Z, k: Z): Z {
-  return v.ctx.If(prefixSlot(v, r, k), v.prefix(v.group(r), k), v.body(r)) as Z;
-}
-
-/** Whether a phase is one in which the request holds its table (`isLive` in `state.ts`). */
-export function live(v: Vocabulary, phase: Z): F {
-  return v.ctx.Or(...PHASES.filter((_, code) => isLive(code)).map((p) => phase.eq(v.ph(p))));
-}
-
-/** The array `λ vars. body`: a state variable defined pointwise. */
-export function lambda(v: Vocabulary, vars: [Z, ...Z[]], body: Z): Arr {
-  return (v.ctx.Lambda as (vs: Z[], b: Z) => Arr)(vars, body);
 }
 
 /**

@@ -3,13 +3,14 @@
  * pages coloured by holder (top) and by data (bottom); the selected state's page grid, its
  * request table and what changed; the leaking read outlined in red, with the explanation.
  * Style, script and data are inline, so the file can be mailed, attached to an issue, or
- * opened offline, and it loads nothing from anywhere.
+ * opened offline, and it loads nothing from anywhere. This file is the page; the data it
+ * embeds is `html-data.ts`'s.
  */
 import type { Model, Trace } from '../spec/index.ts';
 import { REPORT_CSS, REPORT_JS } from './html-assets.ts';
 import { formatMermaid } from './mermaid.ts';
+import { palette, reportData, scriptJson } from './html-data.ts';
 import { tell } from './story.ts';
-import { pageIds } from './long-lists.ts';
 
 /** The first two lines of every report pagecheck writes; `writeTraceFiles` recognises its own files by them. */
 export const HTML_SIGNATURE = '<!DOCTYPE html>\n<!-- pagecheck trace report';
@@ -19,47 +20,12 @@ function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** JSON that is safe inside a `<script>` element. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-}
-
-/** One colour per request (and per prefix, shared by its cache entry and its data), in the configuration's order. */
-function palette(m: Model): Record<string, string> {
-  const colors: Record<string, string> = { '': '#eef0f3' };
-  m.config.requests.forEach((q, i) => {
-    colors[q.name] = `hsl(${(205 + i * 137.5) % 360} 70% 80%)`;
-  });
-  m.groupNames.forEach((g, i) => {
-    const c = `hsl(${(280 + i * 47) % 360} 45% 72%)`;
-    colors[`cache:${g}`] = c;
-    colors[`prefix:${g}`] = c;
-  });
-  return colors;
-}
-
 /** The trace as a self-contained HTML report; with `violation`, its step and cells are highlighted and explained. */
 export function formatHtml(m: Model, trace: Trace, violation?: string): string {
   const story = tell(m, trace, violation);
   const x = story.explanation;
   const colors = palette(m);
-  const data = {
-    tags: story.tags,
-    invariant: x?.invariant ?? null,
-    headline: x?.headline ?? [],
-    details: x?.details ?? [],
-    violationStep: x?.step ?? null,
-    colors,
-    steps: story.steps.map((s) => ({
-      index: s.index,
-      action: s.action,
-      narration: s.narration,
-      changes: s.changes.map((c) => `${c.name}: ${c.change}`),
-      pages: s.pages,
-      // The page table as text, a long one in runs (`long-lists.ts`), as the text printer writes it.
-      requests: s.requests.map((q) => ({ name: q.name, phase: q.phase, table: pageIds(q.table, ' '), read: q.read })),
-    })),
-  };
+  const data = reportData(story, colors);
   const n = trace.steps.length;
   const steps = n === 1 ? '1 step' : `${n} steps`;
   const title = x === undefined ? `trace of ${steps}` : `${x.invariant} violated after ${steps}`;
