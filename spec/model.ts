@@ -167,7 +167,8 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const has = (f: Fault): boolean => config.faults.includes(f);
   const ownerCheck = checksOwner(variant);
   const pageSize = config.pageSize ?? 1;
-  const multiset = has('double-free');
+  // SGLang's free list is a tensor that keeps duplicates; the model stores it so only where a fault can put a page on it twice.
+  const multiset = has('double-free') || has('segment-overlap');
   const eviction = config.eviction === true && groupNames.length > 0;
   let entries = 0;
   for (let r = 0; r < n; r++) entries += len[r]!;
