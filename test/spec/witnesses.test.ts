@@ -61,9 +61,9 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   SegmentOverlap: {
     config: config('length-fix', ['segment-overlap'], 3, 2, ['3:sys']),
     labels: ['allocate(A)', 'stub(A)', 'free(A)'],
-    // no prefix (one call, nothing to share); a prefix the request inserted, then one that hit it (no own page at the prefix's position)
+    // a request without a prefix (one call, nothing to share); a prefix the request inserted, then one that hit it (no own page at the prefix's position)
     never: [
-      { config: config('length-fix', ['segment-overlap'], 3, 2, ['2']), labels: [...SERVE('A'), 'free(A)'] },
+      { config: config('length-fix', ['segment-overlap'], 4, 2, ['2', '2:sys']), labels: [...SERVE('A'), 'free(A)'] },
       { config: config('length-fix', ['segment-overlap'], 3, 2, ['2:sys', '2:sys']), labels: [...CACHED, ...SERVE('B'), 'free(B)'] },
     ],
   },
