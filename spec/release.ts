@@ -159,6 +159,9 @@ export const OVERLAPPED = 16;
 export function releaseTable(m: Model, s: State, t: State, r: number): void {
   const calls = releaseCalls(releaseShape(m, s, r));
   const checked = m.mechanism['release-checks-holder'];
+  // The pages this release has freed: a page at two positions of one table (after a
+  // double free) goes back once, as in one `unique`d call; only the overlap frees twice.
+  const freed: number[] = [];
   for (const batch of releaseBatches(calls, m.allocator === 'lifo')) {
     const pages: number[] = [];
     for (const k of batch) {
@@ -166,7 +169,8 @@ export function releaseTable(m: Model, s: State, t: State, r: number): void {
       // The page freed again comes first: `free_segment` starting one page early.
       for (let i = c.again >= 0 ? c.from - 1 : c.from; i < c.to; i++) {
         const p = tablePage(m, s, r, i < c.from ? c.again : i);
-        if (p === NO_PAGE) continue;
+        if (p === NO_PAGE || (i >= c.from && freed.includes(p))) continue;
+        freed.push(p);
         if (i < c.from) addFlags(m, t, r, OVERLAPPED);
         // The holder as the earlier calls left it: checked and cleared page by page.
         if (checked && holderOf(m, t, p) !== bodyLabel(r)) continue;

@@ -108,7 +108,7 @@ describe('fault segment-overlap on the matrix configuration (3 pages, A:2 B:3:sy
       const r = shortest(variant, 'sorted');
       expect([variant, r.verdict, r.distinctStates, r.depth]).toEqual([variant, 'violation', 38, 7]);
       expect(r.violations.map((v) => [v.invariant, v.depth])).toEqual([['Integrity', 7]]);
-      expect(labels(r.m, r.violations[0]!.trace)).toEqual(['allocate(B)', 'stub(B)', 'free(B)', 'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)']);
+      expect(labels(r.m, r.violations[0]!.trace as Trace)).toEqual(['allocate(B)', 'stub(B)', 'free(B)', 'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)']);
       expect(shortest(variant, 'sorted', [Isolation]).verdict).toBe('holds');
     }
   });
@@ -118,7 +118,7 @@ describe('fault segment-overlap on the matrix configuration (3 pages, A:2 B:3:sy
     for (const variant of ['buggy', 'length-fix'] as const) {
       const r = shortest(variant, 'lifo', [Isolation]);
       expect([variant, r.verdict, r.distinctStates, r.depth]).toEqual([variant, 'violation', 74, 9]);
-      expect(labels(r.m, r.violations[0]!.trace)).toEqual(['allocate(B)', 'stub(B)', 'free(B)', 'allocate(A)', 'allocate(C)', 'prefill(A)', 'prefill(C)', 'handoff(A)', 'decode(A)']);
+      expect(labels(r.m, r.violations[0]!.trace as Trace)).toEqual(['allocate(B)', 'stub(B)', 'free(B)', 'allocate(A)', 'allocate(C)', 'prefill(A)', 'prefill(C)', 'handoff(A)', 'decode(A)']);
     }
     const owner = shortest('owner-check', 'lifo');
     expect([owner.verdict, owner.distinctStates, owner.depth]).toEqual(['holds', 304, 14]);
