@@ -119,7 +119,7 @@ export interface Model {
   readonly staleLabel: number;
   /** The lowest page id ever handed out: 1 where page 0 is SGLang's padding page, else 0. */
   readonly firstPage: number;
-  /** Whether the free list is a multiset (fault `double-free`), not a set. */
+  /** Whether the free list is a multiset (fault `double-free` or `segment-overlap`), not a set. */
   readonly multiset: boolean;
   /** Offset where the allocator's fields begin, after the last page table. */
   readonly tailAt: number;
