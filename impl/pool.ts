@@ -13,6 +13,7 @@
  * programming error and throws `RangeError`.
  */
 import { isOverLongPrompt, limitInTokens } from '../spec/behaviour.ts';
+import { releaseBatches, releaseCalls } from '../spec/release.ts';
 import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
 import { FreeSet } from './free-set.ts';
 import { makeFreeList, type FreeList } from './allocator-order.ts';
@@ -500,7 +501,21 @@ export class PagePool {
   /** Puts the slot's table pages back on the free list by id, except the shared prefix pages, whoever holds them now. */
   protected release(s: number): void {
     const base = s * this.options.maxLength;
-    this.releaseEntries(base + this.sharedPages(s), base + (this.lengths[s] ?? 0));
+    const shared = this.sharedPages(s);
+    const length = this.lengths[s] ?? 0;
+    if (this.behaviour.allocator !== 'lifo' || this.freeList === undefined) {
+      this.releaseEntries(base + shared, base + length);
+      return;
+    }
+    // Under lifo the order is SGLang's group (spec/release.ts): cache_finished_req's frees as one batch, then the segment in front.
+    const g = this.groups[s] ?? -1;
+    const calls = releaseCalls({ shared, prefix: g >= 0 ? (this.prefixLengths[g] ?? 1) : 0, pages: length, tokens: this.tokens[s] ?? 0, pageSize: this.options.pageSize ?? 1, overlap: false });
+    const own = this.serials[s] ?? 0;
+    // A page at two positions of the table (after a double free) goes back once per release, as in the spec.
+    const freed = new Set<number>();
+    for (const batch of releaseBatches(calls, true)) {
+      this.releaseBatch(this.freeList, batch.map((k) => [base + calls[k]!.from, base + calls[k]!.to] as const), own, freed);
+    }
   }
 
   /**
@@ -511,7 +526,7 @@ export class PagePool {
     const slot = Math.floor(from / this.options.maxLength);
     const own = this.serials[slot] ?? 0;
     if (this.freeList !== undefined) {
-      this.releaseBatch(this.freeList, from, to, own);
+      this.releaseBatch(this.freeList, [[from, to]], own);
       return;
     }
     for (let i = from; i < to; i++) {
@@ -527,16 +542,17 @@ export class PagePool {
   }
 
   /**
-   * One release into an ordered free list, as one call of SGLang's `free`: the pages
-   * distinct and ascending (`torch.unique`); a page already listed is left out unless the
+   * One batch of a release into an ordered free list (the table entries of `runs`), as one
+   * call of SGLang's `free`: the pages distinct and ascending (`torch.unique`); a page already listed is left out unless the
    * free list is a multiset (`double-free`), where it is then listed twice.
    */
-  private releaseBatch(list: FreeList, from: number, to: number, own: number): void {
+  private releaseBatch(list: FreeList, runs: readonly (readonly [number, number])[], own: number, freed?: Set<number>): void {
     const batch = this.batch;
     let n = 0;
-    for (let i = from; i < to; i++) {
+    for (const [from, to] of runs) for (let i = from; i < to; i++) {
       const p = this.tables[i] ?? NO_PAGE;
-      if (p < this.behaviour.firstPage) continue;
+      if (p < this.behaviour.firstPage || freed?.has(p) === true) continue;
+      freed?.add(p);
       const h = this.holder[p] ?? 0;
       if (this.behaviour.releaseChecksHolder && h !== own) continue;
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;

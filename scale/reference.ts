@@ -31,7 +31,7 @@
  * pages here, and the pages past it keep what they held.
  */
 import type { Fault, Variant } from '../spec/config.ts';
-import { DEFAULT_FAULTS } from '../spec/config.ts';
+import { DEFAULT_FAULTS, FAULTS } from '../spec/config.ts';
 import { checksOwner, firstPageOf, isOverLongPrompt, sglangShort, stubsSilently } from '../spec/behaviour.ts';
 import type { Phase } from '../spec/state.ts';
 
@@ -103,6 +103,9 @@ export interface RefOptions {
 /** The variants the reference model has; the others it does not know (and the scale test does not draw). */
 export const REFERENCE_VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const satisfies readonly Variant[];
 
+/** The faults the reference takes: every one but `segment-overlap`, which it refuses (its release never frees a page twice). */
+export const REFERENCE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'segment-overlap');
+
 /** The label of admission `k`. */
 export const admissionLabel = (k: number): number => k + 1;
 
@@ -143,6 +146,8 @@ export class ReferencePool {
 
   constructor(options: RefOptions) {
     if (!(REFERENCE_VARIANTS as readonly string[]).includes(options.variant)) throw new RangeError(`reference: no variant ${options.variant}`);
+    // Its release is one batch (two under lifo) that never overlap: it cannot stand for segment-overlap, and says so.
+    if (options.faults?.some((f) => !REFERENCE_FAULTS.includes(f)) === true) throw new RangeError('reference: fault segment-overlap is not implemented (a release here never frees a page twice); check it on the spec');
     this.options = options;
     this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
@@ -407,10 +412,20 @@ export class ReferencePool {
     });
     const list = this.freeList;
     if (list === undefined) return;
+    if (this.allocator === 'lifo') {
+      // SGLang's group (spec/release.ts): the duplicates' free (an own first page of a prefixed request; admissions are
+      // whole pages, so no tail) joins first, then the segment, the rest, in front of it.
+      const dup = r.group >= 0 && !this.sharesFirstPage(r) ? [r.table[0]!] : [];
+      for (const part of [dup, batch.filter((p) => !dup.includes(p))]) {
+        const fresh = part.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
+        this.count(fresh, 1);
+        list.unshift(...fresh);
+      }
+      return;
+    }
     const fresh = batch.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
     this.count(fresh, 1);
     if (this.allocator === 'sglang') this.releaseList.push(...fresh);
-    else if (this.allocator === 'lifo') list.unshift(...fresh);
     else {
       list.push(...fresh);
       list.sort((a, b) => a - b);

@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -46,6 +46,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'A write by P into a page is two parts, its content and its owner tag, that land one at a time, in any order and interleaved with every other action (one-sided RDMA, as D\'s CPU does not see it land); a late write can land part by part in a page that has a new holder.',
   'auto-truncate':
     'P cuts an over-long prompt to the prefill limit (`allow_auto_truncate`) and prefills what is left, reporting an ordinary success; D still believes the full length and reads every slot of it, past the cut: the pages P did not write, and the stale tail of the page P cut in.',
+  'segment-overlap':
+    "Two allocator calls of one release name the same page: the segment (`free_segment`) starts one page early, on the last page that `cache_finished_req`'s frees already released; it is a double free with no second release, and a free list that keeps duplicates (SGLang's tensor) then holds the page twice, so two later allocations can both be handed it (SGLang #38941, #38840; spec/release.ts).",
 };
 
 /**
@@ -82,6 +84,8 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   'double-free': true,
   'torn-write': false,
   'auto-truncate': false,
+  // The overlap is within the one release, while the table is still live.
+  'segment-overlap': false,
 };
 
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */

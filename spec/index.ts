@@ -56,3 +56,4 @@ export * from './hardening.ts';
 export * from './reads.ts';
 export * from './writes.ts';
 export * from './slots.ts';
+export * from './release.ts';

@@ -119,7 +119,7 @@ export interface Model {
   readonly staleLabel: number;
   /** The lowest page id ever handed out: 1 where page 0 is SGLang's padding page, else 0. */
   readonly firstPage: number;
-  /** Whether the free list is a multiset (fault `double-free`), not a set. */
+  /** Whether the free list is a multiset (fault `double-free` or `segment-overlap`), not a set. */
   readonly multiset: boolean;
   /** Offset where the allocator's fields begin, after the last page table. */
   readonly tailAt: number;
@@ -167,7 +167,8 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const has = (f: Fault): boolean => config.faults.includes(f);
   const ownerCheck = checksOwner(variant);
   const pageSize = config.pageSize ?? 1;
-  const multiset = has('double-free');
+  // SGLang's free list is a tensor that keeps duplicates; the model stores it so only where a fault can put a page on it twice.
+  const multiset = has('double-free') || has('segment-overlap');
   const eviction = config.eviction === true && groupNames.length > 0;
   let entries = 0;
   for (let r = 0; r < n; r++) entries += len[r]!;

@@ -6,6 +6,7 @@
  * configuration (no over-long request, say) is not expected there.
  */
 import { freeCopies } from './allocator.ts';
+import { OVERLAPPED } from './release.ts';
 import { bodyLabel, isBodyLabel, isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { verdictOf, type ReadVerdict } from './reads.ts';
 import {
@@ -290,6 +291,18 @@ export const HandedOutTwice = sometimes(
   },
 );
 
+/**
+ * Fault `segment-overlap` fires: two allocator calls of one release named the same page
+ * (`release.ts`), whatever the variant then made of it; under `hardened` the second call
+ * finds the page held by nobody and frees nothing.
+ */
+export const SegmentOverlap = sometimes(
+  'SegmentOverlap',
+  // Only a request with an earlier call to share a page with: own pages at its prefix's positions, or a tail.
+  (m) => m.fault['segment-overlap'] && m.config.requests.some((q, r) => q.prefix !== undefined || (m.pageSize > 1 && (m.tokens[r] ?? 0) % m.pageSize !== 0)),
+  (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & OVERLAPPED) !== 0),
+);
+
 /** The prefix cache is used: a request is allocated on its prefix's cached pages. */
 export const PrefixHit = sometimes(
   'PrefixHit',
@@ -374,6 +387,7 @@ export const WITNESSES: readonly Property[] = [
   LateWriteLands,
   DoubleRelease,
   HandedOutTwice,
+  SegmentOverlap,
   PrefixHit,
   PoisonedInsert,
   AllServed,

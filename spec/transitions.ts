@@ -68,6 +68,7 @@ import {
   addObserved,
 } from './state.ts';
 import { readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
+import { holdsKv, releaseTable } from './release.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
 /**
@@ -272,23 +273,27 @@ export function decode(m: Model, s: State, r: number): State | undefined {
 }
 
 /**
- * D finishes the request and releases its pages (`PagedTokenToKVPoolAllocator.free`):
- * the page ids go back to the free list (under `sglang`, to the release list) in one
- * call, deduplicated within it. Nothing is zeroed.
+ * D finishes the request and releases its pages (`release_kv_cache`): the page ids go
+ * back to the free list (under `sglang`, to the release list) in SGLang's allocator calls,
+ * in order: `cache_finished_req`'s `free` of the duplicates and of the tail, then
+ * `free_segment` (`release.ts`); under `lifo` as one group (`free_group_begin/end`).
+ * Nothing is zeroed.
  * @guard The request decoded, was refused, or failed. With fault `stale-free`, also a
  * request already freed (or whose late write landed): the abort path and the normal path
  * both release it. With fault `double-free`, the same second release while every page of
  * the old table is still free.
  * @effect Every page of the table except the shared prefix pages is free, whoever holds it
  * now; contents and tags stay. A page already free is left as it is, unless the free
- * list is a list (`double-free`): then it is there twice. The request is freed
- * (released, for the second release).
+ * list is a list (`double-free`): then it is there twice. With fault `segment-overlap`
+ * the segment also frees the last page of the call before it, a second time. The request
+ * is freed (released, for the second release).
  * @variant hardened With `release-checks-holder`, only the pages the request still holds
  * are freed: a stale release frees nothing that another request holds.
  */
 export function free(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
-  const normal = phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed;
+  const normal = holdsKv(m, s, r) && (phase === Ph.decoded || phase === Ph.refused || phase === Ph.failed);
+  // The `holds_kv` guard returns early on a request that no longer holds: only a fault bypasses it.
   const again = phase === Ph.freed || phase === Ph.landed;
   const stale = again && (m.fault['stale-free'] || (m.fault['double-free'] && stillFree(m, s, r)));
   if (!normal && !stale) return undefined;
@@ -488,24 +493,9 @@ function readTable(m: Model, s: State, t: State, r: number): void {
   if (unheld) addFlags(m, t, r, READ_UNHELD);
 }
 
-/**
- * Puts the pages of `r`'s table back on the free list in one release, except the shared
- * prefix pages; their holder is nobody. Under `release-checks-holder`, only the pages `r`
- * still holds.
- */
+/** Releases `r`'s table as SGLang's `release_kv_cache` does: its allocator calls in order (`release.ts`). */
 function release(m: Model, s: State, t: State, r: number): void {
-  const len = m.len[r] ?? 0;
-  const checked = m.mechanism['release-checks-holder'];
-  const pages = new Int32Array(len);
-  let count = 0;
-  for (let i = sharedPages(m, s, r); i < len; i++) {
-    const p = tablePage(m, s, r, i);
-    if (p === NO_PAGE) continue;
-    if (checked && holderOf(m, s, p) !== bodyLabel(r)) continue;
-    setHolder(m, t, p, 0);
-    pages[count++] = p;
-  }
-  put(m, s, t, pages, count);
+  releaseTable(m, s, t, r);
 }
 
 /** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0 (with lock-underflow it was never raised). */

@@ -44,6 +44,8 @@ const INLINE_OF = {
 export function toPromela(config: Config, checkIntegrity = false): string {
   const m = compile(config);
   if (m.eviction) throw new RangeError('the Promela model has no prefix-cache eviction');
+  // Under sorted, a release's calls free each page once, as the Promela model's one release does; only the overlap differs.
+  if (m.fault['segment-overlap']) throw new RangeError('the Promela model releases a table in one call and has no fault segment-overlap');
   if (m.allocator !== 'sorted') {
     throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
   }

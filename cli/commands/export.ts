@@ -32,6 +32,9 @@ export function runExport(format: string, flags: ExportFlags): number {
   if ((config.allocator ?? 'sorted') !== 'sorted') {
     throw new UsageError(`--allocator: the Promela model follows allocator sorted only, got ${config.allocator}`);
   }
+  if (config.faults.includes('segment-overlap')) {
+    throw new UsageError('--faults: the Promela model releases a table in one call and has no fault segment-overlap (spec/release.ts); check it with `pagecheck check`');
+  }
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }

@@ -221,6 +221,7 @@ function parseFaults(text: string | undefined, variant: Variant): Fault[] {
   return text.split(',').map((part) => {
     const f = FAULTS.find((x) => x === part.trim());
     if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
+    if (f === 'segment-overlap') throw new UsageError('--faults: the proof releases a table in one step and does not encode segment-overlap (spec/release.ts); check it with `pagecheck check --faults segment-overlap`');
     if (f === 'auto-truncate') throw new UsageError('--faults: the proof is about whole pages and does not encode auto-truncate (docs/SLOTS.md says why); check it with `pagecheck check --faults auto-truncate`');
     return f;
   });

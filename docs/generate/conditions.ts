@@ -23,9 +23,10 @@ export interface Point {
  * but `auto-truncate`, which only replaces what P does with an over-long prompt (a cut
  * prefill instead of a stub or a refusal) and adds no arrow of its own: the conditions are
  * given for the stub's semantics, and docs/SLOTS.md describes the cut (the space, and the
- * time to derive it, would double).
+ * time to derive it, would double). And but `segment-overlap`, which changes which pages a
+ * release frees, never a phase: it adds no arrow either (docs/ALLOCATOR.md describes it).
  */
-export const SPACE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'lock-underflow' && f !== 'auto-truncate');
+export const SPACE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'lock-underflow' && f !== 'auto-truncate' && f !== 'segment-overlap');
 
 /** Every point: each variant with each subset of {@link SPACE_FAULTS}, in a fixed order. */
 export function allPoints(): readonly Point[] {

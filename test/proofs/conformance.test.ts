@@ -20,8 +20,9 @@ afterAll(async () => {
 // Between them every switch is on and off: the owner check (owner-check, hardened against
 // buggy, length-fix), the silent stub (buggy against length-fix), each fault (all against
 // none), the mechanisms (hardened against owner-check).
-// auto-truncate is left out: the encoding has whole pages and no auto-truncation (docs/SLOTS.md).
-const ENCODED: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate');
+// auto-truncate is left out: the encoding has whole pages and no auto-truncation (docs/SLOTS.md);
+// segment-overlap too: the encoding releases a table in one step (proofs/obligations.ts's PROOF_FAULTS).
+const ENCODED: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'segment-overlap');
 const SEMANTICS: readonly (readonly [Variant, readonly Fault[]])[] = [
   ['owner-check', ENCODED],
   ['owner-check', []],

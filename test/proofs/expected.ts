@@ -33,4 +33,6 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'torn-write': [],
   // Not encoded in the proof (docs/SLOTS.md); the spec's own universe finds the length fix broken by a cut prefill.
   'auto-truncate': ['prefill'],
+  // Not encoded in the proof (spec/release.ts); prove refuses it, and the checker's bounded run stands in (test/spec/release.test.ts).
+  'segment-overlap': [],
 };

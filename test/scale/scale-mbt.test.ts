@@ -4,7 +4,7 @@
  * per run through reused slots; and the defects that only size shows.
  */
 import { describe, expect, it } from 'vitest';
-import { FAULTS } from '../../spec/index.ts';
+import { REFERENCE_FAULTS } from '../../scale/reference.ts';
 import { runMbt } from '../../impl/index.ts';
 import { noStats, runScaleMbt, type ScaleConfig } from '../../scale/mbt.ts';
 import { SCALE_MUTANTS } from './mutants.ts';
@@ -37,7 +37,7 @@ describe('model-based test at scale: the pool refines the reference model', () =
   }, 60_000);
 
   it('owner-check with every fault: Isolation holds at scale', () => {
-    const result = runScaleMbt({ variant: 'owner-check', faults: FAULTS, runs: 20, seed: 3, isolation: true, allocation: { doubleFree: true } });
+    const result = runScaleMbt({ variant: 'owner-check', faults: REFERENCE_FAULTS, runs: 20, seed: 3, isolation: true, allocation: { doubleFree: true } });
     expect(result.failure?.message).toBeUndefined();
   });
 

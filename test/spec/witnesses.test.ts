@@ -58,6 +58,15 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
       { config: config('buggy', ['early-free', 'double-free'], 2, 2, ['2', '2']), labels: ['allocate(A)', 'timeout(A)', 'allocate(B)'] },
     ],
   },
+  SegmentOverlap: {
+    config: config('length-fix', ['segment-overlap'], 3, 2, ['3:sys']),
+    labels: ['allocate(A)', 'stub(A)', 'free(A)'],
+    // a request without a prefix (one call, nothing to share); a prefix the request inserted, then one that hit it (no own page at the prefix's position)
+    never: [
+      { config: config('length-fix', ['segment-overlap'], 4, 2, ['2', '2:sys']), labels: [...SERVE('A'), 'free(A)'] },
+      { config: config('length-fix', ['segment-overlap'], 3, 2, ['2:sys', '2:sys']), labels: [...CACHED, ...SERVE('B'), 'free(B)'] },
+    ],
+  },
   PrefixHit: { config: config('buggy', [], 3, 2, ['2:sys', '2:sys']), labels: [...SERVE('A'), 'insert(A)', 'allocate(B)'] },
   PoisonedInsert: {
     config: config('length-fix', ['prefix-poison'], 3, 1, ['2:sys']),
