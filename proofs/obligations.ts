@@ -39,11 +39,18 @@ export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
 
 /**
- * The obligations, in order: the base case, then one per action. `evict` has none: the
- * proof is about configurations without the prefix cache's eviction (config `eviction`
- * off), where the action never happens (docs/ALLOCATOR.md).
+ * The obligations, in order: the base case, then one per action. `evict` and `grow` have
+ * none: the proof is about configurations without the prefix cache's eviction (config
+ * `eviction` off, docs/ALLOCATOR.md) and with a fixed page table (config `tableGrowth`
+ * off, docs/SLOTS.md), where those actions never happen; `prove` says so in its report.
  */
-export const OBLIGATIONS = ['init', ...ACTION_KINDS.filter((k): k is Exclude<(typeof ACTION_KINDS)[number], 'evict'> => k !== 'evict')] as const;
+export const OBLIGATIONS = ['init', ...ACTION_KINDS.filter((k): k is Exclude<(typeof ACTION_KINDS)[number], 'evict' | 'grow'> => k !== 'evict' && k !== 'grow')] as const;
+
+/** What the proof does not cover, one sentence each: `prove` prints them under its verdict. */
+export const NOT_COVERED: readonly string[] = [
+  'eviction (action evict): the proof is about configurations without the prefix cache\'s eviction; `pagecheck check --eviction` checks it by bounded search',
+  'tableGrowth (action grow): the encoding keeps a fixed page table; `pagecheck check --table-growth --decode-steps N` checks growth by bounded search (test/spec/growth.test.ts)',
+];
 
 /** One of {@link OBLIGATIONS}. */
 export type ObligationName = (typeof OBLIGATIONS)[number];

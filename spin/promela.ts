@@ -38,12 +38,15 @@ const INLINE_OF = {
   evict: 'Evict',
   landData: 'LandData',
   landTag: 'LandTag',
+  // Never emitted: toPromela refuses tableGrowth.
+  grow: 'Grow',
 } as const;
 
 /** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
 export function toPromela(config: Config, checkIntegrity = false): string {
   const m = compile(config);
   if (m.eviction) throw new RangeError('the Promela model has no prefix-cache eviction');
+  if (m.tableGrowth) throw new RangeError('the Promela model keeps a fixed page table: it has no tableGrowth (action grow)');
   if (m.allocator !== 'sorted') {
     throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
   }

@@ -32,6 +32,7 @@ export function runExport(format: string, flags: ExportFlags): number {
   if ((config.allocator ?? 'sorted') !== 'sorted') {
     throw new UsageError(`--allocator: the Promela model follows allocator sorted only, got ${config.allocator}`);
   }
+  if (config.tableGrowth === true) throw new UsageError('--table-growth: the Promela model keeps a fixed page table; it has no tableGrowth (action grow)');
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }

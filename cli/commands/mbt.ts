@@ -100,6 +100,7 @@ function rawTarget(flags: MbtFlags): Target {
 /** The configuration, when the pool implements what it asks for; a {@link UsageError} otherwise. */
 function poolCanRun(config: Config): Config {
   if (config.faults.includes('torn-write')) throw new UsageError('--faults: the pool lands every write whole; it does not implement torn-write (check the spec with `pagecheck check`)');
+  if (config.tableGrowth === true) throw new UsageError('--table-growth: the pool keeps a fixed page table (no grow); tableGrowth is checked on the spec only (`pagecheck check --table-growth`)');
   if ((config.decodeSteps ?? 1) > 1) throw new UsageError('--decode-steps: the pool decodes in one step; several decode steps are checked on the spec only');
   return config;
 }

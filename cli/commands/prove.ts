@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
 import { Z3Undecided, type ConformanceReport } from '../../proofs/conformance.ts';
-import { prove, OBLIGATIONS, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport, type ProveOptions } from '../../proofs/obligations.ts';
+import { prove, NOT_COVERED, OBLIGATIONS, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport, type ProveOptions } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { Either } from 'effect';
 import { parseDuration } from '../duration.ts';
@@ -180,6 +180,7 @@ export function formatReport(report: ProofReport): string {
       ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests, prefixes (of any length) and decode steps.`
       : `not proved: ${failed.join(', ')}.`,
   );
+  lines.push(...NOT_COVERED.map((x) => `not covered: ${x}.`));
   return `${lines.join('\n')}\n`;
 }
 
