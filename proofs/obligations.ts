@@ -46,12 +46,6 @@ export type Verdict = 'proved' | 'counterexample' | 'unknown';
  */
 export const OBLIGATIONS = ['init', ...ACTION_KINDS.filter((k): k is Exclude<(typeof ACTION_KINDS)[number], 'evict' | 'grow'> => k !== 'evict' && k !== 'grow')] as const;
 
-/** What the proof does not cover, one sentence each: `prove` prints them under its verdict. */
-export const NOT_COVERED: readonly string[] = [
-  'eviction (action evict): the proof is about configurations without the prefix cache\'s eviction; `pagecheck check --eviction` checks it by bounded search',
-  'tableGrowth (action grow): the encoding keeps a fixed page table; `pagecheck check --table-growth --decode-steps N` checks growth by bounded search (test/spec/growth.test.ts)',
-];
-
 /** One of {@link OBLIGATIONS}. */
 export type ObligationName = (typeof OBLIGATIONS)[number];
 
