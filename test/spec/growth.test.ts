@@ -122,6 +122,19 @@ describe('a small configuration that grows: 3 pages, A and B of 1 page, 2 decode
   });
 });
 
+describe('which page grow takes: the allocation order\'s own rule', () => {
+  it('sorted the lowest free id, lifo the page freed last, sglang the front of its free list: alloc_decode merges only when it is empty', () => {
+    const run = ['allocate(A)', 'allocate(B)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'grow(A)', 'decode(A)', 'free(A)', 'prefill(B)', 'handoff(B)', 'decode(B)', 'grow(B)'];
+    const tableOfB = (allocator: 'sorted' | 'sglang' | 'lifo'): number[] => {
+      const { m, last } = runLabels(configFrom({ pages: 4, pageSize: 2, prefillLimit: 4, requests: [{ length: 2 }, { length: 2 }], allocator, decodeSteps: 2, tableGrowth: true }), run);
+      return tableOf(m, last, 1);
+    };
+    // sglang: A's pages 1 and 3 wait in the release list; one page (4) is left on the free list, and alloc_decode
+    // takes it (alloc_extend's test, need + 2 > free, would have merged and handed out 1)
+    expect([tableOfB('sorted'), tableOfB('lifo'), tableOfB('sglang')]).toEqual([[1, 0], [2, 1], [2, 4]]);
+  });
+});
+
 describe('the incident with growth: 3 pages, A (2 pages) then B (3 pages), 2 decode steps', () => {
   it('buggy: B cannot grow past the pool, so the search stops at a Deadlock in 4 actions (9 states)', () => {
     const m = incident('buggy');
