@@ -243,7 +243,8 @@ export function handoff(m: Model, s: State, r: number): State | undefined {
  * When no page can be had, SGLang does not fail the request: `Scheduler.update_running_batch`
  * (`managers/scheduler.py`) finds `ScheduleBatch.check_decode_mem` false (after evicting
  * from the prefix cache) and calls `ScheduleBatch.retract_decode`, which releases running
- * requests' pages and puts them back in the waiting queue (keeping at least one request).
+ * requests' pages and puts them back in the waiting queue (keeping at least one request);
+ * should the allocation still fail, `alloc_for_decode` raises "Decode out of memory".
  * The model has no `retract` yet (issue 23, item 2): the request waits, its next
  * `decode` disabled, until a release frees a page; where nothing can, the search reports
  * a deadlock.
