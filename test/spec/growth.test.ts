@@ -35,6 +35,10 @@ import {
 import { checkedModel } from '../../binding/index.ts';
 import { inFastFamily } from '../../binding/family.ts';
 import { runLabels } from './helpers.ts';
+import { pagecheck } from '../support/cli.ts';
+import { toPromela } from '../../spin/promela.ts';
+import { referenceFor } from '../../scale/to-spec.ts';
+import { decodeConfigObject } from '../../conformance/events.ts';
 
 const READS = [Isolation, Integrity];
 const labels = (m: Model, steps: readonly { readonly action: Action }[]): string[] => steps.map((s) => actionLabel(m, s.action));
@@ -233,5 +237,35 @@ describe('hardened with growth and every fault', () => {
     const r = check(checkedModel(m), { invariants: READS, deadlock: false });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 28344, 33]);
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
+  });
+});
+
+describe('the command line, and the consumers that do not follow growth', () => {
+  const INCIDENT = ['--pages', '3', '--prefill-limit', '2', '--requests', '2,3', '--decode-steps', '2', '--table-growth'];
+
+  it('check --table-growth reports the Deadlock loudly (exit 1), and its replay line keeps the flag', async () => {
+    const { code, out } = await pagecheck('check', ...INCIDENT);
+    expect(code).toBe(1);
+    expect(out).toContain('Deadlock (shortest counterexample: 4 actions)');
+    expect(/^replay: (.*)$/m.exec(out)?.[1]).toContain('--table-growth');
+  });
+
+  it('--table-growth without two decode steps is exit 2, one line naming the flag', async () => {
+    const { code, err } = await pagecheck('check', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3', '--table-growth');
+    expect(code).toBe(2);
+    expect(err.trim()).toBe('pagecheck: invalid model configuration: --table-growth: the table grows only when a decode step writes a token past its last slot, and only steps after the first write one: needs decodeSteps of 2 or more, got 1');
+  });
+
+  it('mbt and export refuse it with exit 2 naming --table-growth; SPIN\'s model, the scale reference and validate-log refuse tableGrowth', async () => {
+    for (const command of ['mbt', 'export promela'] as const) {
+      const { code, err } = await pagecheck(...command.split(' '), ...INCIDENT);
+      expect([command, code]).toEqual([command, 2]);
+      expect(err).toContain('--table-growth: ');
+    }
+    const m = incident('buggy');
+    expect(() => toPromela(m.config)).toThrow('the Promela model keeps a fixed page table: it has no tableGrowth (action grow)');
+    expect(() => referenceFor(m)).toThrow('reference: the reference pool keeps a fixed page table; it does not follow tableGrowth (action grow)');
+    const log = decodeConfigObject({ pages: 3, prefillLimit: 2, tableGrowth: true });
+    expect(log._tag === 'Left' && log.left).toMatchObject({ field: 'tableGrowth', message: expect.stringContaining('validate-log does not check logs with tableGrowth yet') });
   });
 });
