@@ -20,6 +20,7 @@ import {
   FAULTS,
   Integrity,
   Isolation,
+  matrixConfig,
   phaseOf,
   Ph,
   TableGrew,
@@ -219,6 +220,27 @@ describe('a grown page with a stale tag or late contents, under the owner check'
   it('hardened stops it: revoke-writer drops A\'s late parts (219 states, depth 20)', () => {
     const r = check(checkedModel(slots('hardened', ['early-free', 'torn-write'])), { invariants: READS, deadlock: false });
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 219, 20]);
+  });
+});
+
+describe('a fault that growth makes leak: double-free', () => {
+  // the matrix's configuration (A 2 pages, B 3 and C 2 with prefix sys), two decode steps, the table growing
+  const matrix = (variant: Variant): Model => compile({ ...matrixConfig(variant, ['double-free']), decodeSteps: 2, tableGrowth: true });
+
+  it('buggy: the grown page is handed out twice and A\'s token lands in C\'s page: a 14-action leak (without growth the cell holds)', () => {
+    const m = matrix('buggy');
+    const r = check(checkedModel(m), { invariants: [Isolation], deadlock: false });
+    expect([r.verdict, r.violations[0]?.depth]).toEqual(['violation', 14]);
+    expect(labels(m, r.violations[0]!.trace.steps)).toEqual([
+      'allocate(B)', 'stub(B)', 'free(B)', 'free(B)', 'allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'grow(A)', 'allocate(C)', 'prefill(C)', 'handoff(C)', 'decode(A)', 'decode(C)',
+    ]);
+    const fixed = check(checkedModel(compile({ ...matrixConfig('buggy', ['double-free']), decodeSteps: 2 })), { invariants: [Isolation], deadlock: false });
+    expect(fixed.verdict).toBe('holds');
+  });
+
+  it('owner-check: the token write stamps A\'s tag on C\'s page and C fails loudly: Isolation holds (1,438 states)', () => {
+    const r = check(checkedModel(matrix('owner-check')), { invariants: [Isolation], deadlock: false });
+    expect([r.verdict, r.distinctStates]).toEqual(['holds', 1438]);
   });
 });
 
