@@ -18,7 +18,7 @@ import { allActions, ACTION_KINDS, type Action, type ActionKind } from '../spec/
 import { fastSuccessorsOf } from './successors.ts';
 import type { Model } from '../spec/model.ts';
 import type { State } from '../spec/state.ts';
-import { allocate, decode, free, handoff, insert, prefill, stub, timeout, TRANSITIONS, type Transition } from '../spec/transitions.ts';
+import { allocate, decode, free, grow, handoff, insert, prefill, stub, timeout, TRANSITIONS, type Transition } from '../spec/transitions.ts';
 
 /** Receives a successor and the index (in `allActions`) of the action that made it. */
 export type Sink = (t: State, action: number) => void;
@@ -95,9 +95,9 @@ export function expandersOf(m: Model, actions: readonly Action[] = allActions(m)
   for (const kind of ACTION_KINDS) {
     const base = actions.findIndex((a) => a.kind === kind);
     if (base < 0) continue;
-    // Under allocator `any`, allocate is a block of actions naming their pages: one expander runs the block.
-    if (kind === 'allocate' && m.allocator === 'any') {
-      out.push(choiceExpander(m, actions, base));
+    // Under allocator `any`, allocate (and grow) is a block of actions naming their pages: one expander runs the block.
+    if ((kind === 'allocate' || kind === 'grow') && m.allocator === 'any') {
+      out.push(choiceExpander(m, actions, base, kind));
       continue;
     }
     // An expander assumes the spec's order: a kind's actions are contiguous, one per request in order.
@@ -110,15 +110,16 @@ export function expandersOf(m: Model, actions: readonly Action[] = allActions(m)
   return out;
 }
 
-/** The expander of allocator `any`'s allocate block: every action from `base` that names pages, in order. */
-function choiceExpander(m: Model, actions: readonly Action[], base: number): Expander {
+/** The expander of allocator `any`'s allocate (or grow) block: every action from `base` that names pages, in order. */
+function choiceExpander(m: Model, actions: readonly Action[], base: number, kind: 'allocate' | 'grow'): Expander {
   let end = base;
-  while (actions[end]?.kind === 'allocate') end++;
+  while (actions[end]?.kind === kind) end++;
   const block = actions.slice(base, end);
+  const take = kind === 'allocate' ? allocate : grow;
   return (s, sink) => {
     for (let i = 0; i < block.length; i++) {
       const a = block[i]!;
-      const t = allocate(m, s, a.r, a.pages);
+      const t = take(m, s, a.r, a.pages);
       if (t !== undefined) sink(t, base + i);
     }
   };

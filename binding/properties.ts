@@ -15,7 +15,7 @@ import { Conservation, ExclusiveHold, Integrity, Isolation, NoDuplicateFree, NoU
 import type { Field } from './fast-actions.ts';
 import { inFastFamily, oneByteLabels } from './family.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
-import { BYTE_LABEL, BYTE_READ, isLive, READ_UNHELD, recordOfByte, sharedPages, tablePage, type State } from '../spec/state.ts';
+import { BYTE_LABEL, BYTE_READ, isLive, READ_UNHELD, recordOfByte, sharedPages, tablePage, tableRoom, type State } from '../spec/state.ts';
 
 /** A state predicate specialised to one model. */
 export type FastPredicate = (s: State) => boolean;
@@ -63,7 +63,11 @@ function exclusiveHold(m: Model): FastPredicate {
       for (let i = 0; i < len; i++) {
         // Through the accessor: page ids take two bytes above 254 pages.
         const p = tablePage(m, s, r, i);
-        if (p === NO_PAGE) return false;
+        // Past the prompt's pages, the table holds what `grow` added, up to the first empty position.
+        if (p === NO_PAGE) {
+          if (i < m.promptPages[r]!) return false;
+          break;
+        }
         const shared = i < sharedPages(m, s, r);
         const owner = shared ? prefixLabel(m, m.group[r]!, i) : bodyLabel(r);
         if (s[m.holderAt + p] !== owner) return false;
@@ -90,7 +94,7 @@ function conservation(m: Model): FastPredicate {
       if (s[m.holderAt + p]! > m.n) count++;
     }
     for (let r = 0; r < m.n; r++) {
-      if (isLive(s[m.phaseAt + r]!)) count += m.len[r]! - sharedPages(m, s, r);
+      if (isLive(s[m.phaseAt + r]!)) count += tableRoom(m, s, r) - sharedPages(m, s, r);
     }
     return count === m.pages - m.firstPage;
   };
@@ -131,10 +135,13 @@ function generalConjunction(m: Model): FastPredicate {
       if (!isLive(s[m.phaseAt + r]!)) continue;
       const len = m.len[r]!;
       const shares = sharedPages(m, s, r);
-      count += len - shares;
+      count += tableRoom(m, s, r) - shares;
       for (let i = 0; i < len; i++) {
         const p = tablePage(m, s, r, i);
-        if (p === NO_PAGE) return false;
+        if (p === NO_PAGE) {
+          if (i < m.promptPages[r]!) return false;
+          break;
+        }
         const shared = i < shares;
         if (s[m.holderAt + p] !== (shared ? prefixLabel(m, m.group[r]!, i) : bodyLabel(r))) return false;
         if (copies(s, p) > 0) return false;

@@ -38,6 +38,8 @@ export interface ModelFlags {
   readonly decodeSteps?: string;
   /** `--prefix-pages sys=2,doc=3`. */
   readonly prefixPages?: string;
+  /** `--table-growth`. */
+  readonly tableGrowth?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -54,6 +56,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--page-size <tokens>', "token slots per page (default 1: whole pages); a request of T tokens has ceil(T/S) pages; also selects sglang's shortage test (alloc or alloc_extend)")
     .option('--length-rule <rule>', "when a prompt is too long for P: gt (longer than the prefill limit, the default) or ge (at least the limit, SGLang's validate_input_length)")
     .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)')
+    .option('--table-growth', "a decode step whose token falls past the table's last slot first takes one more page (action grow, SGLang's alloc_decode); needs --decode-steps 2 or more")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
@@ -83,6 +86,7 @@ const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: string; re
   eviction: { flag: '--eviction', value: (c) => (c.eviction === true ? true : undefined) },
   prefixPages: { flag: '--prefix-pages', value: (c) => prefixPagesFlag(c) },
   decodeSteps: { flag: '--decode-steps', value: (c) => (c.decodeSteps === undefined || c.decodeSteps === 1 ? undefined : `${c.decodeSteps}`) },
+  tableGrowth: { flag: '--table-growth', value: (c) => (c.tableGrowth === true ? true : undefined) },
 };
 
 const FLAG_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FIELD_FLAGS).map(([field, f]) => [field, f.flag]));
@@ -176,6 +180,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.lengthRule !== undefined) set('lengthRule', flags.lengthRule.trim());
   if (flags.eviction === true) set('eviction', true);
   if (flags.decodeSteps !== undefined) set('decodeSteps', numberish(flags.decodeSteps));
+  if (flags.tableGrowth === true) set('tableGrowth', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

@@ -44,7 +44,8 @@ export function describeConfig(config: Config): string {
   const prefixPages = prefixPagesFlag(config);
   const prefixes = prefixPages === undefined ? '' : ` · prefix pages ${prefixPages}`;
   const decodeSteps = config.decodeSteps === undefined || config.decodeSteps === 1 ? '' : ` · decode steps ${config.decodeSteps}`;
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}`;
+  const growth = config.tableGrowth === true ? ' · table growth' : '';
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */

@@ -73,6 +73,13 @@ export const ConfigEventSchema = Schema.Struct({
   allocator: Schema.optionalWith(literal(ALLOCATORS), { exact: true }),
   lengthRule: Schema.optionalWith(literal(['gt', 'ge'] as const), { exact: true }),
   eviction: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  // Named so that it is refused, not ignored with the other unknown fields: a log has no event for a decode step's new page yet.
+  tableGrowth: Schema.optionalWith(
+    Schema.Literal(false).annotations({
+      message: () => ({ message: 'validate-log does not check logs with tableGrowth yet: a log has no event for the page a decode step takes (grow); check such a configuration with `pagecheck check --table-growth`', override: true }),
+    }),
+    { exact: true },
+  ),
 });
 
 /** The schema of each event kind. */

@@ -105,6 +105,9 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       return pool.insert(slot);
     case 'evict':
       return pool.evict(slot, length, group >= 0 ? group : undefined);
+    case 'grow':
+      // Never reached: a log's config cannot switch tableGrowth on (events.ts refuses it).
+      return false;
     case 'landData':
     case 'landTag':
       // The pool lands every write whole: the part landings of torn-write are the spec's alone.

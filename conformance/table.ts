@@ -65,5 +65,14 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   evict: { role: 'action', action: 'evict' },
 };
 
+/**
+ * The spec's actions that no log event stands for yet, each with the reason: the validator
+ * refuses every configuration that enables them, so it never has to match them. One
+ * leaves this list when its event is added to {@link EVENT_TABLE}.
+ */
+export const UNLOGGED_KINDS: Readonly<Partial<Record<ActionKind, string>>> = {
+  grow: 'validate-log refuses tableGrowth: a log has no event yet for the page a decode step takes (alloc_decode)',
+};
+
 /** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */
 export const DECODE_AGAIN: EventRule = { role: 'observe', needs: 'decoded' };

@@ -38,6 +38,7 @@ export function abstractState(m: Model, pool: PagePool): State {
       `abstraction: a pool of ${pool.holder.length} page ids, ${pool.options.slots} slots and order ${pool.behaviour.allocator} cannot stand for ${m.pages} page ids, ${m.n} requests and order ${m.allocator}`,
     );
   }
+  if (m.tableGrowth) throw new Error('abstraction: the pool keeps a fixed page table; it cannot stand for tableGrowth (action grow)');
   if (m.fault['torn-write'] || m.decodeSteps > 1) throw new Error('abstraction: the pool lands every write whole and decodes in one step; it cannot stand for torn writes or several decode steps');
   const s = initial(m);
   abstractFreeList(m, pool, s);

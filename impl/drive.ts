@@ -63,6 +63,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     })
     // The pool lands every write whole: it does not implement fault torn-write yet.
     .with('landData', 'landTag', () => false)
+    // The pool keeps a fixed table: abstraction.ts refuses tableGrowth, so grow never reaches it.
+    .with('grow', () => false)
     .exhaustive();
 }
 
@@ -99,6 +101,7 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('prefill', () => (now === Ph.landed ? ('late-write' as const) : undefined))
     .with('stub', () => (now === Ph.landed ? ('late-write' as const) : now === Ph.written ? ('silent-stub' as const) : ('refusal' as const)))
     .with('handoff', () => undefined)
+    .with('grow', () => undefined)
     .with('decode', () => (now === Ph.failed ? ('failed-loudly' as const) : ('decoded' as const)))
     .with('free', () => (now === Ph.released ? ('stale-release' as const) : undefined))
     .with('timeout', () => 'timeout' as const)

@@ -180,7 +180,8 @@ export function commandsArbitrary(
 export const POOL_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write' && f !== 'segment-overlap');
 
 /** The action kinds the pool implements: every one but the part landings of `torn-write`. */
-const POOL_ACTION_KINDS = ACTION_KINDS.filter((k) => k !== 'landData' && k !== 'landTag');
+// The pool keeps a fixed table (no grow) and lands writes whole (no parts): neither is drawn.
+const POOL_ACTION_KINDS = ACTION_KINDS.filter((k) => k !== 'landData' && k !== 'landTag' && k !== 'grow');
 
 /** The most requests a random configuration has. */
 export const MAX_RANDOM_REQUESTS = 4;

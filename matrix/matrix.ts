@@ -15,7 +15,7 @@ import { compile, FAULTS, INVARIANTS, matrixConfig, VARIANTS, type Config, type 
 import { checkedModel } from '../binding/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
-export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests' | 'decodeSteps' | 'prefixPages'>;
+export type MatrixBase = Pick<Config, 'pages' | 'prefillLimit' | 'requests' | 'decodeSteps' | 'prefixPages' | 'tableGrowth'>;
 
 /** One cell: a variant under one fault. */
 export interface MatrixCell {
@@ -68,7 +68,8 @@ export function columnFaults(fault: Fault): Fault[] {
 export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
   const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
   const prefixes = base.prefixPages === undefined ? {} : { prefixPages: base.prefixPages };
-  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps, ...prefixes };
+  const growth = base.tableGrowth === true ? { tableGrowth: true } : {};
+  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps, ...prefixes, ...growth };
   return fault === 'lock-underflow' ? { ...config, eviction: true } : config;
 }
 
@@ -102,5 +103,6 @@ export function runMatrix(base: MatrixBase = matrixConfig('buggy'), options: Mat
   }
   const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
   const prefixes = base.prefixPages === undefined ? {} : { prefixPages: base.prefixPages };
-  return { base: { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, ...steps, ...prefixes }, cells };
+  const growth = base.tableGrowth === true ? { tableGrowth: true } : {};
+  return { base: { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, ...steps, ...prefixes, ...growth }, cells };
 }

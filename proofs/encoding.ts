@@ -82,6 +82,8 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('timeout', () => timeout(v, sem, s, r))
     .with('insert', () => insert(v, sem, s, r))
     .with('evict', () => evictNever(v, s))
+    // The proof's configurations keep a fixed page table (config tableGrowth off): grow never happens there.
+    .with('grow', () => evictNever(v, s))
     .with('landData', () => land(v, sem, s, r, 'data'))
     .with('landTag', () => land(v, sem, s, r, 'tag'))
     .exhaustive();

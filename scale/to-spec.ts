@@ -15,6 +15,7 @@ import { STALE, type ReferencePool } from './reference.ts';
 /** The reference pool that stands for model `m`: its sizes, switches and order, slots not reused; throws under `any`, which a pool does not choose. */
 export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePool>[0] {
   if (m.allocator === 'any') throw new Error('reference: allocator any is a choice per allocation, not an order');
+  if (m.tableGrowth) throw new Error('reference: the reference pool keeps a fixed page table; it does not follow tableGrowth (action grow)');
   return {
     pages: m.config.pages,
     // The spec's limit is in tokens; the reference's in pages (its admissions are whole pages).

@@ -1,14 +1,15 @@
 /**
  * The actions of the model, named as in SGLang's prefill/decode handoff:
- * the six of the real handoff, plus `timeout` (fault `early-free`), `insert` (the
+ * the six of the real handoff, plus `grow` (a decode step's page, config `tableGrowth`), `timeout` (fault `early-free`), `insert` (the
  * prefix cache), `evict` (the prefix cache's eviction, config `eviction`), and `landData`
  * and `landTag` (the two parts of a page write landing, fault `torn-write`). Every action
  * is taken by, or on behalf of, one request.
  */
+import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -19,7 +20,7 @@ export interface Action {
   readonly kind: ActionKind;
   /** Index of the request, into `config.requests`. */
   readonly r: number;
-  /** Under allocator `any`, `allocate` only: the page ids taken, in table order (every choice is its own action). */
+  /** Under allocator `any`, `allocate` and `grow` only: the page ids taken, in table order (every choice is its own action). */
   readonly pages?: readonly number[];
 }
 
@@ -35,28 +36,34 @@ export interface KindSwitches {
   readonly tornWrite: boolean;
   /** The variant checks owner tags. */
   readonly ownerCheck: boolean;
+  /** Config `tableGrowth` (action `grow`). */
+  readonly tableGrowth: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
 export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
-  return (
-    (k !== 'timeout' || on.earlyFree) &&
-    (k !== 'insert' || on.prefixes) &&
-    (k !== 'evict' || on.eviction) &&
-    (k !== 'landData' || on.tornWrite) &&
-    (k !== 'landTag' || (on.tornWrite && on.ownerCheck))
-  );
+  return match(k)
+    .with('allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', () => true)
+    .with('grow', () => on.tableGrowth)
+    .with('timeout', () => on.earlyFree)
+    .with('insert', () => on.prefixes)
+    .with('evict', () => on.eviction)
+    .with('landData', () => on.tornWrite)
+    .with('landTag', () => on.tornWrite && on.ownerCheck)
+    .exhaustive();
 }
 
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {
     for (let r = 0; r < m.n; r++) {
       if (kind === 'allocate' && m.allocator === 'any') for (const pages of choices(m, r)) out.push({ kind, r, pages });
+      // Under `any` a grow may take any one free page.
+      else if (kind === 'grow' && m.allocator === 'any') for (let p = m.firstPage; p < m.pages; p++) out.push({ kind, r, pages: [p] });
       else out.push({ kind, r });
     }
   }
@@ -69,7 +76,7 @@ export function allActions(m: Model): readonly Action[] {
  * list is a multiset (`double-free`), in lexicographic order.
  */
 export function choices(m: Model, r: number): number[][] {
-  const len = m.len[r] ?? 0;
+  const len = m.promptPages[r] ?? 0;
   const g = m.group[r] ?? -1;
   const sizes = g >= 0 ? [len, len - (m.prefixPages[g] ?? 1)] : [len];
   const out: number[][] = [];
@@ -89,7 +96,7 @@ export function choices(m: Model, r: number): number[][] {
   return out;
 }
 
-/** The action as people read it: `allocate(A)`, or under allocator `any` `allocate(A: 2 0)`. */
+/** The action as people read it: `allocate(A)`, or under allocator `any` `allocate(A: 2 0)` (and `grow(A: 1)`). */
 export function actionLabel(m: Model, a: Action): string {
   const pages = a.pages === undefined ? '' : `: ${a.pages.join(' ')}`;
   return `${a.kind}(${m.config.requests[a.r]?.name ?? `#${a.r}`}${pages})`;
@@ -103,6 +110,6 @@ export function parseAction(m: Model, label: string): Action | undefined {
   const r = m.config.requests.findIndex((q) => q.name === match[2]);
   if (kind === undefined || r < 0) return undefined;
   if (match[3] === undefined) return { kind, r };
-  if (kind !== 'allocate') return undefined;
+  if (kind !== 'allocate' && kind !== 'grow') return undefined;
   return { kind, r, pages: match[3].trim().split(/\s+/).filter((x) => x !== '').map(Number) };
 }

@@ -90,8 +90,8 @@ export function take(m: Model, s: State, t: State, need: number): number[] {
   return Array.from(out);
 }
 
-/** {@link take}, writing the pages into `out[0 .. need)`, which the caller may reuse: the search's hot path then allocates nothing. */
-export function takeInto(m: Model, s: State, t: State, need: number, out: Int32Array): void {
+/** {@link take}, writing the pages into `out[0 .. need)`, which the caller may reuse: the search's hot path then allocates nothing. `path` is the SGLang call (`behaviour.ts`'s `sglangShort`): `alloc_extend` for a prompt, `alloc_decode` for a decode step's page. */
+export function takeInto(m: Model, s: State, t: State, need: number, out: Int32Array, path: 'extend' | 'decode' = 'extend'): void {
   if (m.listAt >= 0) {
     const list = listOf(m, s);
     writeList(m, t, list.slice(need));
@@ -103,7 +103,7 @@ export function takeInto(m: Model, s: State, t: State, need: number, out: Int32A
     for (let p = m.firstPage; p < m.pages; p++) listed += s[m.freeAt + p]!;
     let released = 0;
     for (let p = m.firstPage; p < m.pages; p++) released += s[m.releaseAt + p]!;
-    if (released > 0 && sglangShort(m.pageSize, need, listed)) {
+    if (released > 0 && sglangShort(m.pageSize, need, listed, path)) {
       // merge_and_sort_free: both lists become one sorted list; counts per id are already sorted.
       for (let p = m.firstPage; p < m.pages; p++) {
         t[m.freeAt + p] = s[m.freeAt + p]! + s[m.releaseAt + p]!;

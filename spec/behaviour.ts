@@ -91,7 +91,10 @@ export function firstPageOf(allocator: Allocator): 0 | 1 {
  * `_pre_alloc` calls `alloc` for pages of one token, which is short when it needs more
  * than the free list holds, and `alloc_extend` (a batch of one) otherwise, which is short
  * when `tokens // page_size + bs + 1` exceeds it: two pages early, with whole pages.
+ * A decode step's page (`grow`, path `decode`) comes from `alloc_decode` (or `alloc` for
+ * pages of one token), which is short when the batch size, one here, exceeds the free
+ * list: only when the free list is empty.
  */
-export function sglangShort(pageSize: number, need: number, listed: number): boolean {
-  return pageSize === 1 ? need > listed : need + 1 + 1 > listed;
+export function sglangShort(pageSize: number, need: number, listed: number, path: 'extend' | 'decode' = 'extend'): boolean {
+  return pageSize === 1 || path === 'decode' ? need > listed : need + 1 + 1 > listed;
 }

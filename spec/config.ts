@@ -152,6 +152,14 @@ export interface Config {
    * Default 1 (left out): one read, no write, the first model's decode.
    */
   readonly decodeSteps?: number;
+  /**
+   * Whether the page table grows as decode writes tokens (SGLang's `alloc_decode`): a
+   * decode step whose new token falls past the table's last slot first takes one more page
+   * (action `grow`). Needs `decodeSteps` above 1 (only steps after the first write a
+   * token); `false` when absent: the table is the prompt's pages, and a token past its
+   * last slot overwrites the last slot.
+   */
+  readonly tableGrowth?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

@@ -81,6 +81,7 @@ export const ConfigSchema = Schema.Struct({
   lengthRule: Schema.optionalWith(LengthRuleSchema, { exact: true }),
   eviction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
+  tableGrowth: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   prefixPages: Schema.optionalWith(
     Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
@@ -163,6 +164,12 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     issues.push({ path: 'pageSize', message: `a state counts a page's written slots in one byte: at most ${MAX_SLOTS} tokens per page, got ${size}` });
   }
   issues.push(...widthIssues(input));
+  // Only a decode step after the first writes a token: with one step the table never grows, and the switch would say nothing.
+  const room = Math.max(0, ...input.requests.map((q) => Math.ceil((q.length + (input.tableGrowth === true ? (input.decodeSteps ?? 1) - 1 : 0)) / size)));
+  if (room > 0xffff) issues.push({ path: 'tableGrowth', message: `a table position is two bytes: a table of at most 65535 pages, got ${room}` });
+  if (input.tableGrowth === true && (input.decodeSteps ?? 1) < 2) {
+    issues.push({ path: 'tableGrowth', message: `the table grows only when a decode step writes a token past its last slot, and only steps after the first write one: needs decodeSteps of 2 or more, got ${input.decodeSteps ?? 1}` });
+  }
   const faults = input.faults ?? [];
   if (input.allocator === 'any') {
     const prefixes = input.requests.some((q) => q.prefix !== undefined);
@@ -172,9 +179,10 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
       eviction: input.eviction === true && prefixes,
       tornWrite: faults.includes('torn-write'),
       ownerCheck: checksOwner(input.variant ?? 'buggy'),
+      tableGrowth: input.tableGrowth === true,
     };
-    // Every kind but allocate is one action per request; allocate's choices are counted by anyActions.
-    const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && kindPresent(k, on)).length;
+    // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
+    const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);
     const inPageCounts = input.requests.map((q) => ({ ...q, length: Math.ceil(q.length / (input.pageSize ?? 1)) }));
     const actions = anyActions(input.pages, inPageCounts, input.prefixPages ?? {}, faults.includes('double-free'), kinds);
     if (actions > LIMITS.maxActions) {
@@ -258,6 +266,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.lengthRule === undefined || c.lengthRule === 'gt' ? {} : { lengthRule: c.lengthRule }),
     ...(c.eviction === undefined ? {} : { eviction: c.eviction }),
     ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
+    ...(c.tableGrowth === true ? { tableGrowth: true } : {}),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }

@@ -53,8 +53,17 @@ export interface Model {
   readonly prefixBase: Uint32Array;
   /** The highest label: `n` plus the pages of every prefix. */
   readonly labels: number;
-  /** Per request: its length in pages, `ceil(tokens / pageSize)`. */
+  /**
+   * Per request: its page table's room in pages, the table positions a state holds: the
+   * prompt's pages, plus under `tableGrowth` the pages its decode steps' tokens can need
+   * (`ceil((tokens + decodeSteps - 1) / pageSize)` in all). A position past the pages the
+   * table holds now is empty.
+   */
   readonly len: Uint16Array;
+  /** Per request: its prompt's pages, `ceil(tokens / pageSize)`: what `allocate` takes. Equal to {@link Model.len} without `tableGrowth`. */
+  readonly promptPages: Uint16Array;
+  /** Whether the table grows by a page when a decode step's token falls past its last slot (action `grow`). */
+  readonly tableGrowth: boolean;
   /** Per request: its prompt's length in tokens (the slots decode reads at its first step). */
   readonly tokens: Uint16Array;
   /** Per request: the offset of its page table in the state. */
@@ -201,6 +210,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     rereadsFinishedTable: config.faults.some((f) => FAULT_REREADS_FINISHED_TABLE[f]),
     keepDeadState: options.keepDeadState ?? false,
     decodeSteps: config.decodeSteps ?? 1,
+    tableGrowth: config.tableGrowth === true,
     silentStub: stubsSilently(variant, config.faults),
     ownerCheck,
     fault: Object.fromEntries(FAULTS.map((f) => [f, has(f)])) as Record<Fault, boolean>,
@@ -222,11 +232,15 @@ function shapeOf(config: Config) {
   const groupNames: string[] = [];
   const group = new Int32Array(n);
   const len = new Uint16Array(n);
+  const promptPages = new Uint16Array(n);
   const tokens = new Uint16Array(n);
   const pageSize = config.pageSize ?? 1;
+  // Steps after the first write one token each, at slots tokens .. tokens + decodeSteps - 2.
+  const grown = config.tableGrowth === true ? (config.decodeSteps ?? 1) - 1 : 0;
   config.requests.forEach((req: RequestSpec, r) => {
     tokens[r] = req.length;
-    len[r] = Math.ceil(req.length / pageSize);
+    promptPages[r] = Math.ceil(req.length / pageSize);
+    len[r] = Math.ceil((req.length + grown) / pageSize);
     if (req.prefix === undefined) {
       group[r] = -1;
       return;
@@ -239,7 +253,7 @@ function shapeOf(config: Config) {
   const prefixBase = new Uint32Array(groupNames.length);
   for (let g = 1; g < groupNames.length; g++) prefixBase[g] = prefixBase[g - 1]! + prefixPages[g - 1]!;
   const labels = n + prefixPages.reduce((sum, k) => sum + k, 0);
-  return { n, groupNames, group, len, tokens, prefixPages, prefixBase, labels };
+  return { n, groupNames, group, len, promptPages, tokens, prefixPages, prefixBase, labels };
 }
 
 /** The fields' offsets under the names readers know them by (see {@link compile} for the absent ones). */

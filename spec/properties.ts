@@ -23,6 +23,7 @@ import {
   readRecordOf,
   sharedPages,
   tablePage,
+  tableRoom,
   tagPartsOf,
   type State,
 } from './state.ts';
@@ -137,7 +138,11 @@ export const ExclusiveHold = always('ExclusiveHold', (m, s) => {
     if (!isLive(phaseOf(m, s, r))) continue;
     for (let i = 0; i < (m.len[r] ?? 0); i++) {
       const p = tablePage(m, s, r, i);
-      if (p === NO_PAGE) return false;
+      // The prompt's pages are all there; past them, the pages `grow` added, up to the first empty position.
+      if (p === NO_PAGE) {
+        if (i < (m.promptPages[r] ?? 0)) return false;
+        break;
+      }
       const shared = i < sharedPages(m, s, r);
       const owner = shared ? prefixLabel(m, m.group[r] ?? -1, i) : bodyLabel(r);
       if (holderOf(m, s, p) !== owner) return false;
@@ -166,7 +171,7 @@ export const Conservation = always('Conservation', (m, s) => {
     if (holderOf(m, s, p) > m.n) count++;
   }
   for (let r = 0; r < m.n; r++) {
-    if (isLive(phaseOf(m, s, r))) count += (m.len[r] ?? 0) - sharedPages(m, s, r);
+    if (isLive(phaseOf(m, s, r))) count += tableRoom(m, s, r) - sharedPages(m, s, r);
   }
   return count === m.pages - m.firstPage;
 });
@@ -366,6 +371,13 @@ export const BetweenSteps = sometimes(
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.decoding),
 );
 
+/** With `tableGrowth`: a request's table holds a page that `grow` added past its prompt's pages. */
+export const TableGrew = sometimes(
+  'TableGrew',
+  (m) => m.tableGrowth,
+  (m, s) => anyRequest(m, (r) => isLive(phaseOf(m, s, r)) && tableRoom(m, s, r) > (m.promptPages[r] ?? 0)),
+);
+
 /** Every invariant, in the order they are checked and reported. */
 export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree, Integrity];
 
@@ -395,6 +407,7 @@ export const WITNESSES: readonly Property[] = [
   EvictedWhileRead,
   TornPage,
   BetweenSteps,
+  TableGrew,
 ];
 
 /** The property of that name, if there is one. */

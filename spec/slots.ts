@@ -74,10 +74,31 @@ export function tagCovers(m: Model, s: State, p: number, slots: number): boolean
   return !m.mechanism['tag-counts-tokens'] || tagFillOf(m, s, p) >= slots;
 }
 
+/** How many table positions a read of the first `end` slots covers: every page of the table without `tableGrowth`, and no page `grow` added for a token not yet written. */
+export function positionsRead(m: Model, end: number): number {
+  return Math.ceil(end / m.pageSize);
+}
+
+/**
+ * Under `tableGrowth`: whether request `r`'s next decode step writes a token (it is not
+ * the first step) into a table position that holds no page yet, so that `grow` must come
+ * first. SGLang's `alloc_decode` takes the page in `prepare_for_decode`, before the
+ * step's forward pass; the model's step writes after it reads, so the step that writes
+ * slot `tokens` (its second) is SGLang's step 0, and it needs a page when the prompt
+ * filled its last one.
+ */
+export function needsPage(m: Model, s: State, r: number): boolean {
+  if (!m.tableGrowth || stepsOf(m, s, r) === 0) return false;
+  const slot = (m.tokens[r] ?? 0) + tokensDecoded(m, s, r);
+  const i = Math.floor(slot / m.pageSize);
+  return i < (m.len[r] ?? 0) && tablePage(m, s, r, i) === NO_PAGE;
+}
+
 /**
  * A decode step after the first writes its new token into the next slot of request `r`'s
- * table (the table's last slot once the table is full: the model has no `alloc_decode`,
- * and with one slot per page this is the first model's write into the last page). The
+ * table. Without `tableGrowth` the table is the prompt's pages, and the token goes into
+ * the table's last slot once the table is full (with one slot per page this is the first
+ * model's write into the last page); with it, `grow` has added the page first. The
  * page's content and, under an owner check, its tag become `r`'s up to that slot.
  */
 export function writeToken(m: Model, s: State, t: State, r: number): void {

@@ -276,6 +276,17 @@ export function clearTable(m: Model, t: State, r: number): void {
   for (let i = at, end = at + m.pageBytes * m.len[r]!; i < end; i++) t[i] = 0xff;
 }
 
+/**
+ * How many pages request `r`'s live table holds now: its prompt's pages, then under
+ * `tableGrowth` the pages `grow` added, in order, up to the first empty position.
+ */
+export function tableRoom(m: Model, s: State, r: number): number {
+  let room = m.promptPages[r]!;
+  const len = m.len[r]!;
+  while (room < len && tablePage(m, s, r, room) !== NO_PAGE) room++;
+  return room;
+}
+
 /** Request `r`'s page table (empty before `allocate`). */
 export function tableOf(m: Model, s: State, r: number): number[] {
   const out: number[] = [];

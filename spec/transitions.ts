@@ -58,6 +58,7 @@ import {
   sharesFirstPage,
   stepsOf,
   tablePage,
+  tableRoom,
   tagOf,
   EVICTED_FOR,
   lockOf,
@@ -67,7 +68,7 @@ import {
   type State,
   addObserved,
 } from './state.ts';
-import { readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
+import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 import { holdsKv, releaseTable } from './release.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
@@ -90,7 +91,7 @@ import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
  */
 export function allocate(m: Model, s: State, r: number, pages?: readonly number[]): State | undefined {
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
-  const len = m.len[r] ?? 0;
+  const len = m.promptPages[r] ?? 0;
   const g = m.group[r] ?? -1;
   const hit = g >= 0 && entryCached(m, s, g);
   const need = hit ? len - prefixLength(m, r) : len;
@@ -235,6 +236,51 @@ export function handoff(m: Model, s: State, r: number): State | undefined {
 }
 
 /**
+ * Config `tableGrowth`: D takes one more page for the token the next decode step writes
+ * (`ScheduleBatch.prepare_for_decode` in `managers/schedule_batch.py` calls
+ * `alloc_for_decode` in `mem_cache/common.py`, which calls the allocator's
+ * `alloc_decode`; pages of one token: `alloc`). It is one page for one request: a batch
+ * of one.
+ * When no page can be had, SGLang does not fail the request: `Scheduler.update_running_batch`
+ * (`managers/scheduler.py`) finds `ScheduleBatch.check_decode_mem` false (after evicting
+ * from the prefix cache) and calls `ScheduleBatch.retract_decode`, which releases running
+ * requests' pages and puts them back in the waiting queue (keeping at least one request);
+ * should the allocation still fail, `alloc_for_decode` raises "Decode out of memory".
+ * The model has no `retract` yet (issue 23, item 2): the request waits, its next
+ * `decode` disabled, until a release frees a page; where nothing can, the search reports
+ * a deadlock.
+ * @guard Config `tableGrowth` is on, the request has taken at least one decode step and
+ * not all of them, its next step's token falls past its table's last slot, and a page
+ * can be had by the allocation order's own rule: a free-list entry (under `sglang`,
+ * with the release list merged in and sorted when the free list is empty, `alloc_decode`'s
+ * shortage test); under `any`, the page the action names is free.
+ * @effect The page the allocation order hands out (under `sorted` the lowest free id,
+ * under `lifo` the front of the list, under `sglang` the front of the sorted free list)
+ * leaves the free list, is held by the request and joins its table as its next position.
+ * Its contents stay as they were: the next decode step's token write fills its first slot.
+ * @variant owner-check The page's owner tag is cleared when it is taken; the token's
+ * write stamps it, and every later step checks it, as every page of the table.
+ */
+export function grow(m: Model, s: State, r: number, pages?: readonly number[]): State | undefined {
+  if (!m.tableGrowth || phaseOf(m, s, r) !== Ph.decoding || !needsPage(m, s, r)) return undefined;
+  if (!canAllocate(m, s, 1, pages)) return undefined;
+  const t = s.slice();
+  let p: number;
+  if (pages !== undefined) {
+    p = pages[0]!;
+    takeOne(m, t, p);
+  } else {
+    const out = new Int32Array(1);
+    takeInto(m, s, t, 1, out, 'decode');
+    p = out[0]!;
+  }
+  setHolder(m, t, p, bodyLabel(r));
+  if (m.ownerCheck) setTag(m, t, p, 0);
+  setTablePage(m, t, r, tableRoom(m, s, r), p);
+  return t;
+}
+
+/**
  * One decode step. Attention reads `req_to_token[row, :seq_len]` with `seq_len` from D's
  * own length, that is every page of the table, whoever wrote it; a request takes
  * `decodeSteps` such steps, one per generated token, and anything may happen between
@@ -259,6 +305,8 @@ export function handoff(m: Model, s: State, r: number): State | undefined {
 export function decode(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.handedOff && phase !== Ph.decoding) return undefined;
+  // Under `tableGrowth` a step whose token has no page yet waits for `grow`.
+  if (needsPage(m, s, r)) return undefined;
   const t = s.slice();
   if (m.ownerCheck && !tagsPass(m, s, r)) {
     enter(m, t, r, 'failed');
@@ -348,7 +396,7 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
 export function evict(m: Model, s: State, r: number): State | undefined {
   if (!m.eviction || phaseOf(m, s, r) !== Ph.new) return undefined;
   const g = m.group[r] ?? -1;
-  const need = (m.len[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0);
+  const need = (m.promptPages[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0);
   if (freeEntries(m, s) >= need) return undefined;
   let victim = -1;
   for (let p = m.firstPage; p < m.pages && victim < 0; p++) {
@@ -411,12 +459,13 @@ function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, decode, free, timeout, insert, evict, landData, landTag };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
-  // Under allocator `any` an allocation names its pages; every other action is a kind and a request.
-  return a.kind === 'allocate' ? allocate(m, s, a.r, a.pages) : TRANSITIONS[a.kind](m, s, a.r);
+  // Under allocator `any` an allocation (and a grow) names its pages; every other action is a kind and a request.
+  if (a.kind === 'allocate') return allocate(m, s, a.r, a.pages);
+  return a.kind === 'grow' ? grow(m, s, a.r, a.pages) : TRANSITIONS[a.kind](m, s, a.r);
 }
 
 /** Whether action `a` is enabled in state `s`. */
@@ -465,8 +514,8 @@ function finishIfLanded(m: Model, t: State, r: number): void {
 
 /** The owner check: every page's tag is the request's own label, or at prefix position `j` its prefix's page `j` (and, under `tag-counts-tokens`, counts the slots read there). */
 function tagsPass(m: Model, s: State, r: number): boolean {
-  const len = m.len[r] ?? 0;
   const end = readEnd(m, s, r);
+  const len = positionsRead(m, end);
   for (let i = 0; i < len; i++) {
     const p = tablePage(m, s, r, i);
     if (!mayReadAt(m, r, i, tagOf(m, s, p)) || !tagCovers(m, s, p, slotsReadAt(m, i, end))) return false;
@@ -476,8 +525,8 @@ function tagsPass(m: Model, s: State, r: number): boolean {
 
 /** One read of `r`'s whole table, up to its length: the read set, the read record per position, and reads of pages `r` does not hold. */
 function readTable(m: Model, s: State, t: State, r: number): void {
-  const len = m.len[r] ?? 0;
   const end = readEnd(m, s, r);
+  const len = positionsRead(m, end);
   const shared = sharedPages(m, s, r);
   let unheld = false;
   for (let i = 0; i < len; i++) {

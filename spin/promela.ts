@@ -38,6 +38,8 @@ const INLINE_OF = {
   evict: 'Evict',
   landData: 'LandData',
   landTag: 'LandTag',
+  // Never emitted: toPromela refuses tableGrowth.
+  grow: 'Grow',
 } as const;
 
 /** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
@@ -46,6 +48,7 @@ export function toPromela(config: Config, checkIntegrity = false): string {
   if (m.eviction) throw new RangeError('the Promela model has no prefix-cache eviction');
   // Under sorted, a release's calls free each page once, as the Promela model's one release does; only the overlap differs.
   if (m.fault['segment-overlap']) throw new RangeError('the Promela model releases a table in one call and has no fault segment-overlap');
+  if (m.tableGrowth) throw new RangeError('the Promela model keeps a fixed page table: it has no tableGrowth (action grow)');
   if (m.allocator !== 'sorted') {
     throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
   }

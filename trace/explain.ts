@@ -243,7 +243,7 @@ function deadlock(m: Model, trace: Trace): Explanation {
   for (let r = 0; r < m.n; r++) {
     const phase = phaseOf(m, last, r);
     if (isFinished(phase)) continue;
-    const need = phase === Ph.new ? `, needs ${m.len[r] ?? 0} free page${m.len[r] === 1 ? '' : 's'}` : '';
+    const need = phase === Ph.new ? `, needs ${m.promptPages[r] ?? 0} free page${m.promptPages[r] === 1 ? '' : 's'}` : '';
     waiting.push(`${name(m, r)} (${PHASES[phase] ?? phase}${need})`);
   }
   const held: number[] = [];

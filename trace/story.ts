@@ -58,7 +58,7 @@ export function describeModel(m: Model): string {
   // With token slots, lengths and the limit are in tokens; with whole pages, tokens are pages.
   const slots = m.pageSize > 1;
   const pagesWord = (k: number): string => `${k} ${k === 1 ? 'page' : 'pages'}`;
-  const length = (tokens: number, r: number): string => (slots ? `${tokens} tokens, ${pagesWord(m.len[r] ?? 0)}` : pagesWord(tokens));
+  const length = (tokens: number, r: number): string => (slots ? `${tokens} tokens, ${pagesWord(m.promptPages[r] ?? 0)}` : pagesWord(tokens));
   const requests = c.requests.map((q, r) => `${q.name} (${length(q.length, r)}${q.prefix === undefined ? '' : prefix(q.prefix)})`);
   const faults = c.faults.length === 0 ? 'no faults' : `faults ${c.faults.join(', ')}`;
   const limit = slots ? `${c.prefillLimit} tokens${m.lengthRule === 'ge' ? ' (refused from the limit on)' : ''}` : `${c.prefillLimit}${m.lengthRule === 'ge' ? ' (refused from the limit on)' : ''}`;
@@ -68,6 +68,7 @@ export function describeModel(m: Model): string {
     c.allocator === undefined || c.allocator === 'sorted' ? '' : `allocator ${c.allocator}`,
     c.eviction === true ? 'eviction' : '',
     c.decodeSteps === undefined || c.decodeSteps === 1 ? '' : `decode steps ${c.decodeSteps}`,
+    c.tableGrowth === true ? 'table growth' : '',
   ].filter((x) => x !== '');
   return `${c.variant}, ${c.pages} pages${size}, prefill limit ${limit}, requests ${requests.join(', ')}; ${faults}${more.length === 0 ? '' : `; ${more.join(', ')}`}`;
 }

@@ -12,6 +12,7 @@ import {
   holderOf,
   isOverLong,
   mayReadAt,
+  positionsRead,
   readEnd,
   slotsReadAt,
   stepsOf,
@@ -71,7 +72,7 @@ function changedPage(m: Model, before: State, after: State, read: (m: Model, s: 
 function overLimitWords(t: Told, limitWord: string): string {
   const { m, r } = t;
   const rule = m.lengthRule === 'ge' ? 'at least' : 'over';
-  const amount = m.pageSize > 1 ? `${m.tokens[r] ?? 0} tokens` : pageCount(m.len[r] ?? 0);
+  const amount = m.pageSize > 1 ? `${m.tokens[r] ?? 0} tokens` : pageCount(m.promptPages[r] ?? 0);
   return `${amount} is ${rule} ${limitWord} ${m.config.prefillLimit}`;
 }
 
@@ -150,16 +151,18 @@ function failedDecode(t: Told): Phrasing {
 
 /** A `decode` step that read: the pages (with token slots, the tokens and where stale P-side data begins), and the new token written. */
 function decode(t: Told): Phrasing {
-  const { m, r, who, label, before, after, table } = t;
+  const { m, r, who, label, before, after } = t;
   if (t.req?.phase === 'failed') return failedDecode(t);
+  // The pages the step reads: under `tableGrowth`, not the page `grow` added for the token it writes.
+  const table = t.table.slice(0, positionsRead(m, readEnd(m, before, r)));
   const stepWords = decodeStepWords(m, t.trace, t.k);
   // With token slots: the last token the step reads.
   const end = m.pageSize > 1 ? slotsRead(m, before, r, table.length - 1).last : 0;
   const tokens = m.pageSize > 1 ? `${tokensWords(0, end)} in ` : '';
   const messages = [`D->>Pool: ${label}: read ${tokens}${ids(table)}${stepWords}`, `Pool-->>D: ${ids(table)}: ${t.contents(table)}`, `D-->>C: answer for ${who}, from the data of ${t.req?.read.join(', ') || 'nobody'}`];
-  if ((t.req?.steps ?? 0) > 1) messages.push(`D->>Pool: write ${who}'s new token into page ${table.at(-1) ?? '?'}`);
+  if ((t.req?.steps ?? 0) > 1) messages.push(`D->>Pool: write ${who}'s new token into page ${t.table.at(-1) ?? '?'}`);
   if (m.pageSize <= 1) {
-    const token = stepsOf(m, after, r) > 1 ? `; then it writes its new token into page ${table.at(-1) ?? '?'}` : '';
+    const token = stepsOf(m, after, r) > 1 ? `; then it writes its new token into page ${t.table.at(-1) ?? '?'}` : '';
     return { sentence: `${who} reads ${pagesWords(table)}${stepWords}, which ${perPages(table, 'holds', 'hold')}: ${t.contents(table)}${token}.`, messages };
   }
   const reads = perPageWords(
@@ -172,8 +175,8 @@ function decode(t: Told): Phrasing {
     '; ',
   );
   const written = stepsOf(m, after, r) > 1 ? end + 1 : -1;
-  const slot = Math.min(written, table.length * m.pageSize - 1);
-  const token = written < 0 ? '' : `; then it writes its new token into slot ${slot} (page ${table[Math.floor(slot / m.pageSize)] ?? '?'})`;
+  const slot = Math.min(written, t.table.length * m.pageSize - 1);
+  const token = written < 0 ? '' : `; then it writes its new token into slot ${slot} (page ${t.table[Math.floor(slot / m.pageSize)] ?? '?'})`;
   return { sentence: `${who} reads ${tokensWords(0, end)} in ${pagesWords(table)}${stepWords}, which hold: ${reads}${token}.`, messages };
 }
 
@@ -189,6 +192,17 @@ function land(t: Told, kind: 'landData' | 'landTag'): Phrasing {
   return { sentence: `the ${part} part of ${who}'s write lands in page ${p}${held}; the page now holds ${dataWords(m, dataOf(m, after, p))}, ${tag}.`, messages };
 }
 
+/** A `grow`: the page D takes for the next token, what it still holds, and the table's new length. */
+function grow(t: Told): Phrasing {
+  const { m, who, label, table } = t;
+  const p = table.at(-1);
+  const held = p === undefined ? 'nothing' : dataWords(m, dataOf(m, t.after, p));
+  return {
+    sentence: `D takes page ${p ?? '?'} for ${who}'s next token (alloc_decode): ${who}'s table grows to ${pageCount(table.length)}; the page still holds ${held}${m.ownerCheck ? ', its tag cleared' : ''}.`,
+    messages: [`D->>Pool: ${label}: take one page for ${who}'s next token`, `Pool-->>D: page ${p ?? '?'} holds: ${held}`],
+  };
+}
+
 /** Every action kind's wording. */
 export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   allocate: (t) => {
@@ -197,7 +211,7 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
     return {
       sentence: `D gives ${who} ${pagesWords(table)}${hit ? ` (${sharedWords(m, t.after, table.slice(0, shared))})` : ''}, which ${perPages(table, 'holds', 'hold')}: ${t.contents(table)}.`,
       messages: [
-        `C->>D: ${label}: request ${who}, ${pageCount(m.len[r] ?? 0)}`,
+        `C->>D: ${label}: request ${who}, ${pageCount(m.promptPages[r] ?? 0)}`,
         `D->>Pool: take ${ids(table)}${hit ? ` (${ids(table.slice(0, shared))} from the prefix cache)` : ''}`,
         `Pool-->>D: ${ids(table)} hold: ${t.contents(table)}`,
         `D->>P: page ids ${pageIds(table, ',')}`,
@@ -214,6 +228,7 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
       messages: [`P->>D: ${t.label}: Success (${written} of ${pageCount(total)} written)`, `Note over D: commits ${t.who}`],
     };
   },
+  grow,
   decode,
   free: (t) => {
     const { m, who, label, own } = t;

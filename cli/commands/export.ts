@@ -35,6 +35,7 @@ export function runExport(format: string, flags: ExportFlags): number {
   if (config.faults.includes('segment-overlap')) {
     throw new UsageError('--faults: the Promela model releases a table in one call and has no fault segment-overlap (spec/release.ts); check it with `pagecheck check`');
   }
+  if (config.tableGrowth === true) throw new UsageError('--table-growth: the Promela model keeps a fixed page table; it has no tableGrowth (action grow)');
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }

@@ -129,10 +129,11 @@ type Commands = Iterable<fc.AsyncCommand<Side, Real>>;
 
 /**
  * The action kinds an adapter is sent: those of protocol version 1. The prefix cache's
- * eviction and the part landings of `torn-write` are not part of it (configurations never
- * turn them on).
+ * eviction, the part landings of `torn-write` and a decode step's new page (`grow`, config
+ * `tableGrowth`: an adapter's pool keeps a fixed table) are not part of it (configurations
+ * never turn them on).
  */
-const ADAPTER_KINDS: readonly ActionKind[] = ACTION_KINDS.filter((k) => k !== 'evict' && k !== 'landData' && k !== 'landTag');
+const ADAPTER_KINDS: readonly ActionKind[] = ACTION_KINDS.filter((k) => k !== 'evict' && k !== 'landData' && k !== 'landTag' && k !== 'grow');
 
 /** The variants random configurations draw when none is named: those of protocol version 1 (`hardened` came later). */
 const ADAPTER_VARIANTS: readonly Variant[] = ['buggy', 'length-fix', 'owner-check'];

@@ -17,6 +17,8 @@ const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['matrix, buggy, double-free and stale-free, sglang', { ...matrixConfig('buggy', ['double-free', 'stale-free']), allocator: 'sglang' }, 1413],
   ['owner-check, early-free and torn-write, requests 1,1', configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }], variant: 'owner-check', faults: ['early-free', 'torn-write'] }), 601],
   ['buggy, stale-free, two decode steps, requests 1,1,1', configFrom({ pages: 1, prefillLimit: 1, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant: 'buggy', faults: ['stale-free'], decodeSteps: 2 }), 2224],
+  // Table growth: live tables with empty positions past the pages grow added, freed again by a stale release.
+  ['table growth, buggy, stale-free, sglang, requests 1,1,3', configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 3 }], variant: 'buggy', faults: ['silent-stub', 'stale-free'], allocator: 'sglang', decodeSteps: 2, tableGrowth: true }), 1521],
   ["issue 14's defect under buggy", configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 1 }, { length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant: 'buggy', faults: ['silent-stub', 'early-free'] }), 4651],
 ];
 

@@ -118,11 +118,13 @@ describe('replay lines give back the configuration', () => {
     pageSize: 2,
     lengthRule: 'ge',
     decodeSteps: 3,
+    tableGrowth: true,
   };
 
   it('every field, none at its default, survives replayCommand and the flag parser', () => {
     const line = replayCommand(every);
     expect(line).toContain('--decode-steps 3');
+    expect(line).toContain('--table-growth');
     expect(replayed(line)).toEqual(every);
   });
 

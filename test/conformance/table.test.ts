@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACTION_KINDS } from '../../spec/index.ts';
-import { EVENT_KINDS, EVENT_TABLE, WRITE_KINDS } from '../../conformance/index.ts';
+import { EVENT_KINDS, EVENT_TABLE, UNLOGGED_KINDS, WRITE_KINDS } from '../../conformance/index.ts';
 import { pagecheck } from '../support/cli.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,11 @@ describe('the one table from log events to spec actions', () => {
       if (rule.role !== 'action') continue;
       reached.add(rule.action);
       for (const k of rule.opens ?? []) reached.add(k);
+    }
+    // An action no event stands for is listed, with its reason, among the unlogged: never left out silently.
+    for (const k of Object.keys(UNLOGGED_KINDS)) {
+      expect(reached.has(k)).toBe(false);
+      reached.add(k);
     }
     expect([...reached].sort()).toEqual([...ACTION_KINDS].sort());
     expect(WRITE_KINDS).toEqual(['prefill', 'stub']);

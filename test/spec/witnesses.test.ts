@@ -88,6 +88,13 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   TornPage: { config: config('owner-check', ['torn-write'], 2, 2, ['2']), labels: ['allocate(A)', 'prefill(A)', 'landData(A)'] },
   // the last step leaves it decoded: no longer between two
   BetweenSteps: { config: config('buggy', [], 2, 2, ['2'], { decodeSteps: 2 }), labels: [...SERVE('A')], past: ['decode(A)'] },
+  // the grown page dies with the table at the release; a request whose token still fits its table never grows (B: 2 tokens in pages of 4)
+  TableGrew: {
+    config: config('buggy', [], 3, 2, ['2'], { decodeSteps: 2, tableGrowth: true }),
+    labels: [...SERVE('A'), 'grow(A)'],
+    past: ['decode(A)', 'free(A)'],
+    never: [{ config: config('buggy', [], 3, 4, ['4', '2'], { decodeSteps: 2, tableGrowth: true, pageSize: 4 }), labels: [...SERVE('B'), 'decode(B)'] }],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
