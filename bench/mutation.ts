@@ -32,6 +32,24 @@ function readObject(path: string): Record<string, unknown> {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 }
 
+/**
+ * survivors.json's content: per area, the survivors of its last run (the areas not run
+ * now keep theirs), each with the reason equivalent.json gives, read now so that a reason
+ * written during a run counts.
+ */
+function survivorsOf(found: readonly Survivor[], ran: readonly Area[]): Record<string, unknown> {
+  const equivalent = readObject(EQUIVALENT);
+  const before = readObject(SURVIVORS)['areas'];
+  const areas: Record<string, unknown> = typeof before === 'object' && before !== null && !Array.isArray(before) ? { ...before } : {};
+  for (const area of ran) {
+    areas[area] = found.filter((s) => s.area === area).map((s) => {
+      const why = equivalent[keyOf(s)];
+      return typeof why === 'string' ? { ...s, equivalent: why } : s;
+    });
+  }
+  return { areas };
+}
+
 /** The table printed at the end. */
 function table(scores: Readonly<Record<string, AreaScore>>): string {
   const head = ['area', 'lines', 'mutants', 'killed', 'survived', 'timeout', 'no-coverage', 'score', 'wall s'];
@@ -50,26 +68,23 @@ async function main(): Promise<void> {
   const o = parsed.right;
   const replay = `npm run mutation -- --area ${o.areas.join(',')} --sample ${o.sample} --seed ${o.seed}`;
   process.stderr.write(`pagecheck mutation: ${replay} (bound ${o.boundSeconds} s per area); left out as tested only in the heavy tier: ${Object.keys(HEAVY_ONLY).join(', ')}\n`);
-  const equivalent = readObject(EQUIVALENT);
   const scores: Record<string, AreaScore & { seed: number; sample: number }> = {};
-  const survivors: (Survivor & { equivalent?: string })[] = [];
+  const found: Survivor[] = [];
   const started = performance.now();
   for (const area of o.areas) {
     const mutate = mutateOf(ROOT, area, o.sample, o.seed);
     process.stderr.write(`pagecheck mutation: ${area}: ${mutate.join(' ')}\n`);
     const r = await runArea(ROOT, area as Area, mutate, o.boundSeconds, o.concurrency);
     scores[area] = { ...r.score, seed: o.seed, sample: o.sample };
-    for (const s of r.survivors) {
-      const why = equivalent[keyOf(s)];
-      survivors.push(typeof why === 'string' ? { ...s, equivalent: why } : s);
-    }
+    found.push(...r.survivors);
   }
   const wallSeconds = Math.round((performance.now() - started) / 1000);
   const results = readObject(RESULTS);
   results['mutation'] = { replay, sample: o.sample, seed: o.seed, boundSeconds: o.boundSeconds, wallSeconds, heavyOnlyLeftOut: HEAVY_ONLY, areas: { ...((results['mutation'] as { areas?: object } | undefined)?.areas ?? {}), ...scores } };
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(SURVIVORS, `${JSON.stringify({ replay, survivors }, null, 2)}\n`);
-  process.stdout.write(`${table(scores)}\n${survivors.length} survivors in bench/mutation/survivors.json; ${wallSeconds} s; replay: ${replay}\n`);
+  const survivors = survivorsOf(found, o.areas);
+  writeFileSync(SURVIVORS, `${JSON.stringify(survivors, null, 2)}\n`);
+  process.stdout.write(`${table(scores)}\n${found.length} survivors in bench/mutation/survivors.json; ${wallSeconds} s; replay: ${replay}\n`);
   process.exitCode = Object.values(scores).some((s) => s.error !== undefined) ? 1 : 0;
 }
 
