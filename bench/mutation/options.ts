@@ -25,6 +25,8 @@ export const HEAVY_ONLY: Readonly<Record<string, string>> = {
   'checker/parallel-threads.ts': 'the worker threads themselves: tested only by the heavy parallel tests',
   'checker/parallel-worker.ts': 'runs inside a worker thread, where Stryker cannot see a kill; tested only by the heavy parallel tests',
   'checker/parallel-links.ts': 'the threads\' message links: tested only by the heavy parallel tests',
+  'checker/level.ts': 'one level of the parallel search, run in the worker threads: tested only by the heavy parallel tests',
+  'checker/level-hashed.ts': 'the fingerprint-first level of the parallel search, in the worker threads: tested only by test/checker/parallel-hashed.test.ts (heavy tier)',
 };
 
 /** The options of one run. */
