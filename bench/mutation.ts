@@ -5,7 +5,8 @@
  * table of the score per area and writes the figures to `bench/results.json` under
  * `mutation` (the other benchmarks' entries kept, as bench/run.ts keeps them) and the
  * survivors, with file:line:column and the mutant, to `bench/mutation/survivors.json`,
- * each with the reason it is equivalent where bench/mutation/equivalent.json gives one.
+ * each with the note bench/mutation/notes.json gives (why it is equivalent, or which
+ * test kills it outside Stryker).
  *
  * Not in CI and not in `npm run bench`: a sample of 4 lines per area takes tens of
  * minutes on the shared 2-core machine. The command line it prints replays the same
@@ -20,9 +21,9 @@ import { runArea, type AreaScore, type Survivor } from './mutation/stryker.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url));
 const SURVIVORS = fileURLToPath(new URL('./mutation/survivors.json', import.meta.url));
-const EQUIVALENT = fileURLToPath(new URL('./mutation/equivalent.json', import.meta.url));
+const NOTES = fileURLToPath(new URL('./mutation/notes.json', import.meta.url));
 
-/** A survivor's key in equivalent.json: `file:line mutator replacement` (columns move more than lines). */
+/** A survivor's key in notes.json: `file:line mutator replacement` (columns move more than lines). */
 export const keyOf = (s: Survivor): string => `${s.at.split(':').slice(0, 2).join(':')} ${s.mutator} ${s.replacement}`;
 
 /** The JSON object in `path`, or an empty one. */
@@ -34,17 +35,17 @@ function readObject(path: string): Record<string, unknown> {
 
 /**
  * survivors.json's content: per area, the survivors of its last run (the areas not run
- * now keep theirs), each with the reason equivalent.json gives, read now so that a reason
- * written during a run counts.
+ * now keep theirs), each with the note notes.json gives (why it is equivalent, or which
+ * test kills it outside Stryker), read now so that a note written during a run counts.
  */
 function survivorsOf(found: readonly Survivor[], ran: readonly Area[]): Record<string, unknown> {
-  const equivalent = readObject(EQUIVALENT);
+  const notes = readObject(NOTES);
   const before = readObject(SURVIVORS)['areas'];
   const areas: Record<string, unknown> = typeof before === 'object' && before !== null && !Array.isArray(before) ? { ...before } : {};
   for (const area of ran) {
     areas[area] = found.filter((s) => s.area === area).map((s) => {
-      const why = equivalent[keyOf(s)];
-      return typeof why === 'string' ? { ...s, equivalent: why } : s;
+      const note = notes[keyOf(s)];
+      return typeof note === 'string' ? { ...s, note } : s;
     });
   }
   return { areas };
