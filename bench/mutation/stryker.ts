@@ -93,12 +93,16 @@ export async function runArea(root: string, area: Area, mutate: readonly string[
     const stopped = await new Promise<string | undefined>((done) => {
       const child = spawn(process.execPath, [STRYKER, 'run', config], { cwd: root, detached: true, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PAGECHECK_MUTATION_AREA: area } });
       let over = false;
-      const bound = setTimeout(() => {
-        over = true;
-        // The whole group: Stryker's test-runner children with it.
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      }, boundSeconds * 1000);
-      child.on('close', (code) => (clearTimeout(bound), done(over ? `stopped at the bound of ${boundSeconds} s` : code === 0 ? undefined : `stryker exited with ${code}`)));
+      // The whole group: Stryker's test-runner children with it (detached, so a Ctrl-C here must pass it on).
+      const stop = (): void => void (child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'));
+      const interrupted = (): void => (stop(), process.exit(130));
+      process.once('SIGINT', interrupted);
+      const bound = setTimeout(() => ((over = true), stop()), boundSeconds * 1000);
+      child.on('close', (code) => {
+        clearTimeout(bound);
+        process.off('SIGINT', interrupted);
+        done(over ? `stopped at the bound of ${boundSeconds} s` : code === 0 ? undefined : `stryker exited with ${code}`);
+      });
     });
     const wallSeconds = Math.round((performance.now() - started) / 100) / 10;
     if (stopped !== undefined || !existsSync(reportFile)) {
