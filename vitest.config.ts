@@ -11,8 +11,9 @@ import { defineConfig } from 'vitest/config';
  * levels, the model-based tests at scale and the generated document
  * (`npm run test:heavy`). `npm test` runs both, as CI does. bench/suite-under-load.ts
  * measures the fast tier idle and beside a CPU hog, with each file's CPU time.
+ * bench/mutation/vitest.config.ts reuses HEAVY and ENV: Stryker runs an area's fast tier.
  */
-const HEAVY = [
+export const HEAVY = [
   'test/proofs/**/*.test.ts',
   'test/**/*.browser.test.ts',
   'test/spin/cross-check.test.ts',
@@ -24,6 +25,8 @@ const HEAVY = [
   'test/scale/**/*.test.ts',
   // The model-based test's 10,000-run tests; mbt.test.ts keeps its 2,000-run ones in the fast tier.
   'test/impl/mbt-long.test.ts',
+  // The pool against the spec at real sizes (9 to 16 pages), beyond mbt-real-sizes.test.ts's sample: 2,500 configurations of up to 150 commands.
+  'test/impl/mbt-real-sizes-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (1.7 million states): 40 s of CPU.
   'test/docs/document.test.ts',
   // The pool's exhaustive prefix-page refinement and simulate's end-to-end runs: 9 and 7 s of CPU, the two costliest files left in the fast tier (bench suite-under-load).
@@ -39,7 +42,7 @@ const HEAVY = [
 ];
 
 /** What every test process sees. The replay hints name how pagecheck was started (cli/invocation.ts): the tests pin the installed command's form. pagecheck's record of the files it wrote (trace/written.ts) goes to a directory of the run's own. */
-const ENV = { npm_command: '', npm_lifecycle_event: '', PAGECHECK_STATE_DIR: join(tmpdir(), `pagecheck-test-state-${process.pid}`) };
+export const ENV = { npm_command: '', npm_lifecycle_event: '', PAGECHECK_STATE_DIR: join(tmpdir(), `pagecheck-test-state-${process.pid}`) };
 
 export default defineConfig({
   // `import 'pagecheck'` in the tests resolves to the sources, not to a stale dist/ (tsconfig.json maps it the same way for tsc).

@@ -25,6 +25,10 @@ import {
 export interface MbtOptions {
   /** One fixed configuration; random small ones when left out. */
   readonly config?: Config;
+  /** Random configurations from this arbitrary instead of the small ones (test/support/real-sizes.ts draws them at real sizes); `config` wins. */
+  readonly configs?: fc.Arbitrary<Config>;
+  /** With `configs`: the most requests one of its configurations has (default 16), which the named commands range over. */
+  readonly maxRequests?: number;
   /** For random configurations: the variant (random when left out). */
   readonly variant?: Variant;
   /** For random configurations: the faults (a random subset when left out). */
@@ -134,8 +138,9 @@ export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config === undefined ? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes) : fc.constant(options.config);
-  const requests = options.config === undefined ? MAX_RANDOM_REQUESTS : Math.max(1, options.config.requests.length);
+  const configs = options.config !== undefined ? fc.constant(options.config) : (options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes));
+  const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
+  const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
   const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath);
   const property = fc.property(configs, commandsArb, (config, commands) => {

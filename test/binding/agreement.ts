@@ -7,10 +7,11 @@
  * fast call sites), and, in the fast family, from the emitted fast path (successors into a
  * slice, fingerprints with `apply`, and quiet successors keeping every conjoined invariant).
  *
- * The generator draws 9 to 16 pages, requests longer than 8 pages, 9 or more requests,
- * every allocator, prefixes (which the fast path refuses: the general path takes them),
- * every variant, and the faults; its statistics are returned for the test to print, and
- * the test asserts that each of those was drawn.
+ * The generator (test/support/real-sizes.ts, shared with the pool's test at real sizes)
+ * draws 9 to 16 pages, requests longer than 8 pages, 9 or more requests, every allocator,
+ * prefixes (which the fast path refuses: the general path takes them), every variant, and
+ * the faults; its statistics are returned for the test to print, and the test asserts
+ * that each of those was drawn.
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -19,56 +20,9 @@ import { expandersOf } from '../../binding/expanders.ts';
 import { fastHashedOf, fastSuccessorsOf, inFastFamily } from '../../binding/successors.ts';
 import { ScratchState } from '../../checker/scratch.ts';
 import { Zobrist } from '../../checker/zobrist.ts';
-import { allActions, ALLOCATORS, compile, configFrom, initial, step, type Allocator, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
+import { allActions, compile, initial, step, type Model, type State } from '../../spec/index.ts';
 import { keyOf } from '../checker/orbits.ts';
-
-/** The drawn configuration's parameters, before `configFrom` checks them. */
-interface Drawn {
-  readonly pages: number;
-  readonly prefillLimit: number;
-  readonly lengths: readonly number[];
-  readonly allocator: Allocator;
-  readonly variant: Variant;
-  readonly faults: readonly Fault[];
-  readonly prefix: boolean;
-  readonly lengthRule: 'gt' | 'ge';
-}
-
-/** Request lengths of one of three shapes: a few long ones (past 8 pages), many that take the pool one at a time, or a few of any length. */
-const lengthsOf = (pages: number): fc.Arbitrary<number[]> =>
-  fc.oneof(
-    fc.array(fc.integer({ min: Math.min(9, pages), max: pages }), { minLength: 1, maxLength: 3 }),
-    fc.array(fc.integer({ min: (pages >> 1) + 1, max: pages }), { minLength: 9, maxLength: 11 }),
-    fc.array(fc.integer({ min: 1, max: pages }), { minLength: 2, maxLength: 3 }),
-  );
-
-/** Allocator `any` names every ordered choice of pages as an action, at most 256 of them: requests of one page. */
-const anyLengths = fc.array(fc.constant(1), { minLength: 1, maxLength: 9 });
-
-/** Half of the draws are in the fast family (sorted, no prefix, buggy or length-fix, at most the silent stub); the rest range over everything else. */
-export const drawnConfig: fc.Arbitrary<Drawn> = fc
-  .record({ pages: fc.integer({ min: 9, max: 16 }), family: fc.boolean(), allocator: fc.constantFrom(...ALLOCATORS), variant: fc.constantFrom<Variant>('buggy', 'length-fix', 'owner-check', 'hardened') })
-  .chain(({ pages, family, allocator, variant }) => {
-    const alloc: Allocator = family ? 'sorted' : allocator;
-    const v: Variant = family ? (variant === 'owner-check' || variant === 'buggy' ? 'buggy' : 'length-fix') : variant;
-    const faults: fc.Arbitrary<Fault[]> = family ? fc.subarray<Fault>(['silent-stub']) : fc.subarray<Fault>(['silent-stub', 'early-free', 'stale-free', 'double-free'], { maxLength: 2 });
-    return fc.record({
-      pages: fc.constant(pages),
-      prefillLimit: fc.integer({ min: 1, max: pages }),
-      lengths: alloc === 'any' ? anyLengths : lengthsOf(pages),
-      allocator: fc.constant(alloc),
-      variant: fc.constant(v),
-      faults,
-      prefix: family || alloc === 'any' ? fc.constant(false) : fc.boolean(),
-      lengthRule: fc.constantFrom<'gt' | 'ge'>('gt', 'ge'),
-    });
-  });
-
-/** The configuration drawn: under a prefix, every request of more than one page shares `sys`. */
-export function configOf(d: Drawn): Config {
-  const requests = d.lengths.map((length) => (d.prefix && length > 1 ? { length, prefix: 'sys' } : { length }));
-  return configFrom({ pages: d.pages, prefillLimit: d.prefillLimit, requests, variant: d.variant, faults: d.faults, allocator: d.allocator, lengthRule: d.lengthRule });
-}
+import { bump, configOf, drawnConfig, type Drawn } from '../support/real-sizes.ts';
 
 /** What the draws covered, for the test to print and assert. */
 export interface Coverage {
@@ -88,8 +42,6 @@ export interface Coverage {
 
 /** An empty {@link Coverage}. */
 export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0 });
-
-const bump = (r: Record<string | number, number>, k: string | number): void => void (r[k] = (r[k] ?? 0) + 1);
 
 /** Up to `budget` reachable states of `m`, in breadth-first order, and whether they are all of them. */
 function explore(m: Model, budget: number): { states: State[]; complete: boolean } {

@@ -8,85 +8,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile, DEFAULT_INVARIANTS, enabled, Integrity, initial, PHASES, phaseOf, step, tableOf, type Action, type Config, type Model, type State } from '../../spec/index.ts';
+import { compile, Integrity, initial, step, tableOf } from '../../spec/index.ts';
 import { configArbitrary } from '../../impl/index.ts';
-import { validate, VALIDATOR_FAULTS, type SourceLine } from '../../conformance/index.ts';
-
-/** A spec run: the k-th enabled action at each step. */
-function runOf(m: Model, picks: readonly number[]): { actions: Action[]; states: State[] } {
-  let s = initial(m);
-  const actions: Action[] = [];
-  const states: State[] = [s];
-  for (const k of picks) {
-    const choices = enabled(m, s);
-    const a = choices[k % Math.max(1, choices.length)];
-    if (a === undefined) break;
-    const next = step(m, s, a);
-    if (next === undefined) break;
-    actions.push(a);
-    states.push(next);
-    s = next;
-  }
-  return { actions, states };
-}
-
-/** The log lines of a run; `lineOf[i]` is the line number of action i's main event. */
-function logOf(m: Model, config: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
-  const lines = [JSON.stringify({ kind: 'config', pages: config.pages, prefillLimit: config.prefillLimit, variant: config.variant, faults: config.faults, ...(config.eviction === true ? { eviction: true } : {}) })];
-  const lineOf: number[] = [];
-  const arrived = new Set<number>();
-  const name = (r: number): string => config.requests[r]?.name ?? `#${r}`;
-  actions.forEach((a, i) => {
-    const after = states[i + 1] ?? initial(m);
-    const id = name(a.r);
-    const table = tableOf(m, after, a.r);
-    const phase = PHASES[phaseOf(m, after, a.r)];
-    const q = config.requests[a.r];
-    const emit = (e: Record<string, unknown>): void => {
-      lines.push(JSON.stringify({ ...e, id }));
-    };
-    // A request arrives at its first action: its allocation, or an eviction made for it.
-    if (!arrived.has(a.r)) {
-      arrived.add(a.r);
-      emit({ kind: 'arrive', length: q?.length, ...(q?.prefix === undefined ? {} : { prefix: q.prefix }) });
-    }
-    switch (a.kind) {
-      case 'allocate':
-        emit({ kind: 'allocate', pages: table });
-        break;
-      case 'prefill':
-      case 'stub':
-        if (phase === 'refused' || (phase === 'freed' && a.kind === 'stub')) emit({ kind: 'refuse' });
-        else emit({ kind: 'done' });
-        break;
-      case 'decode':
-        emit(phase === 'failed' ? { kind: 'fail' } : { kind: 'decode', pages: table });
-        break;
-      default:
-        emit({ kind: a.kind });
-    }
-    lineOf.push(lines.length);
-  });
-  return { lines, lineOf };
-}
-
-const asSource = (lines: readonly string[]): SourceLine[] => lines.map((text, i) => ({ file: 'run.jsonl', line: i + 1, text }));
-
-/**
- * The invariants validate-log holds a log to: those a search checks when none are named.
- * `Integrity` (issue 14: garbage read, nothing leaked) is not among them: validate-log
- * checks it with `integrity` (`--integrity`), as `check` does when it is named.
- */
-const INVARIANTS = DEFAULT_INVARIANTS;
-
-/** The first step (1-based) after which an invariant breaks, or 0. */
-function firstViolation(m: Model, states: readonly State[], invariants = INVARIANTS): number {
-  for (let k = 1; k < states.length; k++) {
-    const s = states[k];
-    if (s !== undefined && invariants.some((p) => !p.holds(m, s))) return k;
-  }
-  return 0;
-}
+import { validate, VALIDATOR_FAULTS } from '../../conformance/index.ts';
+import { asSource, firstViolation, INVARIANTS, logOf, runOf } from './spec-log.ts';
 
 // Only the faults the validator checks (conformance/events.ts): the others are refused as input.
 const checkable = configArbitrary().map((c) => ({ ...c, faults: c.faults.filter((f) => VALIDATOR_FAULTS.includes(f)) }));
