@@ -16,7 +16,7 @@
  *   violation's trail has one step per action: pagecheck's counterexample length. (pan
  *   reports the depth of the state the failing step started from, one less.)
  */
-import { actionLabel, allActions, compile, type Config, type Model } from '../spec/index.ts';
+import { ACTION_KINDS, actionLabel, allActions, compile, type Config, type Model } from '../spec/index.ts';
 import { PROMELA_BODY } from './template.ts';
 
 /** The largest pool the generated model supports: `seen` is a 32-bit page mask. */
@@ -103,6 +103,8 @@ function defines(m: Model, checkIntegrity: boolean): string {
   const lines = [
     '',
     '/* ---- configuration ---- */',
+    // Each action's code in the trail (`@kind r`) is its index in ACTION_KINDS, which spin/run.ts reads back.
+    ...ACTION_KINDS.map((k, i) => `#define K_${k.toUpperCase().padEnd(12)} ${i}`),
     `#define PAGES          ${m.pages}`,
     `#define N              ${m.n}  /* requests */`,
     `#define PREFILL_LIMIT  ${c.prefillLimit}`,

@@ -44,7 +44,7 @@ inline Allocate(r, L, G, T) {
     :: else -> break
     od;
     phase[r] = ALLOCATED;
-    end_action(0, r)
+    end_action(K_ALLOCATE, r)
   }
 }
 
@@ -56,7 +56,7 @@ inline Prefill(r, L, G, T) {
     (!OVER_LONG(r) || AUTO_TRUNCATE) && (phase[r] == ALLOCATED || phase[r] == TIMED_OUT) ->
     post_write(r, L, G, T);
     settle(r, L, T);
-    end_action(1, r)
+    end_action(K_PREFILL, r)
   }
 }
 
@@ -71,7 +71,7 @@ inline Stub(r, L, G, T) {
        phase[r] = (phase[r] == TIMED_OUT -> FREED : REFUSED)
     fi;
     settle(r, L, T);
-    end_action(2, r)
+    end_action(K_STUB, r)
   }
 }
 
@@ -80,7 +80,7 @@ inline Handoff(r, L, G, T) {
   d_step {
     phase[r] == WRITTEN ->
     phase[r] = HANDED_OFF;
-    end_action(3, r)
+    end_action(K_HANDOFF, r)
   }
 }
 
@@ -133,7 +133,7 @@ inline Decode(r, L, G, T) {
        phase[r] = (steps[r] >= DECODE_STEPS -> DECODED : DECODING)
     fi;
     rec = 0;
-    end_action(4, r)
+    end_action(K_DECODE, r)
   }
 }
 
@@ -147,7 +147,7 @@ inline Free(r, L, G, T) {
     release(r, L, T);
     phase[r] = (phase[r] == DECODED || phase[r] == REFUSED || phase[r] == FAILED -> FREED : RELEASED);
     settle(r, L, T);
-    end_action(5, r)
+    end_action(K_FREE, r)
   }
 }
 
@@ -159,7 +159,7 @@ inline Timeout(r, L, G, T) {
     release(r, L, T);
     phase[r] = (phase[r] == ALLOCATED -> TIMED_OUT : (REVOKE_WRITER -> LANDED : LANDING));
     settle(r, L, T);
-    end_action(6, r)
+    end_action(K_TIMEOUT, r)
   }
 }
 
@@ -176,7 +176,7 @@ inline Insert(r, L, G, T) {
     :: else -> break
     od;
     flags[r] = flags[r] | INSERTED;
-    end_action(7, r)
+    end_action(K_INSERT, r)
   }
 }
 
@@ -194,7 +194,7 @@ inline LandData(r, L, G, T) {
     dparts[r] = dparts[r] + 1;
     finish_if_landed(r, L);
     settle(r, L, T);
-    end_action(9, r)  /* ACTION_KINDS: evict (8) is not exported */
+    end_action(K_LANDDATA, r)
   }
 }
 
@@ -212,7 +212,7 @@ inline LandTag(r, L, G, T) {
     tparts[r] = tparts[r] + 1;
     finish_if_landed(r, L);
     settle(r, L, T);
-    end_action(10, r)
+    end_action(K_LANDTAG, r)
   }
 }
 `;

@@ -62,7 +62,9 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'release frees all but the last page of a table',
-    patches: [['  for (let i = sharedPages(m, s, r); i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;', '  for (let i = sharedPages(m, s, r); i < len - 1; i++) {\n    const p = tablePage(m, s, r, i);\n    if (p === NO_PAGE) continue;']],
+    // A release is SGLang's allocator calls (spec/release.ts): each call stops one page short, so a table's last page is never freed.
+    file: 'spec/release.ts',
+    patches: [['i < c.to; i++) {', 'i < c.to - 1; i++) {']],
     caughtAt: 'free,timeout',
   },
   {
