@@ -35,12 +35,22 @@ export function runExport(format: string, flags: ExportFlags): number {
   if (config.faults.includes('segment-overlap')) {
     throw new UsageError('--faults: the Promela model releases a table in one call and has no fault segment-overlap (spec/release.ts); check it with `pagecheck check`');
   }
+  if (config.eviction === true && config.requests.some((q) => q.prefix !== undefined)) {
+    throw new UsageError('--eviction: the Promela model has no prefix-cache eviction (action evict); check it with `pagecheck check`');
+  }
   if (config.tableGrowth === true) throw new UsageError('--table-growth: the Promela model keeps a fixed page table; it has no tableGrowth (action grow)');
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }
   if (flags.out !== undefined) checkOutputPath('--out', flags.out, flags.force === true);
-  const text = toPromela(config);
+  let text: string;
+  try {
+    text = toPromela(config);
+  } catch (e) {
+    // A configuration the Promela model cannot express, which a check above did not name: still one line, exit 2.
+    if (e instanceof RangeError) throw new UsageError(`export promela: ${e.message}`);
+    throw e;
+  }
   if (flags.out === undefined) {
     process.stdout.write(text);
     return 0;

@@ -70,5 +70,9 @@ describe('pagecheck export promela', () => {
     err = '';
     expect(await main(['export', 'promela', '--pages', 'x'])).toBe(2);
     expect(err).toContain('--pages: expected a number of pages');
+    // eviction with a prefix to evict: once a stack trace from toPromela, now one line naming the flag
+    err = '';
+    expect(await main(['export', 'promela', '--eviction', '--requests', '2:s,3:s'])).toBe(2);
+    expect(err).toBe('pagecheck: --eviction: the Promela model has no prefix-cache eviction (action evict); check it with `pagecheck check`\n');
   });
 });
