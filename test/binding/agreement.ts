@@ -22,20 +22,13 @@ import { ScratchState } from '../../checker/scratch.ts';
 import { Zobrist } from '../../checker/zobrist.ts';
 import { allActions, compile, initial, step, type Model, type State } from '../../spec/index.ts';
 import { keyOf } from '../checker/orbits.ts';
-import { bump, configOf, drawnConfig, type Drawn } from '../support/real-sizes.ts';
+import { bump, configOf, drawnConfig, type Drawn, type SizeStats } from '../support/real-sizes.ts';
 
 /** What the draws covered, for the test to print and assert. */
-export interface Coverage {
-  configs: number;
+export interface Coverage extends SizeStats {
   inFamily: number;
   states: number;
   complete: number;
-  pages: Record<number, number>;
-  requestCounts: Record<number, number>;
-  longestRequest: Record<number, number>;
-  allocators: Record<string, number>;
-  variants: Record<string, number>;
-  withPrefix: number;
   /** Family configurations with a request of 9 pages or more that fits the pool: where a fast path that scans at most 8 free pages is wrong. */
   familyPast8: number;
 }
