@@ -111,35 +111,23 @@ function setUp(files: readonly string[], flags: ValidateFlags): Setup {
   return { overrides, window, json: flags.json === true, traceFiles };
 }
 
-/** Runs the validation and prints the verdict; returns the exit code. */
-export function validateLogCommand(files: readonly string[], flags: ValidateFlags): number {
+/**
+ * Runs the validation and prints the verdict; returns the exit code. With `--follow`, one
+ * log is held against the spec line by line as it is written, and the verdict is printed as
+ * soon as a line proves it; otherwise the logs are read whole, merged by time.
+ */
+export async function validateLogCommand(files: readonly string[], flags: ValidateFlags): Promise<number> {
+  const follow = flags.follow === true;
+  const [file, ...more] = files;
+  if (follow && (file === undefined || more.length > 0)) throw new UsageError(`--follow: expected one log file (or - for standard input), got ${files.length}: a log that is still being written cannot be merged by time with another`);
   const setup = setUp(files, flags);
-  const progress = createProgress('validate-log | {events} events', setup.json);
+  const progress = createProgress(follow ? 'validate-log --follow | {events} events, following' : 'validate-log | {events} events', setup.json);
   let result;
   try {
     const work = beginWork('validate-log', ['events']);
     const onProgress = (events: number): void => (work.report({ events }), progress.update({ events: events.toLocaleString('en-US') }));
-    result = validate({ files, overrides: setup.overrides, window: setup.window, integrity: flags.integrity === true, onProgress });
-  } catch (e) {
-    if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
-    throw e;
-  } finally {
-    progress.stop();
-  }
-  return report(result, files, setup, flags.force === true);
-}
-
-/** `--follow`: one log, held against the spec line by line as it is written; the verdict is printed as soon as a line proves it. */
-export async function followLogCommand(files: readonly string[], flags: ValidateFlags): Promise<number> {
-  const [file, ...more] = files;
-  if (file === undefined || more.length > 0) throw new UsageError(`--follow: expected one log file (or - for standard input), got ${files.length}: a log that is still being written cannot be merged by time with another`);
-  const setup = setUp(files, flags);
-  const progress = createProgress('validate-log --follow | {events} events, following', setup.json);
-  let result;
-  try {
-    const work = beginWork('validate-log', ['events']);
-    const onCaughtUp = (events: number): void => (work.report({ events }), progress.update({ events: events.toLocaleString('en-US') }));
-    result = await validateFollow({ file, overrides: setup.overrides, window: setup.window, integrity: flags.integrity === true, onProgress: onCaughtUp, onCaughtUp });
+    const options = { overrides: setup.overrides, window: setup.window, integrity: flags.integrity === true, onProgress };
+    result = follow && file !== undefined ? await validateFollow({ ...options, file, onCaughtUp: onProgress }) : validate({ ...options, files });
   } catch (e) {
     if (e instanceof LogInputError || e instanceof LogReadError) throw new UsageError(e.message);
     throw e;
@@ -225,6 +213,6 @@ export function register(program: Command): void {
     .option('--follow', 'read one log (a file, a FIFO, or - for standard input) as it is written, and print the verdict as soon as a line proves it; a pipe ends when its writer closes it, a file at Ctrl-C')
     .addHelpText('after', HELP)
     .action(async (files: string[], flags: ValidateFlags) => {
-      process.exitCode = flags.follow === true ? await followLogCommand(files, flags) : validateLogCommand(files, flags);
+      process.exitCode = await validateLogCommand(files, flags);
     });
 }

@@ -3,33 +3,25 @@
  * summary (the same object under --json), restores the terminal and exits 130.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCli } from '../../cli/build/bundle.ts';
+import { bundledCli, type BundledCli } from '../support/bundled-cli.ts';
 import { beginWork, EXIT_INTERRUPTED, formatSummary, INTERRUPTIBLE, MAIN_THREAD_STATES, RESTORE_TERMINAL, summarize } from '../../cli/interrupt.ts';
 import { runFigures } from '../../cli/progress.ts';
 
 /** A search of about 17 million states: far longer than the test waits. */
 const LONG_CHECK = ['check', '--pages', '5', '--prefill-limit', '2', '--requests', '2,3:s,2:s,1,1', '--variant', 'owner-check', '--faults', 'silent-stub,early-free,prefix-poison', '--no-symmetry'];
 
-/** The repository's root. */
-const REPO = join(import.meta.dirname, '../..');
 
-/** The command line bundled from the sources, as `npm run build` bundles it, in a package of its own (so that no test reads a stale dist/). */
+/** The command line bundled from the sources (test/support/bundled-cli.ts), and its `bin.js`. */
+let cli: BundledCli;
 let bin: string;
-let dir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pagecheck-interrupt-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pagecheck', version: '0.0.0-test', type: 'module' }));
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  await bundleCli(dir);
-  bin = join(dir, 'cli/bin.js');
+  cli = await bundledCli('pagecheck-interrupt-');
+  ({ bin } = cli);
 }, 60_000);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 /** What an interrupted run printed. */
 interface Interrupted {

@@ -5,11 +5,10 @@
  * them slower, never wrong.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCli } from '../../cli/build/bundle.ts';
+import { bundledCli, type BundledCli } from '../support/bundled-cli.ts';
 import { EXIT_INTERRUPTED } from '../../cli/interrupt.ts';
 import { validate, validateFollow, type ValidationResult } from '../../conformance/index.ts';
 
@@ -26,15 +25,14 @@ const VIOLATING_LINE = MERGED.findIndex((l) => l.includes('"decode","id":"B"')) 
 let dir: string;
 let bin: string;
 
+let cli: BundledCli;
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pagecheck-follow-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pagecheck', version: '0.0.0-test', type: 'module' }));
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-  await bundleCli(dir);
-  bin = join(dir, 'cli/bin.js');
+  cli = await bundledCli('pagecheck-follow-');
+  ({ bin, dir } = cli);
 }, 60_000);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => cli.remove());
 
 /** What a followed run printed. */
 interface Run {
