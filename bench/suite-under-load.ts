@@ -83,7 +83,8 @@ async function runSuite(suite: Suite): Promise<SuiteRun> {
 /** The test processes' CPU in all, and the ten costliest files, from file-cost.ts's lines. */
 function fileCosts(path: string): Pick<SuiteRun, 'cpuSecondsOfTestProcesses' | 'costliestFiles'> {
   const lines = existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l !== '') : [];
-  const costs = lines.map((l) => JSON.parse(l) as { file: string; cpuMs: number; wallMs: number });
+  // a file's children (the proofs' processes, the CLI runs) count with it
+  const costs = lines.map((l) => JSON.parse(l) as { file: string; cpuMs: number; childCpuMs?: number; wallMs: number }).map((c) => ({ ...c, cpuMs: c.cpuMs + (c.childCpuMs ?? 0) }));
   const top = [...costs].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 10);
   return {
     cpuSecondsOfTestProcesses: round(costs.reduce((sum, c) => sum + c.cpuMs, 0) / 1000),
