@@ -6,12 +6,14 @@ import { checkConformance } from '../../proofs/conformance.ts';
 import { prove } from '../../proofs/obligations.ts';
 import { openZ3 } from '../../proofs/z3.ts';
 import type { ApartRequest } from './apart.ts';
-import { mutantStep } from './mutants.ts';
+import type * as Mutants from './mutants.ts';
 
 const request = JSON.parse(process.argv[2] ?? '') as ApartRequest;
 const z3 = await openZ3();
 try {
-  const step = request.stepFrom === undefined ? undefined : await mutantStep(request.stepFrom);
+  // Only a mutant's step needs mutants.ts, and only under tsx (it loads the mutant's TypeScript): the bundled child (apart.ts) leaves it out.
+  const mutants = request.stepFrom === undefined ? undefined : ((await import(new URL('./mutants.ts', import.meta.url).href)) as typeof Mutants);
+  const step = request.stepFrom === undefined ? undefined : await mutants?.mutantStep(request.stepFrom);
   const report =
     request.kind === 'prove'
       ? await prove(z3, { ...request.options, ...(step === undefined ? {} : { step }) })

@@ -8,7 +8,12 @@
  * now: `proofs/z3-cleanups.ts`. The fresh process and the one restart stay, for any other.)
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { bundledCli } from '../support/bundled-cli.ts';
 import type { ConformanceReport } from '../../proofs/conformance.ts';
 import type { ProofReport, ProveOptions } from '../../proofs/obligations.ts';
 import type { ActionKind, Fault, Mechanism, Variant } from '../../spec/index.ts';
@@ -27,6 +32,53 @@ export type ApartRequest =
 
 const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
 
+/** The repository's root. */
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Removes the bundles this process made when it exits. */
+const scratch: string[] = [];
+process.on('exit', () => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/**
+ * `apart-child.ts` bundled into one file, once per test process: started with tsx, each
+ * child spent 2 to 2.5 s of CPU loading the sources module by module before z3 started,
+ * more than many of the proofs it ran; the bundle loads in a tenth of that. A mutant's
+ * step (`stepFrom`) is TypeScript in the mutant's tree, which only tsx loads: those
+ * children still start with tsx.
+ */
+let bundledChild: Promise<string> | undefined;
+function childBundle(): Promise<string> {
+  bundledChild ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pagecheck-apart-'));
+    scratch.push(dir);
+    // z3-solver stays in node_modules (its WebAssembly loads files beside it), found through the link
+    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+    const out = join(dir, 'apart-child.mjs');
+    await build({
+      absWorkingDir: REPO,
+      entryPoints: [CHILD],
+      outfile: out,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      external: ['z3-solver', 'typescript'],
+      // CommonJS packages bundled require Node's own modules
+      banner: { js: "import { createRequire as __apartRequire } from 'node:module'; const require = __apartRequire(import.meta.url);" },
+      logLevel: 'warning',
+    });
+    return out;
+  })();
+  return bundledChild;
+}
+
+/** The command line bundled (test/support/bundled-cli.ts), once per test process: its `bin.js`. */
+let bundledBin: Promise<string> | undefined;
+function cliBundle(): Promise<string> {
+  bundledBin ??= bundledCli('pagecheck-apart-cli-').then((cli) => (scratch.push(cli.dir), cli.bin));
+  return bundledBin;
+}
+
 /** What a process prints when z3's WebAssembly build crashed under it or ran out of its 2 GB (`pagecheck prove` says so in one line; a bare run shows the RuntimeError). */
 export const Z3_CRASH = /z3 crashed|z3 ran out of memory|RuntimeError\]?: (?:memory access out of bounds|Aborted\()|supplied sort is null|stopped after/;
 
@@ -43,9 +95,10 @@ export const stopped = (error: { killed?: boolean; signal?: NodeJS.Signals | nul
   error.killed === true ? `stopped after ${CHILD_LIMIT_MS / 1000} s without an answer (${error.signal ?? 'killed'})` : '';
 
 /** One run of the child on a request: its JSON report, or an error with what it printed. */
-function runChildOnce(request: ApartRequest): Promise<unknown> {
+async function runChildOnce(request: ApartRequest): Promise<unknown> {
+  const entry = request.stepFrom === undefined ? [await childBundle()] : ['--import', 'tsx', CHILD];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...entry, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stopped(error)}${stderr.slice(-2000)}`));
       else resolve(JSON.parse(stdout));
     });
@@ -89,10 +142,10 @@ export function pagecheckApart(args: readonly string[]): Promise<{ code: number;
 }
 
 /** One run of `pagecheck …args` in a process of its own. */
-function pagecheckOnce(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  const main = fileURLToPath(new URL('../../cli/main.ts', import.meta.url));
+async function pagecheckOnce(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  const bin = await cliBundle();
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', main, ...args], { maxBuffer: 1 << 24, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd: REPO, maxBuffer: 1 << 24, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, out: stdout, err: error === null ? stderr : `${stopped(error)}${stderr}` });
     });
