@@ -10,10 +10,9 @@ const failing = (report: ProofReport): string[] => report.obligations.filter((o)
 
 describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size', () => {
   it('proves the base case and every action, with every fault switched on', async () => {
-    const report = await proveApart({ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS] });
-    // prove compared the encoding with the spec's step first, and they agree
-    expect(report.conformance?.mismatches).toEqual([]);
-    expect(report.conformance?.steps).toBeGreaterThan(300);
+    // The encoding check of this semantics (owner-check's default faults) is cli.test.ts's first test, end to end: not twice.
+    const report = await proveApart({ variant: 'owner-check', faults: [...OWNER_CHECK_FAULTS], checkEncoding: false });
+    expect(report.conformance).toBeUndefined();
     expect(report.obligations.map((o) => [o.name, o.result])).toEqual(OBLIGATIONS.map((name) => [name, 'proved']));
     // with early-free on, timeout is a real obligation; only the part landings of torn-write (off by owner-check's default) never happen
     expect(report.obligations.filter((o) => o.vacuous).map((o) => o.name)).toEqual(['landData', 'landTag']);

@@ -8,12 +8,10 @@ import { checkReachable } from './enumerate.ts';
 import { HOLD_DROPS } from './expected-torn.ts';
 
 describe('hardened under torn writes: the hold invariant is inductive for any size, every fault on', () => {
-  it('the encoding agrees with step, and all 11 obligations are proved, none of them vacuously', async () => {
-    const report = await proveApart({ variant: 'hardened', faults: [...PROOF_FAULTS] });
+  it('all 11 obligations are proved, none of them vacuously', async () => {
+    // The encoding of this very semantics (hardened, every fault of PROOF_FAULTS) is checked against step in conformance.test.ts, which also counts the part landings' steps: not twice.
+    const report = await proveApart({ variant: 'hardened', faults: [...PROOF_FAULTS], checkEncoding: false });
     expect(report.invariant.conjuncts.map((c) => c.name)).toEqual(HOLD_NAMES);
-    expect(report.conformance?.mismatches).toEqual([]);
-    // landData and landTag are compared with step too: the counts include the torn-write phases
-    expect(report.conformance?.steps).toBeGreaterThan(900);
     expect(OBLIGATIONS).toHaveLength(11);
     expect(report.obligations.map((o) => [o.name, o.result])).toEqual(OBLIGATIONS.map((name) => [name, 'proved']));
     // every action can happen: timeout (early-free) and the part landings (torn-write) are real obligations
