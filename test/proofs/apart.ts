@@ -21,6 +21,7 @@ import type { ActionKind, Fault, Mechanism, Variant } from '../../spec/index.ts'
 /** What the child is asked: a proof, or the encoding checked against a step; `stepFrom` is a mutant tree whose step to use. */
 export type ApartRequest =
   | { readonly kind: 'prove'; readonly options: Omit<ProveOptions, 'step'>; readonly stepFrom?: string }
+  | { readonly kind: 'prove-each'; readonly options: readonly Omit<ProveOptions, 'step'>[]; readonly stepFrom?: undefined }
   | {
       readonly kind: 'conformance';
       readonly variant: Variant;
@@ -95,10 +96,10 @@ export const stopped = (error: { killed?: boolean; signal?: NodeJS.Signals | nul
   error.killed === true ? `stopped after ${CHILD_LIMIT_MS / 1000} s without an answer (${error.signal ?? 'killed'})` : '';
 
 /** One run of the child on a request: its JSON report, or an error with what it printed. */
-async function runChildOnce(request: ApartRequest): Promise<unknown> {
+async function runChildOnce(request: ApartRequest, limitMs = CHILD_LIMIT_MS): Promise<unknown> {
   const entry = request.stepFrom === undefined ? [await childBundle()] : ['--import', 'tsx', CHILD];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...entry, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...entry, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: limitMs }, (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stopped(error)}${stderr.slice(-2000)}`));
       else resolve(JSON.parse(stdout));
     });
@@ -152,13 +153,30 @@ async function pagecheckOnce(args: readonly string[]): Promise<{ code: number; o
   });
 }
 
-/** `f` on each item, two processes at a time (the machines have two cores), results in the items' order. */
-export async function eachApart<T, R>(items: readonly T[], f: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await f(items[i]!);
-  };
-  await Promise.all([lane(), lane()]);
+/**
+ * `prove` on each of `options`, in two processes that prove one after the other (the
+ * machines have two cores), reports in the order of `options`. Against one process per
+ * proof, each proof after a process's first saves starting Node and z3 (about a second
+ * of CPU each, when proofs of a test take a few). If z3 crashes or
+ * stops answering under a process, its proofs are each run in a process of their own.
+ */
+export async function proveEachApart(options: readonly Omit<ProveOptions, 'step'>[]): Promise<ProofReport[]> {
+  const lanes = [0, 1].map((lane) => options.map((o, i) => [i, o] as const).filter(([i]) => i % 2 === lane));
+  const results: ProofReport[] = new Array<ProofReport>(options.length);
+  await Promise.all(
+    lanes.map(async (lane) => {
+      if (lane.length === 0) return;
+      let reports: ProofReport[];
+      try {
+        // the limit of one proof's process, for each proof of the lane
+        reports = (await runChildOnce({ kind: 'prove-each', options: lane.map(([, o]) => o) }, CHILD_LIMIT_MS * lane.length)) as ProofReport[];
+      } catch (e) {
+        if (!(e instanceof Error) || !Z3_CRASH.test(e.message)) throw e;
+        reports = [];
+        for (const [, o] of lane) reports.push(await proveApart(o));
+      }
+      lane.forEach(([i], k) => (results[i] = reports[k]!));
+    }),
+  );
   return results;
 }

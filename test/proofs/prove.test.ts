@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fault } from '../../spec/index.ts';
 import { OBLIGATIONS, OWNER_CHECK_FAULTS, type ProofReport } from '../../proofs/obligations.ts';
-import { eachApart, proveApart } from './apart.ts';
+import { proveApart, proveEachApart } from './apart.ts';
 import { LENGTH_FIX_FAULTS } from './expected.ts';
 
 // Each proof in a process of its own (apart.ts).
@@ -21,7 +21,7 @@ describe('owner-check: Isolation ∧ TagNamesContent is inductive for any size',
 
   it('proves it with each fault alone and with none', async () => {
     const sets = [[], ...OWNER_CHECK_FAULTS.map((f): Fault[] => [f])];
-    const reports = await eachApart(sets, (faults) => proveApart({ variant: 'owner-check', faults, checkEncoding: false }));
+    const reports = await proveEachApart(sets.map((faults) => ({ variant: 'owner-check', faults, checkEncoding: false })));
     for (const [k, faults] of sets.entries()) {
       const report = reports[k]!;
       expect({ faults, failing: failing(report) }).toEqual({ faults, failing: [] });
@@ -71,7 +71,7 @@ describe('length-fix: Isolation rests on seven ownership conjuncts, and only wit
   }, 330_000);
 
   it('each fault but the silent stub (and lock-underflow, which needs eviction) breaks exactly one obligation', async () => {
-    const reports = await eachApart(OWNER_CHECK_FAULTS, (fault) => proveApart({ variant: 'length-fix', faults: [fault], checkEncoding: false }));
+    const reports = await proveEachApart(OWNER_CHECK_FAULTS.map((fault) => ({ variant: 'length-fix', faults: [fault], checkEncoding: false })));
     for (const [k, fault] of OWNER_CHECK_FAULTS.entries()) {
       const report = reports[k]!;
       expect({ fault, failing: failing(report) }).toEqual({ fault, failing: LENGTH_FIX_FAULTS[fault] });

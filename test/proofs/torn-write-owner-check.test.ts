@@ -4,7 +4,7 @@ import { actionLabel, compile } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { failingParts, HOLD_INVARIANT } from '../../proofs/invariant.ts';
 import { PROOF_FAULTS } from '../../proofs/obligations.ts';
-import { eachApart, pagecheckApart, proveApart } from './apart.ts';
+import { pagecheckApart, proveApart, proveEachApart } from './apart.ts';
 import { failing, TORN } from './torn-write-support.ts';
 import { runLabels } from '../spec/helpers.ts';
 
@@ -29,7 +29,7 @@ describe('owner-check under early-free and torn-write: the proof fails where the
   it('with torn writes, the owner check alone fails exactly with the faults that bring a foreign write to a held page', async () => {
     const broken: Record<string, string[]> = {};
     const faults = PROOF_FAULTS.filter((x) => x !== 'torn-write');
-    const reports = await eachApart(faults, (f) => proveApart({ variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false }));
+    const reports = await proveEachApart(faults.map((f) => ({ variant: 'owner-check', faults: [f, 'torn-write'], checkEncoding: false })));
     for (const [k, f] of faults.entries()) {
       const report = reports[k]!;
       broken[f] = report.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.counterexample?.violated ?? o.result}`);

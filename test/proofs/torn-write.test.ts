@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compile, configFrom, matrixConfig } from '../../spec/index.ts';
 import { HOLD_INVARIANT } from '../../proofs/invariant.ts';
 import { OBLIGATIONS, PROOF_FAULTS } from '../../proofs/obligations.ts';
-import { eachApart, proveApart } from './apart.ts';
+import { proveApart, proveEachApart } from './apart.ts';
 import { failing, HOLD_NAMES } from './torn-write-support.ts';
 import { checkReachable } from './enumerate.ts';
 import { HOLD_DROPS } from './expected-torn.ts';
@@ -21,7 +21,7 @@ describe('hardened under torn writes: the hold invariant is inductive for any si
 
   it('no conjunct is dead weight: dropping any one makes z3 find a counterexample to induction', async () => {
     const found: Record<number, string[]> = {};
-    const reports = await eachApart(HOLD_INVARIANT.conjuncts, (c) => proveApart({ variant: 'hardened', faults: [...PROOF_FAULTS], drop: c.id, checkEncoding: false }));
+    const reports = await proveEachApart(HOLD_INVARIANT.conjuncts.map((c) => ({ variant: 'hardened', faults: [...PROOF_FAULTS], drop: c.id, checkEncoding: false })));
     for (const [k, c] of HOLD_INVARIANT.conjuncts.entries()) {
       const report = reports[k]!;
       expect(report.obligations.filter((o) => o.result === 'unknown')).toEqual([]);
