@@ -36,9 +36,17 @@ const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
 /** The repository's root. */
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Removes the bundles this process made when it exits. */
+/** The bundles this process made, removed after the test file (vitest ends its worker processes without their exit handlers). */
 const scratch: string[] = [];
-process.on('exit', () => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const removeScratch = (): void => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // a later child bundles again
+  bundledChild = undefined;
+  bundledBin = undefined;
+};
+process.on('exit', removeScratch);
+// Only in vitest's worker: a proof's child that loads this file (through mutants.ts) must not load vitest.
+if ('__vitest_worker__' in globalThis) (await import('vitest')).afterAll(removeScratch);
 
 /**
  * `apart-child.ts` bundled into one file, once per test process: started with tsx, each
