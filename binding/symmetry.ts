@@ -223,6 +223,7 @@ export function renameRequests(m: Model, s: State, perm: Int32Array, map: Uint16
     const field = fields[f]!;
     if (field.kind === 'value') moveValues(field, s, out, perm, m.n);
     else if (field.kind === 'labelSet') moveLabelSets(field, s, out, perm, m.n);
+    else if (field.kind === 'requestLabels') moveLabels(field, s, out, perm, map, m.n);
     else moveReadRecords(field, s, out, perm, map, m.n);
   }
   for (let r = 0; r < m.n; r++) map[r + 1] = r + 1;
@@ -235,6 +236,31 @@ function moveValues(field: RequestField, s: State, out: Uint8Array, perm: Int32A
     const to = field.at[perm[r]!]!;
     const width = field.width[r]!;
     for (let i = 0; i < width; i++) out[to + i] = s[from + i]!;
+  }
+}
+
+/** Moves each request's labels of `field` (a saved copy's) to its renamed place, renaming each label. */
+function moveLabels(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, map: Uint16Array, n: number): void {
+  const wide = field.valueWidth === 2;
+  for (let r = 0; r < n; r++) {
+    const from = field.at[r]!;
+    const to = field.at[perm[r]!]!;
+    const width = field.width[r]!;
+    if (!wide) {
+      // All-ones is a dead copy's value (liveness.ts), not a label.
+      for (let i = 0; i < width; i++) {
+        const l = s[from + i]!;
+        out[to + i] = l === 0xff ? l : map[l]!;
+      }
+      continue;
+    }
+    for (let i = 0; i < width; i += 2) {
+      const raw = s[from + i]! | (s[from + i + 1]! << 8);
+      // All-ones is a dead copy's value (liveness.ts), not a label.
+      const l = raw === 0xffff ? raw : map[raw]!;
+      out[to + i] = l & 0xff;
+      out[to + i + 1] = l >>> 8;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * `--prefill-limit 50` on 3 pages means no prompt is ever stubbed, so buggy "holds".
  * Whether a fault can fire is the spec's own fact: the witness that it fired applies.
  */
-import { DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, LateWriteLands, OverLongStubbed, PoisonedInsert, PromptTruncated, SegmentOverlap, TornPage, type Fault, type Model, type Property } from '../spec/index.ts';
+import { CopyInFlight, DEFAULT_FAULTS, DoubleRelease, EvictedWhileRead, LateWriteLands, OverLongStubbed, PoisonedInsert, PromptTruncated, Resumed, SegmentOverlap, TornPage, type Fault, type Model, type Property } from '../spec/index.ts';
 
 /** The witness that shows each fault firing; it applies exactly where the fault can fire. */
 const FIRES: Readonly<Record<Fault, Property>> = {
@@ -18,6 +18,9 @@ const FIRES: Readonly<Record<Fault, Property>> = {
   'torn-write': TornPage,
   'auto-truncate': PromptTruncated,
   'segment-overlap': SegmentOverlap,
+  'offload-after-free': CopyInFlight,
+  // Every resume skips the load: the fault fires wherever a request is resumed.
+  'resume-stale': Resumed,
 };
 
 /** Why a fault cannot fire, in the configuration's own terms. */
@@ -30,6 +33,7 @@ function why(m: Model, fault: Fault): string {
   if (fault === 'prefix-poison') return 'no request has a prompt prefix (LEN:PREFIX in --requests)';
   if (fault === 'lock-underflow' && !m.eviction) return 'the prefix cache does not evict here (--eviction is off)';
   if (fault === 'torn-write' && !m.ownerCheck) return 'without an owner check a page write has no tag part to land apart from its content';
+  if ((fault === 'offload-after-free' || fault === 'resume-stale') && !m.retraction) return 'D never retracts a request here (--retraction is off)';
   if (fault === 'segment-overlap') return 'no request has a prompt prefix or, with token slots, a prompt that ends mid-page: no release makes two calls';
   return `its witness ${FIRES[fault].name} does not apply`;
 }

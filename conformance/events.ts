@@ -80,6 +80,13 @@ export const ConfigEventSchema = Schema.Struct({
     }),
     { exact: true },
   ),
+  // Refused for the same reason: a log has no event yet for a retraction or a resume.
+  retraction: Schema.optionalWith(
+    Schema.Literal(false).annotations({
+      message: () => ({ message: 'validate-log does not check logs with retraction yet: a log has no event for retract or resume; check such a configuration with `pagecheck check --retraction`', override: true }),
+    }),
+    { exact: true },
+  ),
 });
 
 /** The schema of each event kind. */

@@ -112,6 +112,11 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'landTag':
       // The pool lands every write whole: the part landings of torn-write are the spec's alone.
       return false;
+    case 'retract':
+    case 'offload':
+    case 'resume':
+      // Never reached: a log's config cannot switch retraction on (events.ts refuses it).
+      return false;
     default:
       return unreachable(kind);
   }

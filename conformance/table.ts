@@ -72,6 +72,9 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
  */
 export const UNLOGGED_KINDS: Readonly<Partial<Record<ActionKind, string>>> = {
   grow: 'validate-log refuses tableGrowth: a log has no event yet for the page a decode step takes (alloc_decode)',
+  retract: 'validate-log refuses retraction: a log has no event yet for a retraction (retract_decode)',
+  offload: 'validate-log refuses retraction: a log has no event yet for the copy to host memory (offload_kv_cache)',
+  resume: 'validate-log refuses retraction: a log has no event yet for a resume (resume_retracted_reqs)',
 };
 
 /** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */

@@ -39,6 +39,7 @@ export function abstractState(m: Model, pool: PagePool): State {
     );
   }
   if (m.tableGrowth) throw new Error('abstraction: the pool keeps a fixed page table; it cannot stand for tableGrowth (action grow)');
+  if (m.retraction) throw new Error('abstraction: the pool holds each request once; it cannot stand for retraction (actions retract, offload, resume)');
   if (m.fault['torn-write'] || m.decodeSteps > 1) throw new Error('abstraction: the pool lands every write whole and decodes in one step; it cannot stand for torn writes or several decode steps');
   const s = initial(m);
   abstractFreeList(m, pool, s);

@@ -65,6 +65,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('landData', 'landTag', () => false)
     // The pool keeps a fixed table: abstraction.ts refuses tableGrowth, so grow never reaches it.
     .with('grow', () => false)
+    // The pool keeps one hold per request: abstraction.ts refuses retraction, so these never reach it.
+    .with('retract', 'offload', 'resume', () => false)
     .exhaustive();
 }
 
@@ -108,5 +110,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
     .with('evict', () => undefined)
     .with('landData', 'landTag', () => undefined)
+    .with('retract', 'offload', 'resume', () => undefined)
     .exhaustive();
 }

@@ -6,7 +6,7 @@
  * state must equal the spec's, and (when asked) `Isolation` must hold on the spec state.
  */
 import fc from 'fast-check';
-import { ACTION_KINDS, actionLabel, type Action, type ActionKind } from '../spec/actions.ts';
+import { actionLabel, type Action, type ActionKind } from '../spec/actions.ts';
 import { FAULTS, requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
 import type { Model } from '../spec/model.ts';
 import { enabled } from '../spec/run.ts';
@@ -174,14 +174,18 @@ export function commandsArbitrary(
  * The faults the pool implements: every one but `torn-write`, which needs writes that land
  * part by part, and `segment-overlap`, which needs a release split into SGLang's calls (the
  * pool releases a table in one call, or under `lifo` in the two batches of
- * spec/release.ts, and never overlaps them). double-free is in impl/allocator-order.ts,
+ * spec/release.ts, and never overlaps them), and retraction's two, which need a request to
+ * hold twice (the pool holds each once). double-free is in impl/allocator-order.ts,
  * lock-underflow with eviction.
  */
-export const POOL_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write' && f !== 'segment-overlap');
+export const POOL_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write' && f !== 'segment-overlap' && f !== 'offload-after-free' && f !== 'resume-stale');
 
-/** The action kinds the pool implements: every one but the part landings of `torn-write`. */
-// The pool keeps a fixed table (no grow) and lands writes whole (no parts): neither is drawn.
-const POOL_ACTION_KINDS = ACTION_KINDS.filter((k) => k !== 'landData' && k !== 'landTag' && k !== 'grow');
+/**
+ * The action kinds the pool implements, named, so that a kind the spec gains later is not
+ * drawn until the pool has it: it keeps a fixed table (no grow), lands writes whole (no
+ * parts) and holds each request once (no retraction). In ACTION_KINDS's order.
+ */
+const POOL_ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict'] as const satisfies readonly ActionKind[];
 
 /** The most requests a random configuration has. */
 export const MAX_RANDOM_REQUESTS = 4;

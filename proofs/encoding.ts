@@ -84,6 +84,8 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('evict', () => evictNever(v, s))
     // The proof's configurations keep a fixed page table (config tableGrowth off): grow never happens there.
     .with('grow', () => evictNever(v, s))
+    // Nor retraction (config retraction off): a request holds pages once.
+    .with('retract', 'offload', 'resume', () => evictNever(v, s))
     .with('landData', () => land(v, sem, s, r, 'data'))
     .with('landTag', () => land(v, sem, s, r, 'tag'))
     .exhaustive();

@@ -24,9 +24,11 @@ import { solve } from './z3-cleanups.ts';
  * The faults the encoding has: every fault but `auto-truncate`, which needs token slots,
  * and the proof is about whole pages (docs/SLOTS.md says why it needs no obligation), and
  * `segment-overlap`, whose release the encoding does not split into SGLang's calls
- * (spec/release.ts): its bounded check stands in (test/spec/release.test.ts).
+ * (spec/release.ts): its bounded check stands in (test/spec/release.test.ts), and
+ * `offload-after-free` and `resume-stale`, faults of retraction, which the encoding does
+ * not have (its requests hold pages once).
  */
-export const PROOF_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'segment-overlap');
+export const PROOF_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'segment-overlap' && f !== 'offload-after-free' && f !== 'resume-stale');
 
 /**
  * The faults under which the owner check alone keeps Isolation: every fault of the
@@ -40,13 +42,15 @@ export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f
 /** What an obligation came to. */
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
 
+/** The action kinds the encoding does not have: their configurations are not the proof's (see {@link OBLIGATIONS}). */
+const UNENCODED = ['evict', 'grow', 'retract', 'offload', 'resume'] as const;
+
 /**
- * The obligations, in order: the base case, then one per action. `evict` and `grow` have
- * none: the proof is about configurations without the prefix cache's eviction (config
- * `eviction` off, docs/ALLOCATOR.md) and with a fixed page table (config `tableGrowth`
- * off, docs/SLOTS.md), where those actions never happen; `prove` says so in its report.
+ * The obligations, in order: the base case, then one per action but {@link UNENCODED}'s:
+ * the proof is about configurations without eviction (docs/ALLOCATOR.md), table growth
+ * (docs/SLOTS.md) or retraction, where those never happen; `prove` says so in its report.
  */
-export const OBLIGATIONS = ['init', ...ACTION_KINDS.filter((k): k is Exclude<(typeof ACTION_KINDS)[number], 'evict' | 'grow'> => k !== 'evict' && k !== 'grow')] as const;
+export const OBLIGATIONS = ['init', ...ACTION_KINDS.filter((k): k is Exclude<(typeof ACTION_KINDS)[number], (typeof UNENCODED)[number]> => !(UNENCODED as readonly string[]).includes(k))] as const;
 
 /** One of {@link OBLIGATIONS}. */
 export type ObligationName = (typeof OBLIGATIONS)[number];

@@ -103,8 +103,8 @@ export interface RefOptions {
 /** The variants the reference model has; the others it does not know (and the scale test does not draw). */
 export const REFERENCE_VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const satisfies readonly Variant[];
 
-/** The faults the reference takes: every one but `segment-overlap`, which it refuses (its release never frees a page twice). */
-export const REFERENCE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'segment-overlap');
+/** The faults the reference takes: every one but `segment-overlap`, which it refuses (its release never frees a page twice), and retraction's, which it cannot reach (it holds each request once). */
+export const REFERENCE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'segment-overlap' && f !== 'offload-after-free' && f !== 'resume-stale');
 
 /** The label of admission `k`. */
 export const admissionLabel = (k: number): number => k + 1;
@@ -147,7 +147,7 @@ export class ReferencePool {
   constructor(options: RefOptions) {
     if (!(REFERENCE_VARIANTS as readonly string[]).includes(options.variant)) throw new RangeError(`reference: no variant ${options.variant}`);
     // Its release is one batch (two under lifo) that never overlap: it cannot stand for segment-overlap, and says so.
-    if (options.faults?.some((f) => !REFERENCE_FAULTS.includes(f)) === true) throw new RangeError('reference: fault segment-overlap is not implemented (a release here never frees a page twice); check it on the spec');
+    if (options.faults?.some((f) => !REFERENCE_FAULTS.includes(f)) === true) throw new RangeError(`reference: faults ${options.faults.filter((f) => !REFERENCE_FAULTS.includes(f)).join(', ')} are not implemented (a release here never frees a page twice, and a request holds once); check them on the spec`);
     this.options = options;
     this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);

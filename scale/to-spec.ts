@@ -16,6 +16,7 @@ import { STALE, type ReferencePool } from './reference.ts';
 export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePool>[0] {
   if (m.allocator === 'any') throw new Error('reference: allocator any is a choice per allocation, not an order');
   if (m.tableGrowth) throw new Error('reference: the reference pool keeps a fixed page table; it does not follow tableGrowth (action grow)');
+  if (m.retraction) throw new Error('reference: the reference pool holds each request once; it does not follow retraction (actions retract, offload, resume)');
   return {
     pages: m.config.pages,
     // The spec's limit is in tokens; the reference's in pages (its admissions are whole pages).

@@ -2,14 +2,16 @@
  * The actions of the model, named as in SGLang's prefill/decode handoff:
  * the six of the real handoff, plus `grow` (a decode step's page, config `tableGrowth`), `timeout` (fault `early-free`), `insert` (the
  * prefix cache), `evict` (the prefix cache's eviction, config `eviction`), and `landData`
- * and `landTag` (the two parts of a page write landing, fault `torn-write`). Every action
+ * and `landTag` (the two parts of a page write landing, fault `torn-write`), and `retract`,
+ * `offload` and `resume` (a running request retracted and resumed, config `retraction`,
+ * `offload` with fault `offload-after-free`). Every action
  * is taken by, or on behalf of, one request.
  */
 import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -38,6 +40,10 @@ export interface KindSwitches {
   readonly ownerCheck: boolean;
   /** Config `tableGrowth` (action `grow`). */
   readonly tableGrowth: boolean;
+  /** Config `retraction` (actions `retract`, `resume`). */
+  readonly retraction: boolean;
+  /** Fault `offload-after-free` under `retraction` (action `offload`). */
+  readonly offloadAfterFree: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
@@ -50,13 +56,15 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('evict', () => on.eviction)
     .with('landData', () => on.tornWrite)
     .with('landTag', () => on.tornWrite && on.ownerCheck)
+    .with('retract', 'resume', () => on.retraction)
+    .with('offload', () => on.retraction && on.offloadAfterFree)
     .exhaustive();
 }
 
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'] }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

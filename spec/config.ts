@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -48,6 +48,10 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     'P cuts an over-long prompt to the prefill limit (`allow_auto_truncate`) and prefills what is left, reporting an ordinary success; D still believes the full length and reads every slot of it, past the cut: the pages P did not write, and the stale tail of the page P cut in.',
   'segment-overlap':
     "Two allocator calls of one release name the same page: the segment (`free_segment`) starts one page early, on the last page that `cache_finished_req`'s frees already released; it is a double free with no second release, and a free list that keeps duplicates (SGLang's tensor) then holds the page twice, so two later allocations can both be handed it (SGLang #38941, #38840; spec/release.ts).",
+  'offload-after-free':
+    "With `retraction`: D releases a retracted request's pages before the copy to host memory has read them (`offload_kv_cache` is asynchronous); the copy reads the pages later (action `offload`), when another request may hold them and have written its own KV there, and `resume` loads that copy back as the request's own (SGLang PR #30899; spec/retraction.ts).",
+  'resume-stale':
+    "With `retraction`: `resume` allocates the request's new pages but does not load its saved copy into them (the load is skipped, or reads a slot another request now holds), and reports the request resumed; decode reads whatever the new pages held before (SGLang PR #35957; spec/retraction.ts).",
 };
 
 /**
@@ -86,6 +90,9 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   'auto-truncate': false,
   // The overlap is within the one release, while the table is still live.
   'segment-overlap': false,
+  // Both act on a retracted request, whose table is not finished.
+  'offload-after-free': false,
+  'resume-stale': false,
 };
 
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
@@ -160,6 +167,13 @@ export interface Config {
    * last slot overwrites the last slot.
    */
   readonly tableGrowth?: boolean;
+  /**
+   * Whether D may retract a running request and resume it later (SGLang's
+   * `retract_decode` and `resume_retracted_reqs`): action `retract` saves the request's KV
+   * to host memory and releases its pages, `resume` allocates new pages and loads the copy
+   * back (spec/retraction.ts). `false` when absent: a request holds pages once.
+   */
+  readonly retraction?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

@@ -82,6 +82,7 @@ export const ConfigSchema = Schema.Struct({
   eviction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
   tableGrowth: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
+  retraction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   prefixPages: Schema.optionalWith(
     Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
@@ -171,6 +172,12 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
     issues.push({ path: 'tableGrowth', message: `the table grows only when a decode step writes a token past its last slot, and only steps after the first write one: needs decodeSteps of 2 or more, got ${input.decodeSteps ?? 1}` });
   }
   const faults = input.faults ?? [];
+  if (input.retraction === true) {
+    // Not modelled yet, and refused rather than half-modelled: see spec/retraction.ts.
+    if (input.allocator === 'any') issues.push({ path: 'retraction', message: 'retraction is modelled with the allocators sorted, sglang and lifo; "any" would make every resume a choice of pages, not yet an action of its own' });
+    const prefixed = input.requests.find((q) => q.prefix !== undefined);
+    if (prefixed !== undefined) issues.push({ path: 'retraction', message: `retraction is not modelled with prompt prefixes yet (a resumed request would match the prefix cache again): request ${prefixed.name} has prefix ${show(prefixed.prefix)}` });
+  }
   if (input.allocator === 'any') {
     const prefixes = input.requests.some((q) => q.prefix !== undefined);
     const on = {
@@ -180,6 +187,9 @@ function crossCheck(input: typeof ConfigSchema.Type): InputIssue[] {
       tornWrite: faults.includes('torn-write'),
       ownerCheck: checksOwner(input.variant ?? 'buggy'),
       tableGrowth: input.tableGrowth === true,
+      // Refused above under "any".
+      retraction: false,
+      offloadAfterFree: false,
     };
     // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
     const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);
@@ -267,6 +277,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.eviction === undefined ? {} : { eviction: c.eviction }),
     ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
     ...(c.tableGrowth === true ? { tableGrowth: true } : {}),
+    ...(c.retraction === true ? { retraction: true } : {}),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }

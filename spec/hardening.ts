@@ -42,10 +42,24 @@
  * finds the slot-level leak under `owner-check` and none under `hardened`
  * (test/spec/slots.test.ts); with one slot per page the count is always the whole page,
  * and the mechanism changes nothing.
+ *
+ * The fourth, for retraction (config `retraction`, spec/retraction.ts). `resume` loads a
+ * request's saved copy into its new pages, and the load is a write: under the plain owner
+ * check it stamps every new page with the request's own label, whatever the copy holds.
+ * So a copy that holds another user's KV is laundered: the stale pages a silent stub left
+ * in the table before the first decode (no fault needed beyond the incident), or the pages
+ * another request wrote after an early release (fault `offload-after-free`). The tag the
+ * copy was taken with is the only witness of whose data it is, so the copy keeps each
+ * page's tag with its content, and the load restores that tag rather than stamping a new
+ * one (`copy-carries-tag`); decode's check then fails the request loudly. A skipped load
+ * (`resume-stale`) needs nothing more: the new pages' tags were cleared when they were
+ * taken, and no write stamped them. A generation per hold is not needed in the model: a
+ * request's label names the request, not a reused request slot, and its KV at a position is
+ * the same in every hold (test/spec/retraction.test.ts shows that `hardened` holds).
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -84,5 +98,12 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
       "P's transfer (`disaggregation/prefill.py`, `send_kv_chunk`) stamps each destination page's tag with the number of tokens it computed for that page, from the request's real (possibly truncated) `origin_input_ids`; D's check runs where decode builds `req_to_token[row, :seq_len]` (`disaggregation/decode.py`, before the first forward), comparing `seq_len - i * page_size` with the count of the i-th page; `alloc_decode`'s token write bumps the count of the page it writes.",
     cost:
       'One byte more per page tag (a page of at most 255 slots), written with the tag; at read time one compare per page, and only the last page of a table can be partial, so in practice one compare per request per step.',
+  },
+  'copy-carries-tag': {
+    what:
+      "With `retraction`: the saved copy of a retracted request keeps, per page, the owner tag it was taken with (and under `tag-counts-tokens` its count), and `resume`'s load restores that tag into the new page instead of stamping the request's label: a copy of another user's page carries that user's tag back, and decode fails the request loudly.",
+    where:
+      "`DecodeKVCacheOffloadManager.offload_kv_cache` and `load_kv_cache` (`disaggregation/decode_kvcache_offload_manager.py`, via `Req.offload_kv_cache` / `Req.load_kv_cache` in `managers/schedule_batch.py`): copy the per-page owner word with the KV (it is one more row of the host pool) and write it back with the KV on load, rather than re-deriving it from `req_pool_idx`.",
+    cost: 'One word per page more in each host copy, copied with the pages; nothing on the decode path.',
   },
 };

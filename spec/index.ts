@@ -35,8 +35,9 @@
  * from position 0 (one page unless `prefixPages` gives more), each prefix one entry of the
  * cache, evicted whole. These
  * simplifications keep what every leak of this family needs: one page, in a request's
- * table, whose label is not the reader's. Every request is allocated once, so a
- * request's label also names its one hold. A page write lands whole, or as two parts
+ * table, whose label is not the reader's. A request is allocated once, and with
+ * `retraction` allocated again on resume: its label names the request, and
+ * `retraction.ts` says why that still tells its own content from anyone else's. A page write lands whole, or as two parts
  * (content, tag) under `torn-write`; transitions.ts says why two are enough.
  */
 export * from './allocator.ts';
@@ -57,3 +58,4 @@ export * from './reads.ts';
 export * from './writes.ts';
 export * from './slots.ts';
 export * from './release.ts';
+export * from './retraction.ts';

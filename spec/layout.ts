@@ -19,6 +19,8 @@
  * later variable appended: a configuration of one-byte widths has the layout it always
  * had, so pinned states, fingerprints and traces do not move.
  */
+import { checksOwner } from './behaviour.ts';
+import type { Allocator, Config } from './config.ts';
 
 /** How many of a variable a state holds: one per page, per request, per table position of every request, per prefix, or per entry of `lifo`'s free list. */
 export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list';
@@ -26,8 +28,8 @@ export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list';
 /** What a variable's values are, which decides its width (see {@link widthsOf}). */
 export type Kind = 'label' | 'page' | 'position' | 'parts' | 'labelSet' | 'record' | 'byte';
 
-/** How a renaming of requests changes a variable: its values are labels (renamed), it moves with its request (a value, a label set, read records), or it stays. */
-export type Moves = 'labels' | 'value' | 'labelSet' | 'readRecord' | 'stays';
+/** How a renaming of requests changes a variable: its values are labels (renamed), it moves with its request (a value, a label set, read records, or labels that are renamed as they move), or it stays. */
+export type Moves = 'labels' | 'value' | 'labelSet' | 'readRecord' | 'requestLabels' | 'stays';
 
 /** What decides whether a variable is present: the configuration's switches. */
 export interface Presence {
@@ -45,6 +47,22 @@ export interface Presence {
   readonly orderedList: boolean;
   /** Eviction with a prefix cache to evict from. */
   readonly eviction: boolean;
+  /** Config `retraction`: a retracted request's saved copy (spec/retraction.ts). */
+  readonly retraction: boolean;
+}
+
+/** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
+export function presenceOf(config: Config, allocator: Allocator, multiset: boolean, prefixes: boolean): Presence {
+  return {
+    ownerCheck: checksOwner(config.variant),
+    torn: config.faults.includes('torn-write'),
+    slots: (config.pageSize ?? 1) > 1,
+    freeCopies: allocator === 'sglang' || (multiset && allocator !== 'lifo'),
+    releaseList: allocator === 'sglang',
+    orderedList: allocator === 'lifo',
+    eviction: config.eviction === true && prefixes,
+    retraction: config.retraction === true,
+  };
 }
 
 /** One row of the layout. */
@@ -87,6 +105,12 @@ export const LAYOUT = [
   { name: 'lock', scope: 'prefix', kind: 'byte', present: (c) => c.eviction, moves: 'stays', diesWithTable: false, doc: "The prefix entry's lock count." },
   { name: 'fill', scope: 'page', kind: 'byte', present: (c) => c.slots, moves: 'stays', diesWithTable: false, doc: 'How many of its slots, from the first, hold its content.' },
   { name: 'tagFill', scope: 'page', kind: 'byte', present: (c) => c.slots && c.ownerCheck, moves: 'stays', diesWithTable: false, doc: 'How many slots its owner tag says were written.' },
+  // The saved copy of a retracted request, per table position: what its page held when the copy read it (spec/retraction.ts).
+  { name: 'savedData', scope: 'position', kind: 'label', present: (c) => c.retraction, moves: 'requestLabels', diesWithTable: true, doc: "The saved copy's content label at the position (0: a page never written)." },
+  { name: 'savedPos', scope: 'position', kind: 'position', present: (c) => c.retraction, moves: 'value', diesWithTable: true, doc: "The table position the saved content was written for." },
+  { name: 'savedTag', scope: 'position', kind: 'label', present: (c) => c.retraction && c.ownerCheck, moves: 'requestLabels', diesWithTable: true, doc: "The owner tag the copy read with the content (restored by the load under `copy-carries-tag`)." },
+  { name: 'savedFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots, moves: 'value', diesWithTable: true, doc: "How many slots of the saved page held its content." },
+  { name: 'savedTagFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots && c.ownerCheck, moves: 'value', diesWithTable: true, doc: "How many slots the saved tag says were written." },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */
@@ -224,7 +248,7 @@ export interface RequestField {
   /** The variable's name. */
   readonly name: string;
   /** How its bytes change under a renaming. */
-  readonly kind: 'value' | 'labelSet' | 'readRecord';
+  readonly kind: 'value' | 'labelSet' | 'readRecord' | 'requestLabels';
   /** Per request: its offset in the state. */
   readonly at: Uint32Array;
   /** Per request: its width in bytes. */
@@ -238,7 +262,7 @@ export function requestFieldsOf(laid: Laid, n: number): RequestField[] {
   const out: RequestField[] = [];
   for (const f of laid.order) {
     const kind = f.row.moves;
-    if (kind !== 'value' && kind !== 'labelSet' && kind !== 'readRecord') continue;
+    if (kind !== 'value' && kind !== 'labelSet' && kind !== 'readRecord' && kind !== 'requestLabels') continue;
     const starts = f.starts;
     const at = Uint32Array.from({ length: n }, (_, r) => (starts === undefined ? f.at + f.width * r : starts[r]!));
     const end = (r: number): number => (r + 1 < n ? starts![r + 1]! : f.at + f.bytes);

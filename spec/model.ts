@@ -31,7 +31,7 @@ import { FAULT_REREADS_FINISHED_TABLE, FAULTS, type Allocator, type Config, type
 
 import { checksOwner, firstPageOf, isOverLongPrompt, mechanismsOf, stubsSilently } from './behaviour.ts';
 import type { Mechanism } from './hardening.ts';
-import { labelBytesOf, layOut, requestFieldsOf, type Laid, type Presence, type RequestField, type VariableName } from './layout.ts';
+import { labelBytesOf, layOut, presenceOf, requestFieldsOf, type Laid, type RequestField, type VariableName } from './layout.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {
@@ -64,6 +64,8 @@ export interface Model {
   readonly promptPages: Uint16Array;
   /** Whether the table grows by a page when a decode step's token falls past its last slot (action `grow`). */
   readonly tableGrowth: boolean;
+  /** Whether D may retract a running request and resume it on new pages (actions `retract`, `resume`; spec/retraction.ts). */
+  readonly retraction: boolean;
   /** Per request: its prompt's length in tokens (the slots decode reads at its first step). */
   readonly tokens: Uint16Array;
   /** Per request: the offset of its page table in the state. */
@@ -178,21 +180,13 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const pageSize = config.pageSize ?? 1;
   // SGLang's free list is a tensor that keeps duplicates; the model stores it so only where a fault can put a page on it twice.
   const multiset = has('double-free') || has('segment-overlap');
-  const eviction = config.eviction === true && groupNames.length > 0;
+  const presence = presenceOf(config, allocator, multiset, groupNames.length > 0);
+  const eviction = presence.eviction;
   let entries = 0;
   for (let r = 0; r < n; r++) entries += len[r]!;
   const listCap = allocator === 'lifo' ? config.pages + (multiset ? entries : 0) : 0;
   // A read set has a bit per label, the stale P-side label included where slots are modelled.
   const staleLabel = shape.labels + 1;
-  const presence: Presence = {
-    ownerCheck,
-    torn: has('torn-write'),
-    slots: pageSize > 1,
-    freeCopies: allocator === 'sglang' || (multiset && allocator !== 'lifo'),
-    releaseList: allocator === 'sglang',
-    orderedList: allocator === 'lifo',
-    eviction,
-  };
   const setBits = shape.labels + (pageSize > 1 ? 1 : 0);
   const layout = layOut(presence, { pages, n, len, groups: groupNames.length, listCap, topLabel: staleLabel, setBits });
   return {
@@ -211,6 +205,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     keepDeadState: options.keepDeadState ?? false,
     decodeSteps: config.decodeSteps ?? 1,
     tableGrowth: config.tableGrowth === true,
+    retraction: presence.retraction,
     silentStub: stubsSilently(variant, config.faults),
     ownerCheck,
     fault: Object.fromEntries(FAULTS.map((f) => [f, has(f)])) as Record<Fault, boolean>,

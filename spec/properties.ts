@@ -19,6 +19,7 @@ import {
   phaseOf,
   Ph,
   READ_UNHELD,
+  RESUMED,
   EVICTED_FOR,
   readRecordOf,
   sharedPages,
@@ -378,6 +379,27 @@ export const TableGrew = sometimes(
   (m, s) => anyRequest(m, (r) => isLive(phaseOf(m, s, r)) && tableRoom(m, s, r) > (m.promptPages[r] ?? 0)),
 );
 
+/** With `retraction`: a request was retracted, its pages released and its KV saved (or, with `offload-after-free`, still being copied). */
+export const Retracted = sometimes(
+  'Retracted',
+  (m) => m.retraction,
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.retracted || phaseOf(m, s, r) === Ph.offloading),
+);
+
+/** With `retraction`: a request holds pages again after a retraction. */
+export const Resumed = sometimes(
+  'Resumed',
+  (m) => m.retraction,
+  (m, s) => anyRequest(m, (r) => isLive(phaseOf(m, s, r)) && (flagsOf(m, s, r) & RESUMED) !== 0),
+);
+
+/** With `offload-after-free`: a retracted request's pages are released while its copy to host memory has not read them. */
+export const CopyInFlight = sometimes(
+  'CopyInFlight',
+  (m) => m.retraction && m.fault['offload-after-free'],
+  (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.offloading),
+);
+
 /** Every invariant, in the order they are checked and reported. */
 export const INVARIANTS: readonly Property[] = [Isolation, ExclusiveHold, Conservation, ReadsOwnPages, NoDuplicateFree, NoUseAfterFree, Integrity];
 
@@ -408,6 +430,9 @@ export const WITNESSES: readonly Property[] = [
   TornPage,
   BetweenSteps,
   TableGrew,
+  Retracted,
+  Resumed,
+  CopyInFlight,
 ];
 
 /** The property of that name, if there is one. */

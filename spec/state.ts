@@ -28,6 +28,11 @@
  * - tagFill (`owner-check`, `hardened`): how many slots its owner tag says were written
  *   (read only under `hardened`'s `tag-counts-tokens`).
  *
+ * Per position, appended last and only with config `retraction` (`retraction.ts`):
+ * - savedData, savedPos (and with token slots savedFill; under an owner check savedTag,
+ *   savedTagFill): the saved copy of a retracted request, what its page at that position
+ *   held when the copy read it.
+ *
  * Per request, appended for writes as they land and decode as steps:
  * - steps: how many decode steps it has taken;
  * - dataParts (`torn-write`): how many content parts of P's write for it have landed;
@@ -59,6 +64,8 @@ export const PHASES = [
   'writing',
   'landing',
   'decoding',
+  'retracted',
+  'offloading',
 ] as const;
 
 /** One of {@link PHASES}. */
@@ -80,6 +87,8 @@ export const Ph = {
   writing: 11,
   landing: 12,
   decoding: 13,
+  retracted: 14,
+  offloading: 15,
 } as const satisfies Record<Phase, number>;
 
 /** What each phase means; the documentation's source. */
@@ -98,6 +107,8 @@ export const PHASE_DOCS: Readonly<Record<Phase, string>> = {
   writing: "P posted its write (fault `torn-write`); its content and tag parts are landing, one at a time.",
   landing: "D timed the request out while parts of P's write were still in flight; they land later, by page id.",
   decoding: 'D has taken some of its decode steps, not all; every step read, and checked, every page.',
+  retracted: "D retracted the request (config `retraction`): its KV is saved in host memory and its pages are released; it waits to be resumed on new pages.",
+  offloading: "D retracted the request and released its pages before the copy to host memory read them (fault `offload-after-free`); the copy is still in flight (`offload`).",
 };
 
 /** The request was allocated on its prefix's cached pages (a prefix-cache hit). */
@@ -108,6 +119,8 @@ export const INSERTED = 2;
 export const READ_UNHELD = 4;
 /** D evicted a cached prefix page to make room for the request. */
 export const EVICTED_FOR = 8;
+/** The request was resumed after a retraction: it holds pages a second time (flag 16 is `release.ts`'s OVERLAPPED). */
+export const RESUMED = 32;
 
 /** Phases in which a request holds its page table. */
 export function isLive(phase: number): boolean {
@@ -403,4 +416,63 @@ export function setReadRecord(m: Model, t: State, r: number, i: number, record: 
 export function setLock(m: Model, t: State, g: number, count: number): void {
   if (m.lockAt < 0) return absentWrite('lock', count);
   t[m.lockAt + g] = count;
+}
+
+/** What a retracted request's saved copy holds at one table position: its page's content, position, fill, tag and tag count when the copy read it. */
+export interface SavedPage {
+  /** The content label (0: a page never written). */
+  readonly label: number;
+  /** The table position the content was written for. */
+  readonly pos: number;
+  /** How many slots held the content. */
+  readonly fill: number;
+  /** The owner tag (0 without an owner check). */
+  readonly tag: number;
+  /** How many slots the tag says were written. */
+  readonly tagFill: number;
+}
+
+/** The value of request `r`'s per-position variable `name` at position `i`, or `absent` when the variable is absent. */
+function positionValue(m: Model, s: State, name: 'savedData' | 'savedPos' | 'savedTag' | 'savedFill' | 'savedTagFill', r: number, i: number, absent: number): number {
+  const f = m.layout.fields[name];
+  return f === undefined ? absent : get(s, f.starts![r]! + f.width * i, f.width);
+}
+
+/** Writes request `r`'s per-position variable `name` at position `i`; an absent one takes only its absent value. */
+function setPositionValue(m: Model, t: State, name: 'savedData' | 'savedPos' | 'savedTag' | 'savedFill' | 'savedTagFill', r: number, i: number, v: number, absent: number): void {
+  const f = m.layout.fields[name];
+  if (f === undefined) {
+    if (v !== absent) throw new Error(`state: ${name} is absent under this configuration, and cannot be set to ${v}`);
+    return;
+  }
+  put(t, f.starts![r]! + f.width * i, f.width, v);
+}
+
+/** Request `r`'s saved copy at table position `i` (`retraction.ts`). */
+export function savedPageOf(m: Model, s: State, r: number, i: number): SavedPage {
+  return {
+    label: positionValue(m, s, 'savedData', r, i, 0),
+    pos: positionValue(m, s, 'savedPos', r, i, 0),
+    fill: positionValue(m, s, 'savedFill', r, i, m.pageSize),
+    tag: positionValue(m, s, 'savedTag', r, i, 0),
+    tagFill: positionValue(m, s, 'savedTagFill', r, i, m.pageSize),
+  };
+}
+
+/** The copy reads page `p` into request `r`'s saved copy at position `i`: its content, position, fill, tag and tag count. */
+export function savePage(m: Model, t: State, r: number, i: number, p: number, from: State): void {
+  setPositionValue(m, t, 'savedData', r, i, dataOf(m, from, p), 0);
+  setPositionValue(m, t, 'savedPos', r, i, dataPosOf(m, from, p), 0);
+  setPositionValue(m, t, 'savedFill', r, i, fillOf(m, from, p), m.pageSize);
+  setPositionValue(m, t, 'savedTag', r, i, tagOf(m, from, p), 0);
+  setPositionValue(m, t, 'savedTagFill', r, i, tagFillOf(m, from, p), m.pageSize);
+}
+
+/** Request `r`'s saved copy goes back to its initial value at every position (every field 0, as in {@link initial}). */
+export function clearSaved(m: Model, t: State, r: number): void {
+  for (const name of ['savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill'] as const) {
+    const f = m.layout.fields[name];
+    if (f === undefined) continue;
+    for (let i = f.starts![r]!, end = i + f.width * m.len[r]!; i < end; i++) t[i] = 0;
+  }
 }

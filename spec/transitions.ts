@@ -70,6 +70,7 @@ import {
 } from './state.ts';
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 import { holdsKv, releaseTable } from './release.ts';
+import { offload, resume, retract } from './retraction.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
 /**
@@ -459,7 +460,7 @@ function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {

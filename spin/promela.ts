@@ -16,7 +16,7 @@
  *   violation's trail has one step per action: pagecheck's counterexample length. (pan
  *   reports the depth of the state the failing step started from, one less.)
  */
-import { ACTION_KINDS, actionLabel, allActions, compile, type Config, type Model } from '../spec/index.ts';
+import { ACTION_KINDS, actionLabel, allActions, compile, type ActionKind, type Config, type Model } from '../spec/index.ts';
 import { PROMELA_BODY } from './template.ts';
 
 /** The largest pool the generated model supports: `seen` is a 32-bit page mask. */
@@ -38,9 +38,12 @@ const INLINE_OF = {
   evict: 'Evict',
   landData: 'LandData',
   landTag: 'LandTag',
-  // Never emitted: toPromela refuses tableGrowth.
+  // Never emitted: toPromela refuses tableGrowth and retraction.
   grow: 'Grow',
-} as const;
+  retract: 'Retract',
+  offload: 'Offload',
+  resume: 'Resume',
+} as const satisfies Record<ActionKind, string>;
 
 /** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
 export function toPromela(config: Config, checkIntegrity = false): string {
@@ -49,6 +52,7 @@ export function toPromela(config: Config, checkIntegrity = false): string {
   // Under sorted, a release's calls free each page once, as the Promela model's one release does; only the overlap differs.
   if (m.fault['segment-overlap']) throw new RangeError('the Promela model releases a table in one call and has no fault segment-overlap');
   if (m.tableGrowth) throw new RangeError('the Promela model keeps a fixed page table: it has no tableGrowth (action grow)');
+  if (m.retraction) throw new RangeError('the Promela model holds each request once: it has no retraction (actions retract, offload, resume)');
   if (m.allocator !== 'sorted') {
     throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
   }

@@ -25,37 +25,11 @@ import {
   type Trace,
 } from '../spec/index.ts';
 import { pageIds, perPageWords } from './long-lists.ts';
-import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pageCount, pagesWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore, type StepContext } from './facts.ts';
+import { ids, perPages, type Phrasing, type Told } from './phrasing.ts';
+import { retraction } from './wording-retraction.ts';
+import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pageCount, pagesWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
-/** One step in the two forms people read it in. */
-export interface Phrasing {
-  /** One sentence, as the text and HTML printers show it. */
-  readonly sentence: string;
-  /** The sequence diagram's messages (`P->>Pool: ...`), before Mermaid's escaping. */
-  readonly messages: readonly string[];
-}
-
-/** What the wording of step `k` is made from: the step's context, and the words every kind uses. */
-export interface Told extends StepContext {
-  /** The model. */
-  readonly m: Model;
-  /** The trace. */
-  readonly trace: Trace;
-  /** The step, 1-based. */
-  readonly k: number;
-  /** The acting request's own pages (its table past the shared prefix pages). */
-  readonly own: number[];
-  /** `5. free(B)`, the label of a diagram's first message. */
-  readonly label: string;
-  /** The contents of `pages` before the step, one name per page (a long list in runs). */
-  readonly contents: (pages: readonly number[]) => string;
-}
-
-/** `page 3`, `pages 0,1` (the diagram's form, without spaces); a long list in runs, `pages 0–179` (`long-lists.ts`). */
-const ids = (pages: readonly number[]): string => (pages.length === 0 ? 'no pages' : `${pages.length === 1 ? 'page' : 'pages'} ${pageIds(pages, ',')}`);
-
-/** `one` for a single page, else `many`: `its contents stay` or `their contents stay`. */
-const perPages = (pages: readonly unknown[], one: string, many: string): string => (pages.length === 1 ? one : many);
+export type { Phrasing, Told } from './phrasing.ts';
 
 /** `page 0 shared from the cache entry of prefix sys`, one clause per shared prefix page. */
 function sharedWords(m: Model, s: State, pages: readonly number[]): string {
@@ -274,6 +248,9 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   },
   landData: (t) => land(t, 'landData'),
   landTag: (t) => land(t, 'landTag'),
+  retract: (t) => retraction(t, 'retract'),
+  offload: (t) => retraction(t, 'offload'),
+  resume: (t) => retraction(t, 'resume'),
 };
 
 /** Step `k` (1-based) of `trace` in words, in both forms; `undefined` for state 0. */

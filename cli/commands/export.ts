@@ -38,6 +38,7 @@ export function runExport(format: string, flags: ExportFlags): number {
   if (config.eviction === true && config.requests.some((q) => q.prefix !== undefined)) {
     throw new UsageError('--eviction: the Promela model has no prefix-cache eviction (action evict); check it with `pagecheck check`');
   }
+  if (config.retraction === true) throw new UsageError('--retraction: the Promela model holds each request once; it has no retraction (actions retract, offload, resume)');
   if (config.tableGrowth === true) throw new UsageError('--table-growth: the Promela model keeps a fixed page table; it has no tableGrowth (action grow)');
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);

@@ -101,6 +101,7 @@ function rawTarget(flags: MbtFlags): Target {
 function poolCanRun(config: Config): Config {
   if (config.faults.includes('torn-write')) throw new UsageError('--faults: the pool lands every write whole; it does not implement torn-write (check the spec with `pagecheck check`)');
   if (config.faults.includes('segment-overlap')) throw new UsageError('--faults: the pool releases a table without overlapping its calls; it does not implement segment-overlap (check the spec with `pagecheck check`)');
+  if (config.retraction === true) throw new UsageError('--retraction: the pool holds each request once (no retract or resume); retraction is checked on the spec only (`pagecheck check --retraction`)');
   if (config.tableGrowth === true) throw new UsageError('--table-growth: the pool keeps a fixed page table (no grow); tableGrowth is checked on the spec only (`pagecheck check --table-growth`)');
   if ((config.decodeSteps ?? 1) > 1) throw new UsageError('--decode-steps: the pool decodes in one step; several decode steps are checked on the spec only');
   return config;

@@ -18,6 +18,7 @@ import { beginWork, onInterrupt } from '../interrupt.ts';
 const NOT_COVERED: readonly string[] = [
   'eviction (action evict): the proof is about configurations without the prefix cache\'s eviction; `pagecheck check --eviction` checks it by bounded search',
   'tableGrowth (action grow): the encoding keeps a fixed page table; `pagecheck check --table-growth --decode-steps N` checks growth by bounded search (test/spec/growth.test.ts)',
+  'retraction (actions retract, offload, resume; faults offload-after-free, resume-stale): the encoding holds each request once; `pagecheck check --retraction` checks it by bounded search (test/spec/retraction.test.ts)',
 ];
 
 /** The flags as commander hands them over. */
@@ -229,6 +230,7 @@ function parseFaults(text: string | undefined, variant: Variant): Fault[] {
     const f = FAULTS.find((x) => x === part.trim());
     if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
     if (f === 'segment-overlap') throw new UsageError('--faults: the proof releases a table in one step and does not encode segment-overlap (spec/release.ts); check it with `pagecheck check --faults segment-overlap`');
+    if (f === 'offload-after-free' || f === 'resume-stale') throw new UsageError(`--faults: the proof holds each request once and does not encode retraction's fault ${f}; check it with \`pagecheck check --retraction --faults ${f}\``);
     if (f === 'auto-truncate') throw new UsageError('--faults: the proof is about whole pages and does not encode auto-truncate (docs/SLOTS.md says why); check it with `pagecheck check --faults auto-truncate`');
     return f;
   });

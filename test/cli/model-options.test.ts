@@ -101,7 +101,8 @@ function replayed(line: string): Config {
 
 describe('replay lines give back the configuration', () => {
   // Required<Config>: a field added to Config fails to typecheck here until this test sets it.
-  const every: Required<Config> = {
+  // All but retraction, which is refused with prompt prefixes (spec/decode.ts): `retracting` below sets it.
+  const every: Required<Omit<Config, 'retraction'>> = {
     pages: 4,
     prefillLimit: 6,
     // Lengths in tokens: 2, 4 and 3 pages of 2 tokens.
@@ -126,6 +127,13 @@ describe('replay lines give back the configuration', () => {
     expect(line).toContain('--decode-steps 3');
     expect(line).toContain('--table-growth');
     expect(replayed(line)).toEqual(every);
+  });
+
+  it('retraction and its faults survive replayCommand and the flag parser', () => {
+    const retracting: Config = { pages: 4, prefillLimit: 6, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3 }], variant: 'hardened', faults: ['offload-after-free', 'resume-stale'], allocator: 'sglang', retraction: true };
+    const line = replayCommand(retracting);
+    expect(line).toContain('--retraction');
+    expect(replayed(line)).toEqual(retracting);
   });
 
   it('fields at their defaults are left out and still come back', () => {

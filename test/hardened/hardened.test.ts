@@ -26,8 +26,8 @@ const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[
     ...(eviction ? { eviction } : {}),
   });
 
-/** The mechanisms of whole pages; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts). */
-const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens'> => k !== 'tag-counts-tokens');
+/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts). */
+const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens' | 'copy-carries-tag'> => k !== 'tag-counts-tokens' && k !== 'copy-carries-tag');
 type PageMechanism = (typeof PAGE_MECHANISMS)[number];
 
 /** The smallest configuration for each mechanism's removal: the fault that needs it, with torn writes. */

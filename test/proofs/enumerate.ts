@@ -19,6 +19,9 @@ import {
   landTag,
   mayRead,
   NO_PAGE,
+  offload,
+  resume,
+  retract,
   PHASES,
   Ph,
   setObserved,
@@ -101,6 +104,9 @@ const TRANSITIONS: Readonly<Record<ActionKind, (m: Model, s: State, r: number) =
   insert,
   landData,
   landTag,
+  retract,
+  offload,
+  resume,
 };
 
 /** All tables of `len` slots over `pages` pages (with repetitions: the universe is not only the reachable states). */

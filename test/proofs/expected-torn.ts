@@ -27,4 +27,6 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'release-checks-holder': ['free:FreeListUnheld'],
   // token slots only: with whole pages every write fills its page, so the count is never short (docs/SLOTS.md)
   'tag-counts-tokens': [],
+  // retraction only: the proof's requests hold pages once (prove says so), so the load it guards never happens
+  'copy-carries-tag': [],
 };

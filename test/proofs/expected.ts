@@ -35,4 +35,7 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'auto-truncate': ['prefill'],
   // Not encoded in the proof (spec/release.ts); prove refuses it, and the checker's bounded run stands in (test/spec/release.test.ts).
   'segment-overlap': [],
+  // Retraction's: not encoded (the proof's requests hold once); prove refuses them, and the checker's bounded run stands in (test/spec/retraction.test.ts).
+  'offload-after-free': [],
+  'resume-stale': [],
 };

@@ -95,6 +95,21 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     past: ['decode(A)', 'free(A)'],
     never: [{ config: config('buggy', [], 3, 4, ['4', '2'], { decodeSteps: 2, tableGrowth: true, pageSize: 4 }), labels: [...SERVE('B'), 'decode(B)'] }],
   },
+  // handed off, then retracted; resumed, it holds again and is no longer retracted
+  Retracted: { config: config('buggy', [], 3, 2, ['2'], { retraction: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)'], past: ['resume(A)'] },
+  // a first hold is not a resumed one; released after its decode, it holds nothing
+  Resumed: {
+    config: config('buggy', [], 3, 2, ['2'], { retraction: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)', 'resume(A)'],
+    past: ['decode(A)', 'free(A)'],
+    never: [{ config: config('buggy', [], 3, 2, ['2', '1'], { retraction: true }), labels: [...SERVE('A'), 'free(A)', 'allocate(B)'] }],
+  },
+  // the copy reads the released pages: the request is retracted, its copy no longer in flight
+  CopyInFlight: {
+    config: config('buggy', ['offload-after-free'], 3, 2, ['2'], { retraction: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)'],
+    past: ['offload(A)'],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
