@@ -242,24 +242,17 @@ function moveValues(field: RequestField, s: State, out: Uint8Array, perm: Int32A
 /** Moves each request's labels of `field` (a saved copy's) to its renamed place, renaming each label. */
 function moveLabels(field: RequestField, s: State, out: Uint8Array, perm: Int32Array, map: Uint16Array, n: number): void {
   const wide = field.valueWidth === 2;
+  const step = wide ? 2 : 1;
+  // All-ones is a dead copy's value (liveness.ts), not a label.
+  const dead = wide ? 0xffff : 0xff;
   for (let r = 0; r < n; r++) {
     const from = field.at[r]!;
     const to = field.at[perm[r]!]!;
-    const width = field.width[r]!;
-    if (!wide) {
-      // All-ones is a dead copy's value (liveness.ts), not a label.
-      for (let i = 0; i < width; i++) {
-        const l = s[from + i]!;
-        out[to + i] = l === 0xff ? l : map[l]!;
-      }
-      continue;
-    }
-    for (let i = 0; i < width; i += 2) {
-      const raw = s[from + i]! | (s[from + i + 1]! << 8);
-      // All-ones is a dead copy's value (liveness.ts), not a label.
-      const l = raw === 0xffff ? raw : map[raw]!;
+    for (let i = 0, width = field.width[r]!; i < width; i += step) {
+      const raw = wide ? s[from + i]! | (s[from + i + 1]! << 8) : s[from + i]!;
+      const l = raw === dead ? raw : map[raw]!;
       out[to + i] = l & 0xff;
-      out[to + i + 1] = l >>> 8;
+      if (wide) out[to + i + 1] = l >>> 8;
     }
   }
 }

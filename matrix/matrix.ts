@@ -11,7 +11,7 @@
  * holder, and alone, on the matrix's configuration, no write can.
  */
 import { check, type WitnessResult } from '../checker/index.ts';
-import { compile, FAULTS, INVARIANTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
+import { compile, FAULTS, INVARIANTS, withFaultSwitches, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
 import { checkedModel } from '../binding/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
@@ -64,13 +64,13 @@ export function columnFaults(fault: Fault): Fault[] {
   return fault === 'torn-write' ? ['early-free', 'torn-write'] : [fault];
 }
 
-/** The configuration of one cell; fault `lock-underflow` exists only where the prefix cache evicts, so its cells turn eviction on. */
+/** The configuration of one cell; a fault that acts only under a switch (`FAULT_NEEDS`: `lock-underflow` where the prefix cache evicts, retraction's faults where D retracts) has it turned on in its cells. */
 export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
   const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
   const prefixes = base.prefixPages === undefined ? {} : { prefixPages: base.prefixPages };
   const growth = base.tableGrowth === true ? { tableGrowth: true } : {};
   const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps, ...prefixes, ...growth };
-  return fault === 'lock-underflow' ? { ...config, eviction: true } : config;
+  return withFaultSwitches(config);
 }
 
 /** Runs every cell on `base` (default: `matrixConfig`), exploring each whole space. */

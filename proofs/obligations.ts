@@ -10,7 +10,7 @@
  * satisfying Inv from which one step of A breaks it, read back in the spec's words.
  */
 import type { Solver } from 'z3-solver';
-import { ACTION_KINDS, FAULTS, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
+import { type ActionKind, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
 import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
 import { checkConformance, type ConformanceReport, type StepFn } from './conformance.ts';
 import { readCounterexample, type Counterexample } from './counterexample.ts';
@@ -21,14 +21,13 @@ import type { Z3Session } from './z3.ts';
 import { solve } from './z3-cleanups.ts';
 
 /**
- * The faults the encoding has: every fault but `auto-truncate`, which needs token slots,
- * and the proof is about whole pages (docs/SLOTS.md says why it needs no obligation), and
- * `segment-overlap`, whose release the encoding does not split into SGLang's calls
- * (spec/release.ts): its bounded check stands in (test/spec/release.test.ts), and
- * `offload-after-free` and `resume-stale`, faults of retraction, which the encoding does
- * not have (its requests hold pages once).
+ * The faults the encoding has, named, so that a fault the catalogue gains joins by a
+ * decision. Not `auto-truncate` (token slots; docs/SLOTS.md says why it needs no
+ * obligation), `segment-overlap` (a release split into SGLang's calls, spec/release.ts:
+ * test/spec/release.test.ts's bounded check stands in), nor retraction's faults (the
+ * encoding's requests hold pages once: test/spec/retraction.test.ts stands in).
  */
-export const PROOF_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'segment-overlap' && f !== 'offload-after-free' && f !== 'resume-stale');
+export const PROOF_FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'] as const satisfies readonly Fault[];
 
 /**
  * The faults under which the owner check alone keeps Isolation: every fault of the
@@ -42,15 +41,13 @@ export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f
 /** What an obligation came to. */
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
 
-/** The action kinds the encoding does not have: their configurations are not the proof's (see {@link OBLIGATIONS}). */
-const UNENCODED = ['evict', 'grow', 'retract', 'offload', 'resume'] as const;
-
 /**
- * The obligations, in order: the base case, then one per action but {@link UNENCODED}'s:
- * the proof is about configurations without eviction (docs/ALLOCATOR.md), table growth
- * (docs/SLOTS.md) or retraction, where those never happen; `prove` says so in its report.
+ * The obligations, in order: the base case, then one per action the encoding has, named,
+ * so that a kind the spec gains joins by a decision: not `evict`, `grow` nor retraction's,
+ * since the proof is about configurations without eviction (docs/ALLOCATOR.md), table
+ * growth (docs/SLOTS.md) or retraction, where those never happen; `prove` says so.
  */
-export const OBLIGATIONS = ['init', ...ACTION_KINDS.filter((k): k is Exclude<(typeof ACTION_KINDS)[number], (typeof UNENCODED)[number]> => !(UNENCODED as readonly string[]).includes(k))] as const;
+export const OBLIGATIONS = ['init', 'allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'landData', 'landTag'] as const satisfies readonly ('init' | ActionKind)[];
 
 /** One of {@link OBLIGATIONS}. */
 export type ObligationName = (typeof OBLIGATIONS)[number];

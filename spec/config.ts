@@ -95,6 +95,19 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   'resume-stale': false,
 };
 
+/** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */
+export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction'>>> = {
+  'lock-underflow': 'eviction',
+  'offload-after-free': 'retraction',
+  'resume-stale': 'retraction',
+};
+
+/** `config` with every switch its faults act under turned on ({@link FAULT_NEEDS}): no fault of it is left unable to fire for want of its switch. */
+export function withFaultSwitches(config: Config): Config {
+  const on = config.faults.flatMap((f) => (FAULT_NEEDS[f] === undefined ? [] : [FAULT_NEEDS[f]]));
+  return on.length === 0 ? config : { ...config, ...Object.fromEntries(on.map((k) => [k, true])) };
+}
+
 /** The faults a variant has when the user names none: the incident's silent stub, except under the length fix that removed it. */
 export const DEFAULT_FAULTS: Readonly<Record<Variant, readonly Fault[]>> = {
   buggy: ['silent-stub'],

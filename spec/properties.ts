@@ -253,12 +253,15 @@ export const PromptTruncated = sometimes(
 export const FailsLoudly = sometimes(
   'FailsLoudly',
   // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all;
-  // under `hardened` a late write and a stale release never reach a page with a new holder.
+  // under `hardened` a late write and a stale release never reach a page with a new holder;
+  // a skipped load leaves cleared tags, and under `copy-carries-tag` a late copy brings another's tag back.
   (m) =>
     m.ownerCheck &&
     ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'] || m.fault['auto-truncate'])) ||
       (m.fault['early-free'] && !m.mechanism['revoke-writer']) ||
-      (m.fault['stale-free'] && !m.mechanism['release-checks-holder'])),
+      (m.fault['stale-free'] && !m.mechanism['release-checks-holder']) ||
+      (m.retraction && m.fault['resume-stale']) ||
+      (m.retraction && m.fault['offload-after-free'] && m.mechanism['copy-carries-tag'] && m.n > 1)),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 

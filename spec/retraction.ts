@@ -19,11 +19,13 @@
  *   `req_generation` counts one generation per request slot.
  *
  * In the model. `retract` takes a running request (handed off, or between two decode
- * steps): the copy reads every page of its table, then the release frees them, and the
- * request is `retracted`. `resume` allocates the table's room again by the allocation
- * order, loads the copy into the new pages, a write of the request's own label at its
- * positions (under an owner check the load stamps the tags), and the request decodes on:
- * its steps and what it read so far are kept.
+ * steps): the copy reads every page of its table, then the release frees them (the
+ * prefix cache keeps what it shares, and the request unlocks it), and the request is
+ * `retracted`. `resume` takes a table of the same room again as `allocate` does
+ * (`hold.ts`: a hit on its prefix's entry if it is still cached, the rest by the
+ * allocation order), loads the copy into its own new pages, a write of the request's own
+ * label at its positions (under an owner check the load stamps the tags), and the request
+ * decodes on: its steps and what it read so far are kept.
  *
  * When. SGLang retracts when the running batch runs short of pages, and that batch
  * holds requests the model does not have: every moment is a moment at which some batch
@@ -48,11 +50,12 @@
  * between holds is another user's content in the copy or in the new pages, which the
  * label shows.
  */
-import { canAllocate, takeInto } from './allocator.ts';
+import { canAllocate } from './allocator.ts';
+import { planHold, takeHold, unlockPrefix } from './hold.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, type Model } from './model.ts';
 import { releaseTable } from './release.ts';
-import { addFlags, clearSaved, Ph, phaseOf, RESUMED, savedPageOf, savePage, setHolder, setTablePage, setTag, stepsOf, tablePage, tableRoom, writeContent, type State } from './state.ts';
+import { addFlags, clearFlags, clearSaved, HIT, INSERTED, Ph, phaseOf, RESUMED, savedPageOf, savePage, setTag, stepsOf, tablePage, tableRoom, writeContent, type State } from './state.ts';
 
 /**
  * D retracts a running request (`retract_decode` → `release_req`): the copy to host memory
@@ -60,8 +63,10 @@ import { addFlags, clearSaved, Ph, phaseOf, RESUMED, savedPageOf, savePage, setH
  * @guard Config `retraction` is on and the request is running: handed off, or between two
  * decode steps.
  * @effect The saved copy holds, per table position, what the page there holds now (its
- * content, position and fill; under an owner check its tag). Every page of the table is
- * then free, released by `release.ts`'s calls. The request is retracted; it holds nothing.
+ * content, position and fill; under an owner check its tag). Every page of the table but
+ * the prefix pages it shares with the cache is then free, released by `release.ts`'s
+ * calls, and the request unlocks the entry it shared. The request is retracted; it holds
+ * nothing.
  * With fault `offload-after-free` the release comes first and the copy has not read
  * anything yet: the request is offloading.
  */
@@ -73,6 +78,9 @@ export function retract(m: Model, s: State, r: number): State | undefined {
   const late = m.fault['offload-after-free'];
   if (!late) copyTable(m, s, t, r);
   releaseTable(m, s, t, r);
+  unlockPrefix(m, s, t, r);
+  // It shares nothing with the cache now: resume decides again whether it hits.
+  clearFlags(m, t, r, HIT | INSERTED);
   enter(m, t, r, late ? 'offloading' : 'retracted');
   return t;
 }
@@ -95,10 +103,11 @@ export function offload(m: Model, s: State, r: number): State | undefined {
 /**
  * D resumes a retracted request (`resume_retracted_reqs` → `_pre_alloc` → `load_kv_cache`).
  * @guard The request is retracted, and the free list holds as many entries as its table
- * held pages (the allocation order's own test, as `allocate`'s).
- * @effect The request holds new pages, those the allocation order hands out, as its table,
- * their owner tags cleared. The load writes the saved copy into them, position by
- * position: each page's content is the copy's (label, position and fill). It decodes on:
+ * held pages, less its prefix's on a hit (the allocation order's own test, as `allocate`'s).
+ * @effect The request holds a new table as `allocate` takes one: its prefix's cached
+ * pages first on a hit, then the pages the allocation order hands out, their owner tags
+ * cleared. The load writes the saved copy into its own pages, position by position: each
+ * page's content is the copy's (label, position and fill). It decodes on:
  * handed off again, or between two steps, with its steps and its reads kept; it is marked
  * resumed.
  * @variant owner-check The load stamps every page with the request's label.
@@ -110,17 +119,12 @@ export function offload(m: Model, s: State, r: number): State | undefined {
 export function resume(m: Model, s: State, r: number): State | undefined {
   if (!m.retraction || phaseOf(m, s, r) !== Ph.retracted) return undefined;
   const room = tableRoom(m, s, r);
-  if (!canAllocate(m, s, room, undefined)) return undefined;
+  const plan = planHold(m, s, r, room);
+  if (!canAllocate(m, s, plan.need, undefined)) return undefined;
   const t = s.slice();
-  const taken = new Int32Array(room);
-  takeInto(m, s, t, room, taken);
-  for (let i = 0; i < room; i++) {
-    const p = taken[i]!;
-    setHolder(m, t, p, bodyLabel(r));
-    if (m.ownerCheck) setTag(m, t, p, 0);
-    setTablePage(m, t, r, i, p);
-    if (!m.fault['resume-stale']) load(m, s, t, r, i, p);
-  }
+  takeHold(m, s, t, r, plan);
+  // The shared prefix pages hold the prefix already; the load fills the request's own.
+  if (!m.fault['resume-stale']) for (let i = plan.shared; i < room; i++) load(m, s, t, r, i, tablePage(m, t, r, i));
   // After the load nobody reads the copy again: back to its initial value, so that states which differ only in a spent copy are one.
   clearSaved(m, t, r);
   addFlags(m, t, r, RESUMED);

@@ -28,10 +28,16 @@
  * - tagFill (`owner-check`, `hardened`): how many slots its owner tag says were written
  *   (read only under `hardened`'s `tag-counts-tokens`).
  *
- * Per position, appended last and only with config `retraction` (`retraction.ts`):
- * - savedData, savedPos (and with token slots savedFill; under an owner check savedTag,
- *   savedTagFill): the saved copy of a retracted request, what its page at that position
- *   held when the copy read it.
+ * Per position, appended last and only with config `retraction` (`retraction.ts`), the
+ * saved copy of a retracted request: what its page at that position held when the copy
+ * read it:
+ * - savedData [savedPageOf]: the content's label (0: a page never written);
+ * - savedPos [savedPageOf]: the table position the content was written for;
+ * - savedTag (`owner-check`, `hardened`) [savedPageOf]: the owner tag, restored by the
+ *   load under `copy-carries-tag`;
+ * - savedFill (token slots) [savedPageOf]: how many slots held the content;
+ * - savedTagFill (token slots, `owner-check`, `hardened`) [savedPageOf]: how many slots
+ *   the tag says were written.
  *
  * Per request, appended for writes as they land and decode as steps:
  * - steps: how many decode steps it has taken;
@@ -386,6 +392,11 @@ export function setTag(m: Model, t: State, p: number, label: number, slots: numb
 /** Request `r`'s flags gain `bits`. */
 export function addFlags(m: Model, t: State, r: number, bits: number): void {
   t[m.flagsAt + r] = t[m.flagsAt + r]! | bits;
+}
+
+/** Clears `bits` of request `r`'s flags. */
+export function clearFlags(m: Model, t: State, r: number, bits: number): void {
+  t[m.flagsAt + r] = t[m.flagsAt + r]! & ~bits;
 }
 
 /** Request `r` has taken `steps` decode steps. */

@@ -39,8 +39,6 @@ import {
   entryCached,
   entryEmpty,
   dataPartsOf,
-  flagsOf,
-  HIT,
   holderOf,
   INSERTED,
   phaseOf,
@@ -70,6 +68,7 @@ import {
 } from './state.ts';
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 import { holdsKv, releaseTable } from './release.ts';
+import { planHold, takeHold, unlockPrefix } from './hold.ts';
 import { offload, resume, retract } from './retraction.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
@@ -92,39 +91,13 @@ import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
  */
 export function allocate(m: Model, s: State, r: number, pages?: readonly number[]): State | undefined {
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
-  const len = m.promptPages[r] ?? 0;
-  const g = m.group[r] ?? -1;
-  const hit = g >= 0 && entryCached(m, s, g);
-  const need = hit ? len - prefixLength(m, r) : len;
+  const plan = planHold(m, s, r, m.promptPages[r]!);
   // Under `any` the action names its pages: enabled when they are free and as many as needed.
-  if (!canAllocate(m, s, need, pages)) return undefined;
-
+  if (!canAllocate(m, s, plan.need, pages)) return undefined;
   const t = s.slice();
-  let i = 0;
-  if (hit) {
-    for (; i < prefixLength(m, r); i++) setTablePage(m, t, r, i, cachedPage(m, s, g, i));
-    addFlags(m, t, r, HIT);
-    // The hit locks the cached entry while r is live; with lock-underflow it locks another node.
-    if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
-  }
-  holdPages(m, s, t, r, i, need, pages);
+  takeHold(m, s, t, r, plan, pages);
   enter(m, t, r, 'allocated');
   return t;
-}
-
-/**
- * `allocate`'s pages: `need` pages, those the order hands out or those named, go to `r`'s
- * table from position `i` on, held by `r`, their owner tags cleared under an owner check.
- */
-function holdPages(m: Model, s: State, t: State, r: number, i: number, need: number, pages: readonly number[] | undefined): void {
-  const taken = pages ?? takenPages(m, s, t, need);
-  for (let k = 0; k < need; k++) {
-    const p = taken[k]!;
-    if (pages !== undefined) takeOne(m, t, p);
-    setHolder(m, t, p, bodyLabel(r));
-    if (m.ownerCheck) setTag(m, t, p, 0);
-    setTablePage(m, t, r, i++, p);
-  }
 }
 
 /**
@@ -348,7 +321,7 @@ export function free(m: Model, s: State, r: number): State | undefined {
   if (!normal && !stale) return undefined;
   const t = s.slice();
   release(m, s, t, r);
-  if (normal) unlock(m, s, t, r);
+  if (normal) unlockPrefix(m, s, t, r);
   enter(m, t, r, normal ? 'freed' : 'released');
   return t;
 }
@@ -371,7 +344,7 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   if (phase !== Ph.allocated && phase !== Ph.writing) return undefined;
   const t = s.slice();
   release(m, s, t, r);
-  unlock(m, s, t, r);
+  unlockPrefix(m, s, t, r);
   if (phase === Ph.allocated) enter(m, t, r, 'timedOut');
   else enter(m, t, r, m.mechanism['revoke-writer'] ? 'landed' : 'landing');
   return t;
@@ -447,13 +420,6 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   // Under eviction the inserting request holds a lock on the entry until its own release.
   if (m.eviction) setLock(m, t, g, lockOf(m, s, g) + 1);
   return t;
-}
-
-/** The allocation order's `need` pages (`takeInto`). */
-function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
-  const out = new Int32Array(need);
-  takeInto(m, s, t, need, out);
-  return out;
 }
 
 /** A transition of one kind: the next state, or `undefined` when not enabled. */
@@ -546,14 +512,6 @@ function readTable(m: Model, s: State, t: State, r: number): void {
 /** Releases `r`'s table as SGLang's `release_kv_cache` does: its allocator calls in order (`release.ts`). */
 function release(m: Model, s: State, t: State, r: number): void {
   releaseTable(m, s, t, r);
-}
-
-/** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0 (with lock-underflow it was never raised). */
-function unlock(m: Model, s: State, t: State, r: number): void {
-  const g = m.group[r] ?? -1;
-  if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
-  const lock = lockOf(m, s, g);
-  if (lock > 0) setLock(m, t, g, lock - 1);
 }
 
 /** Whether every page of `r`'s old table (except the shared prefix pages) is still free: nobody took it since. */

@@ -60,7 +60,11 @@ function actionBody(a: ActionDoc, lifecycle: Lifecycle): string {
 export function actionsSection(docs: SpecDocs, lifecycle: Lifecycle): { section: Section; actions: readonly ActionDoc[] } {
   const actionsFile = docs.file('spec/actions.ts');
   const transitions = docs.file('spec/transitions.ts');
-  const actions = ACTION_KINDS.map((kind) => actionDoc(transitions.file, kind, requireDoc(transitions, kind)));
+  // Each action's doc where it is declared: transitions.ts, or a file of its own group (retraction.ts).
+  const actions = ACTION_KINDS.map((kind) => {
+    const file = docs.declaring(kind);
+    return actionDoc(file.file, kind, requireDoc(file, kind));
+  });
   const body = [
     moduleProse(actionsFile),
     `${code('ACTION_KINDS')}: ${prose(requireDoc(actionsFile, 'ACTION_KINDS').text)} The order: ${ACTION_KINDS.map(code).join(', ')}.`,

@@ -50,12 +50,14 @@ interface Variable {
   readonly scope: string;
   readonly name: string;
   readonly qualifier: string | undefined;
+  /** The accessor that reads it: `nameOf`, or the one the item names in brackets. */
+  readonly reader: string;
   readonly meaning: string;
 }
 
 /**
  * Takes `state.ts`'s opening comment apart: its prose, and its "Per page:" / "Per
- * request:" lists of `- name (qualifier): meaning` items. Throws when no list is found,
+ * request:" lists of `- name (qualifier) [reader]: meaning` items (qualifier and reader optional). Throws when no list is found,
  * because then the comment's shape changed and the table would silently be empty.
  */
 function stateVariables(doc: DocComment, file: string): { intro: string[]; variables: Variable[] } {
@@ -71,9 +73,11 @@ function stateVariables(doc: DocComment, file: string): { intro: string[]; varia
     }
     if (scope === undefined) throw new Error(`${file}: a list in the opening comment is not under a "Per page:" or "Per request:" line`);
     for (const item of block.items) {
-      const parsed = /^(\w+)(?: \(([^)]*)\))?: (.*)$/.exec(item);
+      // `- name (qualifier) [reader]: meaning`: the reader is `nameOf` unless named.
+      const parsed = /^(\w+)(?: \(([^)]*)\))?(?: \[(\w+)\])?: (.*)$/.exec(item);
       if (parsed === null) throw new Error(`${file}: cannot read the state variable "${item}" (expected "- name: meaning")`);
-      variables.push({ scope, name: parsed[1] ?? '', qualifier: parsed[2], meaning: (parsed[3] ?? '').replace(/[;.]$/, '') });
+      const name = parsed[1] ?? '';
+      variables.push({ scope, name, qualifier: parsed[2], reader: parsed[3] ?? `${name}Of`, meaning: (parsed[4] ?? '').replace(/[;.]$/, '') });
     }
   }
   if (variables.length === 0) throw new Error(`${file}: the opening comment lists no state variables`);
@@ -87,7 +91,7 @@ export function stateSection(docs: SpecDocs): Section {
   if (state.module === undefined) throw new Error(`${state.file} has no opening doc comment`);
   const { intro, variables } = stateVariables(state.module, state.file);
   const rows = variables.map((v) => {
-    const accessor = `${v.name}Of`;
+    const accessor = v.reader;
     return [
       code(v.name) + (v.qualifier === undefined ? '' : ` (${v.qualifier})`),
       v.scope,

@@ -30,6 +30,8 @@ export interface SpecDocs {
   readonly files: readonly FileDocs[];
   /** One file's docs; throws when the spec has no such file, since the generator depends on it. */
   readonly file: (path: string) => FileDocs;
+  /** The docs of the one file that declares `name` with a doc comment (a spec split into files keeps each declaration in one); throws when none or several do. */
+  readonly declaring: (name: string) => FileDocs;
 }
 
 /** Extracts the doc comments of every file in `sources`. */
@@ -43,6 +45,11 @@ export function specDocs(sources: SpecSources): SpecDocs {
       const found = files.find((f) => f.file === path);
       if (found === undefined) throw new Error(`the document needs ${path}, which the spec sources do not contain`);
       return found;
+    },
+    declaring: (name) => {
+      const found = files.filter((f) => (f.declarations.get(name)?.text ?? '') !== '');
+      if (found.length !== 1) throw new Error(`the document needs one documented declaration of \`${name}\` in the spec sources, found ${found.length === 0 ? 'none' : found.map((f) => f.file).join(', ')}`);
+      return found[0]!;
     },
   };
 }

@@ -148,8 +148,8 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    // 4 variants × 9 faults (segment-overlap, issue 23, is the ninth column; it leaks nowhere on this configuration).
-    expect(cells).toHaveLength(36);
+    // 4 variants × 11 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on).
+    expect(cells).toHaveLength(44);
     expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',
@@ -158,12 +158,17 @@ describe('pagecheck matrix and demo', () => {
       'buggy prefix-poison',
       'buggy torn-write',
       'buggy auto-truncate',
+      'buggy offload-after-free',
+      'buggy resume-stale',
       'length-fix early-free',
       'length-fix stale-free',
       'length-fix prefix-poison',
       'length-fix torn-write',
       'length-fix auto-truncate',
+      'length-fix offload-after-free',
+      'length-fix resume-stale',
       'owner-check torn-write',
+      'owner-check offload-after-free',
     ]);
   });
 
