@@ -18,6 +18,8 @@ export interface BuildOptions {
   readonly optimize?: boolean;
   /** pan's memory limit in megabytes (-DMEMLIM); default 8192. */
   readonly memoryLimitMb?: number;
+  /** Keep variables that are written but never read in the state vector (`spin -o2`): a ghost bit kept for a witness, which SPIN would otherwise hide. */
+  readonly keepGhosts?: boolean;
 }
 
 /** How to run the verifier. */
@@ -100,7 +102,7 @@ export function buildPanFromFile(path: string, config: Config, defines: Readonly
     const started = Date.now();
     writeFileSync(join(dir, 'model.pml'), readFileSync(path, 'utf8'));
     const d = Object.entries(defines).map(([k, v]) => `-D${k}=${v}`);
-    tool(spawnSync('spin', [...d, '-a', 'model.pml'], { cwd: dir, encoding: 'utf8' }), 'spin -a');
+    tool(spawnSync('spin', [...d, ...(options.keepGhosts === true ? ['-o2'] : []), '-a', 'model.pml'], { cwd: dir, encoding: 'utf8' }), 'spin -a');
     const flags = [options.optimize === false ? '-O0' : '-O2', ...PAN_CFLAGS, `-DMEMLIM=${options.memoryLimitMb ?? 8192}`];
     tool(spawnSync('gcc', [...flags, '-o', 'pan', 'pan.c'], { cwd: dir, encoding: 'utf8' }), 'gcc pan.c');
     return { config, dir, buildMs: Date.now() - started, dispose };
