@@ -134,12 +134,13 @@ export const README_FIGURES: readonly Figure[] = [
   witnesses,
   replay,
   command('simulate', ['simulate', '--pages', '200', '--prefill-limit', '40', '--requests', '30,50,24,46,20,40,36,48', '--runs', '10'], (o) => dropLines(elide(o, /^model: /, /^replay: /), /^witnesses /, /^$/)),
-  command('export', ['export', 'promela', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3'], (o) => `${o.split('\n').slice(0, 2).join('\n')}\n...`),
-  command('matrix', ['matrix'], (o) => `${o.split('\n').filter((l, i) => i === 0 || /^( {14}silent-stub|buggy|hardened) /.test(l)).join('\n')}\n...`),
+  command('retraction', ['check', '--variant', 'owner-check', '--pages', '3', '--prefill-limit', '2', '--requests', '2,3', '--retraction'], (o) =>
+    o.split('\n').filter((l, i) => i === 0 || /^(Isolation violated|step (9|10) |actions: )/.test(l)).join('\n').replace(/\n(?=step 9 )/, '\n...\n'),
+  ),
   command('mbt-pass', ['mbt', '--variant', 'owner-check', '--runs', '200', '--seed', '7', '--faults', 'silent-stub,early-free,stale-free,prefix-poison']),
   command('mbt-adapter', ['mbt', '--variant', 'owner-check', '--adapter', 'python3 examples/adapters/python/broken_adapter.py'], (o) => dropLines(elide(o, /^$/, /^actions: /), /^$/)),
   command('validate-log', ['validate-log', 'examples/logs/double-free.jsonl'], (o) => elide(o, /released page 1,/, /^\(never\)$/)),
   command('incident', ['incident', '--variant', 'buggy', '--seed', '1', '--requests', '1000'], (o) =>
-    dropLines(elide(o, /^ {2}tokens /, /^boundary: /), /^(allocator |pool: |mix: |throughput: |replay: )/, /^ {2}(answered garbage|failed loudly|refused) /, /^$/),
+    dropLines(elide(o, /^ {2}tokens /, /^Isolation violated: /), /^(allocator |pool: |mix: |throughput: |replay: )/, /^ {2}(answered garbage|failed loudly|refused|served|over-long) /, /^$/),
   ),
 ];

@@ -1,7 +1,8 @@
 /**
  * How a request comes to hold a page table, and how it lets go of its prefix: the one
- * home of what `allocate` does at admission and `resume` does again after a retraction
- * (SGLang's `_pre_alloc` both times: `match_prefix`, then `alloc_extend` for the rest).
+ * home of what `allocate` does at admission (SGLang's `_pre_alloc` after `match_prefix`,
+ * `alloc_extend` for the rest) and `resume` does again after a retraction (`_pre_alloc`
+ * with no prefix match: every position a page of its own).
  *
  * A request with a prompt prefix whose cache entry is cached hits it: the entry's pages
  * are its first positions, page `j` of the entry at position `j`, shared, not taken, and

@@ -12,8 +12,10 @@
  *   the release of `release.ts`, then `req.reset_for_retract()`. The request goes back to
  *   the waiting queue.
  * - `disaggregation/decode.py`, `resume_retracted_reqs`: a retracted request is admitted
- *   again through `_pre_alloc`, which allocates a new row and new pages (`alloc_extend`,
- *   the same path and the same shortage test as a first allocation), then
+ *   again through `_pre_alloc(req, fail_on_oom=True)`, with no prefix match (prefix length
+ *   0: `_required_alloc_tokens(fill_len, prefix_len=0)`), which allocates a new row and new
+ *   pages for all of `fill_len` (`alloc_extend`, the same shortage test as a first
+ *   allocation), then
  *   `Req.load_kv_cache` writes the host copy into the new pages, and the request decodes
  *   on from where it stopped. A request holds pages twice; `DecodeReqToTokenPool`'s
  *   `req_generation` counts one generation per request slot.
@@ -21,11 +23,12 @@
  * In the model. `retract` takes a running request (handed off, or between two decode
  * steps): the copy reads every page of its table, then the release frees them (the
  * prefix cache keeps what it shares, and the request unlocks it), and the request is
- * `retracted`. `resume` takes a table of the same room again as `allocate` does
- * (`hold.ts`: a hit on its prefix's entry if it is still cached, the rest by the
- * allocation order), loads the copy into its own new pages, a write of the request's own
- * label at its positions (under an owner check the load stamps the tags), and the request
- * decodes on: its steps and what it read so far are kept.
+ * `retracted`. `resume` takes a table of the same room again, every position a new page
+ * by the allocation order (`hold.ts`; no prefix hit, as SGLang's resume matches no
+ * prefix), loads the copy into them, a write of the request's own label at its positions
+ * (under an owner check the load stamps the tags), and the request decodes on: its steps
+ * and what it read so far are kept. Its prefix positions hold the prefix's content again,
+ * loaded from the copy, in pages of its own.
  *
  * When. SGLang retracts when the running batch runs short of pages, and that batch
  * holds requests the model does not have: every moment is a moment at which some batch
@@ -51,7 +54,7 @@
  * label shows.
  */
 import { canAllocate } from './allocator.ts';
-import { planHold, takeHold, unlockPrefix } from './hold.ts';
+import { takeHold, unlockPrefix } from './hold.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, type Model } from './model.ts';
 import { releaseTable } from './release.ts';
@@ -103,11 +106,11 @@ export function offload(m: Model, s: State, r: number): State | undefined {
 /**
  * D resumes a retracted request (`resume_retracted_reqs` → `_pre_alloc` → `load_kv_cache`).
  * @guard The request is retracted, and the free list holds as many entries as its table
- * held pages, less its prefix's on a hit (the allocation order's own test, as `allocate`'s).
- * @effect The request holds a new table as `allocate` takes one: its prefix's cached
- * pages first on a hit, then the pages the allocation order hands out, their owner tags
- * cleared. The load writes the saved copy into its own pages, position by position: each
- * page's content is the copy's (label, position and fill). It decodes on:
+ * held pages (the allocation order's own test, as `allocate`'s).
+ * @effect The request holds a new table of the pages the allocation order hands out,
+ * their owner tags cleared, with no prefix hit. The load writes the saved copy into them,
+ * position by position: each page's content is the copy's (label, position and fill). It
+ * decodes on:
  * handed off again, or between two steps, with its steps and its reads kept; it is marked
  * resumed.
  * @variant owner-check The load stamps every page with the request's label.
@@ -119,12 +122,11 @@ export function offload(m: Model, s: State, r: number): State | undefined {
 export function resume(m: Model, s: State, r: number): State | undefined {
   if (!m.retraction || phaseOf(m, s, r) !== Ph.retracted) return undefined;
   const room = tableRoom(m, s, r);
-  const plan = planHold(m, s, r, room);
-  if (!canAllocate(m, s, plan.need, undefined)) return undefined;
+  if (!canAllocate(m, s, room, undefined)) return undefined;
   const t = s.slice();
-  takeHold(m, s, t, r, plan);
-  // The shared prefix pages hold the prefix already; the load fills the request's own.
-  if (!m.fault['resume-stale']) for (let i = plan.shared; i < room; i++) load(m, s, t, r, i, tablePage(m, t, r, i));
+  // SGLang's resume matches no prefix: every position takes a page of its own.
+  takeHold(m, s, t, r, { hit: false, shared: 0, need: room });
+  if (!m.fault['resume-stale']) for (let i = 0; i < room; i++) load(m, s, t, r, i, tablePage(m, t, r, i));
   // After the load nobody reads the copy again: back to its initial value, so that states which differ only in a spent copy are one.
   clearSaved(m, t, r);
   addFlags(m, t, r, RESUMED);

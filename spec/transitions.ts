@@ -362,15 +362,20 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
  * again. The priority (least recently used, by default) is abstracted to a fixed choice.
  * @guard Eviction is on, the request is new and its allocation finds fewer free pages
  * than it needs, and the cache holds pages, with lock count 0, of a prefix other than the
- * request's own (the request's own prefix is matched, and so locked, first).
+ * request's own (the request's own prefix is matched, and so locked, first). Or the
+ * request is retracted and its resume finds fewer free pages than its table's room: its
+ * resume matches no prefix (retraction.ts), so any unlocked entry may go, its own too.
  * @effect The entry that holds the lowest such page leaves the cache: all its pages go
  * back to the free list in one release (ascending, as every release), contents
  * untouched; the request is marked as the one evicted for.
  */
 export function evict(m: Model, s: State, r: number): State | undefined {
-  if (!m.eviction || phaseOf(m, s, r) !== Ph.new) return undefined;
-  const g = m.group[r] ?? -1;
-  const need = (m.promptPages[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0);
+  if (!m.eviction) return undefined;
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.new && phase !== Ph.retracted) return undefined;
+  // A resume matches nothing: no entry of its own to protect.
+  const g = phase === Ph.new ? (m.group[r] ?? -1) : -1;
+  const need = phase === Ph.new ? (m.promptPages[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0) : tableRoom(m, s, r);
   if (freeEntries(m, s) >= need) return undefined;
   let victim = -1;
   for (let p = m.firstPage; p < m.pages && victim < 0; p++) {

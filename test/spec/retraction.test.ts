@@ -97,14 +97,34 @@ describe('fault resume-stale (SGLang PR #35957)', () => {
   });
 });
 
+describe('a resume matches no prefix (SGLang\'s resume_retracted_reqs: _pre_alloc with prefix length 0)', () => {
+  it('so a cached prefix that is never evicted starves it: a deadlock in 10 actions, and with eviction it holds (101 states)', () => {
+    const config = (eviction: boolean): Config => configFrom({ pages: 2, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'length-fix', retraction: true, ...(eviction ? { eviction } : {}) });
+    const m = compile(config(false));
+    const r = check(checkedModel(m));
+    expect([r.verdict, r.violations[0]?.invariant]).toEqual(['violation', 'Deadlock']);
+    expect(labels(m, r.violations[0]!.trace)).toEqual(['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'insert(A)', 'free(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'retract(B)']);
+    const evicting = check(checkedModel(compile(config(true))));
+    expect([evicting.verdict, evicting.distinctStates]).toEqual(['holds', 101]);
+  });
+
+  it('and the resumed request\'s prefix position is a page of its own, holding the prefix loaded from its copy', () => {
+    const config = configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'owner-check', retraction: true });
+    const { m, last } = runLabels(config, ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'insert(A)', 'free(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'retract(B)', 'resume(B)', 'decode(B)']);
+    // B hit the entry (page 0) at its allocation; resumed, it holds pages 1 and 2, page 0 still the cache's.
+    expect(tableOf(m, last, 1)).toEqual([1, 2]);
+    expect([Isolation.holds(m, last), Integrity.holds(m, last)]).toEqual([true, true]);
+  });
+});
+
 describe('hardened with every fault', () => {
   const faults = FAULTS.filter((f) => f !== 'auto-truncate');
   const acceptance = (extra: Partial<Config>): Model =>
     compile(configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'hardened', faults, decodeSteps: 2, retraction: true, ...extra }));
 
-  it('holds Isolation and Integrity on issue 14\'s acceptance configuration with retraction (612,481 states, depth 40), every witness that applies reached', { timeout: 120_000 }, () => {
-    const r = check(checkedModel(acceptance({})), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 612481, 40]);
+  it('holds Isolation and Integrity on issue 14\'s acceptance configuration with retraction and eviction (833,979 states, depth 45), every witness that applies reached', { timeout: 120_000 }, () => {
+    const r = check(checkedModel(acceptance({ eviction: true })), { invariants: READS });
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 833979, 45]);
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 
