@@ -44,23 +44,25 @@ export interface Lifecycle {
   readonly explored: { readonly configurations: number; readonly states: number };
 }
 
-/** The configuration shapes explored: the minimal incident, the matrix's (with a shared prefix), and the minimal incident decoding in two steps. */
+/** The configuration shapes explored: the minimal incident, the matrix's (with a shared prefix), the minimal incident decoding in two steps, and with retraction (with and without `offload-after-free`, whose copy reads the pages late: phase `offloading`). */
 export const LIFECYCLE_SHAPES: readonly { readonly name: string; readonly config: (p: Point) => Config }[] = [
   { name: 'incidentConfig', config: (p) => incidentConfig(p.variant, p.faults) },
   { name: 'matrixConfig', config: (p) => matrixConfig(p.variant, p.faults) },
   { name: 'incidentConfig with decodeSteps 2', config: (p) => ({ ...incidentConfig(p.variant, p.faults), decodeSteps: 2 }) },
+  { name: 'incidentConfig with retraction', config: (p) => ({ ...incidentConfig(p.variant, p.faults), retraction: true }) },
+  { name: 'incidentConfig with retraction and offload-after-free', config: (p) => ({ ...incidentConfig(p.variant, [...p.faults, 'offload-after-free']), retraction: true }) },
 ];
 
 const stateKey = (s: State): string => Buffer.from(s).toString('latin1');
 
 /** An edge as one number: phase before, action kind, phase after (a string per step would dominate the run time). */
-const edgeCode = (from: number, kind: number, to: number): number => (from * 16 + kind) * 16 + to;
+const edgeCode = (from: number, kind: number, to: number): number => (from * ACTION_KINDS.length + kind) * PHASES.length + to;
 
 /** The `from kind to` key of an edge code. */
 function edgeKey(code: number): string {
-  const to = code % 16;
-  const kind = Math.floor(code / 16) % 16;
-  const from = Math.floor(code / 256);
+  const to = code % PHASES.length;
+  const kind = Math.floor(code / PHASES.length) % ACTION_KINDS.length;
+  const from = Math.floor(code / (PHASES.length * ACTION_KINDS.length));
   return `${PHASES[from] ?? '?'} ${ACTION_KINDS[kind] ?? '?'} ${PHASES[to] ?? '?'}`;
 }
 

@@ -116,8 +116,9 @@ describe('the lifecycle derived by exploration', () => {
     expect(when('new', 'allocate', 'allocated')).toBeUndefined();
     expect(when('allocated', 'stub', 'written')).toBe('not length-fix with silent-stub without torn-write');
     expect(when('allocated', 'stub', 'refused')).toBe('without silent-stub, or length-fix');
-    // Double-free alone gives the owner check nothing to fail on in this configuration.
-    expect(when('handedOff', 'decode', 'failed')).toBe('owner-check with silent-stub, or hardened with silent-stub, or owner-check with early-free, or hardened with prefix-poison, or owner-check with stale-free, or owner-check with prefix-poison');
+    // Double-free alone gives the owner check nothing to fail on in this configuration; under hardened the retraction shape with offload-after-free fails loudly with any faults (copy-carries-tag).
+    expect(when('handedOff', 'decode', 'failed')).toBe('hardened, or owner-check with silent-stub, or owner-check with early-free, or owner-check with stale-free, or owner-check with prefix-poison');
+    expect([when('handedOff', 'retract', 'retracted'), when('handedOff', 'retract', 'offloading'), when('offloading', 'offload', 'retracted'), when('retracted', 'resume', 'handedOff')]).toEqual([undefined, undefined, undefined, undefined]);
     expect(when('freed', 'free', 'released')).toBe('with stale-free, or with double-free');
     expect(when('handedOff', 'decode', 'written')).toBeNull();
     expect(finals).toEqual(['freed', 'landed', 'released']);
