@@ -37,6 +37,8 @@ export const HEAVY = [
   'test/quint/reads-pagecheck.test.ts',
   // The differential test of the successors at real sizes, beyond the fast tier's sample: 200 random configurations, up to 10,000 states each, about two minutes of CPU.
   'test/binding/agreement-heavy.test.ts',
+  // Partial-order reduction against the plain search on 200 random configurations, four searches each way: about a minute of CPU.
+  'test/binding/por-agreement-heavy.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
 ];

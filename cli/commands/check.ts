@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, allActions, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, LIMITS, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
+import { porOffReason } from '../../binding/por.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
@@ -22,6 +23,8 @@ interface CheckFlags extends ModelFlags {
   readonly symmetry: boolean;
   /** False with `--no-deadlock`. */
   readonly deadlock: boolean;
+  /** True with `--por`, false with `--no-por`, absent otherwise (on where the model offers it). */
+  readonly por?: boolean;
   /** `--workers N`. */
   readonly workers?: string;
   /** `--max-states N`. */
@@ -119,6 +122,7 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
     elapsedMs: Math.round(timed.elapsedMs * 10) / 10,
     statesPerSecond: Math.round(timed.statesPerSecond),
     symmetry: result.symmetry,
+    por: porJson(m, result),
     witnesses: result.witnesses,
     bytesPerState: Math.round(result.bytesPerState * 10) / 10,
     maxStates: maxStates ?? null,
@@ -130,6 +134,28 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
       ...trivialWitnesses(result.witnesses).map((w) => `witness ${w} is trivial: true in the initial state or in every state explored`),
     ],
   };
+}
+
+/** What `--json` says of partial-order reduction: whether it was in effect (and why not), and what it did. */
+function porJson(m: Model, result: CheckResult<Action>): unknown {
+  const r = result.reduction;
+  if (r === undefined) return { inEffect: false, offReason: porOffReason(m) ?? 'not asked for (--no-por)' };
+  return { inEffect: true, reducedStates: r.states, reducedDepth: r.depth, reducedViolations: r.violations, plainStates: r.plainStates ?? null };
+}
+
+/** The reductions in words, for the distinct-states line: `symmetry on, partial-order reduction on`. */
+function reductionsText(m: Model, result: CheckResult<Action>): string {
+  const off = porOffReason(m);
+  const por = result.reduction !== undefined ? 'partial-order reduction on' : off === undefined ? 'partial-order reduction off' : 'partial-order reduction off under retraction';
+  return `symmetry ${result.symmetry ? 'on' : 'off'}, ${por}`;
+}
+
+/** What the reduction did when the plain search found its violations again, in a sentence; undefined otherwise. */
+function reshortened(result: CheckResult<Action>): string | undefined {
+  const r = result.reduction;
+  if (r === undefined || r.plainStates === undefined) return undefined;
+  const met = r.violations.map((v) => `${v.invariant} at depth ${v.depth}`).join(', ');
+  return `reduced search: ${met} after ${count(r.states)} states; shortest trace found again without it (${count(r.plainStates)} states)`;
 }
 
 /** The result in words, with the counterexample(s). */
@@ -149,7 +175,8 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
     `pagecheck check  ${describeConfig(config)}`,
     `verdict          ${verdict}`,
     `invariant        ${first?.invariant ?? 'none violated'}${first === undefined ? '' : ` (shortest counterexample: ${actionsIn(first.trace.steps.length)})`}`,
-    `distinct states  ${count(result.distinctStates)} (symmetry ${result.symmetry ? 'on' : 'off'})`,
+    `distinct states  ${count(result.distinctStates)} (${reductionsText(m, result)})`,
+    ...(reshortened(result) === undefined ? [] : [`reduction        ${reshortened(result)!}`]),
     `depth            ${result.depth}`,
     `time             ${timed.elapsedMs.toFixed(1)} ms, ${count(timed.statesPerSecond)} states/s, ${result.bytesPerState.toFixed(1)} bytes/state`,
     `witnesses        ${witnessLine(result.witnesses, paint)}`,
@@ -189,6 +216,9 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
   const actions = allActions(m).length;
   if (actions > LIMITS.maxActions) throw new UsageError(`--requests: ${actions} actions, more than the ${LIMITS.maxActions} the checker indexes (an action index is a byte); use fewer requests, or simulate`);
   const json = flags.json === true;
+  // Asked for by name where the model offers none: said, not refused (the search is the same without it).
+  const porOff = flags.por === true ? porOffReason(m) : undefined;
+  if (porOff !== undefined && !json) process.stderr.write(`pagecheck: --por: off here: ${porOff}\n`);
   const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   // Before the search, so that a bad path costs nothing and never hides the verdict.
   checkTraceFiles(files, flags.force === true);
@@ -197,6 +227,7 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
     {
       symmetry: flags.symmetry,
       deadlock: flags.deadlock,
+      por: flags.por !== false,
       continueAfterViolation: flags.continue === true,
       ...(maxStates === undefined ? {} : { maxStates }),
       ...(invariants === undefined ? {} : { invariants }),
@@ -232,6 +263,8 @@ export function register(program: Command): void {
     );
   addModelOptions(cmd)
     .option('--no-symmetry', 'explore the raw state space: do not merge states that differ only by renaming interchangeable requests')
+    .option('--por', 'partial-order reduction (the default, where it is sound: not under retraction): expand only an ample set of each state\'s successors; the verdict, witnesses and shortest counterexample are the same (docs/POR.md)')
+    .option('--no-por', 'expand every successor of every state')
     .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled (Deadlock)')
     .option('--max-states <n>', 'stop with verdict incomplete (exit 3) after this many distinct states')
     .option('--continue', 'record violations and keep exploring, so that the count is the whole reachable space')

@@ -36,14 +36,17 @@ describe('pagecheck check', () => {
     }
   });
 
-  it('--continue explores the whole space and lists every violation; --no-symmetry the raw one', async () => {
+  it('--continue explores the whole space and lists every violation; --no-symmetry the raw one; --no-por every interleaving', async () => {
     const { code, out } = await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--json');
     expect(code).toBe(1);
     const r = JSON.parse(out);
-    expect([r.distinctStates, r.depth, r.symmetry]).toEqual([96, 15, true]);
+    // The reduced graph's whole space (partial-order reduction is on by default), with the plain search's shortest trace.
+    expect([r.distinctStates, r.depth, r.symmetry, r.por]).toEqual([77, 15, true, { inEffect: true, reducedStates: 77, reducedDepth: 15, reducedViolations: [{ invariant: 'Isolation', depth: 9 }], plainStates: 49 }]);
     expect(r.violations).toEqual([{ invariant: 'Isolation', traceLength: 9, trace: expect.any(Array) }]);
-    const raw = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-symmetry', '--json')).out);
-    expect([raw.distinctStates, raw.depth, raw.symmetry]).toEqual([186, 15, false]);
+    const raw = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-symmetry', '--no-por', '--json')).out);
+    expect([raw.distinctStates, raw.depth, raw.symmetry, raw.por]).toEqual([186, 15, false, { inEffect: false, offReason: 'not asked for (--no-por)' }]);
+    const plain = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-por', '--json')).out);
+    expect([plain.distinctStates, plain.violations]).toEqual([96, r.violations]);
   });
 
   it('--max-states cuts the search: verdict incomplete, exit 3', async () => {
@@ -62,7 +65,8 @@ describe('pagecheck check', () => {
     const { code, out } = await pagecheck('check');
     expect(code).toBe(1);
     expect(out).toContain('verdict          VIOLATION of Isolation');
-    expect(out).toContain('distinct states  18 (symmetry on)');
+    expect(out).toContain('distinct states  18 (symmetry on, partial-order reduction on)');
+    expect(out).toContain('reduction        reduced search: Isolation at depth 9 after 18 states; shortest trace found again without it (18 states)');
     expect(out).toMatch(/time {13}[\d.]+ ms, [\d,]+ states\/s/);
     expect(out).toContain('counterexample: Isolation (9 actions)');
     expect(out).toContain('replay: pagecheck check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3 --invariant Isolation');
