@@ -7,9 +7,10 @@
  * 1. every kind of action that `r` can take in its phase is local: it reads and writes
  *    only `r`'s own variables and the pages of `r`'s table, and no kind of action present
  *    in the model reads with reach `any` a page variable it writes, or writes with reach
- *    `any` one it reads. Its guard then reads only what no other request writes, so the
- *    actions of `r` enabled now stay enabled, and those disabled stay disabled, whatever
- *    the other requests do;
+ *    `any` one it reads; or it is not local but disabled by its local guard (the part of
+ *    its guard that reads only `r`'s own variables, `grow`'s). A local kind's guard reads
+ *    only what no other request writes, so the actions of `r` enabled now stay enabled,
+ *    and those disabled stay disabled, whatever the other requests do;
  * 2. where those kinds touch pages, every page of `r`'s table is `r`'s alone: held by `r`,
  *    on no free list, in no other request's table. Another request reaches a page only
  *    through its own table, the free list or the prefix cache (the reaches of the
@@ -80,6 +81,8 @@ interface Statics {
   readonly kindOf: Uint8Array;
   /** Per phase: 0, a request there is never an ample set; 1, it is; 2, it is when its pages are its own alone. */
   readonly candidate: Uint8Array;
+  /** Per phase: the local guards of the kinds there that are not local, each of which must be false. */
+  readonly blockers: readonly (readonly NonNullable<Footprint['localGuard']>[])[];
   /** Per property (the model's order), per kind and phase: whether the kind from that phase can change it. */
   readonly visible: readonly Uint8Array[];
 }
@@ -89,10 +92,12 @@ function staticsOf(actions: readonly Action[], properties: readonly ModelPropert
   const local = (k: ActionKind): boolean => ownAndTable(FOOTPRINTS[k]) && present.every((o) => !conflictsWithAny(FOOTPRINTS[k], FOOTPRINTS[o]));
   const pages = (k: ActionKind): boolean => [...Object.values(FOOTPRINTS[k].reads), ...Object.values(FOOTPRINTS[k].writes)].includes('table');
   const candidate = new Uint8Array(PH);
-  PHASES.forEach((phase, ph) => {
+  const blockers = PHASES.map((phase, ph) => {
     const at = present.filter((k) => FOOTPRINTS[k].moves[phase] !== undefined);
-    if (at.length === 0 || !at.every(local)) return;
-    candidate[ph] = at.some(pages) ? 2 : 1;
+    const others = at.filter((k) => !local(k));
+    if (at.length === others.length || others.some((k) => FOOTPRINTS[k].localGuard === undefined)) return [];
+    candidate[ph] = at.some((k) => local(k) && pages(k)) ? 2 : 1;
+    return others.map((k) => FOOTPRINTS[k].localGuard!);
   });
   const visible = properties.map((p) => {
     const reads = propertyReads(p.name);
@@ -104,6 +109,7 @@ function staticsOf(actions: readonly Action[], properties: readonly ModelPropert
     reqOf: Uint16Array.from(actions, (a) => a.r),
     kindOf: Uint8Array.from(actions, (a) => ACTION_KINDS.indexOf(a.kind)),
     candidate,
+    blockers,
     visible,
   };
 }
@@ -154,12 +160,18 @@ class RequestReducer implements Reducer {
       if (count[r] === total) return total;
       const ph = phaseOf(this.m, s, r);
       const c = candidate[ph]!;
-      if (c === 0 || this.anyVisible(actions, from, to, r, ph) || (c === 2 && !this.alone(s, r))) continue;
+      if (c === 0 || this.blocked(s, r, ph) || this.anyVisible(actions, from, to, r, ph) || (c === 2 && !this.alone(s, r))) continue;
       let j = 0;
       for (let k = from; k < to; k++) if (reqOf[actions[k]!] === r) keep[j++] = k - from;
       return j;
     }
     return total;
+  }
+
+  /** Whether the local guard of a kind that is not local allows it for `r` in phase `ph`: another request may then enable it. */
+  private blocked(s: State, r: number, ph: number): boolean {
+    for (const guard of this.statics.blockers[ph]!) if (guard(this.m, s, r)) return true;
+    return false;
   }
 
   /** Whether some enabled action of `r`, from phase `ph`, can change an open property. */

@@ -19,14 +19,18 @@
  * Two things are declared apart from the reaches. The phase: per phase the request can
  * be in when the action is enabled (the local part of its guard: in any other phase it is
  * disabled, whatever else holds), the phases it can leave the request in (`moves`). The
- * flags: the bits the action may set (`sets`; flags are never cleared). Entering a phase
+ * flags: the bits the action may set (`sets`; flags are never cleared). Where the guard
+ * has more that reads only the request's own variables, that part too (`localGuard`), so
+ * that the reduction knows the action cannot be enabled by another. Entering a phase
  * in which the request's table is dead also resets its table and saved copy
  * (`liveness.ts`); that reset is implied by the move and not declared again.
  */
 import type { ActionKind } from './actions.ts';
 import type { VariableName } from './layout.ts';
+import type { Model } from './model.ts';
+import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
-import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase } from './state.ts';
+import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'free' | 'cached' | 'any';
@@ -44,6 +48,12 @@ export interface Footprint {
   readonly reads: Accesses;
   /** What it may write, its request's phase and flags aside. */
   readonly writes: Omit<Accesses, 'flags'>;
+  /**
+   * The part of its guard beyond the phase that reads only its request's own variables,
+   * where it has one: where it is false the action is disabled, whatever the other
+   * requests do.
+   */
+  readonly localGuard?: (m: Model, s: State, r: number) => boolean;
 }
 
 /** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
@@ -85,6 +95,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { steps: 'own', table: 'own', holder: 'any', ...FREE_LIST },
     writes: { ...TAKEN, ...FREE_LIST, table: 'own' },
+    // The next step's token falls past the table's last page (a decode step waits for it).
+    localGuard: needsPage,
   },
   decode: {
     moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },

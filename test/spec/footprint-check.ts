@@ -132,6 +132,22 @@ export function undeclaredReads(m: Model, map: readonly ByteOf[], s: State, othe
   return [];
 }
 
+/** An action's local guard (`localGuard`): true where the action is enabled, and the same when everything but its request's own variables is replaced by `other`'s. */
+export function localGuardProblems(m: Model, map: readonly ByteOf[], s: State, other: State, a: Action): string[] {
+  const guard = FOOTPRINTS[a.kind].localGuard;
+  if (guard === undefined) return [];
+  const out: string[] = [];
+  if (step(m, s, a) !== undefined && !guard(m, s, a.r)) out.push(`${actionLabel(m, a)}: enabled where its local guard is false`);
+  const mixed = s.slice();
+  for (let b = 0; b < s.length; b++) {
+    const { field, elem } = map[b]!;
+    const own = (field.row.scope === 'request' || field.row.scope === 'position') && elem === a.r;
+    if (!own) mixed[b] = other[b]!;
+  }
+  if (guard(m, mixed, a.r) !== guard(m, s, a.r)) out.push(`${actionLabel(m, a)}: its local guard reads another request's variables, or a page's`);
+  return out;
+}
+
 /** The class of `phase` among `reads`' sets: the set's index, or -1 for the phases in none. */
 function classOf(reads: PropertyReads, phase: number): number {
   return reads.phases.findIndex((set) => set.includes(PHASES[phase]!));

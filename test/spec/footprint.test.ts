@@ -14,7 +14,7 @@ import { PROPERTY_READS } from '../../spec/property-reads.ts';
 import { ACTION_KINDS, allActions, compile, configFrom, initial, INVARIANTS, step, WITNESSES, type Config, type Model, type State } from '../../spec/index.ts';
 import { keyOf } from '../checker/orbits.ts';
 import { smallConfigs } from '../support/small-configs.ts';
-import { bytesOf, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
+import { bytesOf, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
 
 /** Up to `budget` reachable states of `m`, breadth-first. */
 function explore(m: Model, budget: number): State[] {
@@ -47,7 +47,7 @@ function checkConfig(config: Config, budget: number, stride: number, kinds: Reco
     const other = states[(k * 7 + 3) % states.length]!;
     for (const a of actions) {
       tried++;
-      problems.push(...undeclaredReads(m, map, s, other, a));
+      problems.push(...undeclaredReads(m, map, s, other, a), ...localGuardProblems(m, map, s, other, a));
       const t = step(m, s, a);
       if (t === undefined) continue;
       enabled++;
