@@ -9,7 +9,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { checkFigures, round } from './whole-process.ts';
 
-const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
+const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry', '--no-por'];
 const ROUNDS = 5;
 const log = (line: string): void => void process.stderr.write(`bench parallel: ${line}\n`);
 
