@@ -111,6 +111,25 @@ const parallel = bench('bench-parallel', (r) => {
   ].join('\n');
 });
 
+/** Partial-order reduction against none, pair by pair. */
+const por = bench('bench-por', (r) => {
+  const pairs = at(r, 'por.pairs');
+  if (pairs === null || typeof pairs !== 'object' || Array.isArray(pairs)) throw new Error('bench/results.json: por.pairs is not an object');
+  const rows = Object.keys(pairs).map((name) => {
+    const p = `por.pairs.${name}`;
+    return [
+      name,
+      int(num(r, `${p}.plain.distinctStates`)),
+      int(num(r, `${p}.reduced.distinctStates`)),
+      `**${fixed(num(r, `${p}.ratios.states`), 2)}x**`,
+      `${fixed(num(r, `${p}.plain.cpuSeconds`), 2)} s`,
+      `${fixed(num(r, `${p}.reduced.cpuSeconds`), 2)} s`,
+      `**${fixed(num(r, `${p}.ratios.cpuSeconds`), 2)}x**`,
+    ];
+  });
+  return table(['configuration', 'states, --no-por', 'states, --por', 'ratio', 'CPU, --no-por', 'CPU, --por', 'ratio'], rows);
+});
+
 /** The exported model against SPIN on the same Promela. */
 const spin = bench('bench-spin', (r) => {
   const p = 'checkerVsSpin.pagecheck';
@@ -155,4 +174,4 @@ const validateLog = bench(
 );
 
 /** Every figure of docs/MEASURED.md. */
-export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, parallel, spin, pool, validateLog];
+export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, parallel, por, spin, pool, validateLog];
