@@ -4,7 +4,7 @@
  * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 2 bad input, 3 incomplete.
  */
 import type { Command } from 'commander';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, allActions, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, LIMITS, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
@@ -72,9 +72,20 @@ export function specFactory(config: Config): ModelFactory {
   return { module: new URL(`../../binding/checked-model.${ext}`, import.meta.url).href, config };
 }
 
-/** `--workers` as a number: default the machine's cores; a whole number from 1 to 256, or a {@link UsageError}. */
+/**
+ * The threads a search takes when `--workers` is not given: one per core that the load
+ * average leaves free, at least one. A level of the parallel search waits for its slowest
+ * thread, so a thread that must share its core with another process slows every level:
+ * on this 2-core machine under a load of 4, two workers took 4.1 s where one took 2.6
+ * (docs/MEASURED.md). Small searches never start a thread (`parallelFrom`).
+ */
+export function autoWorkers(cores: number = availableParallelism(), load: number = loadavg()[0] ?? 0): number {
+  return Math.max(1, Math.min(cores, cores - Math.round(load)));
+}
+
+/** `--workers` as a number: default {@link autoWorkers}; a whole number from 1 to 256, or a {@link UsageError}. */
 export function parseWorkers(text: string | undefined): number {
-  if (text === undefined) return availableParallelism();
+  if (text === undefined) return autoWorkers();
   const value = Number(text.trim());
   if (!/^\d+$/.test(text.trim()) || value < 1 || value > 256) throw new UsageError(`--workers: expected a whole number from 1 to 256, got ${JSON.stringify(text)}`);
   return value;
@@ -107,7 +118,7 @@ export async function timedCheck(m: Model, options: CheckOptions, quiet: boolean
 }
 
 /** The result as the object `--json` prints. */
-function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined): unknown {
+function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined, workers: number): unknown {
   const { result } = timed;
   const first = result.violations[0];
   const labels = (v: Violation<Action>): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
@@ -121,6 +132,7 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
     trace: first === undefined ? [] : labels(first),
     elapsedMs: Math.round(timed.elapsedMs * 10) / 10,
     statesPerSecond: Math.round(timed.statesPerSecond),
+    workers,
     symmetry: result.symmetry,
     por: porJson(m, result),
     witnesses: result.witnesses,
@@ -236,7 +248,7 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
     workers,
   );
   const { result } = timed;
-  if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates), null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates, workers), null, 2)}\n`);
   else {
     const text = resultText(m, config, timed, { maxStates, keepGoing: flags.continue === true, color: shouldColor(process.stdout), deadlock: flags.deadlock });
     process.stdout.write(`${text}\n`);
@@ -274,7 +286,7 @@ export function register(program: Command): void {
     .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
     .option('--html <file>', 'write the counterexample as a self-contained HTML report')
     .option('--force', 'overwrite --itf/--mermaid/--html files that pagecheck has no record of writing')
-    .option('--workers <n>', "threads for the breadth-first search, this one and n - 1 workers (default: the machine's cores); the counts, verdict and traces are the same for every n")
+    .option('--workers <n>', 'threads for the breadth-first search, this one and n - 1 workers (default: the cores the load average leaves free, at least one); the counts, verdict and traces are the same for every n')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: CheckFlags) => {
       process.exitCode = await runCheck(flags);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { pagecheck } from '../support/cli.ts';
+import { autoWorkers } from '../../cli/commands/check.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pagecheck-check-'));
@@ -47,6 +48,11 @@ describe('pagecheck check', () => {
     expect([raw.distinctStates, raw.depth, raw.symmetry, raw.por]).toEqual([186, 15, false, { inEffect: false, offReason: 'not asked for (--no-por)' }]);
     const plain = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-por', '--json')).out);
     expect([plain.distinctStates, plain.violations]).toEqual([96, r.violations]);
+  });
+
+  it('--workers defaults to the cores the load average leaves free, at least one; the JSON says how many', async () => {
+    expect([autoWorkers(2, 0.3), autoWorkers(2, 0.6), autoWorkers(2, 1.4), autoWorkers(2, 4.6), autoWorkers(8, 2.4), autoWorkers(1, 0)]).toEqual([2, 1, 1, 1, 6, 1]);
+    expect(JSON.parse((await pagecheck('check', '--workers', '2', '--json')).out).workers).toBe(2);
   });
 
   it('--max-states cuts the search: verdict incomplete, exit 3', async () => {
