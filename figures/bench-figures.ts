@@ -101,10 +101,10 @@ const parallel = bench('bench-parallel', (r) => {
   const rows = rounds.map((_, i) => {
     const one = num(r, `parallel.rounds.${i}.one.searchSeconds`);
     const many = num(r, `parallel.rounds.${i}.many.searchSeconds`);
-    return [String(i + 1), `${fixed(one, 2)} s`, `${fixed(many, 2)} s`, `${fixed(one / many, 2)}x`];
+    return [String(i + 1), fixed(num(r, `parallel.rounds.${i}.load`), 2), String(num(r, `parallel.rounds.${i}.defaultWorkers`)), `${fixed(one, 2)} s`, `${fixed(many, 2)} s`, `${fixed(one / many, 2)}x`];
   });
   return [
-    table(['round', '1 worker (search)', '2 workers (search)', 'speed-up'], rows),
+    table(['round', 'load average', 'default workers', '1 worker (search)', '2 workers (search)', 'speed-up'], rows),
     '',
     `Median speed-up of the search **${fixed(num(r, 'parallel.speedup.search'), 2)}x**, of the whole process ${fixed(num(r, 'parallel.speedup.process'), 2)}x, ` +
       `at ${fixed(num(r, 'parallel.speedup.cpuOverhead'), 2)}x the CPU seconds of one worker.`,
