@@ -20,6 +20,9 @@ export interface Agreement {
   readonly difference: string | undefined;
   readonly plain: number;
   readonly reduced: number;
+  /** Violations found, and those the reduced search met deeper than the shortest trace (which the plain search found again). */
+  readonly violations: number;
+  readonly deeper: number;
 }
 
 /** `config` checked with `options`, with and without the reduction. */
@@ -36,5 +39,7 @@ export function agreement(config: Config, options: CheckOptions = {}): Agreement
   // Over a whole space, the reduced graph is part of the whole: no more states (where the model offers no reduction, the same).
   const whole = plain.verdict === 'holds' || (plain.verdict === 'violation' && options.continueAfterViolation === true && options.maxStates === undefined);
   if (difference === undefined && whole && reduced > plain.distinctStates) difference = `${JSON.stringify(config)}: the reduced search stored ${reduced} states, the plain one ${plain.distinctStates}`;
-  return { difference, plain: plain.distinctStates, reduced };
+  const depth = new Map(plain.violations.map((v) => [v.invariant, v.depth]));
+  const deeper = (por.reduction?.violations ?? []).filter((v) => v.depth > (depth.get(v.invariant) ?? v.depth)).length;
+  return { difference, plain: plain.distinctStates, reduced, violations: por.reduction?.violations.length ?? 0, deeper };
 }
