@@ -55,6 +55,15 @@ describe('pagecheck check', () => {
     expect(JSON.parse((await pagecheck('check', '--workers', '2', '--json')).out).workers).toBe(2);
   });
 
+  it('--por where the model offers no reduction (retraction: a cyclic graph) says so on stderr and searches every successor', async () => {
+    const { code, out, err } = await pagecheck('check', '--retraction', '--pages', '3', '--requests', '1,2', '--por');
+    expect(code).toBe(0);
+    expect(err).toBe('pagecheck: --por: off here: retraction makes the state graph cyclic (retract, resume, retract, ...), and the reduction is sound here only on an acyclic graph (docs/POR.md)\n');
+    expect(out).toContain('distinct states  353 (symmetry on, partial-order reduction off under retraction)');
+    const json = JSON.parse((await pagecheck('check', '--retraction', '--pages', '3', '--requests', '1,2', '--json')).out);
+    expect([json.distinctStates, json.por.inEffect, json.por.offReason]).toEqual([353, false, expect.stringMatching(/^retraction makes the state graph cyclic/)]);
+  });
+
   it('--max-states cuts the search: verdict incomplete, exit 3', async () => {
     const { code, out } = await pagecheck('check', '--variant', 'owner-check', '--max-states', '5', '--json');
     expect(code).toBe(3);
