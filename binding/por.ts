@@ -12,7 +12,9 @@
  *    only what no other request writes, so the actions of `r` enabled now stay enabled,
  *    and those disabled stay disabled, whatever the other requests do;
  * 2. where those kinds touch pages, every page of `r`'s table is `r`'s alone: held by `r`,
- *    on no free list, in no other request's table. Another request reaches a page only
+ *    on no free list, in no other request's table, save the tables of requests that can
+ *    no longer touch a page they do not hold ({@link harmlessPhases}: under `hardened`'s
+ *    `release-checks-holder`, a stale second release). Another request reaches a page only
  *    through its own table, the free list or the prefix cache (the reaches of the
  *    footprints), so it can neither touch such a page nor make it reachable; this
  *    condition is kept by every action of another request, and every action of `r` is
@@ -33,7 +35,7 @@
 import type { ModelProperty, Reducer, Reduction } from '../checker/model.ts';
 import { ACTION_KINDS, type Action, type ActionKind } from '../spec/actions.ts';
 import { freeCopies } from '../spec/allocator.ts';
-import { FOOTPRINTS, type Footprint } from '../spec/footprint.ts';
+import { FOOTPRINTS, writesOf, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
 import { bodyLabel, NO_PAGE, type Model } from '../spec/model.ts';
 import { propertyReads, type PropertyReads } from '../spec/property-reads.ts';
 import { holderOf, PHASES, phaseOf, tablePage, type Phase, type State } from '../spec/state.ts';
@@ -46,15 +48,24 @@ export function porOffReason(m: Model): string | undefined {
 
 const PH = PHASES.length;
 
-/** Whether kind `k`'s footprint stays within its request's own variables and table (condition 1, first half). */
-function ownAndTable(fp: Footprint): boolean {
-  return [...Object.values(fp.reads), ...Object.values(fp.writes)].every((reach) => reach === 'own' || reach === 'table');
+/** A kind's accesses under one model: what it reads, and what it writes there (narrowed by a mechanism, `writesOf`). */
+interface Effective {
+  readonly reads: Accesses;
+  readonly writes: Accesses;
+}
+
+/** The variables of `accesses` with one of the reaches `reaches`. */
+const at = (accesses: Accesses, ...reaches: Reach[]): string[] => Object.entries(accesses).flatMap(([v, reach]) => (reaches.includes(reach) ? [v] : []));
+
+/** Whether a footprint stays within its request's own variables and table (condition 1, first half). */
+function ownAndTable(k: Effective): boolean {
+  return [...Object.values(k.reads), ...Object.values(k.writes)].every((reach) => reach === 'own' || reach === 'table' || reach === 'held');
 }
 
 /** Whether `k` (local) conflicts with `other`'s accesses of reach `any` (condition 1, second half). */
-function conflictsWithAny(k: Footprint, other: Footprint): boolean {
-  const anyReads = Object.entries(other.reads).filter(([, reach]) => reach === 'any').map(([v]) => v);
-  const anyWrites = Object.entries(other.writes).filter(([, reach]) => reach === 'any').map(([v]) => v);
+function conflictsWithAny(k: Effective, other: Effective): boolean {
+  const anyReads = at(other.reads, 'any');
+  const anyWrites = at(other.writes, 'any');
   const writes = Object.keys(k.writes);
   const reads = Object.keys(k.reads);
   return writes.some((v) => anyReads.includes(v) || anyWrites.includes(v)) || reads.some((v) => anyWrites.includes(v));
@@ -85,12 +96,15 @@ interface Statics {
   readonly blockers: readonly (readonly NonNullable<Footprint['localGuard']>[])[];
   /** Per property (the model's order), per kind and phase: whether the kind from that phase can change it. */
   readonly visible: readonly Uint8Array[];
+  /** Per phase: whether a request there leaves every other request's pages alone ({@link harmlessPhases}). */
+  readonly harmless: Uint8Array;
 }
 
-function staticsOf(actions: readonly Action[], properties: readonly ModelProperty[]): Statics {
+function staticsOf(m: Model, actions: readonly Action[], properties: readonly ModelProperty[]): Statics {
   const present = ACTION_KINDS.filter((k) => actions.some((a) => a.kind === k));
-  const local = (k: ActionKind): boolean => ownAndTable(FOOTPRINTS[k]) && present.every((o) => !conflictsWithAny(FOOTPRINTS[k], FOOTPRINTS[o]));
-  const pages = (k: ActionKind): boolean => [...Object.values(FOOTPRINTS[k].reads), ...Object.values(FOOTPRINTS[k].writes)].includes('table');
+  const eff = (k: ActionKind): Effective => ({ reads: FOOTPRINTS[k].reads, writes: writesOf(m, k) });
+  const local = (k: ActionKind): boolean => ownAndTable(eff(k)) && present.every((o) => !conflictsWithAny(eff(k), eff(o)));
+  const pages = (k: ActionKind): boolean => [...Object.values(eff(k).reads), ...Object.values(eff(k).writes)].some((reach) => reach === 'table' || reach === 'held');
   const candidate = new Uint8Array(PH);
   const blockers = PHASES.map((phase, ph) => {
     const at = present.filter((k) => FOOTPRINTS[k].moves[phase] !== undefined);
@@ -111,13 +125,33 @@ function staticsOf(actions: readonly Action[], properties: readonly ModelPropert
     candidate,
     blockers,
     visible,
+    harmless: harmlessPhases(present, eff, local),
   };
+}
+
+/**
+ * Per phase, whether a request there cannot touch a page of its table that another
+ * request holds alone, from now on: no kind it can take in this phase or any it can move
+ * to writes a page of its table but the ones it holds (a release that checks the holder,
+ * an insert), nor reads there what a local kind writes. Its table then does not keep
+ * another request's pages from being that request's alone (condition 2).
+ */
+function harmlessPhases(present: readonly ActionKind[], eff: (k: ActionKind) => Effective, local: (k: ActionKind) => boolean): Uint8Array {
+  const written = new Set(present.filter(local).flatMap((k) => at(eff(k).writes, 'table', 'held')));
+  const harmless = new Uint8Array(PH);
+  PHASES.forEach((phase, ph) => {
+    const reach = new Set<Phase>([phase]);
+    for (const p of reach) for (const k of present) for (const to of FOOTPRINTS[k].moves[p] ?? []) reach.add(to);
+    const kinds = present.filter((k) => [...reach].some((p) => FOOTPRINTS[k].moves[p] !== undefined));
+    harmless[ph] = kinds.every((k) => at(eff(k).writes, 'table').length === 0 && at(eff(k).reads, 'table').every((v) => !written.has(v))) ? 1 : 0;
+  });
+  return harmless;
 }
 
 /** The reduction of `m` (whose actions are `actions` and properties `properties`, as the checked model has them), or `undefined` where it is off ({@link porOffReason}). */
 export function reductionOf(m: Model, actions: readonly Action[], properties: readonly ModelProperty[]): Reduction | undefined {
   if (porOffReason(m) !== undefined) return undefined;
-  const statics = staticsOf(actions, properties);
+  const statics = staticsOf(m, actions, properties);
   return {
     reducer: (open) => {
       const visible = new Uint8Array(ACTION_KINDS.length * PH);
@@ -192,7 +226,9 @@ class RequestReducer implements Reducer {
     for (let i = 0; i < m.len[r]!; i++) {
       const p = tablePage(m, s, r, i);
       if (p === NO_PAGE) continue;
-      if (this.owner[p] !== r || holderOf(m, s, p) !== label || freeCopies(m, s, p) > 0) return false;
+      const owner = this.owner[p]!;
+      // -1: no table that counts holds it but `r`'s, whose phase may itself not count (it is then no ample set's anyway).
+      if ((owner !== r && owner !== -1) || holderOf(m, s, p) !== label || freeCopies(m, s, p) > 0) return false;
     }
     return true;
   }
@@ -203,6 +239,8 @@ class RequestReducer implements Reducer {
     const owner = this.owner;
     owner.fill(-1);
     for (let r = 0; r < m.n; r++) {
+      // A request that can no longer touch another's pages through its table does not count.
+      if (this.statics.harmless[phaseOf(m, s, r)] === 1) continue;
       for (let i = 0; i < m.len[r]!; i++) {
         const p = tablePage(m, s, r, i);
         if (p === NO_PAGE) continue;

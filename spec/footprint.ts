@@ -11,6 +11,7 @@
  * - `own`: its own request's (every per-request and per-position variable: no action
  *   reads or writes another request's);
  * - `table`: the pages in its own page table, as the table stands before the action;
+ * - `held`: those of them that it holds before the action (a release that checks the holder);
  * - `free`: pages on the free list (or `sglang`'s release list) before the action: what
  *   an allocation takes;
  * - `cached`: pages that the prefix cache holds before the action: what `evict` frees;
@@ -27,13 +28,14 @@
  */
 import type { ActionKind } from './actions.ts';
 import type { VariableName } from './layout.ts';
+import type { Mechanism } from './hardening.ts';
 import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
 import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
 
 /** Which elements of a variable an access reaches (see above). */
-export type Reach = 'own' | 'table' | 'free' | 'cached' | 'any';
+export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
 
 /** Variables an action reads or writes, each with its reach; the phase is declared by `moves`, a write of flags by `sets`. */
 export type Accesses = Partial<Readonly<Record<Exclude<VariableName, 'phase'>, Reach>>>;
@@ -54,6 +56,14 @@ export interface Footprint {
    * requests do.
    */
   readonly localGuard?: (m: Model, s: State, r: number) => boolean;
+  /** Where a mechanism of `hardened` narrows what it writes: under `mechanism`, `writes` in place of the writes above. */
+  readonly narrowed?: { readonly mechanism: Mechanism; readonly writes: Omit<Accesses, 'flags'> };
+}
+
+/** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them. */
+export function writesOf(m: Model, kind: ActionKind): Omit<Accesses, 'flags'> {
+  const fp = FOOTPRINTS[kind];
+  return fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
 }
 
 /** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
@@ -62,6 +72,8 @@ const CONTENT = { data: 'table', dataPos: 'table', fill: 'table', tag: 'table', 
 const FREE_LIST = { free: 'any', release: 'any', list: 'any' } as const;
 /** A release of the request's own table (`release.ts`): the holders and free-list copies of its pages, `lifo`'s list. */
 const RELEASE = { holder: 'table', free: 'table', release: 'table', list: 'any' } as const;
+/** The same under `release-checks-holder`: only the pages the request still holds are freed. */
+const CHECKED_RELEASE = { narrowed: { mechanism: 'release-checks-holder', writes: { holder: 'held', free: 'held', release: 'held', list: 'any', lock: 'any' } } } as const;
 /** The saved copy of a retracted request (`retraction.ts`). */
 const SAVED = { savedData: 'own', savedPos: 'own', savedTag: 'own', savedFill: 'own', savedTagFill: 'own' } as const;
 /** An allocation's writes to the pages it takes: held, owner tag cleared. */
@@ -109,18 +121,21 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
     writes: { ...RELEASE, lock: 'any' },
+    ...CHECKED_RELEASE,
   },
   timeout: {
     moves: { allocated: ['timedOut'], writing: ['landing', 'landed'] },
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
     writes: { ...RELEASE, lock: 'any' },
+    ...CHECKED_RELEASE,
   },
   insert: {
     moves: { decoded: ['decoded'], refused: ['refused'], failed: ['failed'] },
     sets: INSERTED,
     reads: { table: 'own', flags: 'own', holder: 'any', lock: 'any' },
-    writes: { holder: 'table', lock: 'any' },
+    // Its guard asks that it still holds every page it moves into the cache.
+    writes: { holder: 'held', lock: 'any' },
   },
   evict: {
     moves: { new: ['new'] },
@@ -145,6 +160,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, ...CONTENT },
     writes: { ...RELEASE, ...SAVED },
+    narrowed: { mechanism: 'release-checks-holder', writes: { holder: 'held', free: 'held', release: 'held', list: 'any', ...SAVED } },
   },
   offload: {
     moves: { offloading: ['retracted'] },

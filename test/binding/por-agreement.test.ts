@@ -33,6 +33,9 @@ const PINNED: readonly (readonly [string, Config, CheckOptions])[] = [
   ['prefix-pages.test.ts: allocator any, two-page prefix', configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 3, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant: 'hardened', faults: ['early-free'], allocator: 'any', prefixPages: { sys: 2 } }), { continueAfterViolation: true }],
   ['slots.test.ts: auto-truncate', configFrom({ pages: 3, pageSize: 2, prefillLimit: 3, requests: [{ length: 3 }, { length: 4 }], variant: 'owner-check', faults: ['auto-truncate'], decodeSteps: 2 }), { continueAfterViolation: true }],
   ['allocators.test.ts: sglang, lifo', configFrom({ pages: 4, prefillLimit: 2, requests: requests([2, 3, 1]), allocator: 'sglang', faults: ['silent-stub', 'double-free'] }), { continueAfterViolation: true }],
+  // A stale second release under hardened frees only pages its request still holds: its old table does not keep another's pages from being that one's alone.
+  ['hardened: stale and double releases', configFrom({ pages: 5, prefillLimit: 2, requests: requests([1, 2, 2, 3]), variant: 'hardened', faults: ['silent-stub', 'stale-free', 'double-free'] }), { symmetry: false, continueAfterViolation: true }],
+  ['buggy: stale and double releases', configFrom({ pages: 5, prefillLimit: 2, requests: requests([1, 2, 2, 3]), variant: 'buggy', faults: ['silent-stub', 'stale-free', 'double-free'] }), { symmetry: false, continueAfterViolation: true }],
   ['retraction (no reduction offered)', configFrom({ pages: 3, prefillLimit: 2, requests: requests([1, 2]), variant: 'owner-check', retraction: true, faults: ['offload-after-free'] }), { continueAfterViolation: true }],
 ];
 
@@ -51,6 +54,8 @@ describe('partial-order reduction agrees with the plain search', () => {
       'check.test.ts: 7 pages 1,2,2,3,3 length-fix, raw': [175194, 26610],
       'check.test.ts: prefixes, stale-free, prefix-poison': [1880, 1778],
       'eviction.test.ts: lock-underflow': [221, 219],
+      'hardened: stale and double releases': [32159, 12563],
+      'buggy: stale and double releases': [254771, 184717],
       'growth.test.ts: slots, growth': [73, 71],
       'hardened.test.ts: torn writes, early free': [302, 300],
       'storage.test.ts: 4 pages 1,2,2,1 owner-check': [2070, 652],

@@ -5,9 +5,9 @@
  * returns the problems it found as sentences (empty: none), so that the test prints the
  * first and the counts.
  */
-import { FOOTPRINTS, type Reach } from '../../spec/footprint.ts';
+import { FOOTPRINTS, writesOf, type Reach } from '../../spec/footprint.ts';
 import { propertyReads, type PropertyReads } from '../../spec/property-reads.ts';
-import { actionLabel, freeCopies, holderOf, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
+import { actionLabel, bodyLabel, freeCopies, holderOf, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
 
 /** One byte of the state: its variable and which element of it (a page, a request, a prefix, a list entry). */
 interface ByteOf {
@@ -55,6 +55,7 @@ function within(m: Model, s: State, r: number, scope: Field['row']['scope'], ele
   if (scope === 'request' || scope === 'position') return reach === 'own' && elem === r;
   if (scope !== 'page') return false;
   if (reach === 'table') return tablePages(m, s, r).has(elem);
+  if (reach === 'held') return tablePages(m, s, r).has(elem) && holderOf(m, s, elem) === bodyLabel(r);
   if (reach === 'free') return freeCopies(m, s, elem) > 0;
   if (reach === 'cached') return holderOf(m, s, elem) > m.n;
   return false;
@@ -83,7 +84,8 @@ export function undeclaredWrites(m: Model, map: readonly ByteOf[], s: State, a: 
     }
     // The reset of a dead table (liveness.ts), implied by the move.
     if (field.row.diesWithTable && elem === a.r && tableIsDead(m, phaseOf(m, t, a.r)) && t[b] === 0xff) continue;
-    const reach = fp.writes[name as keyof typeof fp.writes];
+    const writes = writesOf(m, a.kind);
+    const reach = writes[name as keyof typeof writes];
     if (reach === undefined || !within(m, s, a.r, field.row.scope, elem, reach)) say(`writes ${name}[${elem}], declared ${reach ?? 'nowhere'}`);
   }
   return out;
@@ -122,10 +124,10 @@ export function undeclaredReads(m: Model, map: readonly ByteOf[], s: State, othe
   }
   if ((t === undefined) !== (u === undefined)) return [`${actionLabel(m, a)}: enabledness depends on an undeclared read`];
   if (t === undefined || u === undefined) return [];
-  const fp = FOOTPRINTS[a.kind];
+  const writes = writesOf(m, a.kind);
   for (let b = 0; b < s.length; b++) {
     const { field } = map[b]!;
-    const declared = field.name === 'phase' || field.name === 'flags' || field.row.diesWithTable || fp.writes[field.name as keyof typeof fp.writes] !== undefined;
+    const declared = field.name === 'phase' || field.name === 'flags' || field.row.diesWithTable || writes[field.name as keyof typeof writes] !== undefined;
     if (t[b] !== s[b] ? u[b] === t[b] : u[b] === mixed[b] || (declared && u[b] === t[b])) continue;
     return [`${actionLabel(m, a)}: its effect on ${field.name}[${map[b]!.elem}] depends on an undeclared read`];
   }
