@@ -43,11 +43,14 @@ export function reducedResult<A>(reduced: CheckResult<A>, plain: CheckResult<A> 
     violations: reduced.violations.map((v) => ({ invariant: v.invariant, depth: v.depth })),
     ...(plain === undefined ? {} : { plainStates: plain.distinctStates }),
   };
-  // A plain search that stopped at a state budget before it met any keeps the reduced traces: shortest in the reduced graph only.
-  if (plain === undefined || plain.violations.length === 0) return { ...reduced, reduction: report };
+  if (plain === undefined) return { ...reduced, reduction: report };
+  // A plain search cut by a state budget keeps the reduced traces it did not reach (shortest in the reduced graph only), and counts
+  // the states it stored: a caller that runs under a budget (the command line's main thread) sees that it was reached.
+  const stored = plain.verdict === 'incomplete' ? Math.max(reduced.distinctStates, plain.distinctStates) : reduced.distinctStates;
+  if (plain.violations.length === 0) return { ...reduced, distinctStates: stored, reduction: report };
   if (!keepGoing) return { ...plain, reduction: report };
-  // The plain search stops once it has met every violation the reduced one found; one it did not reach (a state budget) keeps the reduced trace.
+  // The plain search stops once it has met every violation the reduced one found.
   const found = new Set(plain.violations.map((v) => v.invariant));
   const violations: Violation<A>[] = [...plain.violations, ...reduced.violations.filter((v) => !found.has(v.invariant))];
-  return { ...reduced, violations, reduction: report };
+  return { ...reduced, distinctStates: stored, violations, reduction: report };
 }

@@ -76,6 +76,13 @@ describe('partial-order reduction agrees with the plain search', () => {
     expect(r.reduction).toEqual({ states: 18, depth: 9, violations: [{ invariant: 'Isolation', depth: 9 }], plainStates: 18 });
   });
 
+  it('a plain search cut by the state budget keeps the reduced trace and counts the states it stored (so a budgeted caller sees the budget reached)', () => {
+    const m = compile(configFrom({ pages: 7, prefillLimit: 2, requests: requests([2, 3, 2, 3, 2, 1]), variant: 'buggy' }));
+    const cut = check(checkedModel(m), { symmetry: false, por: true, maxStates: 5000 });
+    expect([cut.verdict, cut.distinctStates, cut.violations.map((v) => `${v.invariant}@${v.depth}`), cut.reduction]).toEqual(['violation', 5000, ['Isolation@9'], { states: 4422, depth: 9, violations: [{ invariant: 'Isolation', depth: 9 }], plainStates: 5000 }]);
+    expect(check(checkedModel(m), { symmetry: false, por: true }).distinctStates).toBe(11758);
+  });
+
   it('on 20 seeded random small configurations, stopping at the first violation and going on', () => {
     let plain = 0;
     let reduced = 0;
