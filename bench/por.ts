@@ -3,7 +3,8 @@
  * `check --no-por` as whole processes of the compiled command, one worker, one pair after
  * the other in one run, on the benchmark configuration (handwritten.ts's: 9 pages, prefill
  * limit 3, requests 1,2,2,3,3,4,5, no symmetry) under `length-fix`, `owner-check` and
- * `hardened`, with symmetry, with table growth, and on a leak (where the reduced search
+ * `hardened`, with symmetry, `hardened` with stale and double releases and with torn
+ * writes (6 pages, 1,2,2,3,3), with table growth, and on a leak (where the reduced search
  * meets the violation and the plain one finds its shortest trace again, so the reduction
  * costs rather than pays). Reported per pair: both runs' figures and the ratios of states,
  * CPU seconds and wall seconds; the verdicts must agree. The machine is shared: ratios of
@@ -21,6 +22,8 @@ const PAIRS: readonly (readonly [string, readonly string[]])[] = [
   ['owner-check', [...NINE, '--variant', 'owner-check', '--no-symmetry']],
   ['hardened', [...NINE, '--variant', 'hardened', '--no-symmetry']],
   ['length-fix, symmetry', [...NINE, '--variant', 'length-fix']],
+  ['hardened, stale-free and double-free', ['--pages', '6', '--prefill-limit', '3', '--requests', '1,2,2,3,3', '--variant', 'hardened', '--faults', 'silent-stub,stale-free,double-free', '--no-symmetry']],
+  ['torn writes (hardened)', ['--pages', '6', '--prefill-limit', '3', '--requests', '1,2,2,3,3', '--variant', 'hardened', '--faults', 'silent-stub,torn-write', '--no-symmetry']],
   ['table growth', ['--pages', '8', '--prefill-limit', '3', '--requests', '1,2,2,3', '--variant', 'length-fix', '--decode-steps', '3', '--table-growth', '--no-symmetry', '--no-deadlock']],
   ['a leak (buggy, stops at it)', ['--pages', '7', '--prefill-limit', '2', '--requests', '2,3,2,3,2,1', '--variant', 'buggy', '--no-symmetry']],
 ];
