@@ -39,6 +39,8 @@ export const HEAVY = [
   'test/binding/agreement-heavy.test.ts',
   // hardened with every fault, retraction, growth and eviction: 3.2 million states, 11 to 20 s.
   'test/spec/retraction-heavy.test.ts',
+  // Partial-order reduction against the plain search on 200 random configurations, four searches each way: about a minute of CPU.
+  'test/binding/por-agreement-heavy.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
 ];

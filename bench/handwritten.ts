@@ -18,7 +18,7 @@ import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
 import { checkFigures, round } from './whole-process.ts';
 
 /** The configuration, as `check` flags and as the hand-written model's defines. */
-const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
+const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry', '--no-por'];
 const LENGTHS = [1, 2, 2, 3, 3, 4, 5];
 const MODEL = fileURLToPath(new URL('../spin/handwritten/length-fix.pml', import.meta.url));
 const MB = 2 ** 20;

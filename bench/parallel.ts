@@ -7,9 +7,10 @@
  * speed-up is the median over rounds of the ratio within a round.
  */
 import { availableParallelism, loadavg } from 'node:os';
+import { autoWorkers } from '../cli/commands/check.ts';
 import { checkFigures, round } from './whole-process.ts';
 
-const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry'];
+const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry', '--no-por'];
 const ROUNDS = 5;
 const log = (line: string): void => void process.stderr.write(`bench parallel: ${line}\n`);
 
@@ -25,13 +26,15 @@ const median = (xs: readonly number[]): number => {
 export async function run(): Promise<Record<string, unknown>> {
   const cores = availableParallelism();
   const loadBefore = loadavg().map((x) => round(x));
-  const rounds: { one: Record<string, number | string>; many: Record<string, number | string> }[] = [];
+  const rounds: { one: Record<string, number | string>; many: Record<string, number | string>; load: number; defaultWorkers: number }[] = [];
   for (let k = 0; k < ROUNDS; k++) {
-    log(`round ${k + 1}: --workers 1 ...`);
+    // What `check` without --workers would take now (the cores the load average leaves free).
+    const load = round(loadavg()[0] ?? 0);
+    log(`round ${k + 1} (load ${load}): --workers 1 ...`);
     const one = run1(1);
     log(`round ${k + 1}: --workers ${cores} ...`);
     const many = run1(cores);
-    rounds.push({ one, many });
+    rounds.push({ one, many, load, defaultWorkers: autoWorkers(cores, load) });
   }
   const ratio = (key: string): number => round(median(rounds.map((r) => Number(r.one[key]) / Number(r.many[key]))));
   const all = rounds.flatMap((r) => [r.one, r.many]);

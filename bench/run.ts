@@ -18,6 +18,7 @@ const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
   checkerVsSpin: () => import('./spin.ts'),
   handwritten: () => import('./handwritten.ts'),
   parallel: () => import('./parallel.ts'),
+  por: () => import('./por.ts'),
   pool: () => import('./pool.ts'),
   startup: () => import('./startup.ts'),
   // Tens of minutes: the test suite idle and beside a CPU hog (run it by name).

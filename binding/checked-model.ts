@@ -18,6 +18,7 @@ import { fastHashedOf } from './successors.ts';
 import { DEFAULT_INVARIANTS, INVARIANTS, WITNESSES } from '../spec/properties.ts';
 import { initial, type State } from '../spec/state.ts';
 import { createCanonicalizer } from './symmetry.ts';
+import { reductionOf } from './por.ts';
 import { step } from '../spec/transitions.ts';
 
 /** The spec's properties for the checker: each bound to the model, witnesses marked with whether they apply. */
@@ -50,14 +51,18 @@ export function acceleratorOf(m: Model): Accelerator {
 export function checkedModel(m: Model): Checkable<Action> {
   const actions = allActions(m);
   const canon = createCanonicalizer(m);
+  const properties = checkedProperties(m);
+  // Partial-order reduction where it is sound (binding/por.ts); the search uses it only when asked (option por).
+  const reduction = reductionOf(m, actions, properties);
   const model: Checkable<Action> = {
     stateBytes: m.size,
     initialStates: () => [initial(m)],
     actions,
     nextState: (s, i) => step(m, s, actionAt(actions, i)),
-    properties: checkedProperties(m),
+    properties,
     isLegitimateEnd: (s) => allFinished(m, s),
     fast: acceleratorOf(m),
+    ...(reduction === undefined ? {} : { reduction }),
   };
   return canon === undefined ? model : { ...model, canonicalize: (s: State) => canon.canonical(s) };
 }

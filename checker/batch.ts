@@ -73,6 +73,22 @@ export class SuccessorBatch {
     this.actions[k] = action;
   }
 
+  /** Keeps of the successors `from ..` only those at offsets `keep[0 .. kept)` (ascending), moved down in order. */
+  retain(from: number, keep: Int32Array, kept: number): void {
+    const width = this.width;
+    for (let j = 0; j < kept; j++) {
+      const k = from + keep[j]!;
+      const to = from + j;
+      if (k === to) continue;
+      copyWords(this.words, k * width, this.words, to * width, width);
+      this.hashes[2 * to] = this.hashes[2 * k]!;
+      this.hashes[2 * to + 1] = this.hashes[2 * k + 1]!;
+      this.parents[to] = this.parents[k]!;
+      this.actions[to] = this.actions[k]!;
+    }
+    this.count = from + kept;
+  }
+
   /** Successor `k`'s bytes (valid until the batch is refilled). */
   bytesOf(k: number): Uint8Array<ArrayBuffer> {
     return this.slotBytes[k]!;

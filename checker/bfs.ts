@@ -21,22 +21,37 @@
 import { stateExpansion, type Expansion } from './expansion.ts';
 import { printExpansion } from './expansion-prints.ts';
 import { FingerprintSet } from './fingerprints.ts';
-import { invariantsToCheck, type Checkable } from './model.ts';
+import { invariantsToCheck, type Checkable, type Reducer } from './model.ts';
+import { openProperties, reducedResult, reductionIn, replanPlain, type SearchPlan } from './reduction.ts';
 import { PropertyMonitor } from './monitor.ts';
 import { batchStates, canonicalizerOf, checkActionLimit, endTestOf, fingerprintFirstOf, PROGRESS_MASK, settingsOf, STOP_GROUP, type Settings } from './options.ts';
 import { ParentLinks, StateQueue } from './store.ts';
 import { searchResult } from './search-result.ts';
-import type { CheckOptions, CheckResult } from './types.ts';
+import { DEADLOCK, type CheckOptions, type CheckResult } from './types.ts';
 
-/** Explores every state reachable in `model` breadth-first and checks its invariants (and deadlock) in each. */
+/**
+ * Explores every state reachable in `model` breadth-first and checks its invariants (and
+ * deadlock) in each; with `por`, only an ample subset of each state's successors, and a
+ * violation's shortest trace is found again without it (`reduction.ts`).
+ */
 export function check<A>(model: Checkable<A>, options: CheckOptions = {}): CheckResult<A> {
+  const reduction = reductionIn(model, settingsOf(options));
+  const first = search(model, options, { reduction });
+  if (reduction === undefined) return first;
+  const keepGoing = settingsOf(options).continueAfterViolation;
+  const plain = first.violations.length === 0 ? undefined : search(model, options, replanPlain(first, keepGoing));
+  return reducedResult(first, plain, keepGoing);
+}
+
+/** One breadth-first search of `model`, as `plan` says: with a reduction or without, and when to stop early (the parallel search re-finds traces with it too). */
+export function search<A>(model: Checkable<A>, options: CheckOptions, plan: SearchPlan): CheckResult<A> {
   checkActionLimit(model);
   const settings = settingsOf(options);
   const canonicalize = canonicalizerOf(model, settings);
   const hashed = fingerprintFirstOf(model, settings);
   const perBatch = batchStates(model);
   const expansion = hashed === undefined ? stateExpansion(model, canonicalize, perBatch) : printExpansion(model, hashed, perBatch);
-  const search = new Search(model, options, settings, expansion, perBatch);
+  const search = new Search(model, options, settings, expansion, perBatch, plan);
   search.seed();
   search.run();
   return searchResult({
@@ -75,6 +90,12 @@ class Search<A> {
   private readonly keepGoing: boolean;
   private readonly maxStates: number;
   private readonly onProgress: CheckOptions['onProgress'];
+  /** The reducer of the level being expanded (the properties still open at its start), or undefined without reduction. */
+  private reducer: Reducer | undefined;
+  /** A reducer's ample set, as offsets into a parent's successors. */
+  private readonly keep: Int32Array;
+  /** Going on after violations: stop once these are all found. */
+  private readonly until: readonly string[] | undefined;
 
   constructor(
     private readonly model: Checkable<A>,
@@ -82,6 +103,7 @@ class Search<A> {
     settings: Settings,
     private readonly expansion: Expansion,
     private readonly perBatch: number,
+    private readonly plan: SearchPlan,
   ) {
     this.queue = new StateQueue(expansion.stride);
     this.monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'), model.fast?.conjunction);
@@ -89,6 +111,21 @@ class Search<A> {
     this.keepGoing = settings.continueAfterViolation;
     this.maxStates = settings.maxStates;
     this.onProgress = options.onProgress;
+    this.keep = new Int32Array(Math.max(model.actions.length, 1));
+    this.until = plan.until;
+  }
+
+  /** A new level begins: the reducer keeps the properties open now (at a level's start, so that every number of threads reduces alike). */
+  private reduceFor(): void {
+    const reduction = this.plan.reduction;
+    this.reducer = reduction?.reducer(openProperties(this.model, (name) => this.monitor.isOpen(name)));
+  }
+
+  /** Going on after violations with `until`: whether every one named is found. */
+  private allFound(): boolean {
+    const until = this.until;
+    if (until === undefined) return false;
+    return until.every((name) => (name === DEADLOCK ? this.deadlocks.length > 0 : this.monitor.failures.some((f) => f.invariant === name)));
   }
 
   /** The initial states, canonical and without repeats, are states 0 .. roots-1. */
@@ -103,6 +140,7 @@ class Search<A> {
     }
     this.links.roots = queue.length;
     this.levelEnd = queue.length;
+    this.reduceFor();
   }
 
   /** Expands batch after batch, level by level, until nothing is left or something stops the search. */
@@ -114,6 +152,7 @@ class Search<A> {
         this.depth++;
         this.levelStart = i;
         this.levelEnd = this.queue.length;
+        this.reduceFor();
       }
       i = this.batch(i);
     }
@@ -131,11 +170,18 @@ class Search<A> {
     for (let j = 0; i < batchEnd; i++, j++) {
       const before = count;
       count = expansion.expand(this.queue, i, j);
+      // With the reduction, only an ample set of the successors (never none of them: a deadlock stays one).
+      if (this.reducer !== undefined && count - before > 1) {
+        const kept = this.reducer.ample(expansion.parentBytes(j), expansion.actions, before, count, this.keep);
+        if (kept < count - before) count = expansion.retain(before, this.keep, kept);
+      }
       // Nothing enabled, and not a legitimate end: a deadlock.
       if (count === before && this.isEnd !== undefined && !this.isEnd(expansion.parentBytes(j))) {
         this.isEnd = undefined; // the first is the shortest
-        if (this.keepGoing) this.deadlocks.push({ state: i, depth });
-        else {
+        if (this.keepGoing) {
+          this.deadlocks.push({ state: i, depth });
+          if (this.allFound()) this.stop = true;
+        } else {
           stuck = { state: i, depth };
           cut = levelStart + STOP_GROUP * Math.floor((i - levelStart) / STOP_GROUP);
           i++;
@@ -172,7 +218,7 @@ class Search<A> {
       queue.push(expansion.write(k));
       links.set(j, parents[k]!, actions[k]!);
       this.deepest = deepest;
-      if (monitor.visit(expansion.bytesOf(k), j, deepest, expansion.quiet(k)) && !this.keepGoing) this.stop = true;
+      if (monitor.visit(expansion.bytesOf(k), j, deepest, expansion.quiet(k)) && (!this.keepGoing || this.allFound())) this.stop = true;
       if ((j & PROGRESS_MASK) === 0 && onProgress !== undefined) onProgress({ states: queue.length, queue: queue.length - next, depth: deepest });
     }
   }

@@ -37,6 +37,30 @@ function printRoot(z: Zobrist, s: Uint8Array, out: WordState, key: Int32Array): 
   return out;
 }
 
+/** A batch of fingerprinted successors, as `printExpansion` holds them. */
+interface PrintBatch {
+  readonly keys: Int32Array;
+  readonly raw: Int32Array;
+  readonly parents: Int32Array;
+  readonly actions: Uint8Array;
+  readonly quiets: Uint8Array;
+}
+
+/** Keeps of the successors `from ..` only those at offsets `keep[0 .. kept)`, moved down in order; returns the new count. */
+function retainPrints(b: PrintBatch, from: number, keep: Int32Array, kept: number): number {
+  for (let j = 0; j < kept; j++) {
+    const k = from + keep[j]!;
+    const to = from + j;
+    b.keys[2 * to] = b.keys[2 * k]!;
+    b.keys[2 * to + 1] = b.keys[2 * k + 1]!;
+    b.raw[to] = b.raw[k]!;
+    b.parents[to] = b.parents[k]!;
+    b.actions[to] = b.actions[k]!;
+    b.quiets[to] = b.quiets[k]!;
+  }
+  return from + kept;
+}
+
 /** Fingerprints first, through `hashed` (see above). */
 export function printExpansion<A>(model: Checkable<A>, hashed: HashedSuccessors, perBatch: number): Expansion {
   const size = model.stateBytes;
@@ -82,6 +106,7 @@ export function printExpansion<A>(model: Checkable<A>, hashed: HashedSuccessors,
       return count;
     },
     parentBytes: (j) => parentBytes[j]!,
+    retain: (from, keep, kept) => (count = retainPrints({ keys, raw, parents, actions, quiets }, from, keep, kept)),
     // Written only now that it is known to be new: the parent's copy, then the action's changes.
     write: (k) => {
       const from = parents[k]! - first;

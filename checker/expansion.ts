@@ -37,6 +37,8 @@ export interface Expansion {
   expand(queue: StateQueue, i: number, j: number): number;
   /** The bytes of the `j`-th parent of the batch (valid until the next expand). */
   parentBytes(j: number): Uint8Array;
+  /** Keeps of the successors `from ..` (the last parent's) only those at offsets `keep[0 .. kept)`: a reducer's ample set; returns the batch's count. */
+  retain(from: number, keep: Int32Array, kept: number): number;
   /** Successor `k`'s words for the queue, written now if need be; valid until the next call. */
   write(k: number): Int32Array;
   /** The bytes of successor `k`, once written. */
@@ -90,6 +92,11 @@ export function stateExpansion<A>(model: Checkable<A>, canonicalize: ((s: Uint8A
       return batch.count;
     },
     parentBytes: () => expanded.bytes,
+    retain: (from, keep, kept) => {
+      batch.retain(from, keep, kept);
+      if (scratch !== undefined) scratch.target(batch.next, batch.nextWords);
+      return batch.count;
+    },
     write: (k) => batch.wordsOf(k),
     bytesOf: (k) => batch.bytesOf(k),
     quiet: () => false,

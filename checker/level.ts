@@ -30,7 +30,7 @@ import { ARENA_CHUNK, FrontierReader, LinkArena, StateArena, type ChunkViews } f
 import { fingerprint } from './fingerprints.ts';
 import { arenaWords, HashedParents } from './level-hashed.ts';
 import { CLAIMS, EXPANDED_FIELDS, NEXT_BLOCK, type ExpandReply, type ExpandRequest, type KeepReply, type KeepRequest, type OpenProperties } from './level-protocol.ts';
-import { successorsOf, type Checkable, type Conjunction, type FingerprintSink, type ModelProperty, type SuccessorSink } from './model.ts';
+import { successorsOf, type Checkable, type Conjunction, type FingerprintSink, type ModelProperty, type Reducer, type Reduction, type SuccessorSink } from './model.ts';
 import { batchStates, canonicalizerOf, endTestOf, fingerprintFirstOf } from './options.ts';
 import { ScratchState } from './scratch.ts';
 import { CLAIMED, homeWord, insertFirst, LOST, OLD, oldAtHome, rehashRange } from './shared-table.ts';
@@ -43,6 +43,8 @@ export interface LevelOptions {
   readonly symmetry: boolean;
   readonly deadlock: boolean;
   readonly fingerprintFirst: boolean;
+  /** Partial-order reduction, where the model offers it. */
+  readonly por: boolean;
   /** The invariants checked, by name. */
   readonly invariants: readonly string[];
 }
@@ -102,6 +104,12 @@ export class LevelTask<A> {
   private out: StateArena;
   /** The properties open at the start of the level being expanded. */
   private open: OpenProperties = { invariants: 0, held: 0, failed: 0 };
+  /** The model's partial-order reduction when asked for, the level's reducer, and a reducer's ample set as offsets. */
+  private readonly reduction: Reduction | undefined;
+  private reducer: Reducer | undefined;
+  private readonly ample: Int32Array;
+  /** The model's property names, in its order: what a reducer's open flags are indexed by. */
+  private readonly propertyNames: readonly string[];
   /** Kept so that the touching loads are not optimized away. */
   private sink = 0;
 
@@ -116,6 +124,9 @@ export class LevelTask<A> {
     this.covered = this.invariants.reduce((bits, p, k) => (names.includes(p.name) ? bits | (1 << k) : bits), 0);
     this.witnesses = model.properties.filter((p) => p.kind === 'sometimes');
     this.actionCount = model.actions.length;
+    this.reduction = options.por ? model.reduction : undefined;
+    this.ample = new Int32Array(Math.max(this.actionCount, 1));
+    this.propertyNames = model.properties.map((p) => p.name);
     // Parents expanded between two rounds of table touches, as the one-thread search's batches.
     this.perBatch = batchStates(model);
     const capacity = Math.max(1, this.perBatch * this.actionCount);
@@ -195,6 +206,7 @@ export class LevelTask<A> {
       this.deadlock = -1;
       this.out = this.arenas[r.parity & 1]!;
       this.open = r.open;
+      this.reducer = this.reduction?.reducer(this.openFlags(r.open));
     }
     const reader = new FrontierReader(r.frontier, this.stride);
     const blocks = Math.ceil(r.count / r.block);
@@ -235,6 +247,7 @@ export class LevelTask<A> {
         s = state.bytes;
         this.expandState(s, this.sinkInto); // enabled actions only reach the sink
       }
+      if (this.batchCount - before > 1 && this.reducer !== undefined) this.reduce(s, before);
       if (this.batchCount === before && this.deadlock < 0 && this.isEnd !== undefined && !this.isEnd(s)) this.deadlock = p;
     }
     const table = r.table;
@@ -284,6 +297,38 @@ export class LevelTask<A> {
       chunk.flags[o] = this.maySettle(s, hashed !== undefined && this.batchQuiet[k] === 1) ? 1 : 0;
     }
     return claims;
+  }
+
+  /** Per property of the model, whether `open` (the level's masks) has it open: what the level's reducer keeps. */
+  private openFlags(open: OpenProperties): boolean[] {
+    const names = new Set<string>();
+    this.invariants.forEach((p, k) => ((open.invariants >>> k) & 1) !== 0 && names.add(p.name));
+    this.witnesses.forEach((p, k) => (((open.held | open.failed) >>> k) & 1) !== 0 && names.add(p.name));
+    return this.propertyNames.map((name) => names.has(name));
+  }
+
+  /** Keeps only an ample set of the current parent `s`'s successors, those of the batch from `before` (as `bfs.ts` does). */
+  private reduce(s: Uint8Array, before: number): void {
+    const keep = this.ample;
+    const kept = this.reducer!.ample(s, this.batchActions, before, this.batchCount, keep);
+    if (kept === this.batchCount - before) return;
+    const width = this.width;
+    const words = this.batchWords;
+    for (let j = 0; j < kept; j++) {
+      const k = before + keep[j]!;
+      const to = before + j;
+      if (k === to) continue;
+      // Fingerprint first, the batch holds no states yet.
+      if (this.hashedParents === undefined) for (let w = 0; w < width; w++) words[to * width + w] = words[k * width + w]!;
+      this.batchHashes[2 * to] = this.batchHashes[2 * k]!;
+      this.batchHashes[2 * to + 1] = this.batchHashes[2 * k + 1]!;
+      this.batchRaw[to] = this.batchRaw[k]!;
+      this.batchParents[to] = this.batchParents[k]!;
+      this.batchActions[to] = this.batchActions[k]!;
+      this.batchQuiet[to] = this.batchQuiet[k]!;
+    }
+    this.batchCount = before + kept;
+    this.parentScratch?.target(this.slotBytes[this.batchCount]!, this.slotWords[this.batchCount]!);
   }
 
   /** Appends a successor (zero-padded words) of the current parent by `action` to the batch, fingerprinted. */

@@ -55,8 +55,38 @@ export interface Checkable<A = unknown> {
    * a speed hook: a search with it counts orbits, not states.
    */
   canonicalize?(s: Uint8Array): Uint8Array;
+  /**
+   * Optional partial-order reduction (see {@link Reduction}): asked for by the option
+   * `por`, and offered only where it is sound for every property of the model. Not a
+   * speed hook either: a search with it counts the states of a reduced graph.
+   */
+  readonly reduction?: Reduction;
   /** Optional speed hooks; the search gives the same results without them. */
   readonly fast?: Accelerator;
+}
+
+/**
+ * Partial-order reduction (docs/POR.md): from each state the search expands only an ample
+ * subset of its successors, one that keeps every deadlock and, for the properties still
+ * open, every value they can take: a violation of an invariant, a witness reached or
+ * seen false. The model knows which actions are independent; the search tells it which
+ * properties are open, at the start of each level (so that every number of threads reduces
+ * alike), and re-finds a violation's shortest trace without the reduction
+ * (`reduction.ts`).
+ */
+export interface Reduction {
+  /** A reducer that keeps the values of the properties `open[k]` marks (by index in the model's `properties`). */
+  reducer(open: readonly boolean[]): Reducer;
+}
+
+/** The ample sets of one level's states (see {@link Reduction}). */
+export interface Reducer {
+  /**
+   * Of the successors of `s`, made by the actions `actions[from .. to)` (ascending), those
+   * to keep: writes their offsets from `from` into `keep`, ascending, and returns how many;
+   * `to - from` keeps every one (and `keep` is then not read). Keeps at least one.
+   */
+  ample(s: Uint8Array, actions: Uint8Array, from: number, to: number, keep: Int32Array): number;
 }
 
 /**

@@ -18,6 +18,8 @@ export const DEFAULTS = {
   continueAfterViolation: false,
   maxStates: Number.POSITIVE_INFINITY,
   fingerprintFirst: true,
+  /** Partial-order reduction: asked for by name (the command line asks for it by default, `check --no-por` not). */
+  por: false,
   /** `checkParallel`: levels smaller than this stay on the main thread. */
   parallelFrom: 20_000,
   /** `checkParallel`: grow the table ahead of each level. */
@@ -45,6 +47,7 @@ export interface Settings {
   readonly continueAfterViolation: boolean;
   readonly maxStates: number;
   readonly fingerprintFirst: boolean;
+  readonly por: boolean;
 }
 
 /** `options` with the defaults filled in. */
@@ -55,6 +58,7 @@ export function settingsOf(options: CheckOptions): Settings {
     continueAfterViolation: options.continueAfterViolation ?? DEFAULTS.continueAfterViolation,
     maxStates: options.maxStates ?? DEFAULTS.maxStates,
     fingerprintFirst: options.fingerprintFirst ?? DEFAULTS.fingerprintFirst,
+    por: options.por ?? DEFAULTS.por,
   };
 }
 

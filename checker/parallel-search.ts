@@ -76,7 +76,7 @@ export function startSearch<A>(model: Checkable<A>, factory: ModelFactory, optio
   const canonicalize = canonicalizerOf(model, settings);
   const invariants = invariantsToCheck(model, options.invariants);
   const witnesses = model.properties.filter((p) => p.kind === 'sometimes');
-  const taskOptions = { symmetry: settings.symmetry, deadlock: settings.deadlock, fingerprintFirst: settings.fingerprintFirst, invariants: invariants.map((p) => p.name) };
+  const taskOptions = { symmetry: settings.symmetry, deadlock: settings.deadlock, fingerprintFirst: settings.fingerprintFirst, por: settings.por, invariants: invariants.map((p) => p.name) };
   const task = new LevelTask(model, taskOptions);
   const monitor = new PropertyMonitor(invariants, witnesses);
   const table = sharedTable(1 << 12);

@@ -28,6 +28,9 @@
  * (`parallel-settle.ts`), and the outcome.
  */
 import { arenaChunkBytes } from './arena.ts';
+import { search } from './bfs.ts';
+import { settingsOf } from './options.ts';
+import { reducedResult, reductionIn, replanPlain } from './reduction.ts';
 import type { Checkable, ModelFactory } from './model.ts';
 import { expandLevel, teamOf } from './parallel-expand.ts';
 import type { ParallelOptions } from './parallel-options.ts';
@@ -39,8 +42,23 @@ import { DEADLOCK, type CheckResult, type Violation } from './types.ts';
 
 export type { ParallelOptions } from './parallel-options.ts';
 
-/** Explores `model` breadth-first with `options.workers` threads that build their model from `factory`. */
+/**
+ * Explores `model` breadth-first with `options.workers` threads that build their model
+ * from `factory`; with `por`, as `check` does (`reduction.ts`): the plain search finds a
+ * violation's shortest trace again, on these threads when it stops at the first, on this
+ * one (until it has met each) when it goes on after them.
+ */
 export async function checkParallel<A>(model: Checkable<A>, factory: ModelFactory, options: ParallelOptions): Promise<CheckResult<A>> {
+  const settings = settingsOf(options);
+  const reduced = await levels(model, factory, options);
+  if (reductionIn(model, settings) === undefined || reduced.violations.length === 0) return reductionIn(model, settings) === undefined ? reduced : reducedResult(reduced, undefined, false);
+  const keepGoing = settings.continueAfterViolation;
+  const plain = keepGoing ? search(model, options, replanPlain(reduced, true)) : await levels(model, factory, { ...options, por: false });
+  return reducedResult(reduced, plain, keepGoing);
+}
+
+/** One parallel search of `model`, level by level. */
+async function levels<A>(model: Checkable<A>, factory: ModelFactory, options: ParallelOptions): Promise<CheckResult<A>> {
   const s = startSearch(model, factory, options);
   try {
     while (s.frontierCount > 0 && !s.stop) {

@@ -34,6 +34,8 @@ export interface SimulateOptions {
   readonly onProgress?: (done: number) => void;
   /** The invariants to check, by name; default every invariant the model checks by default. */
   readonly invariants?: readonly { readonly name: string }[];
+  /** An action's group (the process it acts for): shortening drops whole groups first (`shrink.ts`). */
+  readonly groupOf?: (action: number) => number;
 }
 
 /** The first violation of one invariant: the lowest-numbered run that broke it, its walk, and the walk shortened. */
@@ -112,7 +114,7 @@ export function simulate<A>(model: Checkable<A>, options: SimulateOptions): Simu
       invariant,
       run,
       foundLength: path.length,
-      trace: runActions(model, start, shrinkActions(model, start, path, invariant)),
+      trace: runActions(model, start, shrinkActions(model, start, path, invariant, options.groupOf)),
     }));
   return {
     runs: options.runs.length,

@@ -30,6 +30,12 @@ export interface CheckOptions {
   readonly deadlock?: boolean;
   /** Use the model's fingerprint-first successors (`Accelerator.hashed`) where no canonicaliser is in effect; default true. Changes no result, only speed. */
   readonly fingerprintFirst?: boolean;
+  /**
+   * Partial-order reduction, where the model offers it (`Checkable.reduction`); default
+   * false. The verdict, each violation's trace (re-found without the reduction) and the
+   * witnesses are those of the plain search; the state count is the reduced graph's.
+   */
+  readonly por?: boolean;
   /** Called about every 65,536 new states. */
   readonly onProgress?: (p: { states: number; queue: number; depth: number }) => void;
 }
@@ -75,4 +81,24 @@ export interface CheckResult<A = unknown> {
   readonly bytesPerState: number;
   /** Whether symmetry reduction was asked for (it reduces only where the model has a canonicaliser). */
   readonly symmetry: boolean;
+  /** Partial-order reduction, when it was in effect (see {@link ReductionReport}). */
+  readonly reduction?: ReductionReport;
+}
+
+/**
+ * What the partial-order reduction did. Without a violation the result's counts are the
+ * reduced search's. With one, its shortest trace was found again by the plain search
+ * (`reduction.ts`): a search that stops at its first violation then reports the plain
+ * search's result whole (that of `por: false`), one that goes on (`continueAfterViolation`)
+ * the reduced search's counts with the plain search's traces.
+ */
+export interface ReductionReport {
+  /** States the reduced search stored. */
+  readonly states: number;
+  /** Its depth. */
+  readonly depth: number;
+  /** The violations it found, with their depth in the reduced graph (a shortest trace there need not be one in the whole graph). */
+  readonly violations: readonly { readonly invariant: string; readonly depth: number }[];
+  /** States the plain search stored to find the shortest counterexamples again; absent when the reduced search found none. */
+  readonly plainStates?: number;
 }

@@ -101,14 +101,33 @@ const parallel = bench('bench-parallel', (r) => {
   const rows = rounds.map((_, i) => {
     const one = num(r, `parallel.rounds.${i}.one.searchSeconds`);
     const many = num(r, `parallel.rounds.${i}.many.searchSeconds`);
-    return [String(i + 1), `${fixed(one, 2)} s`, `${fixed(many, 2)} s`, `${fixed(one / many, 2)}x`];
+    return [String(i + 1), fixed(num(r, `parallel.rounds.${i}.load`), 2), String(num(r, `parallel.rounds.${i}.defaultWorkers`)), `${fixed(one, 2)} s`, `${fixed(many, 2)} s`, `${fixed(one / many, 2)}x`];
   });
   return [
-    table(['round', '1 worker (search)', '2 workers (search)', 'speed-up'], rows),
+    table(['round', 'load average', 'default workers', '1 worker (search)', '2 workers (search)', 'speed-up'], rows),
     '',
     `Median speed-up of the search **${fixed(num(r, 'parallel.speedup.search'), 2)}x**, of the whole process ${fixed(num(r, 'parallel.speedup.process'), 2)}x, ` +
       `at ${fixed(num(r, 'parallel.speedup.cpuOverhead'), 2)}x the CPU seconds of one worker.`,
   ].join('\n');
+});
+
+/** Partial-order reduction against none, pair by pair. */
+const por = bench('bench-por', (r) => {
+  const pairs = at(r, 'por.pairs');
+  if (pairs === null || typeof pairs !== 'object' || Array.isArray(pairs)) throw new Error('bench/results.json: por.pairs is not an object');
+  const rows = Object.keys(pairs).map((name) => {
+    const p = `por.pairs.${name}`;
+    return [
+      name,
+      int(num(r, `${p}.plain.distinctStates`)),
+      int(num(r, `${p}.reduced.distinctStates`)),
+      `**${fixed(num(r, `${p}.ratios.states`), 2)}x**`,
+      `${fixed(num(r, `${p}.plain.cpuSeconds`), 2)} s`,
+      `${fixed(num(r, `${p}.reduced.cpuSeconds`), 2)} s`,
+      `**${fixed(num(r, `${p}.ratios.cpuSeconds`), 2)}x**`,
+    ];
+  });
+  return table(['configuration', 'states, --no-por', 'states, --por', 'ratio', 'CPU, --no-por', 'CPU, --por', 'ratio'], rows);
 });
 
 /** The exported model against SPIN on the same Promela. */
@@ -155,4 +174,4 @@ const validateLog = bench(
 );
 
 /** Every figure of docs/MEASURED.md. */
-export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, parallel, spin, pool, validateLog];
+export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, parallel, por, spin, pool, validateLog];

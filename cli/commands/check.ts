@@ -4,10 +4,11 @@
  * model flags it checks the minimal incident. Exit 0 holds, 1 violation, 2 bad input, 3 incomplete.
  */
 import type { Command } from 'commander';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { check, checkParallel, DEADLOCK, type CheckOptions, type CheckResult, type ModelFactory, type Violation, type WitnessResult } from '../../checker/index.ts';
 import { actionLabel, allActions, type Action, compile, DEFAULT_INVARIANTS, INVARIANTS, LIMITS, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
+import { porOffReason } from '../../binding/por.ts';
 import { checkTraceFiles, formatTrace, shouldColor, writeTraceFiles } from '../../trace/index.ts';
 import { EXIT, EXIT_HELP, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
@@ -22,6 +23,8 @@ interface CheckFlags extends ModelFlags {
   readonly symmetry: boolean;
   /** False with `--no-deadlock`. */
   readonly deadlock: boolean;
+  /** True with `--por`, false with `--no-por`, absent otherwise (on where the model offers it). */
+  readonly por?: boolean;
   /** `--workers N`. */
   readonly workers?: string;
   /** `--max-states N`. */
@@ -69,9 +72,20 @@ export function specFactory(config: Config): ModelFactory {
   return { module: new URL(`../../binding/checked-model.${ext}`, import.meta.url).href, config };
 }
 
-/** `--workers` as a number: default the machine's cores; a whole number from 1 to 256, or a {@link UsageError}. */
+/**
+ * The threads a search takes when `--workers` is not given: one per core that the load
+ * average leaves free, at least one. A level of the parallel search waits for its slowest
+ * thread, so a thread that must share its core with another process slows every level:
+ * on this 2-core machine under a load of 4, two workers took 4.1 s where one took 2.6
+ * (docs/MEASURED.md). Small searches never start a thread (`parallelFrom`).
+ */
+export function autoWorkers(cores: number = availableParallelism(), load: number = loadavg()[0] ?? 0): number {
+  return Math.max(1, Math.min(cores, cores - Math.round(load)));
+}
+
+/** `--workers` as a number: default {@link autoWorkers}; a whole number from 1 to 256, or a {@link UsageError}. */
 export function parseWorkers(text: string | undefined): number {
-  if (text === undefined) return availableParallelism();
+  if (text === undefined) return autoWorkers();
   const value = Number(text.trim());
   if (!/^\d+$/.test(text.trim()) || value < 1 || value > 256) throw new UsageError(`--workers: expected a whole number from 1 to 256, got ${JSON.stringify(text)}`);
   return value;
@@ -104,7 +118,7 @@ export async function timedCheck(m: Model, options: CheckOptions, quiet: boolean
 }
 
 /** The result as the object `--json` prints. */
-function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined): unknown {
+function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: number | undefined, workers: number): unknown {
   const { result } = timed;
   const first = result.violations[0];
   const labels = (v: Violation<Action>): string[] => v.trace.steps.map((s) => actionLabel(m, s.action));
@@ -118,7 +132,9 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
     trace: first === undefined ? [] : labels(first),
     elapsedMs: Math.round(timed.elapsedMs * 10) / 10,
     statesPerSecond: Math.round(timed.statesPerSecond),
+    workers,
     symmetry: result.symmetry,
+    por: porJson(m, result),
     witnesses: result.witnesses,
     bytesPerState: Math.round(result.bytesPerState * 10) / 10,
     maxStates: maxStates ?? null,
@@ -130,6 +146,28 @@ function resultJson(m: Model, config: Config, timed: TimedResult, maxStates: num
       ...trivialWitnesses(result.witnesses).map((w) => `witness ${w} is trivial: true in the initial state or in every state explored`),
     ],
   };
+}
+
+/** What `--json` says of partial-order reduction: whether it was in effect (and why not), and what it did. */
+function porJson(m: Model, result: CheckResult<Action>): unknown {
+  const r = result.reduction;
+  if (r === undefined) return { inEffect: false, offReason: porOffReason(m) ?? 'not asked for (--no-por)' };
+  return { inEffect: true, reducedStates: r.states, reducedDepth: r.depth, reducedViolations: r.violations, plainStates: r.plainStates ?? null };
+}
+
+/** The reductions in words, for the distinct-states line: `symmetry on, partial-order reduction on`. */
+function reductionsText(m: Model, result: CheckResult<Action>): string {
+  const off = porOffReason(m);
+  const por = result.reduction !== undefined ? 'partial-order reduction on' : off === undefined ? 'partial-order reduction off' : 'partial-order reduction off under retraction';
+  return `symmetry ${result.symmetry ? 'on' : 'off'}, ${por}`;
+}
+
+/** What the reduction did when the plain search found its violations again, in a sentence; undefined otherwise. */
+function reshortened(result: CheckResult<Action>): string | undefined {
+  const r = result.reduction;
+  if (r === undefined || r.plainStates === undefined) return undefined;
+  const met = r.violations.map((v) => `${v.invariant} at depth ${v.depth}`).join(', ');
+  return `reduced search: ${met} after ${count(r.states)} states; shortest trace found again without it (${count(r.plainStates)} states)`;
 }
 
 /** The result in words, with the counterexample(s). */
@@ -149,7 +187,8 @@ function resultText(m: Model, config: Config, timed: TimedResult, flags: { maxSt
     `pagecheck check  ${describeConfig(config)}`,
     `verdict          ${verdict}`,
     `invariant        ${first?.invariant ?? 'none violated'}${first === undefined ? '' : ` (shortest counterexample: ${actionsIn(first.trace.steps.length)})`}`,
-    `distinct states  ${count(result.distinctStates)} (symmetry ${result.symmetry ? 'on' : 'off'})`,
+    `distinct states  ${count(result.distinctStates)} (${reductionsText(m, result)})`,
+    ...(reshortened(result) === undefined ? [] : [`reduction        ${reshortened(result)!}`]),
     `depth            ${result.depth}`,
     `time             ${timed.elapsedMs.toFixed(1)} ms, ${count(timed.statesPerSecond)} states/s, ${result.bytesPerState.toFixed(1)} bytes/state`,
     `witnesses        ${witnessLine(result.witnesses, paint)}`,
@@ -189,6 +228,9 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
   const actions = allActions(m).length;
   if (actions > LIMITS.maxActions) throw new UsageError(`--requests: ${actions} actions, more than the ${LIMITS.maxActions} the checker indexes (an action index is a byte); use fewer requests, or simulate`);
   const json = flags.json === true;
+  // Asked for by name where the model offers none: said, not refused (the search is the same without it).
+  const porOff = flags.por === true ? porOffReason(m) : undefined;
+  if (porOff !== undefined && !json) process.stderr.write(`pagecheck: --por: off here: ${porOff}\n`);
   const files = { ...(flags.itf === undefined ? {} : { itf: flags.itf }), ...(flags.mermaid === undefined ? {} : { mermaid: flags.mermaid }), ...(flags.html === undefined ? {} : { html: flags.html }) };
   // Before the search, so that a bad path costs nothing and never hides the verdict.
   checkTraceFiles(files, flags.force === true);
@@ -197,6 +239,7 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
     {
       symmetry: flags.symmetry,
       deadlock: flags.deadlock,
+      por: flags.por !== false,
       continueAfterViolation: flags.continue === true,
       ...(maxStates === undefined ? {} : { maxStates }),
       ...(invariants === undefined ? {} : { invariants }),
@@ -205,7 +248,7 @@ export async function runCheck(flags: CheckFlags): Promise<number> {
     workers,
   );
   const { result } = timed;
-  if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates), null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify(resultJson(m, config, timed, maxStates, workers), null, 2)}\n`);
   else {
     const text = resultText(m, config, timed, { maxStates, keepGoing: flags.continue === true, color: shouldColor(process.stdout), deadlock: flags.deadlock });
     process.stdout.write(`${text}\n`);
@@ -232,6 +275,8 @@ export function register(program: Command): void {
     );
   addModelOptions(cmd)
     .option('--no-symmetry', 'explore the raw state space: do not merge states that differ only by renaming interchangeable requests')
+    .option('--por', 'partial-order reduction (the default, where it is sound: not under retraction): expand only an ample set of each state\'s successors; the verdict, witnesses and shortest counterexample are the same (docs/POR.md)')
+    .option('--no-por', 'expand every successor of every state')
     .option('--no-deadlock', 'do not report states where some request has not finished and no action is enabled (Deadlock)')
     .option('--max-states <n>', 'stop with verdict incomplete (exit 3) after this many distinct states')
     .option('--continue', 'record violations and keep exploring, so that the count is the whole reachable space')
@@ -241,7 +286,7 @@ export function register(program: Command): void {
     .option('--mermaid <file>', 'write the counterexample as a Mermaid sequence diagram')
     .option('--html <file>', 'write the counterexample as a self-contained HTML report')
     .option('--force', 'overwrite --itf/--mermaid/--html files that pagecheck has no record of writing')
-    .option('--workers <n>', "threads for the breadth-first search, this one and n - 1 workers (default: the machine's cores); the counts, verdict and traces are the same for every n")
+    .option('--workers <n>', 'threads for the breadth-first search, this one and n - 1 workers (default: the cores the load average leaves free, at least one); the counts, verdict and traces are the same for every n')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: CheckFlags) => {
       process.exitCode = await runCheck(flags);

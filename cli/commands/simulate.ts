@@ -1,8 +1,10 @@
 /**
  * `pagecheck simulate`: seeded random walks through the spec, for configurations past
  * exhaustive reach (a pool of 1,000 pages, say). Every invariant is checked at every
- * state, witnesses are counted, and a violation is shortened against the spec by delta
- * debugging, then printed with the same printer as `check`. `--shard I/N` does every
+ * state, witnesses are counted, and a violation is shortened against the spec: whole
+ * requests dropped, then actions (delta debugging), then the requests left checked
+ * exhaustively where that fits (`simulation/minimize.ts`); then printed with the same
+ * printer as `check`. `--shard I/N` does every
  * N-th run, so that a job runner can fan the runs out; `--merge FILES` combines the
  * shards' `--out` files into the result of one run over all the seeds.
  * Exit 0 no violation, 1 violation, 2 bad input.
@@ -14,6 +16,7 @@ import { compile, parseAction, run, type Action, type Model, type Trace } from '
 import { checkedModel } from '../../binding/index.ts';
 import { decodeFile, toFile, type SimulationFile, type SimulationParameters } from '../../simulation/file.ts';
 import { runRandom, shardRuns } from '../../simulation/runs.ts';
+import { minimizeViolations } from '../../simulation/minimize.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { checkOutputPaths, writeOutput } from '../../trace/written.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -147,8 +150,11 @@ export function runSimulate(flags: SimulateFlags): number {
   const config = configFromFlags(flags, CHECK_DEFAULTS);
   const m = compile(config);
   const work = beginWork('simulate', ['runs']);
-  const result = simulate(checkedModel(m), {
+  const model = checkedModel(m);
+  const result = simulate(model, {
     runs: one === undefined ? shardRuns(runs, shard.index, shard.of) : [one],
+    // Shortening drops whole requests first.
+    groupOf: (i) => model.actions[i]!.r,
     depth,
     deadlock: flags.deadlock,
     random: (k) => runRandom(seed, k),
@@ -156,7 +162,8 @@ export function runSimulate(flags: SimulateFlags): number {
     ...(invariants === undefined ? {} : { invariants }),
   });
   const p: SimulationParameters = { config, seed, runs, depth, deadlock: flags.deadlock, shards: [shard.index], of: shard.of };
-  return report(toFile(m, p, result), p, flags);
+  // Then the requests left, checked exhaustively where that fits: the shortest trace among them.
+  return report(toFile(m, p, minimizeViolations(m, result)), p, flags);
 }
 
 /** Registers the command. */

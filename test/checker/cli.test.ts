@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { pagecheck } from '../support/cli.ts';
+import { autoWorkers } from '../../cli/commands/check.ts';
 import { MINIMAL_LEAK } from '../spec/helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pagecheck-check-'));
@@ -36,14 +37,31 @@ describe('pagecheck check', () => {
     }
   });
 
-  it('--continue explores the whole space and lists every violation; --no-symmetry the raw one', async () => {
+  it('--continue explores the whole space and lists every violation; --no-symmetry the raw one; --no-por every interleaving', async () => {
     const { code, out } = await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--json');
     expect(code).toBe(1);
     const r = JSON.parse(out);
-    expect([r.distinctStates, r.depth, r.symmetry]).toEqual([96, 15, true]);
+    // The reduced graph's whole space (partial-order reduction is on by default), with the plain search's shortest trace.
+    expect([r.distinctStates, r.depth, r.symmetry, r.por]).toEqual([77, 15, true, { inEffect: true, reducedStates: 77, reducedDepth: 15, reducedViolations: [{ invariant: 'Isolation', depth: 9 }], plainStates: 49 }]);
     expect(r.violations).toEqual([{ invariant: 'Isolation', traceLength: 9, trace: expect.any(Array) }]);
-    const raw = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-symmetry', '--json')).out);
-    expect([raw.distinctStates, raw.depth, raw.symmetry]).toEqual([186, 15, false]);
+    const raw = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-symmetry', '--no-por', '--json')).out);
+    expect([raw.distinctStates, raw.depth, raw.symmetry, raw.por]).toEqual([186, 15, false, { inEffect: false, offReason: 'not asked for (--no-por)' }]);
+    const plain = JSON.parse((await pagecheck('check', '--pages', '4', '--requests', '2,2,3', '--continue', '--no-por', '--json')).out);
+    expect([plain.distinctStates, plain.violations]).toEqual([96, r.violations]);
+  });
+
+  it('--workers defaults to the cores the load average leaves free, at least one; the JSON says how many', async () => {
+    expect([autoWorkers(2, 0.3), autoWorkers(2, 0.6), autoWorkers(2, 1.4), autoWorkers(2, 4.6), autoWorkers(8, 2.4), autoWorkers(1, 0)]).toEqual([2, 1, 1, 1, 6, 1]);
+    expect(JSON.parse((await pagecheck('check', '--workers', '2', '--json')).out).workers).toBe(2);
+  });
+
+  it('--por where the model offers no reduction (retraction: a cyclic graph) says so on stderr and searches every successor', async () => {
+    const { code, out, err } = await pagecheck('check', '--retraction', '--pages', '3', '--requests', '1,2', '--por');
+    expect(code).toBe(0);
+    expect(err).toBe('pagecheck: --por: off here: retraction makes the state graph cyclic (retract, resume, retract, ...), and the reduction is sound here only on an acyclic graph (docs/POR.md)\n');
+    expect(out).toContain('distinct states  353 (symmetry on, partial-order reduction off under retraction)');
+    const json = JSON.parse((await pagecheck('check', '--retraction', '--pages', '3', '--requests', '1,2', '--json')).out);
+    expect([json.distinctStates, json.por.inEffect, json.por.offReason]).toEqual([353, false, expect.stringMatching(/^retraction makes the state graph cyclic/)]);
   });
 
   it('--max-states cuts the search: verdict incomplete, exit 3', async () => {
@@ -62,7 +80,8 @@ describe('pagecheck check', () => {
     const { code, out } = await pagecheck('check');
     expect(code).toBe(1);
     expect(out).toContain('verdict          VIOLATION of Isolation');
-    expect(out).toContain('distinct states  18 (symmetry on)');
+    expect(out).toContain('distinct states  18 (symmetry on, partial-order reduction on)');
+    expect(out).toContain('reduction        reduced search: Isolation at depth 9 after 18 states; shortest trace found again without it (18 states)');
     expect(out).toMatch(/time {13}[\d.]+ ms, [\d,]+ states\/s/);
     expect(out).toContain('counterexample: Isolation (9 actions)');
     expect(out).toContain('replay: pagecheck check --variant buggy --pages 3 --prefill-limit 2 --requests 2,3 --invariant Isolation');

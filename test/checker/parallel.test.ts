@@ -96,6 +96,17 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
     expect(summary(m, alone)).toEqual(summary(m, check(checkedModel(m), c.options)));
   }, 60_000);
 
+  it('with partial-order reduction: the same reduced counts and the same re-found traces as one thread', async () => {
+    const reducing = PINNED.filter((c) => /deadlock|stops at|172,114|every fault|owner-check 1,2,2,1|incident buggy$/.test(c.name));
+    for (const c of reducing) {
+      const m = compile(c.config);
+      const options = { ...c.options, por: true };
+      const one = check(checkedModel(m), options);
+      const two = await checkParallel(checkedModel(m), specFactory(c.config), { ...options, workers: 2, parallelFrom: 0 });
+      expect([summary(m, two), two.reduction], c.name).toEqual([summary(m, one), one.reduction]);
+    }
+  }, 300_000);
+
   it('a worker that cannot build its model fails the search with its error', async () => {
     const config = incidentConfig('buggy');
     const bad = { module: new URL('./no-such-model.ts', import.meta.url).href, config };

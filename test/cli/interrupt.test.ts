@@ -116,9 +116,9 @@ describe.concurrent('interrupting a long command', () => {
     const moved = await interrupt(['check', '--pages', '5', '--requests', '2,3:s,2:s,1', '--faults', 'silent-stub,early-free', '--variant', 'hardened', '--workers', '1', '--json'], 'never');
     expect([small.code, moved.code]).toEqual([1, 0]);
     expect(JSON.parse(small.out)).toMatchObject({ verdict: 'violation', distinctStates: 18 });
-    // Past MAIN_THREAD_STATES: the worker's search, started again, counts the whole space.
-    expect(JSON.parse(moved.out)).toMatchObject({ verdict: 'holds', distinctStates: 84_158 });
-    expect(84_158).toBeGreaterThan(MAIN_THREAD_STATES);
+    // Past MAIN_THREAD_STATES: the worker's search, started again, counts the whole space (reduced by partial-order reduction, 84,158 without).
+    expect(JSON.parse(moved.out)).toMatchObject({ verdict: 'holds', distinctStates: 79_083 });
+    expect(79_083).toBeGreaterThan(MAIN_THREAD_STATES);
     // It began twice: on the main thread, then again on the worker.
     expect([small.err.match(/began check/g)?.length, moved.err.match(/began check/g)?.length]).toEqual([1, 2]);
   }, 120_000);

@@ -72,7 +72,7 @@ describe('generated figures', () => {
     const readme = read('README.md');
     const edited = replaceFigures(readme, new Map([['check', '```\nedited by hand\n```']]));
     expect(figureBlocks(edited).find((b) => b.name === 'check')?.body).toBe('```\nedited by hand\n```');
-    expect(figureBlocks(readme).find((b) => b.name === 'check')?.body).toContain('distinct states  21 (symmetry on)');
+    expect(figureBlocks(readme).find((b) => b.name === 'check')?.body).toContain('distinct states  21 (symmetry on, partial-order reduction on)');
     // An inline figure stays inline.
     const inline = replaceFigures('a <!-- figure:version -->0.0.1<!-- /figure --> b', new Map([['version', '0.1.0']]));
     expect(inline).toBe('a <!-- figure:version -->0.1.0<!-- /figure --> b');

@@ -6,6 +6,7 @@ import { mergeSimulations, simulate } from '../../checker/index.ts';
 import { actionLabel, compile, configFrom, incidentConfig, Isolation, run, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { runRandom, shardRuns } from '../../simulation/runs.ts';
+import { minimizeViolations, subConfiguration } from '../../simulation/minimize.ts';
 import { locksModel } from '../checker/locks-model.ts';
 import { pagecheck } from '../support/cli.ts';
 
@@ -56,7 +57,49 @@ describe('simulate', () => {
   });
 });
 
+describe('shortening to the minimum (issue 26, item 5)', () => {
+  it('drops whole requests first: a leak among four requests on 1,000 pages comes out among two', () => {
+    const m = compile(configFrom({ pages: 1000, prefillLimit: 600, requests: [400, 700, 300, 500].map((length) => ({ length })) }));
+    const model = checkedModel(m);
+    const options = { runs: shardRuns(200, 1, 1), depth: 100, random: (k: number) => runRandom(1, k) };
+    const actionsOnly = simulate(model, options).violations[0]!;
+    const byRequest = simulate(model, { ...options, groupOf: (i) => model.actions[i]!.r }).violations[0]!;
+    // Delta debugging over actions alone keeps a detour through a third request (14 actions, as simulate printed before).
+    expect([actionsOnly.foundLength, actionsOnly.trace.steps.length, byRequest.trace.steps.length]).toEqual([19, 14, 9]);
+    expect(new Set(byRequest.trace.steps.map((s) => s.action.r)).size).toBe(2);
+  }, 60_000);
+
+  it('then checks the requests left exhaustively and takes their shortest trace where delta debugging stops short of it', () => {
+    const m = compile(configFrom({ pages: 9, prefillLimit: 2, requests: [2, 3, 2, 3, 2, 1].map((length) => ({ length })), variant: 'owner-check', faults: ['silent-stub', 'torn-write', 'early-free'] }));
+    const model = checkedModel(m);
+    const r = simulate(model, { runs: shardRuns(100, 1, 1), depth: 60, random: (k) => runRandom(1, k), groupOf: (i) => model.actions[i]!.r });
+    const min = minimizeViolations(m, r);
+    expect([r.violations[0]!.foundLength, r.violations[0]!.trace.steps.length, min.violations[0]!.trace.steps.length]).toEqual([20, 12, 10]);
+    // A genuine execution of the whole configuration that ends in the leak.
+    const replayed = run(m, min.violations[0]!.trace.steps.map((s) => s.action));
+    expect('trace' in replayed && !Isolation.holds(m, min.violations[0]!.trace.steps.at(-1)!.state)).toBe(true);
+  }, 60_000);
+
+  it('a sub-configuration keeps the requests named, in order, and the prefix lengths they still use', () => {
+    const config = configFrom({ pages: 6, prefillLimit: 3, requests: [{ length: 3, prefix: 'sys' }, { length: 4, prefix: 'doc' }, { length: 2 }], prefixPages: { doc: 3, sys: 2 } });
+    expect(subConfiguration(config, new Set(['A', 'C']))).toEqual({ ...config, requests: [config.requests[0], config.requests[2]], prefixPages: { sys: 2 } });
+    expect(subConfiguration(config, new Set(['C']))?.prefixPages).toBeUndefined();
+  });
+
+  it('simulate takes 250 requests', () => {
+    const m = compile(configFrom({ pages: 1000, prefillLimit: 3, requests: Array.from({ length: 250 }, (_, k) => ({ length: 1 + (k % 5) })) }));
+    const r = simulate(checkedModel(m), { runs: shardRuns(3, 1, 1), depth: 100, random: (k) => runRandom(1, k) });
+    expect([m.n, r.runs, r.steps]).toEqual([250, 3, 300]);
+  }, 60_000);
+});
+
 describe('pagecheck simulate', () => {
+  it('prints the 9-action leak for the issue\'s 1,000-page command (it printed 14)', async () => {
+    const { code, out } = await pagecheck('simulate', '--variant', 'buggy', '--pages', '1000', '--prefill-limit', '600', '--requests', '400,700,300,500', '--seed', '1', '--runs', '200');
+    expect(code).toBe(1);
+    expect(out).toContain('counterexample: Isolation (run 0: found after 19 actions, shortened to 9)');
+  }, 60_000);
+
   it('finds the 1,000-page leak in seconds; --shard and --merge give the one-run result', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pagecheck-sim-'));
     const one = await pagecheck('simulate', ...BIG_FLAGS, '--runs', '60', '--json');

@@ -1,0 +1,177 @@
+/**
+ * What each action kind reads and writes, over the variables of the layout table
+ * (`layout.ts`): the one declaration from which partial-order reduction derives which
+ * actions are independent (`binding/por.ts`, docs/POR.md). A new kind in `ACTION_KINDS`
+ * does not compile until it has its row in {@link FOOTPRINTS};
+ * test/spec/footprint.test.ts holds every row to `step` on random reachable states: an
+ * action changes only what it declares it writes, and its enabledness and effect do not
+ * change when what it does not declare it reads is changed.
+ *
+ * Which elements of a variable an action touches is its reach:
+ * - `own`: its own request's (every per-request and per-position variable: no action
+ *   reads or writes another request's);
+ * - `table`: the pages in its own page table, as the table stands before the action;
+ * - `held`: those of them that it holds before the action (a release that checks the holder);
+ * - `free`: pages on the free list (or `sglang`'s release list) before the action: what
+ *   an allocation takes;
+ * - `cached`: pages that the prefix cache holds before the action: what `evict` frees;
+ * - `any`: any element (a scan of every page, `lifo`'s list, a prefix's lock count).
+ *
+ * Two things are declared apart from the reaches. The phase: per phase the request can
+ * be in when the action is enabled (the local part of its guard: in any other phase it is
+ * disabled, whatever else holds), the phases it can leave the request in (`moves`). The
+ * flags: the bits the action may set (`sets`; flags are never cleared). Where the guard
+ * has more that reads only the request's own variables, that part too (`localGuard`), so
+ * that the reduction knows the action cannot be enabled by another. Entering a phase
+ * in which the request's table is dead also resets its table and saved copy
+ * (`liveness.ts`); that reset is implied by the move and not declared again.
+ */
+import type { ActionKind } from './actions.ts';
+import type { VariableName } from './layout.ts';
+import type { Mechanism } from './hardening.ts';
+import type { Model } from './model.ts';
+import { needsPage } from './slots.ts';
+import { OVERLAPPED } from './release.ts';
+import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
+
+/** Which elements of a variable an access reaches (see above). */
+export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
+
+/** Variables an action reads or writes, each with its reach; the phase is declared by `moves`, a write of flags by `sets`. */
+export type Accesses = Partial<Readonly<Record<Exclude<VariableName, 'phase'>, Reach>>>;
+
+/** What an action kind reads and writes. */
+export interface Footprint {
+  /** Per phase of its request in which it can be enabled, the phases it can leave the request in. */
+  readonly moves: Partial<Readonly<Record<Phase, readonly Phase[]>>>;
+  /** The flag bits it may set on its request. */
+  readonly sets: number;
+  /** What its guard and its effect read, its request's phase aside. */
+  readonly reads: Accesses;
+  /** What it may write, its request's phase and flags aside. */
+  readonly writes: Omit<Accesses, 'flags'>;
+  /**
+   * The part of its guard beyond the phase that reads only its request's own variables,
+   * where it has one: where it is false the action is disabled, whatever the other
+   * requests do.
+   */
+  readonly localGuard?: (m: Model, s: State, r: number) => boolean;
+  /** Where a mechanism of `hardened` narrows what it writes: under `mechanism`, `writes` in place of the writes above. */
+  readonly narrowed?: { readonly mechanism: Mechanism; readonly writes: Omit<Accesses, 'flags'> };
+}
+
+/** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them. */
+export function writesOf(m: Model, kind: ActionKind): Omit<Accesses, 'flags'> {
+  const fp = FOOTPRINTS[kind];
+  return fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
+}
+
+/** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
+const CONTENT = { data: 'table', dataPos: 'table', fill: 'table', tag: 'table', tagFill: 'table' } as const;
+/** The free list, read or written whole (`allocator.ts`): per-page copies, `sglang`'s release list, `lifo`'s list. */
+const FREE_LIST = { free: 'any', release: 'any', list: 'any' } as const;
+/** A release of the request's own table (`release.ts`): the holders and free-list copies of its pages, `lifo`'s list. */
+const RELEASE = { holder: 'table', free: 'table', release: 'table', list: 'any' } as const;
+/** The same under `release-checks-holder`: only the pages the request still holds are freed. */
+const CHECKED_RELEASE = { narrowed: { mechanism: 'release-checks-holder', writes: { holder: 'held', free: 'held', release: 'held', list: 'any', lock: 'any' } } } as const;
+/** The saved copy of a retracted request (`retraction.ts`). */
+const SAVED = { savedData: 'own', savedPos: 'own', savedTag: 'own', savedFill: 'own', savedTagFill: 'own' } as const;
+/** An allocation's writes to the pages it takes: held, owner tag cleared. */
+const TAKEN = { holder: 'free', tag: 'free', tagFill: 'free' } as const;
+/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags. */
+const WRITE_SET = { table: 'own', flags: 'own' } as const;
+
+/** Every action kind's footprint: the one place a kind declares what it touches. */
+export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
+  allocate: {
+    moves: { new: ['allocated'] },
+    sets: HIT,
+    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own' },
+    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any' },
+  },
+  prefill: {
+    moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
+    sets: 0,
+    reads: WRITE_SET,
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
+  },
+  stub: {
+    moves: { allocated: ['refused', 'written', 'writing'], timedOut: ['freed', 'landed', 'landing'] },
+    sets: 0,
+    reads: WRITE_SET,
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
+  },
+  handoff: { moves: { written: ['handedOff'] }, sets: 0, reads: {}, writes: {} },
+  grow: {
+    moves: { decoding: ['decoding'] },
+    sets: 0,
+    reads: { steps: 'own', table: 'own', holder: 'any', ...FREE_LIST },
+    writes: { ...TAKEN, ...FREE_LIST, table: 'own' },
+    // The next step's token falls past the table's last page (a decode step waits for it).
+    localGuard: needsPage,
+  },
+  decode: {
+    moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },
+    sets: READ_UNHELD,
+    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', ...CONTENT },
+    writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
+  },
+  free: {
+    moves: { decoded: ['freed'], refused: ['freed'], failed: ['freed'], freed: ['released'], landed: ['released'] },
+    sets: OVERLAPPED,
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
+    writes: { ...RELEASE, lock: 'any' },
+    ...CHECKED_RELEASE,
+  },
+  timeout: {
+    moves: { allocated: ['timedOut'], writing: ['landing', 'landed'] },
+    sets: OVERLAPPED,
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
+    writes: { ...RELEASE, lock: 'any' },
+    ...CHECKED_RELEASE,
+  },
+  insert: {
+    moves: { decoded: ['decoded'], refused: ['refused'], failed: ['failed'] },
+    sets: INSERTED,
+    reads: { table: 'own', flags: 'own', holder: 'any', lock: 'any' },
+    // Its guard asks that it still holds every page it moves into the cache.
+    writes: { holder: 'held', lock: 'any' },
+  },
+  evict: {
+    moves: { new: ['new'] },
+    sets: EVICTED_FOR,
+    reads: { flags: 'own', holder: 'any', ...FREE_LIST, lock: 'any' },
+    writes: { holder: 'cached', free: 'cached', release: 'cached', list: 'any' },
+  },
+  landData: {
+    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
+    sets: 0,
+    reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
+    writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own' },
+  },
+  landTag: {
+    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
+    sets: 0,
+    reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
+    writes: { tag: 'table', tagFill: 'table', tagParts: 'own' },
+  },
+  retract: {
+    moves: { handedOff: ['retracted', 'offloading'], decoding: ['retracted', 'offloading'] },
+    sets: OVERLAPPED,
+    reads: { table: 'own', flags: 'own', ...RELEASE, ...CONTENT },
+    writes: { ...RELEASE, ...SAVED },
+    narrowed: { mechanism: 'release-checks-holder', writes: { holder: 'held', free: 'held', release: 'held', list: 'any', ...SAVED } },
+  },
+  offload: {
+    moves: { offloading: ['retracted'] },
+    sets: 0,
+    reads: { table: 'own', ...CONTENT },
+    writes: SAVED,
+  },
+  resume: {
+    moves: { retracted: ['handedOff', 'decoding'] },
+    sets: RESUMED,
+    reads: { steps: 'own', table: 'own', flags: 'own', holder: 'any', ...FREE_LIST, ...SAVED },
+    writes: { ...TAKEN, ...FREE_LIST, data: 'free', dataPos: 'free', fill: 'free', table: 'own', ...SAVED },
+  },
+};

@@ -1,0 +1,34 @@
+/**
+ * `por: true` against `por: false` on 200 seeded random small configurations (issue 26,
+ * item 1), each searched four ways: stopping at the first violation and going on, with
+ * symmetry and without. The fast tier's por-agreement.test.ts runs 50 and the pinned ones.
+ */
+import { describe, expect, it } from 'vitest';
+import { smallConfigs } from '../support/small-configs.ts';
+import { agreement } from './por-agreement.ts';
+
+describe('partial-order reduction agrees with the plain search', () => {
+  it('on 200 seeded random small configurations, four ways each', () => {
+    let plain = 0;
+    let reduced = 0;
+    let compared = 0;
+    let violations = 0;
+    let deeper = 0;
+    for (const config of smallConfigs(26, 200)) {
+      for (const symmetry of [true, false]) {
+        for (const continueAfterViolation of [false, true]) {
+          const a = agreement(config, { symmetry, continueAfterViolation, maxStates: 100_000 });
+          expect(a.difference).toBeUndefined();
+          compared++;
+          plain += a.plain;
+          reduced += a.reduced;
+          violations += a.violations;
+          deeper += a.deeper;
+        }
+      }
+    }
+    expect([compared, plain, reduced]).toEqual([800, 1725585, 1655912]);
+    // How often the reduced graph's shortest trace was longer than the shortest (docs/POR.md): the plain search found those again.
+    expect([violations, deeper]).toEqual([430, 4]);
+  }, 600_000);
+});
