@@ -33,10 +33,10 @@ export class LoggedPool extends PagePool {
   }
 
   /** Takes the logged pages, or the lowest free ones. */
-  protected override takePages(at: number, n: number): void {
+  protected override takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
     const wanted = this.wanted;
     if (wanted === undefined) {
-      super.takePages(at, n);
+      super.takePages(at, n, tokens, decode);
       // A multiset free list (`double-free`) can hand one page out twice in one allocation.
       if (this.behaviour.doubleFree) this.twice = this.repeated(at, n);
       return;
@@ -115,6 +115,7 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'retract':
     case 'offload':
     case 'resume':
+    case 'allocFail':
       // Never reached: a log's config cannot switch retraction on (events.ts refuses it).
       return false;
     default:

@@ -29,8 +29,14 @@ export interface FreeList {
   listed(p: number): number;
   /** Copies of page `p` in the release list (`sglang` only; 0 otherwise). */
   released(p: number): number;
-  /** Takes `n <= count` entries off the front, writing them into `out` from `at` in the order taken. */
-  take(n: number, out: Int32Array, at: number): void;
+  /**
+   * Takes `n <= count` entries off the front, writing them into `out` from `at` in the order
+   * taken. `tokens` is what an `alloc_extend` allocates (`n` whole pages when left out);
+   * `decode` marks a decode step's page (`alloc_decode`): both choose `sglang`'s shortage test.
+   */
+  take(n: number, out: Int32Array, at: number, tokens?: number, decode?: boolean): void;
+  /** An allocation of `n > count` entries that fails (`alloc_extend` returning `None`): whether its side effect, `sglang`'s merge, changed the list. */
+  refuse(n: number): boolean;
   /** One release: `batch[0 .. n-1]`, distinct and ascending, as `torch.unique` returns it. */
   put(batch: Int32Array, n: number): void;
   /** The free list front first, duplicates included (the release list apart). */
@@ -121,6 +127,9 @@ class SortedMultiset implements FreeList {
   take(n: number, out: Int32Array, at: number): void {
     this.free.take(n, out, at);
   }
+  refuse(): boolean {
+    return false;
+  }
   put(batch: Int32Array, n: number): void {
     for (let i = 0; i < n; i++) this.free.add(batch[i] ?? 0, 1);
   }
@@ -162,21 +171,26 @@ class SglangLists implements FreeList {
   released(p: number): number {
     return this.releaseCounts[p] ?? 0;
   }
-  /** Whether taking `n` pages finds `free_pages` short: the spec's test (`alloc` or `alloc_extend` by page size). */
-  private short(n: number): boolean {
-    return sglangShort(this.pageSize, n, this.free.total);
-  }
-  take(n: number, out: Int32Array, at: number): void {
-    if (this.releaseTotal > 0 && this.short(n)) {
-      for (let i = 0; i < this.releaseDistinct; i++) {
-        const p = this.releaseIds[i] ?? 0;
-        this.free.add(p, this.releaseCounts[p] ?? 0);
-        this.releaseCounts[p] = 0;
-      }
-      this.releaseDistinct = 0;
-      this.releaseTotal = 0;
-    }
+  take(n: number, out: Int32Array, at: number, tokens = n * this.pageSize, decode = false): void {
+    // The spec's test: `alloc` by page size 1, `alloc_extend` on its tokens, `alloc_decode` for a decode step's page.
+    if (this.releaseTotal > 0 && sglangShort(this.pageSize, n, this.free.total, decode ? 'decode' : 'extend', tokens)) this.merge();
     this.free.take(n, out, at);
+  }
+  /** A failed attempt needs more than the free list holds, which every shortage test counts as short: the merge happens, then `None`. */
+  refuse(n: number): boolean {
+    if (this.releaseTotal === 0 || n <= this.free.total) return false;
+    this.merge();
+    return true;
+  }
+  /** `merge_and_sort_free`: the release list joins the free list, which stays sorted (counts per id). */
+  private merge(): void {
+    for (let i = 0; i < this.releaseDistinct; i++) {
+      const p = this.releaseIds[i] ?? 0;
+      this.free.add(p, this.releaseCounts[p] ?? 0);
+      this.releaseCounts[p] = 0;
+    }
+    this.releaseDistinct = 0;
+    this.releaseTotal = 0;
   }
   put(batch: Int32Array, n: number): void {
     for (let i = 0; i < n; i++) {
@@ -232,6 +246,9 @@ class LifoList implements FreeList {
   }
   released(): number {
     return 0;
+  }
+  refuse(): boolean {
+    return false;
   }
   take(n: number, out: Int32Array, at: number): void {
     for (let i = 0; i < n; i++) {

@@ -13,6 +13,7 @@ import { enabled } from '../spec/run.ts';
 import { Isolation } from '../spec/properties.ts';
 import type { State } from '../spec/state.ts';
 import { step } from '../spec/transitions.ts';
+import { afterRefusal } from '../spec/alloc-fail.ts';
 import { abstractState, refinementDiff, sameState } from './abstraction.ts';
 
 import { applyAction, eventOf, type EventCounts } from './drive.ts';
@@ -70,9 +71,20 @@ function runAction(model: MbtModel, real: MbtReal, a: Action, label: string): vo
     const spec = accepted ? 'does not enable it' : 'enables it';
     throw new MbtViolation('Enabledness', `the implementation ${what} ${label}; the spec ${spec}`);
   }
-  if (next === undefined) return;
+  if (next === undefined) {
+    // A refused allocate still merges sglang's release list, in the pool as in SGLang: the spec's allocFail.
+    const left = afterRefusal(m, model.s, a);
+    if (left !== undefined) advance(model, real, left.action, left.state, label);
+    return;
+  }
   const event = eventOf(m, model.s, next, a);
   if (event !== undefined) model.events[event]++;
+  advance(model, real, a, next, label);
+}
+
+/** The spec takes `a` to `next`; the pool's abstracted state must equal it, and `Isolation` hold when asked. */
+function advance(model: MbtModel, real: MbtReal, a: Action, next: State, label: string): void {
+  const { m } = model;
   model.s = next;
   model.taken.push(a);
   let impl: State;

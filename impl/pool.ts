@@ -217,11 +217,16 @@ export class PagePool {
     const phase = this.phases[s] ?? Ph.new;
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
     const shared = g >= 0 && this.entryCached(g) ? k : 0;
-    if (this.freePages < length - shared) return false;
+    // A failed attempt still merges `sglang`'s release list (spec/alloc-fail.ts), as `alloc_extend` does before it returns None.
+    if (this.freePages < length - shared) {
+      this.freeList?.refuse(length - shared);
+      return false;
+    }
 
     const base = s * maxLength;
     for (let j = 0; j < shared; j++) this.tables[base + j] = this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE;
-    this.takePages(base + shared, length - shared);
+    // `alloc_extend`'s shortage test counts the tokens it allocates: the prompt's, less the cached prefix's whole pages.
+    this.takePages(base + shared, length - shared, promptTokens - shared * pageSize);
     const serial = this.lastSerial === MAX_SERIAL ? 1 : this.lastSerial + 1;
     this.lastSerial = serial;
     const clearTags = this.behaviour.ownerCheck;
@@ -411,9 +416,9 @@ export class PagePool {
     return true;
   }
 
-  /** Takes `n` free pages into the table arena from `at`: the lowest ids, or the order's front. */
-  protected takePages(at: number, n: number): void {
-    if (this.freeList !== undefined) this.freeList.take(n, this.tables, at);
+  /** Takes `n` free pages into the table arena from `at`: the lowest ids, or the order's front (`tokens` and `decode` choose `sglang`'s shortage test, impl/allocator-order.ts). */
+  protected takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
+    if (this.freeList !== undefined) this.freeList.take(n, this.tables, at, tokens, decode);
     else this.freeSet.takeLowest(n, this.tables, at);
   }
 

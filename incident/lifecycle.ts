@@ -97,7 +97,8 @@ export class Lifecycle {
       const slot = this.idle[this.idleCount - 1] ?? 0;
       const t = tokens[this.admitted] ?? 1;
       const length = pagesOf(t, pageTokens);
-      if (!pool.allocate(slot, length, undefined, t)) {
+      // D's budget check (`pop_preallocated`) comes before the allocation: a request that does not fit waits, and the allocator is never asked (a failed attempt would merge sglang's release list).
+      if (pool.freePages < length || !pool.allocate(slot, length, undefined, t)) {
         this.waits++;
         return;
       }

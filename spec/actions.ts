@@ -4,14 +4,15 @@
  * prefix cache), `evict` (the prefix cache's eviction, config `eviction`), and `landData`
  * and `landTag` (the two parts of a page write landing, fault `torn-write`), and `retract`,
  * `offload` and `resume` (a running request retracted and resumed, config `retraction`,
- * `offload` with fault `offload-after-free`). Every action
+ * `offload` with fault `offload-after-free`), and `allocFail` (a failed allocation attempt,
+ * which under `sglang` still merges the release list; spec/alloc-fail.ts). Every action
  * is taken by, or on behalf of, one request.
  */
 import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -58,6 +59,8 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('landTag', () => on.tornWrite && on.ownerCheck)
     .with('retract', 'resume', () => on.retraction)
     .with('offload', () => on.retraction && on.offloadAfterFree)
+    // A failed attempt is taken only where a caller observed one (mbt, validate-log): SGLang's D never makes one (spec/alloc-fail.ts).
+    .with('allocFail', () => false)
     .exhaustive();
 }
 

@@ -48,7 +48,7 @@
  * between holds is another user's content in the copy or in the new pages, which the
  * label shows.
  */
-import { canAllocate, takeInto } from './allocator.ts';
+import { canAllocate, resumeTokens, takeInto } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, type Model } from './model.ts';
 import { releaseTable } from './release.ts';
@@ -113,7 +113,7 @@ export function resume(m: Model, s: State, r: number): State | undefined {
   if (!canAllocate(m, s, room, undefined)) return undefined;
   const t = s.slice();
   const taken = new Int32Array(room);
-  takeInto(m, s, t, room, taken);
+  takeInto(m, s, t, room, taken, 'extend', resumeTokens(m, s, r, room));
   for (let i = 0; i < room; i++) {
     const p = taken[i]!;
     setHolder(m, t, p, bodyLabel(r));

@@ -29,7 +29,7 @@
  * before it.
  */
 import type { Action, ActionKind } from './actions.ts';
-import { canAllocate, freeCopies, freeEntries, put, takeInto, takeOne } from './allocator.ts';
+import { canAllocate, freeCopies, freeEntries, promptTokensTaken, put, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, groupOfLabel, isOverLong, mayReadAt, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
 import { keptRecord } from './reads.ts';
@@ -71,6 +71,7 @@ import {
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 import { holdsKv, releaseTable } from './release.ts';
 import { offload, resume, retract } from './retraction.ts';
+import { allocFail } from './alloc-fail.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
 /**
@@ -117,7 +118,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
  * table from position `i` on, held by `r`, their owner tags cleared under an owner check.
  */
 function holdPages(m: Model, s: State, t: State, r: number, i: number, need: number, pages: readonly number[] | undefined): void {
-  const taken = pages ?? takenPages(m, s, t, need);
+  const taken = pages ?? takenPages(m, s, t, need, r);
   for (let k = 0; k < need; k++) {
     const p = taken[k]!;
     if (pages !== undefined) takeOne(m, t, p);
@@ -449,10 +450,10 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   return t;
 }
 
-/** The allocation order's `need` pages (`takeInto`). */
-function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
+/** The allocation order's `need` pages for `r`'s prompt (`takeInto`; `alloc_extend`'s shortage test counts its tokens). */
+function takenPages(m: Model, s: State, t: State, need: number, r: number): Int32Array {
   const out = new Int32Array(need);
-  takeInto(m, s, t, need, out);
+  takeInto(m, s, t, need, out, 'extend', promptTokensTaken(m, r, need));
   return out;
 }
 
@@ -460,7 +461,7 @@ function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {

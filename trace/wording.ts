@@ -251,6 +251,10 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   retract: (t) => retraction(t, 'retract'),
   offload: (t) => retraction(t, 'offload'),
   resume: (t) => retraction(t, 'resume'),
+  allocFail: (t) => ({
+    sentence: `D asks for ${t.who}'s pages and gets none: the free list and the release list hold too few; the release list is merged into the free list and sorted all the same.`,
+    messages: [`D->>Pool: ${t.label}: take ${pageCount(t.m.promptPages[t.r] ?? 0)} for ${t.who}`, 'Pool-->>D: none (the release list merged and sorted)'],
+  }),
 };
 
 /** Step `k` (1-based) of `trace` in words, in both forms; `undefined` for state 0. */

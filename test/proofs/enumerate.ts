@@ -22,6 +22,7 @@ import {
   offload,
   resume,
   retract,
+  allocFail,
   PHASES,
   Ph,
   setObserved,
@@ -107,6 +108,7 @@ const TRANSITIONS: Readonly<Record<ActionKind, (m: Model, s: State, r: number) =
   retract,
   offload,
   resume,
+  allocFail,
 };
 
 /** All tables of `len` slots over `pages` pages (with repetitions: the universe is not only the reachable states). */
