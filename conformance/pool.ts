@@ -116,6 +116,7 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'offload':
     case 'resume':
     case 'allocFail':
+    case 'abortCommit':
       // Never reached: a log's config cannot switch retraction on (events.ts refuses it).
       return false;
     default:

@@ -25,6 +25,8 @@ export type PoolAllocator = (typeof POOL_ALLOCATORS)[number];
 export interface FreeList {
   /** Entries in the free list and the release list together: how many pages an allocation can take. */
   readonly count: number;
+  /** Entries in the release list (`sglang` only; 0 otherwise): what a merge would move. */
+  readonly releasedTotal: number;
   /** Copies of page `p` in the free list proper. */
   listed(p: number): number;
   /** Copies of page `p` in the release list (`sglang` only; 0 otherwise). */
@@ -118,6 +120,9 @@ class SortedMultiset implements FreeList {
   get count(): number {
     return this.free.total;
   }
+  get releasedTotal(): number {
+    return 0;
+  }
   listed(p: number): number {
     return this.free.counts[p] ?? 0;
   }
@@ -164,6 +169,9 @@ class SglangLists implements FreeList {
   }
   get count(): number {
     return this.free.total + this.releaseTotal;
+  }
+  get releasedTotal(): number {
+    return this.releaseTotal;
   }
   listed(p: number): number {
     return this.free.counts[p] ?? 0;
@@ -240,6 +248,9 @@ class LifoList implements FreeList {
   }
   get count(): number {
     return this.top;
+  }
+  get releasedTotal(): number {
+    return 0;
   }
   listed(p: number): number {
     return this.counts[p] ?? 0;

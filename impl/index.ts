@@ -3,6 +3,7 @@ export * from './options.ts';
 export * from './free-set.ts';
 export * from './allocator-order.ts';
 export * from './pool.ts';
+export * from './serving-pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';
 export * from './mbt-commands.ts';

@@ -152,6 +152,11 @@ export class PagePool {
     return this.freeSet.has(p) ? 1 : 0;
   }
 
+  /** Entries in `sglang`'s release list (0 in the other orders): what a failed attempt's merge would move. */
+  get releasedEntries(): number {
+    return this.freeList?.releasedTotal ?? 0;
+  }
+
   /** Copies of page `p` in `sglang`'s release list (0 in the other orders). */
   releaseCopies(p: number): number {
     return this.freeList?.released(p) ?? 0;
@@ -592,7 +597,7 @@ export class PagePool {
   }
 
   /** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0. */
-  private unlock(s: number): void {
+  protected unlock(s: number): void {
     const g = this.groups[s] ?? -1;
     if (!this.behaviour.eviction || g < 0 || ((this.flags[s] ?? 0) & (HIT | INSERTED)) === 0) return;
     if ((this.locks[g] ?? 0) > 0) this.locks[g] = (this.locks[g] ?? 0) - 1;

@@ -5,14 +5,15 @@
  * and `landTag` (the two parts of a page write landing, fault `torn-write`), and `retract`,
  * `offload` and `resume` (a running request retracted and resumed, config `retraction`,
  * `offload` with fault `offload-after-free`), and `allocFail` (a failed allocation attempt,
- * which under `sglang` still merges the release list; spec/alloc-fail.ts). Every action
+ * which under `sglang` still merges the release list; spec/alloc-fail.ts) and `abortCommit` (D
+ * aborts a written request at commit; spec/abort-commit.ts). Every action
  * is taken by, or on behalf of, one request.
  */
 import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -61,6 +62,8 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('offload', () => on.retraction && on.offloadAfterFree)
     // A failed attempt is taken only where a caller observed one (mbt, validate-log): SGLang's D never makes one (spec/alloc-fail.ts).
     .with('allocFail', () => false)
+    // Likewise a commit-time abort: taken where a log shows one (spec/abort-commit.ts).
+    .with('abortCommit', () => false)
     .exhaustive();
 }
 

@@ -60,3 +60,4 @@ export * from './slots.ts';
 export * from './release.ts';
 export * from './retraction.ts';
 export * from './alloc-fail.ts';
+export * from './abort-commit.ts';

@@ -72,6 +72,7 @@ import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, 
 import { holdsKv, releaseTable } from './release.ts';
 import { offload, resume, retract } from './retraction.ts';
 import { allocFail } from './alloc-fail.ts';
+import { abortCommit } from './abort-commit.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
 /**
@@ -461,7 +462,7 @@ function takenPages(m: Model, s: State, t: State, need: number, r: number): Int3
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail, abortCommit };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {
@@ -550,7 +551,7 @@ function release(m: Model, s: State, t: State, r: number): void {
 }
 
 /** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0 (with lock-underflow it was never raised). */
-function unlock(m: Model, s: State, t: State, r: number): void {
+export function unlock(m: Model, s: State, t: State, r: number): void {
   const g = m.group[r] ?? -1;
   if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
   const lock = lockOf(m, s, g);

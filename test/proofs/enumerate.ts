@@ -23,6 +23,7 @@ import {
   resume,
   retract,
   allocFail,
+  abortCommit,
   PHASES,
   Ph,
   setObserved,
@@ -109,6 +110,7 @@ const TRANSITIONS: Readonly<Record<ActionKind, (m: Model, s: State, r: number) =
   offload,
   resume,
   allocFail,
+  abortCommit,
 };
 
 /** All tables of `len` slots over `pages` pages (with repetitions: the universe is not only the reachable states). */
