@@ -28,6 +28,10 @@ export interface RequestInfo {
   released: boolean;
   /** Its log lines, with their sequence numbers. */
   readonly lines: Array<SourceLine & { readonly seq: number }>;
+  /** The pages of its last release not yet named by a logged allocator call (step-release.ts), by page with their copies; none when every call was logged. */
+  release: Map<number, number> | undefined;
+  /** Whether P gave up its write (an `abort` line): the write will never land. */
+  dropped: boolean;
 }
 
 /** More requests in flight than the window has slots: bad input, with the flag that fixes it. */
@@ -100,7 +104,7 @@ export class RequestWindow {
     }
     const old = this.bySlot[slot];
     if (old !== undefined) this.retire(old);
-    const info: RequestInfo = { id, length, tokens, group, index: this.arrivals++, serial: 0, released: false, lines: [] };
+    const info: RequestInfo = { id, length, tokens, group, index: this.arrivals++, serial: 0, released: false, lines: [], release: undefined, dropped: false };
     this.bySlot[slot] = info;
     this.byId.set(id, slot);
     return slot;
