@@ -4,13 +4,10 @@
  * will land). The write's landing itself is a hidden step (step.ts): these lines only say
  * where it can land, or that it never will.
  */
-import { isOverLongPrompt, Ph, stubsSilently } from '../spec/index.ts';
+import { isOverLongPrompt, stubsSilently } from '../spec/index.ts';
 import { limitTokensOf } from './events.ts';
 import { sharesFirst, tableOf, type LoggedPool } from './pool.ts';
 import { OK, ownPending, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
-
-// Read once: a namespace re-export is a getter call on every access.
-const { timedOut: TIMED_OUT, landed: LANDED } = Ph;
 
 /** Whether P finds the request too long, by the log's length rule in tokens (spec/behaviour.ts; the pool decides the same way). */
 function overLong(ctx: EventContext): boolean {
@@ -65,12 +62,7 @@ export function abortWrite(ctx: EventContext, s: Possible): StepResult {
   return OK;
 }
 
-/**
- * A timed-out request whose write P gave up is finished: nothing of the spec can touch it
- * again (its `prefill` or `stub`, the late landing, will never come). The pool records it
- * as `landed`, the phase of a write that landed nowhere (as under `revoke-writer`), so that
- * its slot goes to the next request.
- */
+/** A timed-out request whose write P gave up is finished: the pool abandons it (impl/serving-pool.ts), and its slot goes to the next request. */
 export function settleDropped(ctx: EventContext, s: Possible): void {
-  if (ctx.info.dropped && s.pool.phase(ctx.slot) === TIMED_OUT && ownPending(s, ctx.slot) === undefined) s.pool.phases[ctx.slot] = LANDED;
+  if (ctx.info.dropped && ownPending(s, ctx.slot) === undefined) s.pool.abandon(ctx.slot);
 }

@@ -103,6 +103,20 @@ export class ServingPool extends PagePool {
   }
 
   /**
+   * P gave up the write of a request D had timed out (its `abort`): the write will never
+   * land, so nothing of the spec can touch the request again. It is recorded as `landed`,
+   * the phase of a write that landed nowhere (as under `revoke-writer`), so that its slot
+   * goes to the next request. This is no action of the spec (whose request would wait,
+   * `timedOut`, for a write that never comes), but the same finished request.
+   */
+  abandon(slot: number): boolean {
+    const s = this.slotIndex(slot);
+    if (this.phases[s] !== Ph.timedOut) return false;
+    this.phases[s] = Ph.landed;
+    return true;
+  }
+
+  /**
    * Config `retraction`: D retracts a running request (`retract_decode` → `release_req`):
    * the copy to host memory reads every page of its table, then its release frees them.
    */
