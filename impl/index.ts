@@ -7,4 +7,5 @@ export * from './serving-pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';
 export * from './mbt-commands.ts';
+export * from './mbt-configs.ts';
 export * from './mbt.ts';
