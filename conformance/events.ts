@@ -7,6 +7,7 @@
 import { Either, ParseResult, Schema } from 'effect';
 import { WholeNumber, type Fault } from '../spec/index.ts';
 import { decodeConfigEvent, type ConfigEvent } from './config-event.ts';
+import { fastDecode } from './fast-decode.ts';
 import { firstIssue, Id, literal, MAX_LOG_PAGES, PageList, show, Time, type LineIssue } from './schema-parts.ts';
 
 export { ALLOCATORS, ConfigEventSchema, decodeConfigObject, limitTokensOf, type Allocator, type ConfigEvent, type LogModel } from './config-event.ts';
@@ -95,6 +96,8 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
   // The kind picks the decoder; the envelope's schema only words the error for a bad kind.
   const kind = (json as { kind?: unknown }).kind;
   if (kind === 'config') return decodeConfigEvent(json);
+  const fast = fastDecode(json as Record<string, unknown>);
+  if (fast !== undefined) return Either.right(fast);
   const decoder = typeof kind === 'string' && Object.hasOwn(DECODERS, kind) ? DECODERS[kind as keyof typeof SCHEMAS] : undefined;
   if (decoder === undefined) {
     const envelope = decodeEnvelope(json);

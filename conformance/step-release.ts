@@ -18,7 +18,7 @@ import { isLive, Ph, type ActionKind } from '../spec/index.ts';
 import { sharesFirst, type LoggedPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import { holderName, OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
-import type { RequestInfo } from './window.ts';
+import type { OpenRelease, RequestInfo } from './window.ts';
 
 // Read once: a namespace re-export is a getter call on every access.
 const { freed: FREED, landed: LANDED } = Ph;
@@ -29,22 +29,41 @@ export function releaseRange(pool: LoggedPool, slot: number): readonly [number, 
 }
 
 /**
+ * Names the pages of one logged call in an open release: each must be an entry not yet
+ * named (a page at two entries, after a double free, once per entry). A call's pages are
+ * runs of the table in order, so each page is first looked for right after the one before;
+ * only the first page of a run is searched for. Nothing is named when one is missing.
+ */
+function nameCall(open: OpenRelease, pages: PageRuns): boolean {
+  const { row, named } = open;
+  let hint = 0;
+  let ok = true;
+  pages.filter(0, Number.MAX_SAFE_INTEGER, (p) => {
+    if (!ok) return false;
+    let i = hint < row.length && row[hint] === p && named[hint] === 0 ? hint : -1;
+    for (let k = 0; i < 0 && k < row.length; k++) if (row[k] === p && named[k] === 0) i = k;
+    // Marked 2 until the whole call is known to fit.
+    if (i < 0) ok = false;
+    else {
+      named[i] = 2;
+      hint = i + 1;
+    }
+    return false;
+  });
+  for (let k = 0; k < row.length; k++) if (named[k] === 2) named[k] = ok ? 1 : 0;
+  if (ok) open.left -= pages.count;
+  return ok;
+}
+
+/**
  * Whether a `free` line with these pages is a further allocator call of the request's
  * open release: every page is among those not yet named (as often as it is there). If so
  * they are named now; the release closes when every page has been.
  */
 export function takeReleaseCall(info: RequestInfo, pages: PageRuns | undefined): boolean {
   const open = info.release;
-  if (open === undefined || pages === undefined || pages.count === 0) return false;
-  const want = new Map<number, number>();
-  for (const p of pages.toArray()) want.set(p, (want.get(p) ?? 0) + 1);
-  for (const [p, n] of want) if ((open.get(p) ?? 0) < n) return false;
-  for (const [p, n] of want) {
-    const left = (open.get(p) ?? 0) - n;
-    if (left === 0) open.delete(p);
-    else open.set(p, left);
-  }
-  if (open.size === 0) info.release = undefined;
+  if (open === undefined || pages === undefined || pages.count === 0 || pages.count > open.left || !nameCall(open, pages)) return false;
+  if (open.left === 0) info.release = undefined;
   return true;
 }
 
@@ -58,18 +77,14 @@ export function openRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKin
   const pages = ctx.pages;
   ctx.info.release = undefined;
   if (pages === undefined) return OK;
-  const row = pool.pageTable(ctx.slot);
+  const table = pool.pageTable(ctx.slot);
   // The common case first: one line names the whole release, in table order.
-  if (pages.equalsRow(row, from, to)) return OK;
-  const left = new Map<number, number>();
-  for (let i = from; i < to; i++) left.set(row[i] ?? 0, (left.get(row[i] ?? 0) ?? 0) + 1);
-  for (const p of pages.toArray()) {
-    const n = left.get(p) ?? 0;
-    if (n === 0) return refused(`${kind}(${ctx.info.id}) releases pages ${pageWords(Array.from(row.subarray(from, to)))}; the log says ${pages.words()}, and page ${p} is not one of them (or is named twice)`);
-    if (n === 1) left.delete(p);
-    else left.set(p, n - 1);
+  if (pages.equalsRow(table, from, to)) return OK;
+  const open: OpenRelease = { row: table.slice(from, to), named: new Uint8Array(to - from), left: to - from };
+  if (pages.count > open.left || !nameCall(open, pages)) {
+    return refused(`${kind}(${ctx.info.id}) releases pages ${pageWords(Array.from(open.row))}; the log says ${pages.words()}, which are not among them (or name one twice)`);
   }
-  if (left.size > 0) ctx.info.release = left;
+  if (open.left > 0) ctx.info.release = open;
   return OK;
 }
 
