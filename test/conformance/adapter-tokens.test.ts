@@ -8,6 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareObserved } from '../../conformance/adapter/compare.ts';
 import { resetConfig } from '../../conformance/adapter/reset.ts';
+import fc from 'fast-check';
+import { configArbitrary } from '../../impl/index.ts';
 import { compile, run, lastState, parseAction, type Config } from '../../spec/index.ts';
 import { pagecheck } from '../support/cli.ts';
 
@@ -62,3 +64,19 @@ describe('the reset message and the comparison', () => {
     expect(compareObserved(m, s, { free: [1, 2, 3] }, observes)).toEqual(['the free list (sorted): spec [1,1,2,2,3], adapter [1,2,3]']);
   });
 });
+
+describe('the doc gaps of issue 25, in behaviour', () => {
+  it('--random draws the order --allocator names and the page size --page-size gives (it drew sorted, 2 or 3 slots)', () => {
+    const drawn = fc.sample(configArbitrary('owner-check', undefined, ['sglang'], false, true, undefined, [64]), { numRuns: 200, seed: 3 });
+    expect(new Set(drawn.map((c) => `${c.allocator} ${c.pageSize}`))).toEqual(new Set(['sglang 64']));
+    expect(drawn.some((c) => c.requests.some((q) => q.length % 64 !== 0))).toBe(true);
+  });
+
+  it('under buggy the spec itself leaks, so mbt fails on Isolation; --no-isolation tests the rest', async () => {
+    const leak = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'buggy', '--runs', '300', '--json');
+    expect([leak.code, (JSON.parse(leak.out) as { property: string }).property]).toEqual([1, 'Isolation']);
+    const rest = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'buggy', '--random', '--no-isolation', '--runs', '300');
+    expect([rest.code, rest.out]).toEqual([0, expect.stringContaining('(Isolation not checked: --no-isolation)')]);
+  }, 60_000);
+});
+
