@@ -61,7 +61,7 @@ Workload file (JSON; every field optional; see examples/workload.json):
 Allocators: sorted hands out the lowest free page ids; sglang is SGLang's P/D allocator
 (ids 1..pages, page 0 the padding page; freed pages wait in a release list that is merged
 and sorted into the free list when an allocation finds it short; with 64-token pages the
-alloc_extend test, need + 2 > free); lifo puts freed pages at the front (SGLang outside
+alloc_extend test on the prompt's tokens, tokens // 64 + 2 > free); lifo puts freed pages at the front (SGLang outside
 P/D mode). See docs/ALLOCATOR.md.
 
 Length rule: gt refuses (or, buggy, stubs) a prompt longer than P's memory; ge one at
