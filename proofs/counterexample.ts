@@ -133,8 +133,5 @@ function narrate(c: CtiInput, m: ModelReader): string {
     .with('insert', () => ` ${r}'s first page goes to its prefix's cache entry: ${changedPages('holder').join(', ')}`)
     .with('landData', () => ` a content part of ${r}'s write lands: ${changedPages('data').join(', ') || 'no content changes'}`)
     .with('landTag', () => ` a tag part of ${r}'s write lands: ${changedTags().join(', ') || 'no tag changes'}`)
-    // The proof's configurations never take a failed allocation attempt (spec/alloc-fail.ts).
-    .with('allocFail', () => ` D's allocation for ${r} fails`)
-    .with('abortCommit', () => ` D aborts ${r} at commit and frees its pages: ${changedPages('holder').join(', ') || 'none changes'}`)
     .exhaustive();
 }

@@ -10,7 +10,7 @@
  * satisfying Inv from which one step of A breaks it, read back in the spec's words.
  */
 import type { Solver } from 'z3-solver';
-import { ACTION_KINDS, FAULTS, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
+import { ACTION_KINDS, FAULTS, OBSERVED_ONLY_KINDS, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
 import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
 import { checkConformance, type ConformanceReport, type StepFn } from './conformance.ts';
 import { readCounterexample, type Counterexample } from './counterexample.ts';
@@ -43,7 +43,7 @@ export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
 
 /** The action kinds the encoding does not have: their configurations are not the proof's (see {@link OBLIGATIONS}). */
-const UNENCODED = ['evict', 'grow', 'retract', 'offload', 'resume'] as const;
+const UNENCODED = ['evict', 'grow', 'retract', 'offload', 'resume', ...OBSERVED_ONLY_KINDS] as const;
 
 /**
  * The obligations, in order: the base case, then one per action but {@link UNENCODED}'s:

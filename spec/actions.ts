@@ -18,6 +18,9 @@ export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', '
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
+/** The kinds no search takes: a failed allocation attempt and a commit-time abort are taken only where a harness or a log observed one (spec/alloc-fail.ts, spec/abort-commit.ts). */
+export const OBSERVED_ONLY_KINDS = ['allocFail', 'abortCommit'] as const satisfies readonly ActionKind[];
+
 /** An action: a kind and the index of the request it acts for. */
 export interface Action {
   /** What happens. */
@@ -60,10 +63,8 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('landTag', () => on.tornWrite && on.ownerCheck)
     .with('retract', 'resume', () => on.retraction)
     .with('offload', () => on.retraction && on.offloadAfterFree)
-    // A failed attempt is taken only where a caller observed one (mbt, validate-log): SGLang's D never makes one (spec/alloc-fail.ts).
-    .with('allocFail', () => false)
-    // Likewise a commit-time abort: taken where a log shows one (spec/abort-commit.ts).
-    .with('abortCommit', () => false)
+    // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
+    .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
 }
 

@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ACTION_KINDS, actionLabel, afterRefusal, compile, enabled, incidentConfig, initial, step, type Action } from '../../spec/index.ts';
+import { ACTION_KINDS, OBSERVED_ONLY_KINDS, actionLabel, afterRefusal, compile, enabled, incidentConfig, initial, step, type Action } from '../../spec/index.ts';
 import { configArbitrary, MAX_RANDOM_REQUESTS, refinementDiff, sameState } from '../../impl/index.ts';
 import { REFERENCE_VARIANTS, ReferencePool } from '../../scale/reference.ts';
 import { applyToReference, referenceFor, referenceToSpec } from '../../scale/to-spec.ts';
 
-/** The kinds drawn by name: every kind but those no search explores (a failed attempt and a commit-time abort are taken only where a harness or a log observed one: spec/alloc-fail.ts, spec/abort-commit.ts). */
-const NAMED = ACTION_KINDS.filter((k) => k !== 'allocFail' && k !== 'abortCommit');
+/** The kinds drawn by name: every kind but those no search takes (a failed attempt and a commit-time abort, taken only where a harness or a log observed one). */
+const NAMED = ACTION_KINDS.filter((k) => !(OBSERVED_ONLY_KINDS as readonly string[]).includes(k));
 
 /** A choice: a named action (enabled or not), or the k-th enabled one. */
 const choice = fc.oneof(
