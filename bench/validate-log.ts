@@ -6,7 +6,8 @@
  * take pages (`grow`, and the `decode` step that reads it), releases in SGLang's calls,
  * retractions and resumes, P's aborts, commit-time aborts. Reports wall and CPU time (the
  * machines are shared, and CPU time is the steadier figure), the events of each kind, and
- * whether the serving log took under the 10 seconds issue 25 asks for.
+ * whether the serving log took under the 10 seconds issue 25 asks for, in wall time and in
+ * CPU time (a loaded shared machine stretches the first).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,7 +90,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const { byKind, newKinds } = kinds(serving);
     return {
       ...measure(plain),
-      serving: { ...measured, newKindEvents: newKinds, byKind, underTenSeconds: (measured['wallMs'] as number) < 10_000 },
+      serving: { ...measured, newKindEvents: newKinds, byKind, underTenSecondsWall: (measured['wallMs'] as number) < 10_000, underTenSecondsCpu: (measured['cpuMs'] as number) < 10_000 },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
