@@ -29,7 +29,9 @@ const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
 /** Benchmarks that run only when named: a bare `npm run bench` leaves them out. */
 const BY_NAME_ONLY: ReadonlySet<string> = new Set(['suite-under-load']);
 
-const only = process.argv.slice(2);
+/** A benchmark's name as typed: `validate-log` names `validateLog`. */
+const named = (arg: string): string => arg.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const only = process.argv.slice(2).map((a) => (a in BENCHES ? a : named(a)));
 const unknown = only.filter((name) => !(name in BENCHES));
 if (unknown.length > 0) {
   process.stderr.write(`pagecheck bench: unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}\n`);

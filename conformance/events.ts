@@ -5,52 +5,30 @@
  * Fields the format does not know are ignored: a serving system may log more.
  */
 import { Either, ParseResult, Schema } from 'effect';
-import { FAULTS, formatPath, VARIANTS, WholeNumber, type Fault, type Variant } from '../spec/index.ts';
+import { WholeNumber, type Fault } from '../spec/index.ts';
+import { decodeConfigEvent, type ConfigEvent } from './config-event.ts';
+import { fastDecode } from './fast-decode.ts';
+import { firstIssue, Id, literal, MAX_LOG_PAGES, PageList, show, Time, type LineIssue } from './schema-parts.ts';
 
-const show = (value: unknown): string => {
-  // JSON reads 1e400 as Infinity, which JSON.stringify would print as null.
-  if (typeof value === 'number' && !Number.isFinite(value)) return 'a number too large';
-  const text = JSON.stringify(value);
-  return text === undefined ? String(value) : text;
-};
+export { ALLOCATORS, ConfigEventSchema, decodeConfigObject, limitTokensOf, type Allocator, type ConfigEvent, type LogModel } from './config-event.ts';
+export { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 
-/** The largest pool a log may describe, in pages. */
-export const MAX_LOG_PAGES = 1 << 24;
-
-/** The faults whose logs the validator can hold against the spec; the part landings of `torn-write` are the spec's alone (and the pool's, which lands every write whole). */
-export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow'];
-
-/** The allocator orders a log can be held against: `sorted`, `sglang` and `lifo` (the page ids must be those the order hands out; docs/ALLOCATOR.md) and `any` (they must only be free). */
-export const ALLOCATORS = ['sorted', 'sglang', 'lifo', 'any'] as const;
-
-/** One of {@link ALLOCATORS}. */
-export type Allocator = (typeof ALLOCATORS)[number];
+/**
+ * The faults whose logs the validator can hold against the spec. `torn-write` is among
+ * them for the variants without an owner check only (validate.ts refuses it with one):
+ * there a write's parts are its content alone, and landing each write whole reaches every
+ * verdict its parts could (docs/LOG-FORMAT.md says why).
+ */
+export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'];
 
 /** Every event kind of the format, in the order a request's life goes through them. */
-export const EVENT_KINDS = ['config', 'arrive', 'allocate', 'posted', 'done', 'refuse', 'handoff', 'decode', 'fail', 'timeout', 'free', 'insert', 'evict'] as const;
+export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'resume', 'timeout', 'free', 'insert', 'evict'] as const;
 
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = (typeof EVENT_KINDS)[number];
 
-const literal = <const T extends readonly string[]>(values: T) =>
-  Schema.Literal(...values).annotations({
-    message: (issue) => ({ message: `expected one of ${values.join(', ')}, got ${show(issue.actual)}`, override: true }),
-  });
-
-const PageId = WholeNumber(0, MAX_LOG_PAGES - 1, 'a page id');
-
-/** A page list: ids in table order, where `[from, to]` stands for every id from `from` to `to` inclusive. */
-const PageList = Schema.Array(Schema.Union(PageId, Schema.Tuple(PageId, PageId))).annotations({
-  message: (issue) => ({ message: `expected a list of page ids such as [3, 4, [10, 20]], got ${show(issue.actual)}`, override: false }),
-});
-
-const Id = Schema.String.pipe(
-  Schema.filter((s) => s.length > 0 && s.length <= 256, { message: (issue) => `expected a request id: a non-empty string of at most 256 characters, got ${show(issue.actual)}` }),
-).annotations({ message: (issue) => ({ message: `expected a request id (a string), got ${show(issue.actual)}`, override: false }) });
-
-const Time = Schema.Number.pipe(Schema.filter((x) => Number.isFinite(x), { message: (issue) => `expected a time: a finite number, got ${show(issue.actual)}` })).annotations({
-  message: (issue) => ({ message: `expected a time: a number, got ${show(issue.actual)}`, override: false }),
-});
+/** Where in a request's life the prefix cache took its pages: at the handoff (`cache_unfinished_req`) or at its end (`cache_finished_req`). */
+export const INSERT_POINTS = ['handoff', 'finish'] as const;
 
 const common = {
   id: Id,
@@ -60,87 +38,51 @@ const common = {
 
 const withPages = { ...common, pages: PageList };
 const maybePages = { ...common, pages: Schema.optionalWith(PageList, { exact: true }) };
+const maybeTokens = Schema.optionalWith(WholeNumber(1, Number.MAX_SAFE_INTEGER, 'a length in tokens'), { exact: true });
+const plain = <K extends string>(kind: K) => Schema.Struct({ kind: Schema.Literal(kind), ...common });
+const paged = <K extends string>(kind: K) => Schema.Struct({ kind: Schema.Literal(kind), ...maybePages });
 
-/** The `config` event: the model the log is to be held against. */
-export const ConfigEventSchema = Schema.Struct({
-  kind: Schema.Literal('config'),
-  t: Schema.optionalWith(Time, { exact: true }),
-  pages: WholeNumber(1, MAX_LOG_PAGES, 'a number of pages'),
-  pageSize: Schema.optionalWith(WholeNumber(1, 1 << 20, 'tokens per page'), { exact: true }),
-  prefillLimit: WholeNumber(0, MAX_LOG_PAGES, 'a prefill limit in pages'),
-  variant: Schema.optionalWith(literal(VARIANTS), { exact: true }),
-  faults: Schema.optionalWith(Schema.Array(literal(FAULTS)), { exact: true }),
-  allocator: Schema.optionalWith(literal(ALLOCATORS), { exact: true }),
-  lengthRule: Schema.optionalWith(literal(['gt', 'ge'] as const), { exact: true }),
-  eviction: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  // Named so that it is refused, not ignored with the other unknown fields: a log has no event for a decode step's new page yet.
-  tableGrowth: Schema.optionalWith(
-    Schema.Literal(false).annotations({
-      message: () => ({ message: 'validate-log does not check logs with tableGrowth yet: a log has no event for the page a decode step takes (grow); check such a configuration with `pagecheck check --table-growth`', override: true }),
-    }),
-    { exact: true },
-  ),
-  // Refused for the same reason: a log has no event yet for a retraction or a resume.
-  retraction: Schema.optionalWith(
-    Schema.Literal(false).annotations({
-      message: () => ({ message: 'validate-log does not check logs with retraction yet: a log has no event for retract or resume; check such a configuration with `pagecheck check --retraction`', override: true }),
-    }),
-    { exact: true },
-  ),
-});
-
-/** The schema of each event kind. */
+/** The schema of each request event kind. */
 const SCHEMAS = {
-  config: ConfigEventSchema,
   arrive: Schema.Struct({
     kind: Schema.Literal('arrive'),
     ...common,
     length: Schema.optionalWith(WholeNumber(1, MAX_LOG_PAGES, 'a length in pages'), { exact: true }),
-    tokens: Schema.optionalWith(WholeNumber(1, Number.MAX_SAFE_INTEGER, 'a prompt length in tokens'), { exact: true }),
+    tokens: maybeTokens,
     prefix: Schema.optionalWith(Schema.String, { exact: true }),
   }),
+  allocFail: Schema.Struct({ kind: Schema.Literal('allocFail'), ...common, tokens: maybeTokens }),
   allocate: Schema.Struct({ kind: Schema.Literal('allocate'), ...withPages }),
-  posted: Schema.Struct({ kind: Schema.Literal('posted'), ...maybePages }),
-  done: Schema.Struct({ kind: Schema.Literal('done'), ...common }),
-  refuse: Schema.Struct({ kind: Schema.Literal('refuse'), ...common }),
-  handoff: Schema.Struct({ kind: Schema.Literal('handoff'), ...common }),
+  posted: paged('posted'),
+  done: plain('done'),
+  abort: plain('abort'),
+  refuse: plain('refuse'),
+  abortCommit: paged('abortCommit'),
+  handoff: plain('handoff'),
+  grow: paged('grow'),
   decode: Schema.Struct({ kind: Schema.Literal('decode'), ...maybePages, step: Schema.optionalWith(WholeNumber(0, Number.MAX_SAFE_INTEGER, 'a decode step'), { exact: true }) }),
-  fail: Schema.Struct({ kind: Schema.Literal('fail'), ...common }),
-  timeout: Schema.Struct({ kind: Schema.Literal('timeout'), ...common }),
-  free: Schema.Struct({ kind: Schema.Literal('free'), ...maybePages }),
-  insert: Schema.Struct({ kind: Schema.Literal('insert'), ...maybePages }),
-  evict: Schema.Struct({ kind: Schema.Literal('evict'), ...maybePages }),
-} as const satisfies Record<EventKind, Schema.Schema.AnyNoContext>;
-
-/** A decoded `config` event. */
-export type ConfigEvent = typeof ConfigEventSchema.Type;
+  fail: plain('fail'),
+  retract: paged('retract'),
+  resume: Schema.Struct({ kind: Schema.Literal('resume'), ...maybePages, tokens: maybeTokens }),
+  timeout: paged('timeout'),
+  free: paged('free'),
+  insert: Schema.Struct({ kind: Schema.Literal('insert'), ...maybePages, at: Schema.optionalWith(literal(INSERT_POINTS), { exact: true }) }),
+  evict: paged('evict'),
+} as const satisfies Record<Exclude<EventKind, 'config'>, Schema.Schema.AnyNoContext>;
 
 /** A decoded request event (every kind but `config`), page ranges not yet expanded. */
-export type RequestEvent = Exclude<{ [K in EventKind]: (typeof SCHEMAS)[K]['Type'] }[EventKind], ConfigEvent>;
+export type RequestEvent = { [K in keyof typeof SCHEMAS]: (typeof SCHEMAS)[K]['Type'] }[keyof typeof SCHEMAS];
 
 /** Any decoded event. */
 export type LogEvent = ConfigEvent | RequestEvent;
 
-/** One problem with a line: the field and what is wrong with it. */
-export interface LineIssue {
-  /** The field, such as `pages[2]`; empty for the whole line. */
-  readonly field: string;
-  /** What is wrong, naming the value found. */
-  readonly message: string;
-}
-
 const Envelope = Schema.Struct({ kind: literal(EVENT_KINDS) });
 const options = { errors: 'first', onExcessProperty: 'ignore' } as const;
 const decodeEnvelope = Schema.decodeUnknownEither(Envelope, options);
-const DECODERS = Object.fromEntries(EVENT_KINDS.map((k) => [k, Schema.decodeUnknownEither(SCHEMAS[k] as Schema.Schema<LogEvent, unknown>, options)])) as Record<
-  EventKind,
-  (u: unknown) => Either.Either<LogEvent, ParseResult.ParseError>
+const DECODERS = Object.fromEntries(Object.keys(SCHEMAS).map((k) => [k, Schema.decodeUnknownEither(SCHEMAS[k as keyof typeof SCHEMAS] as Schema.Schema<RequestEvent, unknown>, options)])) as Record<
+  keyof typeof SCHEMAS,
+  (u: unknown) => Either.Either<RequestEvent, ParseResult.ParseError>
 >;
-
-const firstIssue = (error: ParseResult.ParseError): LineIssue => {
-  const [i] = ParseResult.ArrayFormatter.formatErrorSync(error);
-  return { field: i === undefined ? '' : formatPath(i.path), message: i?.message ?? 'invalid event' };
-};
 
 /** Decodes one line of text: the event, or the field that is wrong. */
 export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
@@ -153,7 +95,10 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return Either.left({ field: '', message: `expected a JSON object, got ${show(json)}` });
   // The kind picks the decoder; the envelope's schema only words the error for a bad kind.
   const kind = (json as { kind?: unknown }).kind;
-  const decoder = typeof kind === 'string' && Object.hasOwn(DECODERS, kind) ? DECODERS[kind as EventKind] : undefined;
+  if (kind === 'config') return decodeConfigEvent(json);
+  const fast = fastDecode(json as Record<string, unknown>);
+  if (fast !== undefined) return Either.right(fast);
+  const decoder = typeof kind === 'string' && Object.hasOwn(DECODERS, kind) ? DECODERS[kind as keyof typeof SCHEMAS] : undefined;
   if (decoder === undefined) {
     const envelope = decodeEnvelope(json);
     return Either.left(Either.isLeft(envelope) ? firstIssue(envelope.left) : { field: 'kind', message: `unknown kind ${show(kind)}` });
@@ -161,11 +106,6 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
   const event = decoder(json);
   if (Either.isLeft(event)) return Either.left(firstIssue(event.left));
   const e = event.right;
-  if (e.kind === 'config') {
-    const faults = e.faults ?? [];
-    const twice = faults.findIndex((f, i) => faults.indexOf(f) !== i);
-    if (twice >= 0) return Either.left({ field: `faults[${twice}]`, message: `fault ${show(faults[twice])} is named twice` });
-  }
   if (e.kind === 'arrive' && (e.length === undefined) === (e.tokens === undefined)) {
     return Either.left({ field: 'length', message: 'expected exactly one of "length" (pages) and "tokens"' });
   }
@@ -186,32 +126,4 @@ export function compressPages(pages: ArrayLike<number>, from = 0, to = pages.len
     i = j + 1;
   }
   return out;
-}
-
-/** The model a log is held against: the `config` event's fields, flags applied, defaults filled. */
-export interface LogModel {
-  /** D's pages. */
-  readonly pages: number;
-  /** Tokens per page (to turn an arrival's `tokens` into pages); unknown when neither the log nor the flags say. */
-  readonly pageSize: number | undefined;
-  /** The longest prompt, in pages, that P really computes. */
-  readonly prefillLimit: number;
-  /** The variant. */
-  readonly variant: Variant;
-  /** The faults switched on. */
-  readonly faults: readonly Fault[];
-  /** Which page ids an allocation may take. */
-  readonly allocator: Allocator;
-  /** When P finds a prompt too long: `gt` (longer than its limit) or `ge` (SGLang's `validate_input_length`: at least its limit), in tokens when the log gives them. */
-  readonly lengthRule: 'gt' | 'ge';
-  /** Whether the prefix cache evicts unlocked cached pages when an allocation finds too few free pages (the `evict` event). */
-  readonly eviction: boolean;
-}
-
-/** Decodes a model given as an object (a `--config` file): the `config` event's fields, `kind` optional. */
-export function decodeConfigObject(input: unknown): Either.Either<ConfigEvent, LineIssue> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return Either.left({ field: '', message: `expected a JSON object, got ${show(input)}` });
-  const r = DECODERS.config({ kind: 'config', ...input });
-  if (Either.isLeft(r)) return Either.left(firstIssue(r.left));
-  return r.right.kind === 'config' ? Either.right(r.right) : Either.left({ field: 'kind', message: 'expected a config' });
 }

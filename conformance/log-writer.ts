@@ -1,11 +1,14 @@
 /**
  * Writes a replay's events in the log format (docs/LOG-FORMAT.md), as a serving system
  * would log them: D logs the arrival, the allocation, the handoff, each decode and the
- * release; P logs its write when it posts it, its completion, or its refusal. The file
- * begins with the `config` event, so that `validate-log` needs nothing else.
+ * release; P logs its write when it posts it, its completion, or its refusal. With a
+ * serving replay (incident/serving.ts) D also logs each page a decode step takes (and the
+ * step that reads it), retractions and resumes, timeouts and commit-time aborts, and a
+ * release as SGLang's allocator calls (spec/release.ts); P logs the transfers it aborts.
+ * The file begins with the `config` event, so that `validate-log` needs nothing else.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { DEFAULT_FAULTS, Ph, type Variant } from '../spec/index.ts';
+import { DEFAULT_FAULTS, Ph, releaseCalls, type Variant } from '../spec/index.ts';
 import type { PagePool } from '../impl/index.ts';
 import { compressPages } from './events.ts';
 
@@ -23,6 +26,8 @@ export interface LogHeader {
   readonly allocator?: 'sorted' | 'sglang' | 'lifo';
   /** The length rule the run used (`gt` when left out). */
   readonly lengthRule?: 'gt' | 'ge';
+  /** Whether the replay took a serving deployment's steps (incident/serving.ts): fault `early-free`, `tableGrowth` and `retraction` on. */
+  readonly serving?: boolean;
 }
 
 /** One JSON line per event, buffered, to a file. */
@@ -35,7 +40,9 @@ export class LogWriter {
 
   constructor(path: string, header: LogHeader) {
     this.fd = openSync(path, 'w');
-    this.line({ kind: 'config', pages: header.pages, pageSize: header.pageSize, prefillLimit: header.prefillLimit, variant: header.variant, faults: DEFAULT_FAULTS[header.variant], allocator: header.allocator ?? 'sorted', ...(header.lengthRule === 'ge' ? { lengthRule: 'ge' } : {}) });
+    const serving = header.serving === true ? { tableGrowth: true, retraction: true } : {};
+    const faults = header.serving === true ? [...DEFAULT_FAULTS[header.variant], 'early-free'] : DEFAULT_FAULTS[header.variant];
+    this.line({ kind: 'config', pages: header.pages, pageSize: header.pageSize, prefillLimit: header.prefillLimit, variant: header.variant, faults, allocator: header.allocator ?? 'sorted', ...(header.lengthRule === 'ge' ? { lengthRule: 'ge' } : {}), ...serving });
   }
 
   /** Writes one event. */
@@ -65,8 +72,25 @@ export class LogWriter {
 /** Times in logs: a few decimals of the replay's decode steps. */
 const time = (t: number): number => Math.round(t * 1000) / 1000;
 
+/** One action the replay reported: its kind, slot, request, prompt tokens, time, and the step or tokens it concerns (`detail`). */
+export interface LoggedAction {
+  /** The replay's action kind (incident/replay-types.ts). */
+  readonly kind: string;
+  /** The pool slot. */
+  readonly slot: number;
+  /** The request, by arrival index. */
+  readonly request: number;
+  /** Its prompt in tokens. */
+  readonly tokens: number;
+  /** Simulated time. */
+  readonly time: number;
+  /** For `grow` the decode step, for `resume` and `free` the tokens committed. */
+  readonly detail?: number;
+}
+
 /** What the replay's pool did, as log events: call after each action it accepted. */
-export function logAction(log: LogWriter, pool: PagePool, a: { kind: string; slot: number; request: number; tokens: number; time: number }): void {
+export function logAction(log: LogWriter, pool: PagePool, a: LoggedAction): void {
+  if (logServing(log, pool, a)) return;
   const id = `r${a.request}`;
   const t = time(a.time);
   const length = pool.lengths[a.slot] ?? 0;
@@ -89,7 +113,46 @@ export function logAction(log: LogWriter, pool: PagePool, a: { kind: string; slo
       log.line(pool.phase(a.slot) === Ph.failed ? { t, side: 'D', kind: 'fail', id } : { t, side: 'D', kind: 'decode', id, pages: compressPages(row, 0, length) });
       return;
     case 'free':
-      log.line({ t, side: 'D', kind: 'free', id, pages: compressPages(row, 0, length) });
+      if (a.detail === undefined) log.line({ t, side: 'D', kind: 'free', id, pages: compressPages(row, 0, length) });
+      else logRelease(log, pool, a, a.detail);
       return;
   }
+}
+
+/** A serving replay's own actions as log events; whether `a` was one. */
+function logServing(log: LogWriter, pool: PagePool, a: LoggedAction): boolean {
+  const id = `r${a.request}`;
+  const t = time(a.time);
+  const length = pool.lengths[a.slot] ?? 0;
+  const row = pool.pageTable(a.slot);
+  switch (a.kind) {
+    case 'grow':
+      log.line({ t, side: 'D', kind: 'grow', id, pages: [row[length - 1] ?? 0] });
+      log.line({ t, side: 'D', kind: 'decode', id, step: a.detail ?? 1, pages: compressPages(row, 0, length) });
+      return true;
+    case 'retract':
+      log.line({ t, side: 'D', kind: 'retract', id, pages: compressPages(row, 0, length) });
+      return true;
+    case 'resume':
+      log.line({ t, side: 'D', kind: 'resume', id, pages: compressPages(row, 0, length), ...(a.detail === undefined ? {} : { tokens: a.detail }) });
+      return true;
+    case 'timeout':
+      log.line({ t, side: 'D', kind: 'timeout', id });
+      log.line({ t, side: 'P', kind: 'abort', id });
+      return true;
+    case 'abortCommit':
+      log.line({ t, side: 'P', kind: 'done', id });
+      log.line({ t, side: 'D', kind: 'abortCommit', id, pages: compressPages(row, 0, length) });
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** A release as SGLang's allocator calls (spec/release.ts): `free` of the tail page where the committed tokens end mid-page, then `free_segment` of the rest. */
+function logRelease(log: LogWriter, pool: PagePool, a: LoggedAction, committed: number): void {
+  const length = pool.lengths[a.slot] ?? 0;
+  const row = pool.pageTable(a.slot);
+  const calls = releaseCalls({ shared: 0, prefix: 0, pages: length, tokens: committed, pageSize: pool.options.pageSize ?? 1, overlap: false });
+  for (const c of calls) log.line({ t: time(a.time), side: 'D', kind: 'free', id: `r${a.request}`, pages: compressPages(row, c.from, c.to) });
 }

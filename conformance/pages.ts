@@ -3,8 +3,7 @@
  * the log writes it: a 12,000-page table is one run, so comparing it with the pool's table
  * row costs one pass and allocates nothing.
  */
-import type { LineIssue } from './events.ts';
-import { MAX_LOG_PAGES } from './events.ts';
+import { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 
 /** Page ids in table order, as runs. */
 export class PageRuns {

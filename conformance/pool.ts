@@ -12,10 +12,10 @@
  * an allocation took, and under the `any` allocator the pool takes exactly those.
  */
 import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
-import { PagePool, type PoolOptions } from '../impl/index.ts';
+import { ServingPool, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
 
 /** The pool, with the page ids of the next allocation taken from the log when asked. */
-export class LoggedPool extends PagePool {
+export class LoggedPool extends ServingPool {
   /** The pages the next `allocate` takes, in table order (after a shared prefix page); the lowest free when unset. */
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
@@ -25,7 +25,7 @@ export class LoggedPool extends PagePool {
   private readonly marks: Int32Array;
   private epoch = 0;
 
-  constructor(options: PoolOptions) {
+  constructor(options: ServingPoolOptions) {
     super(options);
     this.wanted = undefined;
     this.twice = -1;
@@ -33,10 +33,10 @@ export class LoggedPool extends PagePool {
   }
 
   /** Takes the logged pages, or the lowest free ones. */
-  protected override takePages(at: number, n: number): void {
+  protected override takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
     const wanted = this.wanted;
     if (wanted === undefined) {
-      super.takePages(at, n);
+      super.takePages(at, n, tokens, decode);
       // A multiset free list (`double-free`) can hand one page out twice in one allocation.
       if (this.behaviour.doubleFree) this.twice = this.repeated(at, n);
       return;
@@ -77,7 +77,7 @@ export class LoggedPool extends PagePool {
 
   /** A copy of this state. */
   fork(): LoggedPool {
-    const copy = new LoggedPool(this.options);
+    const copy = new LoggedPool(this.serving);
     copy.copyFrom(this);
     return copy;
   }
@@ -106,16 +106,22 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'evict':
       return pool.evict(slot, length, group >= 0 ? group : undefined);
     case 'grow':
-      // Never reached: a log's config cannot switch tableGrowth on (events.ts refuses it).
-      return false;
+      return pool instanceof ServingPool && pool.grow(slot);
     case 'landData':
     case 'landTag':
       // The pool lands every write whole: the part landings of torn-write are the spec's alone.
       return false;
     case 'retract':
-    case 'offload':
+      return pool instanceof ServingPool && pool.retract(slot);
     case 'resume':
-      // Never reached: a log's config cannot switch retraction on (events.ts refuses it).
+      return pool instanceof ServingPool && pool.resume(slot);
+    case 'abortCommit':
+      return pool instanceof ServingPool && pool.abortCommit(slot);
+    case 'offload':
+      // Never reached: the late copy needs fault offload-after-free, which validate-log does not check.
+      return false;
+    case 'allocFail':
+      // A failed attempt is a refused allocate (step-allocate.ts).
       return false;
     default:
       return unreachable(kind);

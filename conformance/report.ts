@@ -32,7 +32,8 @@ const where = (r: ValidationResult): string => (r.at === undefined ? '' : `${r.a
 export function describeLogModel(r: ValidationResult): string {
   const m = r.model;
   if (m === undefined) return 'no events';
-  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${m.prefillLimit} pages, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}`;
+  const limit = m.prefillTokens === undefined ? `${m.prefillLimit} pages` : `${m.prefillTokens.toLocaleString('en-US')} tokens`;
+  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${limit}, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}`;
 }
 
 /** The outcome as text; `trace` is the spec's printed trace, when there is one. */
@@ -43,6 +44,7 @@ export function formatResult(r: ValidationResult, files: readonly string[], trac
     case 'conforms':
       lines.push(`conforms: the spec can produce the whole log and no invariant breaks (at most ${r.peakStates} possible state${r.peakStates === 1 ? '' : 's'} at once)`);
       if ((r.unfinished?.length ?? 0) > 0) lines.push(unfinishedLine(r.unfinished ?? []));
+      for (const c of r.caveats ?? []) lines.push(`  read with a caveat: ${c}`);
       break;
     case 'violation':
       lines.push(`violation of ${r.invariant ?? '?'} at ${where(r)}: the spec can produce the log up to this event, and after it ${r.invariant ?? '?'} breaks`);
@@ -93,5 +95,6 @@ export function resultJson(r: ValidationResult, files: readonly string[]): unkno
     refusals: r.refusals,
     story: r.story.map((s) => ({ file: s.file, line: s.line, event: s.text })),
     unfinished: r.unfinished ?? [],
+    caveats: r.caveats ?? [],
   };
 }

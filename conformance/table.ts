@@ -22,10 +22,16 @@ export type EventRule =
   | { readonly role: 'config' }
   /** A request arrives: it gets a slot, and its length and prefix. */
   | { readonly role: 'arrival' }
-  /** The spec action `action` was taken; with `outcomes`, it must leave the request in one of those phases. */
-  | { readonly role: 'action'; readonly action: ActionKind; readonly outcomes?: readonly Phase[]; readonly opens?: readonly ActionKind[] }
+  /**
+   * The spec action `action` was taken; with `outcomes`, it must leave the request in one
+   * of those phases; `opens` the hidden steps it starts; `releases` when it releases the
+   * table, whose allocator calls may follow as `free` lines (step-release.ts).
+   */
+  | { readonly role: 'action'; readonly action: ActionKind; readonly outcomes?: readonly Phase[]; readonly opens?: readonly ActionKind[]; readonly releases?: true }
   /** A hidden step of the request, opened earlier, must have happened by now. */
   | { readonly role: 'close' }
+  /** A hidden step of the request, opened earlier, will never happen: P gave it up. */
+  | { readonly role: 'drop' }
   /** Checks the state (the pages the request is about to be written, or read again) and changes nothing. */
   | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' }
   /** An event the spec has no action for yet. */
@@ -36,8 +42,8 @@ export const WRITE_KINDS: readonly ActionKind[] = ['prefill', 'stub'];
 
 /**
  * The part landings of a torn write (fault `torn-write`): hidden steps of the write, opened
- * by the same `allocate`. The validator does not check logs with that fault yet (it refuses
- * them, see `VALIDATOR_FAULTS`), so under the faults it checks the spec never enables them.
+ * by the same `allocate`. The pool lands every write whole, so they are never taken; the
+ * validator reads `torn-write` logs only where that loses no verdict (events.ts).
  */
 export const PART_KINDS: readonly ActionKind[] = ['landData', 'landTag'];
 
@@ -45,21 +51,33 @@ export const PART_KINDS: readonly ActionKind[] = ['landData', 'landTag'];
 export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   config: { role: 'config' },
   arrive: { role: 'arrival' },
+  // The allocator refused the request's pages; under sglang the attempt merged its release list.
+  allocFail: { role: 'action', action: 'allocFail' },
   // D's allocation opens P's write: it may land any time after D sent the page ids.
   allocate: { role: 'action', action: 'allocate', opens: [...WRITE_KINDS, ...PART_KINDS] },
-  // P posted its write: the pages it names must be those the write will land in.
+  // P posted (a part of) its write: the pages it names must be pages the write will land in.
   posted: { role: 'observe', needs: 'write-pending' },
   // P's completion: the write has landed by now.
   done: { role: 'close' },
+  // P aborted the transfer: nothing more of the write will land.
+  abort: { role: 'drop' },
   // P refused the over-long request and told D: `stub` without the silent stub (which ends a timed-out request).
   refuse: { role: 'action', action: 'stub', outcomes: ['refused', 'freed'] },
+  // D aborted a written request at commit (bootstrap_room mismatch) and released it.
+  abortCommit: { role: 'action', action: 'abortCommit', releases: true },
   handoff: { role: 'action', action: 'handoff' },
+  // A decode step's page (alloc_decode, config tableGrowth).
+  grow: { role: 'action', action: 'grow' },
   // The first decode step is the spec's `decode`; later steps read the same table again.
   decode: { role: 'action', action: 'decode', outcomes: ['decoded'] },
   // The owner check failed the request: the spec's `decode` ending in `failed`.
   fail: { role: 'action', action: 'decode', outcomes: ['failed'] },
-  timeout: { role: 'action', action: 'timeout' },
-  free: { role: 'action', action: 'free' },
+  // D retracted a running request (config retraction): the copy, then the release.
+  retract: { role: 'action', action: 'retract', releases: true },
+  // D resumed a retracted request on new pages.
+  resume: { role: 'action', action: 'resume' },
+  timeout: { role: 'action', action: 'timeout', releases: true },
+  free: { role: 'action', action: 'free', releases: true },
   insert: { role: 'action', action: 'insert' },
   // The prefix cache made room for the request's allocation (config `eviction`).
   evict: { role: 'action', action: 'evict' },
@@ -71,10 +89,13 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
  * leaves this list when its event is added to {@link EVENT_TABLE}.
  */
 export const UNLOGGED_KINDS: Readonly<Partial<Record<ActionKind, string>>> = {
-  grow: 'validate-log refuses tableGrowth: a log has no event yet for the page a decode step takes (alloc_decode)',
-  retract: 'validate-log refuses retraction: a log has no event yet for a retraction (retract_decode)',
-  offload: 'validate-log refuses retraction: a log has no event yet for the copy to host memory (offload_kv_cache)',
-  resume: 'validate-log refuses retraction: a log has no event yet for a resume (resume_retracted_reqs)',
+  offload: 'validate-log does not check fault offload-after-free, the only configuration with a late copy to host memory (offload)',
+};
+
+/** The rule of an `insert` at the handoff (`at: "handoff"`, SGLang's `cache_unfinished_req`): read, and not yet checked. */
+export const INSERT_AT_HANDOFF: EventRule = {
+  role: 'unmodelled',
+  why: "an insert at the handoff (cache_unfinished_req: the radix tree takes many pages while the request still holds them) is not checked yet: the spec's prefix cache holds one prefix per entry, not SGLang's radix tree, which comes with the radix-tree work",
 };
 
 /** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */

@@ -14,150 +14,27 @@
  * event). Bad input stops the run with the file, line and field.
  */
 import { Either } from 'effect';
-import { DEFAULT_FAULTS, LIMITS, Ph, PHASES, type Action } from '../spec/index.ts';
-import { decodeLine, VALIDATOR_FAULTS, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
+import { LIMITS, PHASES } from '../spec/index.ts';
+import { decodeLine, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
 import { mergedLines, type SourceLine } from './lines.ts';
+import { caveatsOf, resolveModel, sameConfig } from './log-model.ts';
 import { PageRuns } from './pages.ts';
-import { LoggedPool, tableOf } from './pool.ts';
-import { applyEvent, land, type EventContext, type Possible, type StepResult } from './step.ts';
-import { DECODE_AGAIN, EVENT_TABLE } from './table.ts';
+import { LoggedPool } from './pool.ts';
+import { finishedEverywhere, samePossible, variants } from './possible-set.ts';
+import { applyEvent, type EventContext, type Possible, type StepResult } from './step.ts';
+import { takeReleaseCall } from './step-release.ts';
+import { DECODE_AGAIN, EVENT_TABLE, INSERT_AT_HANDOFF, type EventRule } from './table.ts';
+import { LogInputError, type Refusal, type ValidateOptions, type ValidationResult } from './validate-result.ts';
 import { RequestWindow } from './window.ts';
+
+export { finishedEverywhere } from './possible-set.ts';
+export { LogInputError, type Refusal, type ValidateOptions, type ValidationResult } from './validate-result.ts';
 
 /** Arrivals up to which a log keeps the spec's own trace of every request (the model held 16 before its widths grew; past it a leak is projected onto the requests involved, which stays fast on a long log). */
 const SPEC_TRACE_ARRIVALS = 16;
 
-// Phase codes read once: a namespace re-export is a getter call on every access.
-const { timedOut: TIMED_OUT, freed: FREED, released: RELEASED, landed: LANDED } = Ph;
-
-/** A problem with the input: the file, line and field, and what is wrong. */
-export class LogInputError extends Error {
-  constructor(where: SourceLine | undefined, field: string, message: string) {
-    super(`${where === undefined ? '' : `${where.file}:${where.line}: `}${field === '' ? '' : `${field}: `}${message}`);
-    this.name = 'LogInputError';
-  }
-}
-
-/** What the user gave besides the logs. */
-export interface ValidateOptions {
-  /** The log files, merged by time. */
-  readonly files: readonly string[];
-  /** Lines to read instead of the files (a log built in memory). */
-  readonly lines?: Iterable<SourceLine>;
-  /** Model fields that override the logs' `config` event. */
-  readonly overrides: Partial<LogModel>;
-  /** Request slots: the most requests in flight at once. */
-  readonly window: number;
-  /** Most prefix groups. */
-  readonly prefixes?: number;
-  /** Whether decode's reads are held to `Integrity` too (every position read content written for it there); off by default, as in `check`. */
-  readonly integrity?: boolean;
-  /** Most states the set may hold before the run gives up. */
-  readonly maxStates?: number;
-  /** Called every 65,536 events. */
-  readonly onProgress?: (events: number) => void;
-}
-
-/** Why one state refused the deviating event. */
-export interface Refusal {
-  /** The state's number in the set, 1-based. */
-  readonly state: number;
-  /** Why. */
-  readonly why: string;
-}
-
-/** The outcome of a validation. */
-export interface ValidationResult {
-  /** The verdict. */
-  readonly verdict: 'conforms' | 'violation' | 'deviation' | 'incomplete';
-  /** Events read (the line of the verdict included). */
-  readonly events: number;
-  /** Requests that arrived. */
-  readonly requests: number;
-  /** Most states the set held at once. */
-  readonly peakStates: number;
-  /** The model the log was held against. */
-  readonly model: LogModel | undefined;
-  /** The line of the violation or deviation. */
-  readonly at?: SourceLine;
-  /** The invariant broken, for a violation. */
-  readonly invariant?: string;
-  /** What went wrong, in words. */
-  readonly headline: readonly string[];
-  /** For a deviation: why each state refused the event. */
-  readonly refusals: readonly Refusal[];
-  /** For a violation: the request whose step broke the invariant, and the pages it is about. */
-  readonly victim?: { readonly id: string; readonly pages: readonly number[] };
-  /** The log lines of the requests involved, in log order (the trace at any scale). */
-  readonly story: ReadonlyArray<SourceLine & { readonly seq: number }>;
-  /** For a log that conforms: the requests still in flight when it ends (not finished in every state it may be in), with their phase in the first; a log cut off mid-request shows here. */
-  readonly unfinished?: ReadonlyArray<{ readonly id: string; readonly phase: string }>;
-  /** For a log small enough for the spec: the arrivals (length, prefix) and the spec actions of the state shown. */
-  readonly spec?: { readonly requests: ReadonlyArray<{ readonly id: string; readonly length: number; readonly prefix?: string }>; readonly actions: readonly Action[] };
-}
-
-/** The model from the config event and the flags; bad input when something is missing. */
-function resolveModel(config: ConfigEvent | undefined, overrides: Partial<LogModel>, where: SourceLine): LogModel {
-  const pages = overrides.pages ?? config?.pages;
-  const prefillLimit = overrides.prefillLimit ?? config?.prefillLimit;
-  if (pages === undefined || prefillLimit === undefined) {
-    throw new LogInputError(where, '', 'no model: the log does not begin with a config event; give --config FILE, or --pages and --prefill-limit');
-  }
-  const variant = overrides.variant ?? config?.variant ?? 'buggy';
-  const faults = overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant];
-  const unchecked = faults.filter((f) => !VALIDATOR_FAULTS.includes(f));
-  if (unchecked.length > 0) {
-    throw new LogInputError(where, 'faults', `validate-log does not check logs with ${unchecked.join(', ')} yet; it checks ${VALIDATOR_FAULTS.join(', ')}`);
-  }
-  return {
-    pages,
-    prefillLimit,
-    pageSize: overrides.pageSize ?? config?.pageSize,
-    variant,
-    faults,
-    allocator: overrides.allocator ?? config?.allocator ?? 'sorted',
-    lengthRule: overrides.lengthRule ?? config?.lengthRule ?? 'gt',
-    eviction: overrides.eviction ?? config?.eviction ?? false,
-  };
-}
-
-const sameConfig = (a: ConfigEvent, b: ConfigEvent): boolean => {
-  const { t: _a, ...x } = a;
-  const { t: _b, ...y } = b;
-  return JSON.stringify(x) === JSON.stringify(y);
-};
-
-/** Whether two states are the same (compared only when the set holds several). */
-function samePossible(a: Possible, b: Possible): boolean {
-  const p = a.pool;
-  const q = b.pool;
-  const eq = (x: ArrayLike<number>, y: ArrayLike<number>): boolean => {
-    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-    return true;
-  };
-  if (!eq(p.holder, q.holder) || !eq(p.data, q.data) || !eq(p.tag, q.tag) || !eq(p.phases, q.phases) || !eq(p.flags, q.flags) || !eq(p.readCounts, q.readCounts)) return false;
-  if (a.pending.length !== b.pending.length || !a.pending.every((h, i) => h.slot === b.pending[i]?.slot)) return false;
-  for (let s = 0; s < p.options.slots; s++) if (!eq(tableOf(p, s), tableOf(q, s))) return false;
-  return true;
-}
-
-/** The states of `s` with each hidden step that may land on the event's pages landed before it, or not. */
-function variants(ctx: EventContext, s: Possible): Possible[] {
-  // Most events meet no detached write: test before building anything.
-  if (!s.pending.some((h) => h.slot !== ctx.slot && s.pool.phase(h.slot) === TIMED_OUT)) return [s];
-  const detached = s.pending.filter((h) => h.slot !== ctx.slot && s.pool.phase(h.slot) === TIMED_OUT);
-  if (detached.length === 0) return [s];
-  const touched = new Set(ctx.pages?.toArray() ?? tableOf(s.pool, ctx.slot));
-  let out = [s];
-  for (const h of detached) {
-    if (!tableOf(s.pool, h.slot).some((p) => touched.has(p))) continue;
-    out = out.flatMap((v) => {
-      const landed: Possible = { pool: v.pool.fork(), pending: [...v.pending], path: v.path === undefined ? undefined : [...v.path] };
-      const target = landed.pending.find((x) => x.slot === h.slot);
-      return target !== undefined && land(ctx, landed, target) ? [v, landed] : [v];
-    });
-  }
-  return out;
-}
+/** The actions whose configuration the spec's trace of a log does not rebuild (tableGrowth, retraction, decode steps): a log with them is told by its lines. */
+const UNTRACED: ReadonlySet<string> = new Set(['grow', 'retract', 'resume']);
 
 /** A line's outcome: keep reading, or the verdict. */
 type Next = ValidationResult | undefined;
@@ -197,7 +74,8 @@ class Validator {
 
   /** The verdict at the end of the logs. */
   end(): ValidationResult {
-    return this.result({ verdict: 'conforms', unfinished: this.unfinished(), ...this.specOf(this.states[0]) });
+    const caveats = this.model === undefined ? [] : caveatsOf(this.model);
+    return this.result({ verdict: 'conforms', unfinished: this.unfinished(), ...(caveats.length === 0 ? {} : { caveats }), ...this.specOf(this.states[0]) });
   }
 
   /** The requests whose slots are still held: not finished in every possible state, in the order they arrived. */
@@ -221,10 +99,11 @@ class Validator {
   /** At the first request event: the model, and the one initial state. */
   private start(line: SourceLine): LogModel {
     const model = resolveModel(this.config, this.options.overrides, line);
-    const { pages, prefillLimit, variant, faults, allocator, pageSize, lengthRule, eviction } = model;
+    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction } = model;
     // Under `any` the log names the pages and the pool takes them; otherwise the pool's own order decides, and the log must agree.
     const order = allocator === 'any' ? {} : { allocator, ...(pageSize === undefined ? {} : { pageSize }) };
-    const pool = new LoggedPool({ pages, prefillLimit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, lengthRule, eviction, ...order });
+    const limit = prefillTokens === undefined ? {} : { prefillTokens };
+    const pool = new LoggedPool({ pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, lengthRule, eviction, tableGrowth, retraction, ...order });
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
     this.model = model;
     return model;
@@ -255,14 +134,14 @@ class Validator {
     return undefined;
   }
 
-  /** Applies a request event to every possible state. */
+  /** Applies a request event to every possible state: the rule it follows, its pages, and a release's further allocator calls, which change nothing. */
   private step(e: RequestEvent, line: SourceLine & { seq: number }, model: LogModel): Next {
     const slot = this.window.slotOf(e.id);
     const info = this.window.info(slot);
     if (slot < 0 || info === undefined) {
       return this.result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
     }
-    const rule = e.kind === 'decode' && (e.step ?? 0) > 0 ? DECODE_AGAIN : EVENT_TABLE[e.kind];
+    const rule = ruleOf(e);
     // A request's history is its lifecycle; thousands of later decode steps would make it grow with the log.
     if (rule !== DECODE_AGAIN) info.lines.push(line);
     let pages: PageRuns | undefined;
@@ -271,7 +150,14 @@ class Validator {
       if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field, runs.message);
       pages = runs;
     }
-    const ctx: EventContext = { event: e, rule, slot, info, pages, model, window: this.window, integrity: this.options.integrity === true };
+    // A further call of a release already taken (step-release.ts): a fact of the log, the same in every state.
+    if (e.kind === 'free' && takeReleaseCall(info, pages)) return undefined;
+    if (rule.role === 'action' && UNTRACED.has(rule.action)) for (const s of this.states) s.path = undefined;
+    return this.applyToAll({ event: e, rule, slot, info, pages, model, window: this.window, integrity: this.options.integrity === true }, line);
+  }
+
+  /** The event on every possible state (and its forks): a violation in one of them, a deviation when all refuse it, else the next set. */
+  private applyToAll(ctx: EventContext, line: SourceLine & { seq: number }): Next {
     const next: Possible[] = [];
     const refusals: Refusal[] = [];
     let violation: { s: Possible; r: Extract<StepResult, { kind: 'violation' }> } | undefined;
@@ -285,6 +171,7 @@ class Validator {
         }
       }
     }
+    const { slot, info } = ctx;
     if (violation !== undefined) {
       const { invariant, headline, involved } = violation.r;
       return this.result({ verdict: 'violation', at: line, invariant, headline, story: this.storyOf(slot, involved), victim: { id: info.id, pages: violation.r.pages ?? [] }, ...this.specOf(violation.s) });
@@ -322,6 +209,14 @@ class Validator {
   }
 }
 
+
+/** What a request event means: its kind's rule, except a later decode step and an insert at the handoff. */
+function ruleOf(e: RequestEvent): EventRule {
+  if (e.kind === 'decode' && (e.step ?? 0) > 0) return DECODE_AGAIN;
+  if (e.kind === 'insert' && e.at === 'handoff') return INSERT_AT_HANDOFF;
+  return EVENT_TABLE[e.kind];
+}
+
 /** A validation fed one line at a time (`validate-log --follow`): `line` returns the verdict as soon as the log proves one, `end` the verdict of the whole log. */
 export interface LineValidator {
   /** Reads one line; a verdict once the log has proved one, else `undefined` (read on). */
@@ -345,20 +240,4 @@ export function validate(options: ValidateOptions): ValidationResult {
     if (verdict !== undefined) return verdict;
   }
   return v.end();
-}
-
-/**
- * Whether the slot's request is finished in every possible state: only then may its slot
- * go to the next request. A state where it is not (a hidden step of it still to come)
- * still needs the slot, and its next event must find the request there.
- */
-export function finishedEverywhere(states: readonly Possible[], slot: number): boolean {
-  return states.every((s) => isDone(s, slot));
-}
-
-/** Whether the slot's request is finished in this state, with nothing of it pending. */
-function isDone(s: Possible, slot: number): boolean {
-  const phase = s.pool.phase(slot);
-  const over = phase === FREED || phase === RELEASED || phase === LANDED;
-  return over && !s.pending.some((h) => h.slot === slot);
 }

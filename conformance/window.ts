@@ -10,6 +10,16 @@
  */
 import type { SourceLine } from './lines.ts';
 
+/** A release whose allocator calls are still being logged: the table entries it frees, and which of them a call has named. */
+export interface OpenRelease {
+  /** The page ids of the entries the release frees, in table order. */
+  readonly row: Int32Array;
+  /** Per entry: 1 once a logged call has named it. */
+  readonly named: Uint8Array;
+  /** Entries not yet named. */
+  left: number;
+}
+
 /** A request's facts from the log. */
 export interface RequestInfo {
   /** The log's id. */
@@ -28,6 +38,10 @@ export interface RequestInfo {
   released: boolean;
   /** Its log lines, with their sequence numbers. */
   readonly lines: Array<SourceLine & { readonly seq: number }>;
+  /** Its last release while some of its pages are not yet named by a logged allocator call (step-release.ts); none when every call was logged. */
+  release: OpenRelease | undefined;
+  /** Whether P gave up its write (an `abort` line): the write will never land. */
+  dropped: boolean;
 }
 
 /** More requests in flight than the window has slots: bad input, with the flag that fixes it. */
@@ -100,7 +114,7 @@ export class RequestWindow {
     }
     const old = this.bySlot[slot];
     if (old !== undefined) this.retire(old);
-    const info: RequestInfo = { id, length, tokens, group, index: this.arrivals++, serial: 0, released: false, lines: [] };
+    const info: RequestInfo = { id, length, tokens, group, index: this.arrivals++, serial: 0, released: false, lines: [], release: undefined, dropped: false };
     this.bySlot[slot] = info;
     this.byId.set(id, slot);
     return slot;

@@ -13,7 +13,7 @@
  * Nothing allocates after construction, except a `lifo` list that double frees outgrow.
  */
 import { sglangShort } from '../spec/behaviour.ts';
-import { FreeSet } from './free-set.ts';
+import { SortedCounts } from './sorted-counts.ts';
 
 /** The allocation orders the pool implements (`any` is a choice per allocation, which a pool does not make). */
 export const POOL_ALLOCATORS = ['sorted', 'sglang', 'lifo'] as const;
@@ -25,12 +25,20 @@ export type PoolAllocator = (typeof POOL_ALLOCATORS)[number];
 export interface FreeList {
   /** Entries in the free list and the release list together: how many pages an allocation can take. */
   readonly count: number;
+  /** Entries in the release list (`sglang` only; 0 otherwise): what a merge would move. */
+  readonly releasedTotal: number;
   /** Copies of page `p` in the free list proper. */
   listed(p: number): number;
   /** Copies of page `p` in the release list (`sglang` only; 0 otherwise). */
   released(p: number): number;
-  /** Takes `n <= count` entries off the front, writing them into `out` from `at` in the order taken. */
-  take(n: number, out: Int32Array, at: number): void;
+  /**
+   * Takes `n <= count` entries off the front, writing them into `out` from `at` in the order
+   * taken. `tokens` is what an `alloc_extend` allocates (`n` whole pages when left out);
+   * `decode` marks a decode step's page (`alloc_decode`): both choose `sglang`'s shortage test.
+   */
+  take(n: number, out: Int32Array, at: number, tokens?: number, decode?: boolean): void;
+  /** An allocation of `n > count` entries that fails (`alloc_extend` returning `None`): whether its side effect, `sglang`'s merge, changed the list. */
+  refuse(n: number): boolean;
   /** One release: `batch[0 .. n-1]`, distinct and ascending, as `torch.unique` returns it. */
   put(batch: Int32Array, n: number): void;
   /** The free list front first, duplicates included (the release list apart). */
@@ -39,68 +47,6 @@ export interface FreeList {
   remove(p: number): boolean;
   /** Makes this list equal to `other`, a list of the same kind and size (the validator forks states with it). */
   copyFrom(other: FreeList): void;
-}
-
-/** A sorted multiset of page ids: a count per id and a bitset of the ids with a copy, for find-first-set. */
-class SortedCounts {
-  readonly counts: Int32Array;
-  total = 0;
-  private readonly present: FreeSet;
-  private readonly one = new Int32Array(1);
-
-  /** Ids `first .. size-1`, one copy each. */
-  constructor(size: number, first: number) {
-    this.counts = new Int32Array(size).fill(1, first);
-    this.present = new FreeSet(size);
-    for (let p = 0; p < first; p++) this.present.remove(p);
-    this.total = size - first;
-  }
-
-  add(p: number, k: number): void {
-    if (k <= 0) return;
-    if (this.counts[p] === 0) this.present.add(p);
-    this.counts[p] = (this.counts[p] ?? 0) + k;
-    this.total += k;
-  }
-
-  /** The `n` lowest entries, a duplicate twice in a row. */
-  take(n: number, out: Int32Array, at: number): void {
-    let taken = 0;
-    while (taken < n) {
-      this.present.takeLowest(1, this.one, 0);
-      const p = this.one[0] ?? 0;
-      const c = this.counts[p] ?? 0;
-      const k = Math.min(c, n - taken);
-      for (let i = 0; i < k; i++) out[at + taken++] = p;
-      this.counts[p] = c - k;
-      if (c > k) this.present.add(p);
-    }
-    this.total -= n;
-  }
-
-  /** Takes one copy of `p`; whether there was one. */
-  remove(p: number): boolean {
-    const c = this.counts[p] ?? 0;
-    if (c === 0) return false;
-    this.counts[p] = c - 1;
-    this.total--;
-    if (c === 1) this.present.remove(p);
-    return true;
-  }
-
-  copyFrom(other: SortedCounts): void {
-    this.counts.set(other.counts);
-    this.present.copyFrom(other.present);
-    this.total = other.total;
-  }
-
-  order(): number[] {
-    const out: number[] = [];
-    this.counts.forEach((c, p) => {
-      for (let k = 0; k < c; k++) out.push(p);
-    });
-    return out;
-  }
 }
 
 /** `sorted` with `double-free`: the lowest entries of a multiset. */
@@ -112,6 +58,9 @@ class SortedMultiset implements FreeList {
   get count(): number {
     return this.free.total;
   }
+  get releasedTotal(): number {
+    return 0;
+  }
   listed(p: number): number {
     return this.free.counts[p] ?? 0;
   }
@@ -120,6 +69,9 @@ class SortedMultiset implements FreeList {
   }
   take(n: number, out: Int32Array, at: number): void {
     this.free.take(n, out, at);
+  }
+  refuse(): boolean {
+    return false;
   }
   put(batch: Int32Array, n: number): void {
     for (let i = 0; i < n; i++) this.free.add(batch[i] ?? 0, 1);
@@ -156,27 +108,35 @@ class SglangLists implements FreeList {
   get count(): number {
     return this.free.total + this.releaseTotal;
   }
+  get releasedTotal(): number {
+    return this.releaseTotal;
+  }
   listed(p: number): number {
     return this.free.counts[p] ?? 0;
   }
   released(p: number): number {
     return this.releaseCounts[p] ?? 0;
   }
-  /** Whether taking `n` pages finds `free_pages` short: the spec's test (`alloc` or `alloc_extend` by page size). */
-  private short(n: number): boolean {
-    return sglangShort(this.pageSize, n, this.free.total);
-  }
-  take(n: number, out: Int32Array, at: number): void {
-    if (this.releaseTotal > 0 && this.short(n)) {
-      for (let i = 0; i < this.releaseDistinct; i++) {
-        const p = this.releaseIds[i] ?? 0;
-        this.free.add(p, this.releaseCounts[p] ?? 0);
-        this.releaseCounts[p] = 0;
-      }
-      this.releaseDistinct = 0;
-      this.releaseTotal = 0;
-    }
+  take(n: number, out: Int32Array, at: number, tokens = n * this.pageSize, decode = false): void {
+    // The spec's test: `alloc` by page size 1, `alloc_extend` on its tokens, `alloc_decode` for a decode step's page.
+    if (this.releaseTotal > 0 && sglangShort(this.pageSize, n, this.free.total, decode ? 'decode' : 'extend', tokens)) this.merge();
     this.free.take(n, out, at);
+  }
+  /** A failed attempt needs more than the free list holds, which every shortage test counts as short: the merge happens, then `None`. */
+  refuse(n: number): boolean {
+    if (this.releaseTotal === 0 || n <= this.free.total) return false;
+    this.merge();
+    return true;
+  }
+  /** `merge_and_sort_free`: the release list joins the free list, which stays sorted (counts per id). */
+  private merge(): void {
+    for (let i = 0; i < this.releaseDistinct; i++) {
+      const p = this.releaseIds[i] ?? 0;
+      this.free.add(p, this.releaseCounts[p] ?? 0);
+      this.releaseCounts[p] = 0;
+    }
+    this.releaseDistinct = 0;
+    this.releaseTotal = 0;
   }
   put(batch: Int32Array, n: number): void {
     for (let i = 0; i < n; i++) {
@@ -227,11 +187,17 @@ class LifoList implements FreeList {
   get count(): number {
     return this.top;
   }
+  get releasedTotal(): number {
+    return 0;
+  }
   listed(p: number): number {
     return this.counts[p] ?? 0;
   }
   released(): number {
     return 0;
+  }
+  refuse(): boolean {
+    return false;
   }
   take(n: number, out: Int32Array, at: number): void {
     for (let i = 0; i < n; i++) {

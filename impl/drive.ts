@@ -67,6 +67,10 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('grow', () => false)
     // The pool keeps one hold per request: abstraction.ts refuses retraction, so these never reach it.
     .with('retract', 'offload', 'resume', () => false)
+    // A failed attempt is the pool's refused `allocate` (which merges under sglang): never driven as an action of its own.
+    .with('allocFail', () => false)
+    // Not driven: the model-based test never draws it (the spec never enables it in a search).
+    .with('abortCommit', () => false)
     .exhaustive();
 }
 
@@ -111,5 +115,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('evict', () => undefined)
     .with('landData', 'landTag', () => undefined)
     .with('retract', 'offload', 'resume', () => undefined)
+    .with('allocFail', 'abortCommit', () => undefined)
     .exhaustive();
 }

@@ -7,17 +7,17 @@
  */
 import fc from 'fast-check';
 import { actionLabel, type Action, type ActionKind } from '../spec/actions.ts';
-import { FAULTS, requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
+import { FAULTS, requestName, type Fault } from '../spec/config.ts';
 import type { Model } from '../spec/model.ts';
 import { enabled } from '../spec/run.ts';
 import { Isolation } from '../spec/properties.ts';
 import type { State } from '../spec/state.ts';
 import { step } from '../spec/transitions.ts';
+import { afterRefusal } from '../spec/alloc-fail.ts';
 import { abstractState, refinementDiff, sameState } from './abstraction.ts';
 
 import { applyAction, eventOf, type EventCounts } from './drive.ts';
 import type { PagePool } from './pool.ts';
-import type { PoolAllocator } from './allocator-order.ts';
 
 /** What a model-based run can find wrong: a leak in the spec state, a state the spec does not have, or a disagreement on enabledness. */
 export type MbtProperty = 'Isolation' | 'Refinement' | 'Enabledness';
@@ -70,9 +70,20 @@ function runAction(model: MbtModel, real: MbtReal, a: Action, label: string): vo
     const spec = accepted ? 'does not enable it' : 'enables it';
     throw new MbtViolation('Enabledness', `the implementation ${what} ${label}; the spec ${spec}`);
   }
-  if (next === undefined) return;
+  if (next === undefined) {
+    // A refused allocate still merges sglang's release list, in the pool as in SGLang: the spec's allocFail.
+    const left = afterRefusal(m, model.s, a);
+    if (left !== undefined) advance(model, real, left.action, left.state, label);
+    return;
+  }
   const event = eventOf(m, model.s, next, a);
   if (event !== undefined) model.events[event]++;
+  advance(model, real, a, next, label);
+}
+
+/** The spec takes `a` to `next`; the pool's abstracted state must equal it, and `Isolation` hold when asked. */
+function advance(model: MbtModel, real: MbtReal, a: Action, next: State, label: string): void {
+  const { m } = model;
   model.s = next;
   model.taken.push(a);
   let impl: State;
@@ -192,89 +203,3 @@ export const MAX_RANDOM_REQUESTS = 4;
 
 /** The most pages a random configuration has: small pools reuse pages soon, where the bugs are. */
 export const MAX_RANDOM_PAGES = 6;
-
-/**
- * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with
- * lengths that fit the pool and optional prefixes (`p`, `q`); the variant and the faults
- * as given, or random. Lengths are drawn in pages and given in whole pages of the page
- * size (drawn from `pageSizes` where `sglang` is among the orders, for its shortage test;
- * at more than one token per page a stubbed prompt has a stale tail, spec/slots.ts); with `slots`, pages hold 2 or 3 token slots and lengths and the limit are drawn
- * in tokens, so that last pages are partial and prompts are cut inside a page.
- */
-export function configArbitrary(
-  variant?: Variant,
-  faults?: readonly Fault[],
-  allocators: readonly PoolAllocator[] = ['sorted'],
-  eviction = false,
-  slots = false,
-  pageSizes: readonly number[] = [1, 4],
-): fc.Arbitrary<Config> {
-  if (slots) return slotConfigArbitrary(variant, faults);
-  const request = fc.record({ length: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }), prefix: fc.constantFrom('', 'p', 'q') });
-  // Only `sorted` draws nothing more, so that its cases stay the ones earlier seeds gave.
-  const allocation =
-    allocators.length === 1 && allocators[0] === 'sorted'
-      ? fc.constant({})
-      : fc.record({
-          allocator: fc.constantFrom(...allocators),
-          // The page size picks sglang's shortage test; the other orders do not look at it.
-          pageSize: allocators.includes('sglang') ? fc.constantFrom(...pageSizes) : fc.constant(1),
-        });
-  // Likewise eviction is drawn only when asked for.
-  const evicting = eviction ? fc.record({ eviction: fc.boolean() }) : fc.constant({});
-  return fc
-    .record({
-      allocation,
-      evicting,
-      pages: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }),
-      prefillLimit: fc.integer({ min: 0, max: MAX_RANDOM_PAGES }),
-      requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
-      variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
-      faults: faults === undefined ? fc.subarray([...POOL_FAULTS]) : fc.constant(faults),
-    })
-    .map(({ allocation: a, evicting: e, pages, prefillLimit, requests, variant: v, faults: f }): Config => {
-      // Whole pages: a length of k pages is k * pageSize tokens.
-      const size: number = 'pageSize' in a && typeof a.pageSize === 'number' ? a.pageSize : 1;
-      return {
-        ...a,
-        ...e,
-        pages,
-        prefillLimit: Math.min(prefillLimit, pages) * size,
-        requests: requests.map(({ length, prefix }, i): RequestSpec => {
-          const fitted = Math.min(length, pages);
-          // A prefix is one page, so a request with one needs a page of its own besides.
-          return prefix !== '' && fitted >= 2 ? { name: requestName(i), length: fitted * size, prefix } : { name: requestName(i), length: fitted * size };
-        }),
-        variant: v,
-        faults: f,
-      };
-    });
-}
-
-/** Random small configurations with token slots: 2 or 3 slots per page, lengths and the prefill limit in tokens. */
-function slotConfigArbitrary(variant?: Variant, faults?: readonly Fault[]): fc.Arbitrary<Config> {
-  const request = fc.record({ tokens: fc.integer({ min: 1, max: 3 * MAX_RANDOM_PAGES }), prefix: fc.constantFrom('', 'p') });
-  return fc
-    .record({
-      pageSize: fc.constantFrom(2, 3),
-      pages: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }),
-      prefillLimit: fc.integer({ min: 0, max: 3 * MAX_RANDOM_PAGES }),
-      lengthRule: fc.constantFrom('gt' as const, 'ge' as const),
-      requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
-      variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
-      faults: faults === undefined ? fc.subarray([...POOL_FAULTS]) : fc.constant(faults),
-    })
-    .map(({ pageSize, pages, prefillLimit, lengthRule, requests, variant: v, faults: f }): Config => ({
-      pages,
-      pageSize,
-      ...(lengthRule === 'ge' ? { lengthRule } : {}),
-      prefillLimit: Math.min(prefillLimit, pages * pageSize),
-      requests: requests.map(({ tokens, prefix }, i): RequestSpec => {
-        const fitted = Math.min(tokens, pages * pageSize);
-        // A prefix is one page, so a request with one needs a page of its own besides.
-        return prefix !== '' && fitted > pageSize ? { name: requestName(i), length: fitted, prefix } : { name: requestName(i), length: fitted };
-      }),
-      variant: v,
-      faults: f,
-    }));
-}

@@ -11,9 +11,9 @@ import { compile, type Model } from '../spec/model.ts';
 import { initial } from '../spec/state.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
+import { configArbitrary } from './mbt-configs.ts';
 import {
   commandsArbitrary,
-  configArbitrary,
   MAX_RANDOM_REQUESTS,
   MbtViolation,
   type MbtModel,
@@ -41,6 +41,8 @@ export interface MbtOptions {
   readonly slots?: boolean;
   /** For random whole-page configurations with `sglang` among the orders: the page sizes drawn (1 and 4 when left out). */
   readonly pageSizes?: readonly number[];
+  /** For random configurations with `slots`: the token slots per page drawn (2 and 3 when left out; `mbt --page-size N` gives N). */
+  readonly slotSizes?: readonly number[];
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -138,7 +140,7 @@ export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config !== undefined ? fc.constant(options.config) : (options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes));
+  const configs = options.config !== undefined ? fc.constant(options.config) : (options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes));
   const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
   const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);

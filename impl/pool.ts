@@ -152,6 +152,11 @@ export class PagePool {
     return this.freeSet.has(p) ? 1 : 0;
   }
 
+  /** Entries in `sglang`'s release list (0 in the other orders): what a failed attempt's merge would move. */
+  get releasedEntries(): number {
+    return this.freeList?.releasedTotal ?? 0;
+  }
+
   /** Copies of page `p` in `sglang`'s release list (0 in the other orders). */
   releaseCopies(p: number): number {
     return this.freeList?.released(p) ?? 0;
@@ -217,11 +222,16 @@ export class PagePool {
     const phase = this.phases[s] ?? Ph.new;
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
     const shared = g >= 0 && this.entryCached(g) ? k : 0;
-    if (this.freePages < length - shared) return false;
+    // A failed attempt still merges `sglang`'s release list (spec/alloc-fail.ts), as `alloc_extend` does before it returns None.
+    if (this.freePages < length - shared) {
+      this.freeList?.refuse(length - shared);
+      return false;
+    }
 
     const base = s * maxLength;
     for (let j = 0; j < shared; j++) this.tables[base + j] = this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE;
-    this.takePages(base + shared, length - shared);
+    // `alloc_extend`'s shortage test counts the tokens it allocates: the prompt's, less the cached prefix's whole pages.
+    this.takePages(base + shared, length - shared, promptTokens - shared * pageSize);
     const serial = this.lastSerial === MAX_SERIAL ? 1 : this.lastSerial + 1;
     this.lastSerial = serial;
     const clearTags = this.behaviour.ownerCheck;
@@ -411,9 +421,9 @@ export class PagePool {
     return true;
   }
 
-  /** Takes `n` free pages into the table arena from `at`: the lowest ids, or the order's front. */
-  protected takePages(at: number, n: number): void {
-    if (this.freeList !== undefined) this.freeList.take(n, this.tables, at);
+  /** Takes `n` free pages into the table arena from `at`: the lowest ids, or the order's front (`tokens` and `decode` choose `sglang`'s shortage test, impl/allocator-order.ts). */
+  protected takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
+    if (this.freeList !== undefined) this.freeList.take(n, this.tables, at, tokens, decode);
     else this.freeSet.takeLowest(n, this.tables, at);
   }
 
@@ -587,7 +597,7 @@ export class PagePool {
   }
 
   /** A finished request that hit the cache (or inserted into it) unlocks its prefix's entry; the count never goes below 0. */
-  private unlock(s: number): void {
+  protected unlock(s: number): void {
     const g = this.groups[s] ?? -1;
     if (!this.behaviour.eviction || g < 0 || ((this.flags[s] ?? 0) & (HIT | INSERTED)) === 0) return;
     if ((this.locks[g] ?? 0) > 0) this.locks[g] = (this.locks[g] ?? 0) - 1;

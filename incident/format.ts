@@ -86,6 +86,7 @@ export function formatReport(r: IncidentReport, workload: Workload, replayComman
   if (r.overLongClean > 0) lines.push(`over-long served clean: ${fmt(r.overLongClean)} (their pages past the stub had never been written)`);
   lines.push(
     `throughput: ${fmt(r.requestsPerSecond)} requests/s (${fmt(r.elapsedMs)} ms); peak ${fmt(r.peakInFlight)} in flight; the queue waited for pages ${fmt(r.waits)} times`,
+    ...(r.serving === undefined ? [] : [`serving steps: ${fmt(r.serving.grows)} pages taken by decode steps, ${fmt(r.serving.retractions)} retractions (${fmt(r.serving.resumes)} resumed), ${fmt(r.serving.aborts)} transfers aborted by P, ${fmt(r.serving.commitAborts)} aborted at commit`]),
   );
   lines.push(`replay: ${replayCommand}`);
   lines.push('');

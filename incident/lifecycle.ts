@@ -13,11 +13,9 @@ import type { ReadMonitor } from './monitor.ts';
 import type { Prng } from './prng.ts';
 import { Outcome, type ReplayAction, type ReplayOptions, type ReplayPool } from './replay-types.ts';
 
-// What a slot does at its next event.
-const WRITE = 1;
-const HANDOFF = 2;
-const DECODE = 3;
-const FREE = 4;
+/** What a slot does at its next event (serving.ts adds its own codes above these). */
+export const Next = { write: 1, handoff: 2, decode: 3, free: 4 } as const;
+const { write: WRITE, handoff: HANDOFF, decode: DECODE, free: FREE } = Next;
 
 /** What the spec says the pool must decide, for the variant replayed; the pool is checked against it at every step. */
 export interface PoolRules {
@@ -73,12 +71,14 @@ export class Lifecycle {
   waits = 0;
   /** Simulated time of the event being handled, set by the scheduler. */
   now = 0;
-  private readonly request: Int32Array;
-  private readonly next: Uint8Array;
+  /** Per slot: the request in it, or -1. */
+  protected readonly request: Int32Array;
+  /** Per slot: what it does at its next event. */
+  protected readonly next: Uint8Array;
   private readonly idle: Int32Array;
   private idleCount = 0;
 
-  constructor(private readonly s: LifecycleSetup) {
+  constructor(protected readonly s: LifecycleSetup) {
     const n = s.tokens.length;
     this.outcome = new Uint8Array(n);
     this.foreign = new Int32Array(n);
@@ -92,12 +92,14 @@ export class Lifecycle {
 
   /** Arrival: admits requests in arrival order while a slot and enough pages are free. */
   admit(): void {
+    if (!this.mayAdmit()) return;
     const { tokens, pool, pageTokens } = this.s;
     while (this.idleCount > 0 && this.admitted < tokens.length) {
       const slot = this.idle[this.idleCount - 1] ?? 0;
       const t = tokens[this.admitted] ?? 1;
       const length = pagesOf(t, pageTokens);
-      if (!pool.allocate(slot, length, undefined, t)) {
+      // D's budget check (`pop_preallocated`) comes before the allocation: a request that does not fit waits, and the allocator is never asked (a failed attempt would merge sglang's release list).
+      if (pool.freePages < length || !pool.allocate(slot, length, undefined, t)) {
         this.waits++;
         return;
       }
@@ -124,12 +126,22 @@ export class Lifecycle {
       case FREE:
         return this.free(slot, r);
       default:
-        throw new Error(`slot ${slot} has no pending action`);
+        return this.stepMore(slot, r, this.next[slot] ?? 0);
     }
   }
 
+  /** An event code of a subclass's own (serving.ts); here none. */
+  protected stepMore(slot: number, _r: number, _code: number): void {
+    throw new Error(`slot ${slot} has no pending action`);
+  }
+
+  /** Whether new requests may be admitted now (serving.ts holds them back while a retracted request waits, as SGLang's budget counts it). */
+  protected mayAdmit(): boolean {
+    return true;
+  }
+
   /** Prefill, or the stub P writes for a prompt it refuses; then the handoff, or the release of a refused request. */
-  private write(slot: number, r: number): void {
+  protected write(slot: number, r: number): void {
     const { pool, rules, agenda, clock } = this.s;
     // The pool, not the replay, knows P's limit: prefill is not enabled for an over-long prompt.
     const length = pagesOf(this.s.tokens[this.request[slot] ?? 0] ?? 1, this.s.pageTokens);
@@ -152,7 +164,7 @@ export class Lifecycle {
   }
 
   /** The handoff; decode follows after the request's output tokens. */
-  private handoff(slot: number, r: number): void {
+  protected handoff(slot: number, r: number): void {
     this.must(this.s.pool.handoff(slot), 'handoff', slot);
     this.told('handoff', slot, r);
     this.next[slot] = DECODE;
@@ -160,7 +172,14 @@ export class Lifecycle {
   }
 
   /** Decode: what it read, by the monitor, decides the request's outcome; the release follows. */
-  private decode(slot: number, r: number): void {
+  protected decode(slot: number, r: number): void {
+    this.read(slot, r);
+    this.next[slot] = FREE;
+    this.s.agenda.push(this.now + 2 * this.s.clock.next(), slot);
+  }
+
+  /** The first decode step: the pool reads, and what it read is held against the monitor; it decides the request's outcome. */
+  protected read(slot: number, r: number): void {
     const { pool, rules } = this.s;
     this.must(pool.decode(slot), 'decode', slot);
     this.told('decode', slot, r);
@@ -173,14 +192,17 @@ export class Lifecycle {
     this.garbage[r] = failed ? 0 : pool.garbageReads(slot);
     this.outcome[r] = failed ? Outcome.failed : read.foreign > 0 ? Outcome.leaked : Outcome.served;
     if (this.wouldLeak !== undefined) this.wouldLeak[r] = read.foreign > 0 ? 1 : 0;
-    this.next[slot] = FREE;
-    this.s.agenda.push(this.now + 2 * this.s.clock.next(), slot);
   }
 
   /** The release: the slot is idle again, and the queue's head may be admitted. */
-  private free(slot: number, r: number): void {
+  protected free(slot: number, r: number): void {
     this.must(this.s.pool.free(slot), 'free', slot);
     this.told('free', slot, r);
+    this.finish(slot, r);
+  }
+
+  /** The request in `slot` is gone (released, or aborted with its pages): the slot is idle again, and the queue's head may be admitted. */
+  protected finish(slot: number, r: number): void {
     this.s.monitor.free(r);
     this.request[slot] = -1;
     this.next[slot] = 0;
@@ -191,17 +213,17 @@ export class Lifecycle {
   }
 
   /** Tells the listener of an action the pool accepted. */
-  private told(kind: ReplayAction['kind'], slot: number, r: number): void {
-    this.s.listeners.onAction?.({ kind, slot, request: r, tokens: this.s.tokens[r] ?? 1, time: this.now });
+  protected told(kind: ReplayAction['kind'], slot: number, r: number, detail?: number): void {
+    this.s.listeners.onAction?.({ kind, slot, request: r, tokens: this.s.tokens[r] ?? 1, time: this.now, ...(detail === undefined ? {} : { detail }) });
   }
 
   /** Stops the replay when the pool refused an action the schedule may take. */
-  private must(ok: boolean, what: string, slot: number): void {
+  protected must(ok: boolean, what: string, slot: number): void {
     if (!ok) throw new Error(`pool refused ${what} for request ${this.request[slot]} in slot ${slot} (phase ${this.s.pool.phase(slot)})`);
   }
 
   /** Stops the replay when the pool decided otherwise than the spec or the monitor. */
-  private agree(ok: boolean, what: string, slot: number): void {
+  protected agree(ok: boolean, what: string, slot: number): void {
     if (!ok) throw new Error(`the pool and the spec disagree for request ${this.request[slot]} in slot ${slot}: ${what}`);
   }
 }

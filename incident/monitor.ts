@@ -135,6 +135,41 @@ export class ReadMonitor {
     }
   }
 
+  /** Request `r` took page `p` for a decode step's token (serving.ts), which the token's write fills from its first slot. */
+  grow(r: number, p: number): void {
+    if (this.holder[p] !== 0) throw new Error(`monitor: request ${r} grew onto page ${p}, which is not free`);
+    this.tables.set(r, Int32Array.of(...this.table(r), p));
+    this.hold(r, p, 1);
+  }
+
+  /** Request `r` was retracted: its pages are free, and what it had written is saved with it. */
+  retract(r: number): void {
+    for (const p of this.table(r)) {
+      if (this.holder[p] !== r + 1) throw new Error(`monitor: request ${r} retracted page ${p}, which it does not hold`);
+      this.holder[p] = 0;
+      this.setFree(p, true);
+    }
+  }
+
+  /** Request `r` resumed on `table[0 .. length-1]`, its saved copy loaded into them. */
+  resume(r: number, table: Int32Array, length: number): void {
+    this.tables.set(r, table.slice(0, length));
+    for (let i = 0; i < length; i++) {
+      const p = table[i] ?? 0;
+      if (this.holder[p] !== 0) throw new Error(`monitor: request ${r} resumed onto page ${p}, which is not free`);
+      this.hold(r, p, this.pageSize);
+    }
+  }
+
+  /** Page `p` is `r`'s, and holds `r`'s data in its first `fill` slots. */
+  private hold(r: number, p: number, fill: number): void {
+    this.holder[p] = r + 1;
+    this.data[p] = r + 1;
+    this.fresh[p] = 1;
+    this.fill[p] = fill;
+    this.setFree(p, false);
+  }
+
   private table(r: number): Int32Array {
     const table = this.tables.get(r);
     if (table === undefined) throw new Error(`monitor: request ${r} holds no page table`);

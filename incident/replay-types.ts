@@ -2,9 +2,10 @@
  * What the replay (`replay.ts`) is given and gives back: the page pool it drives, how that
  * pool is built, its options, each action it reports, and what it observed.
  */
-import type { LengthRule, Variant } from '../spec/index.ts';
+import type { Fault, LengthRule, Variant } from '../spec/index.ts';
 import type { Workload } from './workload.ts';
 import type { PoolAllocator } from '../impl/allocator-order.ts';
+import type { ServingCounts } from './serving.ts';
 
 /** What the replay needs of a page pool: the protocol's actions, by slot, and what decode read. */
 export interface ReplayPool {
@@ -50,13 +51,37 @@ export interface ReplayPoolOptions {
   readonly pageSize: number;
   /** When a prompt is too long for P. */
   readonly lengthRule: LengthRule;
+  /** With `serving`: the faults (`early-free`, for the aborted transfers) and the actions the pool must take (serving.ts). */
+  readonly faults?: readonly Fault[];
+  /** With `serving`: decode steps take pages. */
+  readonly tableGrowth?: boolean;
+  /** With `serving`: requests are retracted and resumed. */
+  readonly retraction?: boolean;
+}
+
+/** What the replay needs besides with `serving`: the actions of a serving deployment around the handoff (impl/serving-pool.ts). */
+export interface ServingReplayPool extends ReplayPool {
+  /** `grow(r)`: a page for the next token; false when none is free. */
+  grow(slot: number): boolean;
+  /** `retract(r)`. */
+  retract(slot: number): boolean;
+  /** `resume(r)`, its allocation asking for `tokens`. */
+  resume(slot: number, tokens?: number): boolean;
+  /** `timeout(r)` (fault `early-free`). */
+  timeout(slot: number): boolean;
+  /** `abortCommit(r)`. */
+  abortCommit(slot: number): boolean;
+  /** P gave up a timed-out request's write: it is finished. */
+  abandon(slot: number): boolean;
+  /** Per slot: its table's length in pages. */
+  readonly lengths: Int32Array;
 }
 
 /** Builds a pool; the command passes `impl/pool.ts`, which keeps the replay testable on its own. */
 export type PoolFactory = (options: ReplayPoolOptions) => ReplayPool;
 
 /** What became of a request. */
-export const Outcome = { pending: 0, served: 1, leaked: 2, refused: 3, failed: 4 } as const;
+export const Outcome = { pending: 0, served: 1, leaked: 2, refused: 3, failed: 4, aborted: 5 } as const;
 
 /** One of the {@link Outcome} codes. */
 export type OutcomeCode = (typeof Outcome)[keyof typeof Outcome];
@@ -94,6 +119,8 @@ export interface ReplayResult {
   readonly simTime: number;
   /** Wall-clock time of the replay, in milliseconds. */
   readonly elapsedMs: number;
+  /** With `serving`: what it did beyond the plain replay. */
+  readonly serving?: ServingCounts;
 }
 
 /** Options of {@link replay}. */
@@ -114,12 +141,14 @@ export interface ReplayOptions {
   readonly onProgress?: (done: number, inFlight: number) => void;
   /** Called after every action the pool accepted: `incident --log` writes the events from it. */
   readonly onAction?: (action: ReplayAction) => void;
+  /** Whether the replay takes a serving deployment's steps too (serving.ts): its pool must then be a {@link ServingReplayPool}. */
+  readonly serving?: boolean;
 }
 
 /** An action the replay took: its kind (`write` is `prefill` or `stub`), the slot, the request and the simulated time. */
 export interface ReplayAction {
-  /** What happened. */
-  readonly kind: 'allocate' | 'write' | 'handoff' | 'decode' | 'free';
+  /** What happened; the kinds after `free` only with `serving` (serving.ts). */
+  readonly kind: 'allocate' | 'write' | 'handoff' | 'decode' | 'free' | 'grow' | 'retract' | 'resume' | 'timeout' | 'abortCommit';
   /** The pool slot. */
   readonly slot: number;
   /** The request, by arrival index. */
@@ -128,4 +157,6 @@ export interface ReplayAction {
   readonly tokens: number;
   /** Simulated time, in decode steps. */
   readonly time: number;
+  /** For a `grow`: the decode step it took its page for; for a `resume`: the tokens its allocation asked for (`fill_len`). */
+  readonly detail?: number;
 }

@@ -30,10 +30,11 @@ import { EventQueue } from './event-queue.ts';
 import { Prng } from './prng.ts';
 import { arrivals, pagesOf } from './arrivals.ts';
 import { Lifecycle, type PoolRules } from './lifecycle.ts';
+import { ServingLifecycle } from './serving.ts';
 import { ReadMonitor } from './monitor.ts';
 import type { Workload } from './workload.ts';
 import type { PoolAllocator } from '../impl/allocator-order.ts';
-import type { ReplayOptions, ReplayPoolOptions, ReplayResult } from './replay-types.ts';
+import type { ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult, ServingReplayPool } from './replay-types.ts';
 
 export { Outcome } from './replay-types.ts';
 export type { OutcomeCode, PoolFactory, ReplayAction, ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult } from './replay-types.ts';
@@ -45,7 +46,7 @@ export function replay(options: ReplayOptions): ReplayResult {
   const lengthRule = options.lengthRule ?? 'gt';
   const started = performance.now();
   const tokens = arrivals(workload, seed);
-  const poolOptions = poolOptionsOf(workload, tokens, variant, allocator, lengthRule);
+  const poolOptions = poolOptionsOf(workload, tokens, variant, allocator, lengthRule, options.serving === true);
   const pool = options.pool(poolOptions);
   // SGLang's orders use ids 1 .. pages: page 0 is the padding page.
   const firstPage = firstPageOf(allocator);
@@ -54,7 +55,8 @@ export function replay(options: ReplayOptions): ReplayResult {
   // A stream of its own, so that the lengths do not depend on how the schedule draws.
   const clock = new Prng((seed + 0x6a09e667) >>> 0);
   const rules = rulesOf(variant, workload, lengthRule);
-  const life = new Lifecycle({ tokens, pageTokens: workload.pageTokens, slots: poolOptions.slots, pool, monitor, rules, agenda, clock, listeners: options });
+  const setup = { tokens, pageTokens: workload.pageTokens, slots: poolOptions.slots, pool, monitor, rules, agenda, clock, listeners: options };
+  const life = options.serving === true ? new ServingLifecycle({ ...setup, pool: servingPool(pool) }, seed) : new Lifecycle(setup);
 
   life.admit();
   while (agenda.size > 0) {
@@ -79,15 +81,19 @@ export function replay(options: ReplayOptions): ReplayResult {
     waits: life.waits,
     simTime: life.now,
     elapsedMs: performance.now() - started,
+    ...(life instanceof ServingLifecycle ? { serving: life.counts } : {}),
   };
 }
 
-/** The pool the workload needs: its sizes in pages, a slot per request in flight, and room for the longest prompt. */
-function poolOptionsOf(workload: Workload, tokens: Int32Array, variant: Variant, allocator: PoolAllocator, lengthRule: LengthRule): ReplayPoolOptions {
+/** The pool the workload needs: its sizes in pages, a slot per request in flight, and room for the longest prompt (and with `serving` its output's pages, and the faults and actions serving.ts takes). */
+function poolOptionsOf(workload: Workload, tokens: Int32Array, variant: Variant, allocator: PoolAllocator, lengthRule: LengthRule, serving: boolean): ReplayPoolOptions {
   const pageTokens = workload.pageTokens;
   let maxLength = 1;
   for (let i = 0; i < tokens.length; i++) maxLength = Math.max(maxLength, pagesOf(tokens[i] ?? 1, pageTokens));
+  const steps = serving ? { faults: [...DEFAULT_FAULTS[variant], 'early-free' as const], tableGrowth: true, retraction: true } : {};
+  if (serving) maxLength = Math.min(workload.poolTokens / pageTokens, maxLength + Math.ceil(4096 / pageTokens) + 1);
   return {
+    ...steps,
     pages: workload.poolTokens / pageTokens,
     prefillLimit: workload.prefillTokens / pageTokens,
     variant,
@@ -110,4 +116,11 @@ function rulesOf(variant: Variant, workload: Workload, lengthRule: LengthRule): 
     ownerCheck: checksOwner(variant),
     countsTokens: hasMechanism(variant, 'tag-counts-tokens'),
   };
+}
+
+/** The pool as a serving pool: `serving` needs one (impl/serving-pool.ts); a factory that builds another is a programming error. */
+function servingPool(pool: ReplayPool): ServingReplayPool {
+  const p = pool as Partial<ServingReplayPool>;
+  if (typeof p.grow !== 'function' || typeof p.retract !== 'function' || typeof p.resume !== 'function' || typeof p.abortCommit !== 'function') throw new TypeError('replay: serving needs a pool with grow, retract, resume and abortCommit (impl/serving-pool.ts)');
+  return pool as ServingReplayPool;
 }

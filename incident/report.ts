@@ -3,6 +3,7 @@
  * the boundary (a prompt of exactly P's memory). One plain object, printed as text for
  * people and as JSON (`--json`) for scripts; both come from {@link summarize}.
  */
+import type { ServingCounts } from './serving.ts';
 import { isOverLongPrompt } from '../spec/behaviour.ts';
 import { Outcome, type ReplayResult } from './replay.ts';
 import { pagesOf } from './arrivals.ts';
@@ -101,6 +102,8 @@ export interface IncidentReport {
   readonly elapsedMs: number;
   /** Requests replayed per wall-clock second. */
   readonly requestsPerSecond: number;
+  /** With `--serving`: the steps taken beyond the plain replay (incident/serving.ts). */
+  readonly serving?: ServingCounts;
 }
 
 /** Upper bounds of the short-prompt buckets, in tokens: a chat, a long chat or short document. */
@@ -147,6 +150,7 @@ export function summarize(result: ReplayResult): IncidentReport {
     waits: result.waits,
     elapsedMs: Math.round(result.elapsedMs),
     requestsPerSecond: seconds > 0 ? Math.round(tokens.length / seconds) : 0,
+    ...(result.serving === undefined ? {} : { serving: result.serving }),
   };
 }
 

@@ -31,6 +31,7 @@
 import type { Bool, Solver } from 'z3-solver';
 import {
   ACTION_KINDS,
+  OBSERVED_ONLY_KINDS,
   bodyLabel,
   compile,
   dataOf,
@@ -463,7 +464,7 @@ export async function checkConformance(
   variant: Variant,
   faults: readonly Fault[],
   step: StepFn = specStep,
-  kinds: readonly ActionKind[] = ACTION_KINDS,
+  kinds: readonly ActionKind[] = ACTION_KINDS.filter((k) => !(OBSERVED_ONLY_KINDS as readonly ActionKind[]).includes(k)),
   without: readonly Mechanism[] = [],
 ): Promise<ConformanceReport> {
   const start = performance.now();

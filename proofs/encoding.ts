@@ -86,6 +86,8 @@ export function transition(v: Vocabulary, sem: Semantics, kind: ActionKind, s: Z
     .with('grow', () => evictNever(v, s))
     // Nor retraction (config retraction off): a request holds pages once.
     .with('retract', 'offload', 'resume', () => evictNever(v, s))
+    // Nor a failed allocation attempt or a commit-time abort: check never explores them (spec/alloc-fail.ts, spec/abort-commit.ts).
+    .with('allocFail', 'abortCommit', () => evictNever(v, s))
     .with('landData', () => land(v, sem, s, r, 'data'))
     .with('landTag', () => land(v, sem, s, r, 'tag'))
     .exhaustive();

@@ -203,7 +203,12 @@ export class ReferencePool {
 
   /** allocate: the lowest free pages, after the cached prefix page on a hit; tags cleared under owner-check. */
   allocate(slot: number, length: number, group = -1): boolean {
-    if (!this.slotOpen(slot) || this.freePages < this.need(length, group)) return false;
+    if (!this.slotOpen(slot)) return false;
+    if (this.freePages < this.need(length, group)) {
+      // A failed attempt still merges sglang's release list (spec/alloc-fail.ts).
+      if (this.allocator === 'sglang' && this.freeList !== undefined && this.releaseList.length > 0) this.mergeRelease(this.freeList);
+      return false;
+    }
     const hitPage = group >= 0 ? this.cache.get(group) : undefined;
     const r: RefRequest = {
       admission: this.requests.length,
@@ -375,6 +380,13 @@ export class ReferencePool {
     this.touched.add(p);
   }
 
+  /** `merge_and_sort_free`: the release list joins the free list `list`, sorted. */
+  private mergeRelease(list: number[]): void {
+    list.push(...this.releaseList);
+    list.sort((a, b) => a - b);
+    this.releaseList = [];
+  }
+
   /** `n` pages off the free list: the lowest free ids, or the front of the list (after `sglang`'s merge on a shortage). */
   private take(n: number): number[] {
     const list = this.freeList;
@@ -384,11 +396,7 @@ export class ReferencePool {
       return out;
     }
     if (this.allocator === 'sglang' && this.releaseList.length > 0) {
-      if (sglangShort(this.options.pageSize ?? 1, n, list.length)) {
-        list.push(...this.releaseList);
-        list.sort((a, b) => a - b);
-        this.releaseList = [];
-      }
+      if (sglangShort(this.options.pageSize ?? 1, n, list.length)) this.mergeRelease(list);
     }
     const taken = list.splice(0, n);
     this.count(taken, -1);

@@ -4,17 +4,22 @@
  * prefix cache), `evict` (the prefix cache's eviction, config `eviction`), and `landData`
  * and `landTag` (the two parts of a page write landing, fault `torn-write`), and `retract`,
  * `offload` and `resume` (a running request retracted and resumed, config `retraction`,
- * `offload` with fault `offload-after-free`). Every action
+ * `offload` with fault `offload-after-free`), and `allocFail` (a failed allocation attempt,
+ * which under `sglang` still merges the release list; spec/alloc-fail.ts) and `abortCommit` (D
+ * aborts a written request at commit; spec/abort-commit.ts). Every action
  * is taken by, or on behalf of, one request.
  */
 import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** The kinds no search takes: a failed allocation attempt and a commit-time abort are taken only where a harness or a log observed one (spec/alloc-fail.ts, spec/abort-commit.ts). */
+export const OBSERVED_ONLY_KINDS = ['allocFail', 'abortCommit'] as const satisfies readonly ActionKind[];
 
 /** An action: a kind and the index of the request it acts for. */
 export interface Action {
@@ -58,6 +63,8 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('landTag', () => on.tornWrite && on.ownerCheck)
     .with('retract', 'resume', () => on.retraction)
     .with('offload', () => on.retraction && on.offloadAfterFree)
+    // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
+    .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
 }
 

@@ -14,7 +14,7 @@
  * `take` and `put` are the two effects every allocation and every release goes through;
  * they write into a state the caller has just copied.
  */
-import { sglangShort } from './behaviour.ts';
+import { extendTokens, sglangShort } from './behaviour.ts';
 import { NO_PAGE, type Model } from './model.ts';
 
 /** The end of `lifo`'s ordered free list: the list holds one byte per entry, so ids stay below it. */
@@ -22,7 +22,7 @@ const LIST_END = 0xff;
 
 /** The most pages `lifo` can order (ids 1 .. pages, below {@link LIST_END}). */
 export const LIFO_MAX_PAGES = 253;
-import { holderOf, type State } from './state.ts';
+import { holderOf, stepsOf, type State } from './state.ts';
 
 /** Copies of page `p` in the free list and the release list together. */
 export function freeCopies(m: Model, s: State, p: number): number {
@@ -90,27 +90,15 @@ export function take(m: Model, s: State, t: State, need: number): number[] {
   return Array.from(out);
 }
 
-/** {@link take}, writing the pages into `out[0 .. need)`, which the caller may reuse: the search's hot path then allocates nothing. `path` is the SGLang call (`behaviour.ts`'s `sglangShort`): `alloc_extend` for a prompt, `alloc_decode` for a decode step's page. */
-export function takeInto(m: Model, s: State, t: State, need: number, out: Int32Array, path: 'extend' | 'decode' = 'extend'): void {
+/** {@link take}, writing the pages into `out[0 .. need)`, which the caller may reuse: the search's hot path then allocates nothing. `path` is the SGLang call (`behaviour.ts`'s `sglangShort`): `alloc_extend` for a prompt, `alloc_decode` for a decode step's page; `tokens` is what an `alloc_extend` allocates, in tokens (whole pages when left out). */
+export function takeInto(m: Model, s: State, t: State, need: number, out: Int32Array, path: 'extend' | 'decode' = 'extend', tokens = need * m.pageSize): void {
   if (m.listAt >= 0) {
     const list = listOf(m, s);
     writeList(m, t, list.slice(need));
     for (let i = 0; i < need; i++) out[i] = list[i]!;
     return;
   }
-  if (m.releaseAt >= 0) {
-    let listed = 0;
-    for (let p = m.firstPage; p < m.pages; p++) listed += s[m.freeAt + p]!;
-    let released = 0;
-    for (let p = m.firstPage; p < m.pages; p++) released += s[m.releaseAt + p]!;
-    if (released > 0 && sglangShort(m.pageSize, need, listed, path)) {
-      // merge_and_sort_free: both lists become one sorted list; counts per id are already sorted.
-      for (let p = m.firstPage; p < m.pages; p++) {
-        t[m.freeAt + p] = s[m.freeAt + p]! + s[m.releaseAt + p]!;
-        t[m.releaseAt + p] = 0;
-      }
-    }
-  }
+  if (m.releaseAt >= 0 && releasedEntries(m, s) > 0 && sglangShort(m.pageSize, need, listedEntries(m, s), path, tokens)) mergeAndSort(m, s, t);
   // A sorted multiset (sorted, sglang, any): the front is the lowest ids, a duplicate twice in a row.
   let n = 0;
   for (let p = m.firstPage; p < m.pages && n < need; p++) {
@@ -121,6 +109,46 @@ export function takeInto(m: Model, s: State, t: State, need: number, out: Int32A
     }
     if (m.freeAt >= 0) t[m.freeAt + p] = c;
   }
+}
+
+/** `sglang`'s free list proper: its entries, the release list apart. */
+function listedEntries(m: Model, s: State): number {
+  let listed = 0;
+  for (let p = m.firstPage; p < m.pages; p++) listed += s[m.freeAt + p]!;
+  return listed;
+}
+
+/** `sglang`'s release list: its entries (0 in the other orders, which have none). */
+export function releasedEntries(m: Model, s: State): number {
+  if (m.releaseAt < 0) return 0;
+  let released = 0;
+  for (let p = m.firstPage; p < m.pages; p++) released += s[m.releaseAt + p]!;
+  return released;
+}
+
+/** `merge_and_sort_free`: both lists of `s` become one sorted list in `t`; counts per id are already sorted. */
+export function mergeAndSort(m: Model, s: State, t: State): void {
+  for (let p = m.firstPage; p < m.pages; p++) {
+    t[m.freeAt + p] = s[m.freeAt + p]! + s[m.releaseAt + p]!;
+    t[m.releaseAt + p] = 0;
+  }
+}
+
+/** The tokens `allocate(r)` asks `alloc_extend` for when it takes `need` pages: `r`'s prompt, less a cached prefix's whole pages. */
+export function promptTokensTaken(m: Model, r: number, need: number): number {
+  return extendTokens(m.tokens[r] ?? 0, m.promptPages[r] ?? 0, need, m.pageSize);
+}
+
+/**
+ * The tokens `resume(r)` asks `alloc_extend` for when it takes `room` pages: SGLang's
+ * `_pre_alloc` allocates `fill_len`, the prompt and the tokens decoded so far whose KV was
+ * written (`len(origin_input_ids) + max(len(output_ids) - 1, 0)`), with no prefix. The
+ * model's step `k` has written `k - 1` tokens. Kept within the `room` pages the table
+ * holds (a page grown for a token not yet written counts whole).
+ */
+export function resumeTokens(m: Model, s: State, r: number, room: number): number {
+  const written = (m.tokens[r] ?? 0) + Math.max(0, stepsOf(m, s, r) - 1);
+  return Math.min(room * m.pageSize, Math.max(written, (room - 1) * m.pageSize + 1));
 }
 
 /** Whether an allocation of `need` pages can be served: under `any`, the pages named are free ({@link canTake}); otherwise the free lists hold `need` entries. */

@@ -87,14 +87,32 @@ export function firstPageOf(allocator: Allocator): 0 | 1 {
 
 /**
  * Whether `sglang`'s allocation of `need` pages finds its free list of `listed` entries
- * short, and so merges the release list into it and sorts (`merge_and_sort_free`). D's
- * `_pre_alloc` calls `alloc` for pages of one token, which is short when it needs more
- * than the free list holds, and `alloc_extend` (a batch of one) otherwise, which is short
- * when `tokens // page_size + bs + 1` exceeds it: two pages early, with whole pages.
+ * short, and so merges the release list into it and sorts (`merge_and_sort_free`). Read
+ * from `mem_cache/allocator/paged.py` (`PagedTokenToKVPoolAllocator`) and D's
+ * `_pre_alloc` (`disaggregation/decode.py`, `alloc_for_decode_prealloc`), which calls
+ * `alloc` for pages of one token and `alloc_extend` (a batch of one) otherwise:
+ * - `alloc` is short when it needs more pages than the free list holds;
+ * - `alloc_extend` is short when `extend_num_tokens // page_size + bs + 1` exceeds it,
+ *   where `extend_num_tokens` is the tokens the call allocates (`tokens`: the prompt's,
+ *   less a cached prefix's, `fill_len - total_prefix_len`) and `bs` is 1. With whole pages
+ *   that is `need + 2`, two pages early; a prompt that ends mid-page has
+ *   `tokens // page_size = need - 1`, one page early.
  * A decode step's page (`grow`, path `decode`) comes from `alloc_decode` (or `alloc` for
  * pages of one token), which is short when the batch size, one here, exceeds the free
- * list: only when the free list is empty.
+ * list: only when the free list is empty. `tokens` is read only on the `extend` path; it
+ * is `need * pageSize`, whole pages, when left out.
  */
-export function sglangShort(pageSize: number, need: number, listed: number, path: 'extend' | 'decode' = 'extend'): boolean {
-  return pageSize === 1 || path === 'decode' ? need > listed : need + 1 + 1 > listed;
+export function sglangShort(pageSize: number, need: number, listed: number, path: 'extend' | 'decode' = 'extend', tokens = need * pageSize): boolean {
+  if (pageSize === 1 || path === 'decode') return need > listed;
+  return Math.floor(tokens / pageSize) + 1 + 1 > listed;
+}
+
+/**
+ * The tokens an `alloc_extend` of `need` pages allocates for a prompt of `promptTokens`
+ * tokens in `promptPages` pages, of which the first `promptPages - need` are a cached
+ * prefix's (whole pages, as the radix cache matches page-aligned keys): its
+ * `extend_num_tokens`.
+ */
+export function extendTokens(promptTokens: number, promptPages: number, need: number, pageSize: number): number {
+  return promptTokens - (promptPages - need) * pageSize;
 }

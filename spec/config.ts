@@ -67,7 +67,7 @@ export type Allocator = (typeof ALLOCATORS)[number];
 export const ALLOCATOR_DOCS: Readonly<Record<Allocator, string>> = {
   sorted: 'The first model: the free pages form a sorted set, ids 0 .. pages-1, and an allocation takes the lowest free ids.',
   sglang:
-    "SGLang in P/D mode (need_sort): ids 1 .. pages (page 0 is the padding page); a release waits in a release list; an allocation takes the front of the sorted free list, after merging the release list into it and sorting when it finds the free list short (alloc: need > free; alloc_extend, pages of more than one token: need + 2 > free).",
+    "SGLang in P/D mode (need_sort): ids 1 .. pages (page 0 is the padding page); a release waits in a release list; an allocation takes the front of the sorted free list, after merging the release list into it and sorting when it finds the free list short (alloc: need > free; alloc_extend, pages of more than one token: tokens // pageSize + 2 > free, the tokens it allocates; a failed attempt merges too).",
   lifo: 'SGLang outside P/D mode (paged allocator): ids 1 .. pages; each release goes to the front of the free list, so the pages freed last are handed out first.',
   any: 'Any allocator: an allocation may take any free pages in any order, each choice a transition; a verdict here holds for every order.',
 };

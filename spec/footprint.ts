@@ -138,9 +138,10 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { holder: 'held', lock: 'any' },
   },
   evict: {
-    moves: { new: ['new'] },
+    // A resume short of pages evicts too (retraction.ts): it reads its table's room.
+    moves: { new: ['new'], retracted: ['retracted'] },
     sets: EVICTED_FOR,
-    reads: { flags: 'own', holder: 'any', ...FREE_LIST, lock: 'any' },
+    reads: { flags: 'own', table: 'own', holder: 'any', ...FREE_LIST, lock: 'any' },
     writes: { holder: 'cached', free: 'cached', release: 'cached', list: 'any' },
   },
   landData: {
@@ -173,5 +174,19 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: RESUMED,
     reads: { steps: 'own', table: 'own', flags: 'own', holder: 'any', ...FREE_LIST, ...SAVED },
     writes: { ...TAKEN, ...FREE_LIST, data: 'free', dataPos: 'free', fill: 'free', table: 'own', ...SAVED },
+  },
+  // Never explored (OBSERVED_ONLY_KINDS): declared for the harnesses and logs that take them.
+  allocFail: {
+    moves: { new: ['new'] },
+    sets: 0,
+    reads: { lock: 'any', flags: 'own', holder: 'any', ...FREE_LIST },
+    writes: { ...FREE_LIST },
+  },
+  abortCommit: {
+    moves: { written: ['freed'] },
+    sets: OVERLAPPED,
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
+    writes: { ...RELEASE, lock: 'any' },
+    ...CHECKED_RELEASE,
   },
 };

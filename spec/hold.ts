@@ -38,9 +38,10 @@ export function planHold(m: Model, s: State, r: number, room: number): HoldPlan 
 /**
  * Request `r` takes its table into `t` (a copy of `s`) by `plan`: the shared prefix pages
  * first (flagged {@link HIT}, the entry locked under eviction), then the `need` pages the
- * allocation order hands out, or those named in `pages` (allocator `any`).
+ * allocation order hands out for an allocation of `tokens` tokens, or those named in
+ * `pages` (allocator `any`).
  */
-export function takeHold(m: Model, s: State, t: State, r: number, plan: HoldPlan, pages?: readonly number[]): void {
+export function takeHold(m: Model, s: State, t: State, r: number, plan: HoldPlan, tokens: number, pages?: readonly number[]): void {
   const g = m.group[r] ?? -1;
   let i = 0;
   if (plan.hit) {
@@ -49,7 +50,7 @@ export function takeHold(m: Model, s: State, t: State, r: number, plan: HoldPlan
     // With lock-underflow the hit locks another node: nothing protects this entry.
     if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
-  const taken = pages ?? takenPages(m, s, t, plan.need);
+  const taken = pages ?? takenPages(m, s, t, plan.need, tokens);
   for (let k = 0; k < plan.need; k++) {
     const p = taken[k]!;
     if (pages !== undefined) takeOne(m, t, p);
@@ -59,10 +60,10 @@ export function takeHold(m: Model, s: State, t: State, r: number, plan: HoldPlan
   }
 }
 
-/** The allocation order's `need` pages (`takeInto`). */
-function takenPages(m: Model, s: State, t: State, need: number): Int32Array {
+/** The allocation order's `need` pages (`takeInto`; `alloc_extend`'s shortage test counts `tokens`). */
+function takenPages(m: Model, s: State, t: State, need: number, tokens: number): Int32Array {
   const out = new Int32Array(need);
-  takeInto(m, s, t, need, out);
+  takeInto(m, s, t, need, out, 'extend', tokens);
   return out;
 }
 

@@ -59,3 +59,5 @@ export * from './writes.ts';
 export * from './slots.ts';
 export * from './release.ts';
 export * from './retraction.ts';
+export * from './alloc-fail.ts';
+export * from './abort-commit.ts';

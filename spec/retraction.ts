@@ -53,7 +53,7 @@
  * between holds is another user's content in the copy or in the new pages, which the
  * label shows.
  */
-import { canAllocate } from './allocator.ts';
+import { canAllocate, resumeTokens } from './allocator.ts';
 import { takeHold, unlockPrefix } from './hold.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, type Model } from './model.ts';
@@ -125,7 +125,7 @@ export function resume(m: Model, s: State, r: number): State | undefined {
   if (!canAllocate(m, s, room, undefined)) return undefined;
   const t = s.slice();
   // SGLang's resume matches no prefix: every position takes a page of its own.
-  takeHold(m, s, t, r, { hit: false, shared: 0, need: room });
+  takeHold(m, s, t, r, { hit: false, shared: 0, need: room }, resumeTokens(m, s, r, room));
   if (!m.fault['resume-stale']) for (let i = 0; i < room; i++) load(m, s, t, r, i, tablePage(m, t, r, i));
   // After the load nobody reads the copy again: back to its initial value, so that states which differ only in a spent copy are one.
   clearSaved(m, t, r);

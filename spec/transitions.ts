@@ -29,7 +29,7 @@
  * before it.
  */
 import type { Action, ActionKind } from './actions.ts';
-import { canAllocate, freeCopies, freeEntries, put, takeInto, takeOne } from './allocator.ts';
+import { canAllocate, freeCopies, freeEntries, promptTokensTaken, put, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, groupOfLabel, isOverLong, mayReadAt, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
 import { keptRecord } from './reads.ts';
@@ -70,6 +70,8 @@ import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, 
 import { holdsKv, releaseTable } from './release.ts';
 import { planHold, takeHold, unlockPrefix } from './hold.ts';
 import { offload, resume, retract } from './retraction.ts';
+import { allocFail } from './alloc-fail.ts';
+import { abortCommit } from './abort-commit.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 
 /**
@@ -95,7 +97,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   // Under `any` the action names its pages: enabled when they are free and as many as needed.
   if (!canAllocate(m, s, plan.need, pages)) return undefined;
   const t = s.slice();
-  takeHold(m, s, t, r, plan, pages);
+  takeHold(m, s, t, r, plan, promptTokensTaken(m, r, plan.need), pages);
   enter(m, t, r, 'allocated');
   return t;
 }
@@ -431,7 +433,7 @@ export function insert(m: Model, s: State, r: number): State | undefined {
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail, abortCommit };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {

@@ -43,6 +43,9 @@ const INLINE_OF = {
   retract: 'Retract',
   offload: 'Offload',
   resume: 'Resume',
+  // Never emitted: no search explores a failed allocation attempt or a commit-time abort (spec/alloc-fail.ts, spec/abort-commit.ts).
+  allocFail: 'AllocFail',
+  abortCommit: 'AbortCommit',
 } as const satisfies Record<ActionKind, string>;
 
 /** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */

@@ -251,6 +251,14 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   retract: (t) => retraction(t, 'retract'),
   offload: (t) => retraction(t, 'offload'),
   resume: (t) => retraction(t, 'resume'),
+  allocFail: (t) => ({
+    sentence: `D asks for ${t.who}'s pages and gets none: the free list and the release list hold too few; the release list is merged into the free list and sorted all the same.`,
+    messages: [`D->>Pool: ${t.label}: take ${pageCount(t.m.promptPages[t.r] ?? 0)} for ${t.who}`, 'Pool-->>D: none (the release list merged and sorted)'],
+  }),
+  abortCommit: (t) => ({
+    sentence: `D finds another request's bootstrap_room in ${t.who}'s metadata at commit, aborts ${t.who} and frees ${pagesWords(t.own)}; ${perPages(t.own, 'its contents stay', 'their contents stay')} (${t.contents(t.own)}).`,
+    messages: [`P->>D: ${t.label}: Success`, `D->>Pool: abort ${t.who} at commit, return ${ids(t.own)}, contents kept`],
+  }),
 };
 
 /** Step `k` (1-based) of `trace` in words, in both forms; `undefined` for state 0. */

@@ -6,7 +6,8 @@
 import * as Either from 'effect/Either';
 import type { Command } from 'commander';
 import { VARIANTS, type Variant } from '../../spec/index.ts';
-import { PagePool } from '../../impl/pool.ts';
+import { ServingPool } from '../../impl/serving-pool.ts';
+import type { PagePool } from '../../impl/pool.ts';
 import { POOL_ALLOCATORS, type PoolAllocator } from '../../impl/allocator-order.ts';
 import type { LengthRule } from '../../impl/options.ts';
 import { replay, type PoolFactory } from '../../incident/replay.ts';
@@ -33,6 +34,7 @@ interface IncidentFlags {
   readonly json?: boolean;
   readonly log?: string;
   readonly force?: boolean;
+  readonly serving?: boolean;
 }
 
 const HELP = `
@@ -59,7 +61,7 @@ Workload file (JSON; every field optional; see examples/workload.json):
 Allocators: sorted hands out the lowest free page ids; sglang is SGLang's P/D allocator
 (ids 1..pages, page 0 the padding page; freed pages wait in a release list that is merged
 and sorted into the free list when an allocation finds it short; with 64-token pages the
-alloc_extend test, need + 2 > free); lifo puts freed pages at the front (SGLang outside
+alloc_extend test on the prompt's tokens, tokens // 64 + 2 > free); lifo puts freed pages at the front (SGLang outside
 P/D mode). See docs/ALLOCATOR.md.
 
 Length rule: gt refuses (or, buggy, stubs) a prompt longer than P's memory; ge one at
@@ -84,6 +86,7 @@ export function register(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option('--log <file>', "write the replay's events to FILE in the log format of validate-log (JSON lines); never overwrites a file pagecheck did not write")
     .option('--force', 'overwrite --log even though pagecheck has no record of writing it')
+    .option('--serving', "also take a serving deployment's steps: decode steps take pages at page boundaries, a step with no free page retracts its request until it can resume, some transfers time out and are aborted by P or are aborted at commit (the log then has every event validate-log reads)")
     .addHelpText('after', HELP)
     .action((flags: IncidentFlags) => {
       process.exitCode = run(flags);
@@ -111,12 +114,13 @@ function run(flags: IncidentFlags): number {
   let logged: PagePool | undefined;
   // The replay builds one pool, the one it reports on; the log reads that pool's state.
   const pool: PoolFactory = (options) => {
-    const built = new PagePool(options);
+    const built = new ServingPool(options);
     logged ??= built;
     return built;
   };
   const logPath = flags.log;
-  const log = logPath === undefined ? undefined : openLog(logPath, workload, variant, allocator, lengthRule);
+  const serving = flags.serving === true;
+  const log = logPath === undefined ? undefined : openLog(logPath, workload, variant, allocator, lengthRule, serving);
   const started = performance.now();
   const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
@@ -126,6 +130,7 @@ function run(flags: IncidentFlags): number {
     lengthRule,
     seed,
     pool,
+    ...(serving ? { serving } : {}),
     ...(log === undefined || logPath === undefined ? {} : { onAction: (a) => logged !== undefined && writingLog(logPath, () => logAction(log, logged!, a)) }),
     onProgress: (done, inFlightNow) => {
       work.report({ requests: done, inFlight: inFlightNow });
@@ -155,9 +160,9 @@ function writingLog<T>(path: string, write: () => T): T {
 }
 
 /** Opens the event log, or a usage error naming the file. */
-function openLog(path: string, workload: Workload, variant: Variant, allocator: PoolAllocator, lengthRule: 'gt' | 'ge'): LogWriter {
+function openLog(path: string, workload: Workload, variant: Variant, allocator: PoolAllocator, lengthRule: 'gt' | 'ge', serving: boolean): LogWriter {
   try {
-    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, variant, allocator, lengthRule });
+    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, variant, allocator, lengthRule, serving });
   } catch (e) {
     throw new UsageError(`--log ${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
@@ -169,7 +174,8 @@ function replayCommand(flags: IncidentFlags, report: { readonly variant: string;
   // The defaults stay implicit, so that today's replay lines read as before.
   const order = report.allocator === 'sorted' ? '' : ` --allocator ${report.allocator}`;
   const rule = report.lengthRule === (report.allocator === 'sglang' ? 'ge' : 'gt') ? '' : ` --length-rule ${report.lengthRule}`;
-  return commandLine(`incident --variant ${report.variant}${order}${rule} --seed ${report.seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`);
+  const serving = flags.serving === true ? ' --serving' : '';
+  return commandLine(`incident --variant ${report.variant}${order}${rule}${serving} --seed ${report.seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`);
 }
 
 /** A flag that names one of `choices`, or a usage error naming the flag and the value. */

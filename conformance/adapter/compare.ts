@@ -2,10 +2,14 @@
  * What an adapter reports, held against the spec's state: only the fields the adapter said
  * in its handshake that it observes, in the words of the spec's view (a holder is a request
  * name or `cache:<prefix>`, data and tags a request name or `prefix:<prefix>`, `null` for
- * none). The free list is compared as the allocator holds it, duplicates included: a page
- * freed twice shows there before it is handed out twice.
+ * none). The free list is compared as a sorted multiset: the spec's free list and (under
+ * `sglang`) its release list together, duplicates included, against what the adapter
+ * reports, sorted: a page freed twice shows there before it is handed out twice, and the
+ * order within the lists (which the allocation order decides, and the next allocation
+ * shows) is not compared. The padding page 0 of `sglang` and `lifo` is never compared: an
+ * adapter may report it or not.
  */
-import { Ph, tableIsDead, view, type Model, type State } from '../../spec/index.ts';
+import { freeList, Ph, releaseList, tableIsDead, view, type Model, type State } from '../../spec/index.ts';
 import type { Observable, Observed } from './protocol.ts';
 
 const show = (x: unknown): string => (x === null || x === undefined ? 'none' : Array.isArray(x) ? `[${x.join(',')}]` : String(x));
@@ -46,8 +50,8 @@ export function compareObserved(m: Model, s: State, observed: Observed, observes
     }
   }
   if (observes.has('free')) {
-    const free = pages.filter((p) => p.holder === null).map((p) => p.id);
-    field('the free list', '(sorted)', free, [...(observed.free ?? [])].sort((a, b) => a - b));
+    const free = [...freeList(m, s), ...releaseList(m, s)].sort((a, b) => a - b);
+    field('the free list', '(sorted)', free, [...(observed.free ?? [])].filter((p) => p >= m.firstPage).sort((a, b) => a - b));
   }
   return lines;
 }

@@ -4,7 +4,8 @@
  * gets a message naming the field and the value.
  */
 import { Either, ParseResult, Schema } from 'effect';
-import { formatPath, type Config } from '../../spec/index.ts';
+import { formatPath } from '../../spec/index.ts';
+import type { ResetConfig } from './reset.ts';
 
 /** The protocol's version, sent in the handshake. */
 export const PROTOCOL_VERSION = 1;
@@ -18,7 +19,7 @@ export type Observable = (typeof OBSERVABLES)[number];
 /** What pagecheck sends. */
 export type Message =
   | { readonly type: 'hello'; readonly protocol: number }
-  | { readonly type: 'reset'; readonly config: Config & { readonly allocator: string } }
+  | { readonly type: 'reset'; readonly config: ResetConfig }
   | { readonly type: 'action'; readonly kind: string; readonly request: string }
   | { readonly type: 'bye' };
 

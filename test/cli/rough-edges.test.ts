@@ -21,8 +21,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('validate-log --faults', () => {
   it('a fault the validator does not check is blamed on the flag, not on a line of the log', async () => {
-    const r = await pagecheck('validate-log', 'examples/logs/d.jsonl', '--faults', 'torn-write');
-    expect([r.code, r.err]).toEqual([2, `pagecheck: --faults: validate-log does not check logs with torn-write yet; it checks ${VALIDATOR_FAULTS.join(', ')} (or none)\n`]);
+    const r = await pagecheck('validate-log', 'examples/logs/d.jsonl', '--faults', 'auto-truncate');
+    expect([r.code, r.err]).toEqual([2, `pagecheck: --faults: validate-log does not check logs with auto-truncate yet; it checks ${VALIDATOR_FAULTS.join(', ')} (or none)\n`]);
   });
 
   it('--help lists only the faults it accepts', async () => {

@@ -77,10 +77,12 @@ describe('validate-log with double-free', () => {
     expect(() => run(bad)).toThrow('df.jsonl:1: faults[1]: fault "double-free" is named twice');
   });
 
-  it('torn-write is still refused as input, naming the faults the validator checks', async () => {
-    const r = await pagecheck('validate-log', EXAMPLE, '--faults', 'double-free,torn-write');
+  it('auto-truncate is still refused as input, naming the faults the validator checks; torn-write is read without an owner check', async () => {
+    const r = await pagecheck('validate-log', EXAMPLE, '--faults', 'double-free,auto-truncate');
     expect(r.code).toBe(2);
     // The flag is at fault, not a line of the log (issue 28).
-    expect(r.err).toBe('pagecheck: --faults: validate-log does not check logs with torn-write yet; it checks silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow (or none)\n');
+    expect(r.err).toBe('pagecheck: --faults: validate-log does not check logs with auto-truncate yet; it checks silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write (or none)\n');
+    const torn = await pagecheck('validate-log', EXAMPLE, '--faults', 'double-free,torn-write');
+    expect([torn.code, torn.out]).toEqual([1, expect.stringContaining('violation of NoDuplicateFree at examples/logs/double-free.jsonl:8')]);
   });
 });

@@ -120,8 +120,9 @@ const DEVIATIONS: readonly Case[] = [
   ['a later decode step that reads other pages', [C4, ...served('A', [0, 1]).slice(0, 5), ev('decode', 'A', { step: 1, pages: [0, 2] })], {}, 'deviation - 7', ["A's page table is [0, 1]; the log says it read [0, 2]"]],
   ['a posted write after the write landed', [C4, ...served('A', [0, 1]).slice(0, 3), ev('posted', 'A', { pages: [0, 1] })], {}, 'deviation - 5', ['P posted a write for A, but no write of it is outstanding: A is written']],
   ['a posted write of a request length-fix refuses', [config({ pages: 4, prefillLimit: 1, variant: 'length-fix' }), ...A2, ev('posted', 'A', { pages: [0, 1] })], {}, 'deviation - 4', ['A is too long for P (2 tokens, more than its limit of 1 pages) and this variant refuses it: P posts no write']],
-  ['a posted prefill that names too few pages', [C4, ...A2, ev('posted', 'A', { pages: [0] })], {}, 'deviation - 4', ["P's write for A lands in [0, 1]; the log says [0]"]],
-  ['a posted stub that names every page (it writes only the first)', [config({ pages: 4, prefillLimit: 1 }), ...A2, ev('posted', 'A', { pages: [0, 1] })], {}, 'deviation - 4', ["P's write for A lands in [0]; the log says [0, 1]"]],
+  ['a posted prefill that names a page it does not write', [C4, ...A2, ev('posted', 'A', { pages: [0, 2] })], {}, 'deviation - 4', ["P's write for A lands in [0, 1]; the log says [0, 2], which is not a run of them"]],
+  ['a posted part out of table order', [C4, ...A2, ev('posted', 'A', { pages: [1, 0] })], {}, 'deviation - 4', ["P's write for A lands in [0, 1]; the log says [1, 0], which is not a run of them"]],
+  ['a posted stub that names every page (it writes only the first)', [config({ pages: 4, prefillLimit: 1 }), ...A2, ev('posted', 'A', { pages: [0, 1] })], {}, 'deviation - 4', ["P's write for A lands in [0]; the log says [0, 1], which is not a run of them"]],
   ['an eviction that names a page the cache did not free', [EVICTION, ...CACHED, ev('arrive', 'B', { length: 3 }), ev('evict', 'B', { pages: [1] })], {}, 'deviation - 10', ['evict(B) frees one cached page; the log says [1], which is not what it freed']],
 ];
 
@@ -179,7 +180,7 @@ describe('validate-log: several possible states', () => {
 
 /** A's state after allocate, prefill and handoff of pages 0 and 1, and the context of its decode event. */
 function beforeDecode(): { ctx: EventContext; state: Possible } {
-  const model: LogModel = { pages: 2, pageSize: undefined, prefillLimit: 2, variant: 'buggy', faults: ['silent-stub'], allocator: 'sorted', lengthRule: 'gt', eviction: false };
+  const model: LogModel = { pages: 2, pageSize: undefined, prefillLimit: 2, variant: 'buggy', faults: ['silent-stub'], allocator: 'sorted', lengthRule: 'gt', eviction: false, tableGrowth: false, retraction: false };
   const window = new RequestWindow(1);
   const slot = window.arrive('A', 2, -1, 2);
   const info = window.info(slot);

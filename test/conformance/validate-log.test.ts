@@ -185,7 +185,7 @@ describe('bad input', () => {
     expect(notJson.code).toBe(2);
     expect(notJson.err).toContain(`${path('nj.jsonl')}:2: not valid JSON`);
     const kind = await pagecheck('validate-log', write('kind.jsonl', ['{"kind":"alloc","id":"A"}']));
-    expect(kind.err).toContain(`${path('kind.jsonl')}:1: kind: expected one of config, arrive, allocate`);
+    expect(kind.err).toContain(`${path('kind.jsonl')}:1: kind: expected one of config, arrive, allocFail, allocate, posted`);
     const size = await pagecheck('validate-log', write('size.jsonl', ['{"kind":"config","pages":3,"prefillLimit":2}', '{"kind":"arrive","id":"A","tokens":100}']));
     expect(size.err).toContain(`${path('size.jsonl')}:2: tokens: an arrival in tokens needs the page size`);
     const none = await pagecheck('validate-log', write('nomodel.jsonl', ['{"kind":"arrive","id":"A","length":2}']));

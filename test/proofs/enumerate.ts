@@ -22,6 +22,8 @@ import {
   offload,
   resume,
   retract,
+  allocFail,
+  abortCommit,
   PHASES,
   Ph,
   setObserved,
@@ -107,6 +109,8 @@ const TRANSITIONS: Readonly<Record<ActionKind, (m: Model, s: State, r: number) =
   retract,
   offload,
   resume,
+  allocFail,
+  abortCommit,
 };
 
 /** All tables of `len` slots over `pages` pages (with repetitions: the universe is not only the reachable states). */

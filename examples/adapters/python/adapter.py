@@ -6,7 +6,10 @@ one JSON answer per line from its stdout. The allocator below follows the docume
 behaviour of SGLang's paged allocator in prefill/decode mode (the `sglang` order) or the
 spec's plain sorted free list (the `sorted` order); the request layer around it performs
 the protocol's actions (allocate, prefill, stub, handoff, decode, free, timeout, insert)
-and reports what it can observe. Standard library only.
+and reports what it can observe. Lengths come in both units (docs/ADAPTER.md): `length`
+and `prefillLimit` in pages, `tokens` and `prefillTokens` in tokens, `pageSize` tokens a
+page; this adapter works in tokens, so that a prompt's last page may be partial.
+Standard library only.
 
 Self-test of the allocator orders: python3 adapter.py --self-test
 """
@@ -20,9 +23,12 @@ class Allocator:
     `sorted`: ids 0..pages-1; the free list is kept sorted, lowest ids first.
     `sglang`: ids 1..pages (page 0 is the padding page for dummy outputs); a freed page waits
     in a release list until an allocation finds too few free pages: then the free list and
-    the release list are merged and sorted. The shortage test is the one of the path D's
-    pre-allocation calls: with pages of one token, `alloc` (more pages needed than the free
-    list holds); otherwise `alloc_extend` with a batch of one (pages needed + 1 + 1 more).
+    the release list are merged and sorted. The shortage test is the one of the call D's
+    pre-allocation makes: with pages of one token `alloc`, short when it needs more pages
+    than the free list holds; otherwise `alloc_extend` for a batch of one, short when
+    `tokens // page_size + 1 + 1` exceeds the free list, where `tokens` is what the call
+    allocates (the prompt's, less a cached prefix's). An attempt that gets no pages has
+    merged all the same: it needed more than the free list held, which is short.
     """
 
     def __init__(self, pages, order, page_size=1):
@@ -41,8 +47,10 @@ class Allocator:
         self.free_pages = sorted(self.free_pages + self.release_pages)
         self.release_pages = []
 
-    def alloc(self, n):
-        short = n > len(self.free_pages) if self.page_size == 1 else n + 1 + 1 > len(self.free_pages)
+    def alloc(self, n, tokens=None):
+        if tokens is None:
+            tokens = n * self.page_size
+        short = n > len(self.free_pages) if self.page_size == 1 else tokens // self.page_size + 1 + 1 > len(self.free_pages)
         if self.order == "sglang" and short:
             self.merge_and_sort_free()
         if n > len(self.free_pages):
@@ -77,13 +85,17 @@ class Server:
         self.early_free = "early-free" in faults
         self.stale_free = "stale-free" in faults
         self.prefix_poison = "prefix-poison" in faults
-        self.limit = config["prefillLimit"]
-        self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"), config.get("pageSize", 1))
+        self.page_size = config.get("pageSize", 1)
+        self.limit = config.get("prefillTokens", config["prefillLimit"] * self.page_size)
+        self.at_least = config.get("lengthRule", "gt") == "ge"
+        self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"), self.page_size)
         ids = range(1, config["pages"] + 1) if self.alloc.order == "sglang" else range(config["pages"])
-        self.pages = {p: {"holder": None, "data": None, "tag": None} for p in ids}
+        # fill: how many token slots, from the first, the last write filled (the rest hold P's stale data).
+        self.pages = {p: {"holder": None, "data": None, "tag": None, "fill": 0} for p in ids}
         self.requests = {}
         for q in config["requests"]:
-            self.requests[q["name"]] = {"length": q["length"], "prefix": q.get("prefix"), "phase": "new", "table": [], "read": set(), "shares": False}
+            tokens = q.get("tokens", q["length"] * self.page_size)
+            self.requests[q["name"]] = {"length": q["length"], "tokens": tokens, "prefix": q.get("prefix"), "phase": "new", "table": [], "read": set(), "shares": False}
         self.cache = {}  # prefix -> page
 
     # Labels: a request's own data is its name; a prefix's data is "prefix:<p>"; the cache entry holding a page is "cache:<p>".
@@ -91,8 +103,21 @@ class Server:
         prefix = self.requests[name]["prefix"]
         return label == name or (prefix is not None and label in ("prefix:" + prefix, "cache:" + prefix))
 
-    def write(self, page, label):
+    def may_read_at(self, name, label, i):
+        """Whether a page's content is the reader's own at table position i: its own, or its prefix's at the prefix's position."""
+        prefix = self.requests[name]["prefix"]
+        return label == name or (i == 0 and prefix is not None and label == "prefix:" + prefix)
+
+    def over_long(self, q):
+        return q["tokens"] >= self.limit if self.at_least else q["tokens"] > self.limit
+
+    def slots(self, q, i):
+        """The token slots of table position i that the prompt covers."""
+        return min(self.page_size, q["tokens"] - i * self.page_size)
+
+    def write(self, page, label, fill):
         self.pages[page]["data"] = label
+        self.pages[page]["fill"] = fill
         if self.owner_check:
             self.pages[page]["tag"] = label
 
@@ -117,7 +142,8 @@ class Server:
         if q["phase"] != "new":
             return False
         hit = self.cache.get(q["prefix"]) if q["prefix"] is not None else None
-        got = self.alloc.alloc(q["length"] - (1 if hit is not None else 0))
+        shared = 1 if hit is not None else 0
+        got = self.alloc.alloc(q["length"] - shared, q["tokens"] - shared * self.page_size)
         if got is None:
             return False
         q["table"] = ([hit] if hit is not None else []) + got
@@ -131,21 +157,22 @@ class Server:
 
     def prefill(self, name):
         q = self.requests[name]
-        if q["phase"] not in ("allocated", "timedOut") or q["length"] > self.limit:
+        if q["phase"] not in ("allocated", "timedOut") or self.over_long(q):
             return False
         for i in range(1 if q["shares"] else 0, q["length"]):
-            self.write(q["table"][i], "prefix:" + q["prefix"] if i == 0 and q["prefix"] is not None else name)
+            self.write(q["table"][i], "prefix:" + q["prefix"] if i == 0 and q["prefix"] is not None else name, self.slots(q, i))
         q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
         return True
 
     def stub(self, name):
         q = self.requests[name]
-        if q["phase"] not in ("allocated", "timedOut") or q["length"] <= self.limit:
+        if q["phase"] not in ("allocated", "timedOut") or not self.over_long(q):
             return False
         if not self.silent_stub:
             q["phase"] = "freed" if q["phase"] == "timedOut" else "refused"
             return True
-        self.write(q["table"][1 if q["shares"] else 0], name)
+        # The stub is one token: its page's other slots keep P's stale data.
+        self.write(q["table"][1 if q["shares"] else 0], name, 1)
         q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
         return True
 
@@ -164,9 +191,13 @@ class Server:
         if self.owner_check and not all(self.may_read(name, self.pages[p]["tag"]) and (i == 0 or self.pages[p]["tag"] == name) for i, p in enumerate(q["table"])):
             q["phase"] = "failed"
             return True
-        for p in q["table"]:
-            if self.pages[p]["data"] is not None:
-                q["read"].add(self.pages[p]["data"])
+        for i, p in enumerate(q["table"]):
+            label = self.pages[p]["data"]
+            if label is None:
+                continue
+            # Reading past what the last write filled meets P's stale data, unless the content is another's anyway.
+            stale = self.may_read_at(name, label, i) and self.slots(q, i) > self.pages[p]["fill"]
+            q["read"].add("stale" if stale else label)
         q["phase"] = "decoded"
         return True
 
@@ -208,9 +239,13 @@ class Server:
         q["shares"] = True
         return True
 
+    def word(self, label, fill):
+        """Content (or a tag) as the spec's view names it: with token slots, `A(1/64)` when it fills only the first slots of its page."""
+        return label if label is None or fill >= self.page_size else "%s(%d/%d)" % (label, fill, self.page_size)
+
     def observe(self):
         return {
-            "pages": [{"id": p, **self.pages[p]} for p in sorted(self.pages)],
+            "pages": [{"id": p, "holder": v["holder"], "data": self.word(v["data"], v["fill"]), "tag": self.word(v["tag"], v["fill"])} for p, v in sorted(self.pages.items())],
             "requests": {n: {"phase": q["phase"], "table": q["table"], "read": sorted(q["read"])} for n, q in self.requests.items()},
             "free": self.alloc.observed_free(),
         }
@@ -262,6 +297,22 @@ def self_test():
     assert one.alloc(2) == [3, 4]
     got = [one.alloc(1) for _ in range(6)]
     assert got == [[5], [6], [7], [8], [1], [2]], got
+    # alloc_extend counts tokens: a partial last page (5 tokens in 2 pages of 4) is one page early, not two.
+    t = Allocator(8, "sglang", 4)
+    assert t.alloc(2, 8) == [1, 2]
+    t.free([1, 2])
+    assert t.alloc(3, 12) == [3, 4, 5]
+    assert t.alloc(2, 5) == [6, 7], "5 // 4 + 2 = 3 entries are listed: no merge"
+    w = Allocator(8, "sglang", 4)
+    w.alloc(2, 8)
+    w.free([1, 2])
+    w.alloc(3, 12)
+    assert w.alloc(2, 8) == [1, 2], "8 // 4 + 2 = 4 > 3: merge first"
+    # A failed attempt merges all the same.
+    f = Allocator(4, "sglang", 4)
+    f.alloc(2, 8)
+    f.free([1, 2])
+    assert f.alloc(5, 20) is None and f.free_pages == [1, 2, 3, 4] and f.release_pages == []
     s = Allocator(8, "sorted")
     assert s.alloc(2) == [0, 1]
     s.free([1, 0])

@@ -1,0 +1,58 @@
+/**
+ * The model a log is held against, from its `config` event and the flags, with what the
+ * validator cannot hold a log against refused as bad input (naming the field), and the
+ * caveats of what it reads with less than every interleaving.
+ */
+import { checksOwner, DEFAULT_FAULTS } from '../spec/index.ts';
+import { VALIDATOR_FAULTS, type ConfigEvent, type LogModel } from './events.ts';
+import type { SourceLine } from './lines.ts';
+import { LogInputError } from './validate-result.ts';
+
+/** Why `torn-write` under an owner check is refused: a late write's parts can land apart, which landing it whole cannot show. */
+const TORN_WITH_TAGS =
+  'validate-log reads torn-write logs only without an owner check: under one, a late write\'s content and tag parts can land apart in another request\'s page (the content without the tag), which a log cannot show and landing each write whole misses; check such a configuration with `pagecheck check --faults torn-write`';
+
+/** The model from the config event and the flags; bad input when something is missing. */
+export function resolveModel(config: ConfigEvent | undefined, overrides: Partial<LogModel>, where: SourceLine): LogModel {
+  const pages = overrides.pages ?? config?.pages;
+  const pageSize = overrides.pageSize ?? config?.pageSize;
+  // P's limit: in pages from a flag or `prefillLimit`, or in tokens from `prefillTokens`.
+  const tokens = overrides.prefillLimit === undefined ? (overrides.prefillTokens ?? config?.prefillTokens) : undefined;
+  const prefillLimit = overrides.prefillLimit ?? config?.prefillLimit ?? (tokens === undefined ? undefined : Math.floor(tokens / (pageSize ?? 1)));
+  if (pages === undefined || prefillLimit === undefined) {
+    throw new LogInputError(where, '', 'no model: the log does not begin with a config event; give --config FILE, or --pages and --prefill-limit');
+  }
+  const variant = overrides.variant ?? config?.variant ?? 'buggy';
+  const faults = overrides.faults ?? config?.faults ?? DEFAULT_FAULTS[variant];
+  const unchecked = faults.filter((f) => !VALIDATOR_FAULTS.includes(f));
+  if (unchecked.length > 0) {
+    throw new LogInputError(where, 'faults', `validate-log does not check logs with ${unchecked.join(', ')} yet; it checks ${VALIDATOR_FAULTS.join(', ')}`);
+  }
+  if (faults.includes('torn-write') && checksOwner(variant)) throw new LogInputError(where, 'faults', TORN_WITH_TAGS);
+  return {
+    pages,
+    prefillLimit,
+    ...(tokens === undefined ? {} : { prefillTokens: tokens }),
+    pageSize,
+    variant,
+    faults,
+    allocator: overrides.allocator ?? config?.allocator ?? 'sorted',
+    lengthRule: overrides.lengthRule ?? config?.lengthRule ?? 'gt',
+    eviction: overrides.eviction ?? config?.eviction ?? false,
+    tableGrowth: overrides.tableGrowth ?? config?.tableGrowth ?? false,
+    retraction: overrides.retraction ?? config?.retraction ?? false,
+  };
+}
+
+/** What a verdict on this model does not cover, in words (empty when it covers every interleaving the spec has). */
+export function caveatsOf(model: LogModel): string[] {
+  if (!model.faults.includes('torn-write')) return [];
+  return ['torn-write: each write is taken to land whole, at any moment between allocate and done; without an owner check a write\'s parts are its content alone, and landing them all at once reaches every verdict that landing them apart can'];
+}
+
+/** Whether two config events describe the same deployment (their times aside). */
+export function sameConfig(a: ConfigEvent, b: ConfigEvent): boolean {
+  const { t: _a, ...x } = a;
+  const { t: _b, ...y } = b;
+  return JSON.stringify(x) === JSON.stringify(y);
+}

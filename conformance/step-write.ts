@@ -1,0 +1,68 @@
+/**
+ * P's side of a request in a log: the parts of its write it posts (`posted`, one line per
+ * chunk of `send_kv_chunk`), and its abort (`abort`: the transfer is given up, nothing more
+ * will land). The write's landing itself is a hidden step (step.ts): these lines only say
+ * where it can land, or that it never will.
+ */
+import { isOverLongPrompt, stubsSilently } from '../spec/index.ts';
+import { limitTokensOf } from './events.ts';
+import { sharesFirst, tableOf, type LoggedPool } from './pool.ts';
+import { OK, ownPending, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
+
+/** Whether P finds the request too long, by the log's length rule in tokens (spec/behaviour.ts; the pool decides the same way). */
+function overLong(ctx: EventContext): boolean {
+  return isOverLongPrompt(ctx.info.tokens, limitTokensOf(ctx.model), ctx.model.lengthRule);
+}
+
+/**
+ * The table entries a write of the slot's request will land in, `[from, to)`: all of them
+ * for `prefill`, the first own page for a silent `stub`; `undefined` when P refuses. This
+ * mirrors the spec's guards of `prefill` and `stub` for one purpose only: to check the
+ * pages of a `posted` event, which the spec does not see.
+ */
+function writeRange(pool: LoggedPool, ctx: EventContext): readonly [number, number] | undefined {
+  const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
+  if (!overLong(ctx)) return [own, ctx.info.length];
+  if (!stubsSilently(ctx.model.variant, ctx.model.faults)) return undefined;
+  return [own, own + 1];
+}
+
+/**
+ * A `posted` line: P posted (a chunk of) its write. Its pages must be a run of the pages the
+ * write lands in, in table order: the whole write, or one of its chunks (`send_kv_chunk`
+ * sends page-aligned slices of the destination pages, the last one with the metadata).
+ */
+export function posted(ctx: EventContext, s: Possible): StepResult {
+  const { pool } = s;
+  const { slot, pages } = ctx;
+  const name = ctx.info.id;
+  if (ownPending(s, slot) === undefined) return refused(`P posted a write for ${name}, but no write of it is outstanding: ${phaseWords(pool, slot, name)}`);
+  const range = writeRange(pool, ctx);
+  if (range === undefined) {
+    const limit = ctx.model.prefillTokens === undefined ? `${ctx.model.prefillLimit} pages` : `${limitTokensOf(ctx.model)} tokens`;
+    return refused(`${name} is too long for P (${ctx.info.tokens} tokens, ${ctx.model.lengthRule === 'ge' ? 'at least' : 'more than'} its limit of ${limit}) and this variant refuses it: P posts no write`);
+  }
+  if (pages === undefined || pages.count === 0) return OK;
+  const [from, to] = range;
+  const row = pool.pageTable(slot);
+  const first = pages.at(0);
+  for (let i = from; i + pages.count <= to; i++) if (row[i] === first && pages.equalsRow(row, i, i + pages.count)) return OK;
+  return refused(`P's write for ${name} lands in ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${pages.words()}, which is not a run of them`);
+}
+
+/**
+ * An `abort` line: P gave up the request's transfer (its `kv_sender` aborted, which D sees
+ * as `KVPoll.Failed`), so its write will never land: the hidden step is dropped, in this
+ * state and for the allocation still to come.
+ */
+export function abortWrite(ctx: EventContext, s: Possible): StepResult {
+  ctx.info.dropped = true;
+  s.pending = s.pending.filter((h) => h.slot !== ctx.slot);
+  settleDropped(ctx, s);
+  return OK;
+}
+
+/** A timed-out request whose write P gave up is finished: the pool abandons it (impl/serving-pool.ts), and its slot goes to the next request. */
+export function settleDropped(ctx: EventContext, s: Possible): void {
+  if (ctx.info.dropped && ownPending(s, ctx.slot) === undefined) s.pool.abandon(ctx.slot);
+}

@@ -1,0 +1,104 @@
+/**
+ * The random configurations of the model-based tests (mbt.ts here, and `mbt --adapter`,
+ * conformance/adapter/): small pools, so that pages are reused soon, where the bugs are.
+ */
+import fc from 'fast-check';
+import { requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
+import type { PoolAllocator } from './allocator-order.ts';
+import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS, POOL_FAULTS } from './mbt-commands.ts';
+
+/**
+ * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with
+ * lengths that fit the pool and optional prefixes (`p`, `q`); the variant and the faults
+ * as given, or random. Lengths are drawn in pages and given in whole pages of the page
+ * size (drawn from `pageSizes` where `sglang` is among the orders, for its shortage test;
+ * at more than one token per page a stubbed prompt has a stale tail, spec/slots.ts); with `slots`, pages hold 2 or 3 token slots and lengths and the limit are drawn
+ * in tokens, so that last pages are partial and prompts are cut inside a page.
+ */
+export function configArbitrary(
+  variant?: Variant,
+  faults?: readonly Fault[],
+  allocators: readonly PoolAllocator[] = ['sorted'],
+  eviction = false,
+  slots = false,
+  pageSizes: readonly number[] = [1, 4],
+  slotSizes: readonly number[] = [2, 3],
+): fc.Arbitrary<Config> {
+  if (slots) return slotConfigArbitrary(variant, faults, allocators, slotSizes);
+  const request = fc.record({ length: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }), prefix: fc.constantFrom('', 'p', 'q') });
+  // Only `sorted` draws nothing more, so that its cases stay the ones earlier seeds gave.
+  const allocation =
+    allocators.length === 1 && allocators[0] === 'sorted'
+      ? fc.constant({})
+      : fc.record({
+          allocator: fc.constantFrom(...allocators),
+          // The page size picks sglang's shortage test; the other orders do not look at it.
+          pageSize: allocators.includes('sglang') ? fc.constantFrom(...pageSizes) : fc.constant(1),
+        });
+  // Likewise eviction is drawn only when asked for.
+  const evicting = eviction ? fc.record({ eviction: fc.boolean() }) : fc.constant({});
+  return fc
+    .record({
+      allocation,
+      evicting,
+      pages: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }),
+      prefillLimit: fc.integer({ min: 0, max: MAX_RANDOM_PAGES }),
+      requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
+      variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
+      faults: faults === undefined ? fc.subarray([...POOL_FAULTS]) : fc.constant(faults),
+    })
+    .map(({ allocation: a, evicting: e, pages, prefillLimit, requests, variant: v, faults: f }): Config => {
+      // Whole pages: a length of k pages is k * pageSize tokens.
+      const size: number = 'pageSize' in a && typeof a.pageSize === 'number' ? a.pageSize : 1;
+      return {
+        ...a,
+        ...e,
+        pages,
+        prefillLimit: Math.min(prefillLimit, pages) * size,
+        requests: requests.map(({ length, prefix }, i): RequestSpec => {
+          const fitted = Math.min(length, pages);
+          // A prefix is one page, so a request with one needs a page of its own besides.
+          return prefix !== '' && fitted >= 2 ? { name: requestName(i), length: fitted * size, prefix } : { name: requestName(i), length: fitted * size };
+        }),
+        variant: v,
+        faults: f,
+      };
+    });
+}
+
+/**
+ * Random small configurations with token slots: `sizes` slots per page (2 or 3 unless
+ * given), lengths and the prefill limit in tokens; the allocation order drawn from
+ * `allocators` (left out, as `sorted`, when that is the only one).
+ */
+function slotConfigArbitrary(variant: Variant | undefined, faults: readonly Fault[] | undefined, allocators: readonly PoolAllocator[], sizes: readonly number[]): fc.Arbitrary<Config> {
+  const most = Math.max(...sizes) * MAX_RANDOM_PAGES;
+  const request = fc.record({ tokens: fc.integer({ min: 1, max: most }), prefix: fc.constantFrom('', 'p') });
+  // Only `sorted` alone draws nothing more, so that its cases stay the ones earlier seeds gave.
+  const allocation = allocators.length === 1 && allocators[0] === 'sorted' ? fc.constant({}) : fc.record({ allocator: fc.constantFrom(...allocators) });
+  return fc
+    .record({
+      allocation,
+      pageSize: fc.constantFrom(...sizes),
+      pages: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }),
+      prefillLimit: fc.integer({ min: 0, max: most }),
+      lengthRule: fc.constantFrom('gt' as const, 'ge' as const),
+      requests: fc.array(request, { minLength: 1, maxLength: MAX_RANDOM_REQUESTS }),
+      variant: variant === undefined ? fc.constantFrom(...VARIANTS) : fc.constant(variant),
+      faults: faults === undefined ? fc.subarray([...POOL_FAULTS]) : fc.constant(faults),
+    })
+    .map(({ allocation, pageSize, pages, prefillLimit, lengthRule, requests, variant: v, faults: f }): Config => ({
+      ...allocation,
+      pages,
+      pageSize,
+      ...(lengthRule === 'ge' ? { lengthRule } : {}),
+      prefillLimit: Math.min(prefillLimit, pages * pageSize),
+      requests: requests.map(({ tokens, prefix }, i): RequestSpec => {
+        const fitted = Math.min(tokens, pages * pageSize);
+        // A prefix is one page, so a request with one needs a page of its own besides.
+        return prefix !== '' && fitted > pageSize ? { name: requestName(i), length: fitted, prefix } : { name: requestName(i), length: fitted };
+      }),
+      variant: v,
+      faults: f,
+    }));
+}
