@@ -87,7 +87,7 @@ describe('drift: the document follows the doc comments', () => {
   it('an edited @variant note and an edited invariant change their own sections', () => {
     const variant = edit('spec/transfer.ts', '@variant length-fix Always refuses', '@variant length-fix Refuses, always');
     expect(changedSections(renderDocument(variant, computed))).toEqual(['Actions']);
-    const invariant = edit('spec/properties.ts', 'This is the property the incident broke.', 'The incident broke this one.');
+    const invariant = edit('spec/invariants.ts', 'This is the property the incident broke.', 'The incident broke this one.');
     expect(changedSections(renderDocument(invariant, computed))).toEqual(['Properties']);
   });
 
