@@ -30,7 +30,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
   { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
   { id: 'conformance/adapter/run.ts:runAdapterMbt', reason: toSplit('the handshake, the run loop and the shrinking apart') },
-  { id: 'spec/decode.ts:crossCheck', reason: toSplit('one check per pair of fields that must agree') },
   { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
   { id: 'checker/level.ts:constructor', reason: hot('the constructor of the class above sizes each of the arrays the inner loops read; it goes with the class') },
 ];
