@@ -25,7 +25,6 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'checker/level.ts', reason: hot('the parallel search\'s level: one class holds the arena and the batch arrays its inner loops read; left whole until a split is measured to cost nothing (npm run bench -- parallel)') },
   { id: 'proofs/encoding.ts', reason: toSplit('the z3 relations per group of actions, as spec/transitions.ts is') },
   { id: 'conformance/step.ts', reason: toSplit('one file per event kind group') },
-  { id: 'scale/mbt.ts', reason: toSplit('the command generator apart from the runner') },
   { id: 'conformance/validate.ts', reason: toSplit('the possible-state set apart from the event loop') },
   { id: 'conformance/adapter/run.ts:runAdapterMbt', reason: toSplit('the handshake, the run loop and the shrinking apart') },
   { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
