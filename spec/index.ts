@@ -59,3 +59,5 @@ export * from './writes.ts';
 export * from './slots.ts';
 export * from './release.ts';
 export * from './retraction.ts';
+export * from './features.ts';
+export * from './coverage.ts';
