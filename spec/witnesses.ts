@@ -6,6 +6,7 @@
 import { OVERLAPPED } from './release.ts';
 import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { dataOf, dataPartsOf, flagsOf, HIT, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
+import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 
 const sometimes = (name: string, appliesTo: Property['appliesTo'], holds: Property['holds']): Property => ({
@@ -238,3 +239,20 @@ export const WITNESSES: readonly Property[] = [
   Resumed,
   CopyInFlight,
 ];
+
+/** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
+export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
+  'silent-stub': OverLongStubbed,
+  'early-free': LateWriteLands,
+  'stale-free': DoubleRelease,
+  'prefix-poison': PoisonedInsert,
+  // The second release runs (what it then frees is the variant's business: under hardened, nothing another request holds).
+  'double-free': DoubleRelease,
+  'lock-underflow': EvictedWhileRead,
+  'torn-write': TornPage,
+  'auto-truncate': PromptTruncated,
+  'segment-overlap': SegmentOverlap,
+  'offload-after-free': CopyInFlight,
+  // Every resume skips the load: the fault fires wherever a request is resumed.
+  'resume-stale': Resumed,
+};
