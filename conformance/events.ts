@@ -5,7 +5,8 @@
  * Fields the format does not know are ignored: a serving system may log more.
  */
 import { Either, ParseResult, Schema } from 'effect';
-import { FAULTS, formatPath, VARIANTS, WholeNumber, type Fault, type Variant } from '../spec/index.ts';
+import { checksOf, coveredFaults, FAULTS, formatPath, lacking, SWITCH_DOCS, SWITCHES, VARIANTS, WholeNumber, type Fault, type Variant } from '../spec/index.ts';
+import { VALIDATOR_COVERAGE } from './coverage.ts';
 
 const show = (value: unknown): string => {
   // JSON reads 1e400 as Infinity, which JSON.stringify would print as null.
@@ -17,8 +18,23 @@ const show = (value: unknown): string => {
 /** The largest pool a log may describe, in pages. */
 export const MAX_LOG_PAGES = 1 << 24;
 
-/** The faults whose logs the validator can hold against the spec; the part landings of `torn-write` are the spec's alone (and the pool's, which lands every write whole). */
-export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow'];
+/** The faults whose logs the validator can hold against the spec, in the catalogue's order (conformance/coverage.ts); the part landings of `torn-write` are the spec's alone (and the pool's, which lands every write whole). */
+export const VALIDATOR_FAULTS: readonly Fault[] = coveredFaults(VALIDATOR_COVERAGE);
+
+/**
+ * A `config` object's switch that the validator does not follow, turned on by its own
+ * field (`tableGrowth: true`): refused by name, not ignored with the other unknown fields,
+ * since a log has no events for what it adds. Derived from the coverage, so a switch the
+ * spec gains is refused here too.
+ */
+function refusedSwitch(json: object): LineIssue | undefined {
+  for (const s of SWITCHES) {
+    const field = SWITCH_DOCS[s].field;
+    if (field === undefined || VALIDATOR_COVERAGE.covers(s) || !Object.hasOwn(json, field) || (json as Record<string, unknown>)[field] === false) continue;
+    return { field, message: `${VALIDATOR_COVERAGE.consumer} ${lacking(VALIDATOR_COVERAGE, s)}; check such a configuration with \`pagecheck check ${checksOf(s)}\`` };
+  }
+  return undefined;
+}
 
 /** The allocator orders a log can be held against: `sorted`, `sglang` and `lifo` (the page ids must be those the order hands out; docs/ALLOCATOR.md) and `any` (they must only be free). */
 export const ALLOCATORS = ['sorted', 'sglang', 'lifo', 'any'] as const;
@@ -73,20 +89,6 @@ export const ConfigEventSchema = Schema.Struct({
   allocator: Schema.optionalWith(literal(ALLOCATORS), { exact: true }),
   lengthRule: Schema.optionalWith(literal(['gt', 'ge'] as const), { exact: true }),
   eviction: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  // Named so that it is refused, not ignored with the other unknown fields: a log has no event for a decode step's new page yet.
-  tableGrowth: Schema.optionalWith(
-    Schema.Literal(false).annotations({
-      message: () => ({ message: 'validate-log does not check logs with tableGrowth yet: a log has no event for the page a decode step takes (grow); check such a configuration with `pagecheck check --table-growth`', override: true }),
-    }),
-    { exact: true },
-  ),
-  // Refused for the same reason: a log has no event yet for a retraction or a resume.
-  retraction: Schema.optionalWith(
-    Schema.Literal(false).annotations({
-      message: () => ({ message: 'validate-log does not check logs with retraction yet: a log has no event for retract or resume; check such a configuration with `pagecheck check --retraction`', override: true }),
-    }),
-    { exact: true },
-  ),
 });
 
 /** The schema of each event kind. */
@@ -162,6 +164,8 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
   if (Either.isLeft(event)) return Either.left(firstIssue(event.left));
   const e = event.right;
   if (e.kind === 'config') {
+    const refused = refusedSwitch(json);
+    if (refused !== undefined) return Either.left(refused);
     const faults = e.faults ?? [];
     const twice = faults.findIndex((f, i) => faults.indexOf(f) !== i);
     if (twice >= 0) return Either.left({ field: `faults[${twice}]`, message: `fault ${show(faults[twice])} is named twice` });
@@ -213,5 +217,7 @@ export function decodeConfigObject(input: unknown): Either.Either<ConfigEvent, L
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return Either.left({ field: '', message: `expected a JSON object, got ${show(input)}` });
   const r = DECODERS.config({ kind: 'config', ...input });
   if (Either.isLeft(r)) return Either.left(firstIssue(r.left));
+  const refused = refusedSwitch(input);
+  if (refused !== undefined) return Either.left(refused);
   return r.right.kind === 'config' ? Either.right(r.right) : Either.left({ field: 'kind', message: 'expected a config' });
 }

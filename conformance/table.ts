@@ -13,7 +13,8 @@
  * one hidden step per part, opened by the same event and closed by the same `done`: more
  * entries here, not new machinery.
  */
-import type { ActionKind, Phase } from '../spec/index.ts';
+import { ACTION_KINDS, lacking, type ActionKind, type Phase } from '../spec/index.ts';
+import { VALIDATOR_COVERAGE } from './coverage.ts';
 import type { EventKind } from './events.ts';
 
 /** What an event means to the validator. */
@@ -66,16 +67,14 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
 };
 
 /**
- * The spec's actions that no log event stands for yet, each with the reason: the validator
- * refuses every configuration that enables them, so it never has to match them. One
- * leaves this list when its event is added to {@link EVENT_TABLE}.
+ * The spec's actions that no log event stands for yet, each with the reason: those
+ * validate-log's coverage does not name (conformance/coverage.ts), so it refuses every
+ * configuration that enables them and never has to match them. One leaves this list when
+ * its event is added to {@link EVENT_TABLE} and the coverage names it.
  */
-export const UNLOGGED_KINDS: Readonly<Partial<Record<ActionKind, string>>> = {
-  grow: 'validate-log refuses tableGrowth: a log has no event yet for the page a decode step takes (alloc_decode)',
-  retract: 'validate-log refuses retraction: a log has no event yet for a retraction (retract_decode)',
-  offload: 'validate-log refuses retraction: a log has no event yet for the copy to host memory (offload_kv_cache)',
-  resume: 'validate-log refuses retraction: a log has no event yet for a resume (resume_retracted_reqs)',
-};
+export const UNLOGGED_KINDS: Readonly<Partial<Record<ActionKind, string>>> = Object.fromEntries(
+  ACTION_KINDS.filter((k) => !VALIDATOR_COVERAGE.covers(`action:${k}`)).map((k) => [k, `${VALIDATOR_COVERAGE.consumer} ${lacking(VALIDATOR_COVERAGE, `action:${k}`)}`]),
+);
 
 /** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */
 export const DECODE_AGAIN: EventRule = { role: 'observe', needs: 'decoded' };

@@ -5,5 +5,6 @@ export * from './allocator-order.ts';
 export * from './pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';
+export * from './coverage.ts';
 export * from './mbt-commands.ts';
 export * from './mbt.ts';

@@ -5,7 +5,9 @@
  */
 import { DEFAULT_FAULTS } from '../spec/config.ts';
 import { checksOwner, firstPageOf, isOverLongPrompt, sglangShort, stubsSilently } from '../spec/behaviour.ts';
-import { type RefPage, type RefRequest, type RefOptions, REFERENCE_VARIANTS, REFERENCE_FAULTS, admissionLabel, groupLabel, FINISHED } from './reference-types.ts';
+import { type RefPage, type RefRequest, type RefOptions, admissionLabel, groupLabel, FINISHED } from './reference-types.ts';
+import { REFERENCE_COVERAGE } from './coverage.ts';
+import { lacking } from '../spec/coverage.ts';
 
 /** The reference pool's pages, lists and cache, with the queries and steps its actions share. */
 export class ReferenceState {
@@ -37,9 +39,9 @@ export class ReferenceState {
   protected readonly silentStub: boolean;
 
   constructor(options: RefOptions) {
-    if (!(REFERENCE_VARIANTS as readonly string[]).includes(options.variant)) throw new RangeError(`reference: no variant ${options.variant}`);
-    // Its release is one batch (two under lifo) that never overlap: it cannot stand for segment-overlap, and says so.
-    if (options.faults?.some((f) => !REFERENCE_FAULTS.includes(f)) === true) throw new RangeError(`reference: faults ${options.faults.filter((f) => !REFERENCE_FAULTS.includes(f)).join(', ')} are not implemented (a release here never frees a page twice, and a request holds once); check them on the spec`);
+    // The variant and faults against its coverage (scale/coverage.ts); to-spec.ts checks the rest of a configuration.
+    const refused = [`variant:${options.variant}` as const, ...(options.faults ?? []).map((f) => `fault:${f}` as const)].find((f) => !REFERENCE_COVERAGE.covers(f));
+    if (refused !== undefined) throw new RangeError(`reference: ${REFERENCE_COVERAGE.consumer} ${lacking(REFERENCE_COVERAGE, refused)}; check it on the spec`);
     this.options = options;
     this.allocator = options.allocator ?? 'sorted';
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);

@@ -3,7 +3,6 @@
  * and its labels (`reference.ts` says why they are what they are).
  */
 import type { Fault, Variant } from '../spec/config.ts';
-import { FAULTS } from '../spec/config.ts';
 import type { Phase } from '../spec/state.ts';
 
 /** One page: who holds it, whose data it holds, and its owner tag. */
@@ -70,12 +69,6 @@ export interface RefOptions {
   /** Tokens per page (default 1): picks `sglang`'s shortage test. */
   readonly pageSize?: number;
 }
-
-/** The variants the reference model has; the others it does not know (and the scale test does not draw). */
-export const REFERENCE_VARIANTS = ['buggy', 'length-fix', 'owner-check'] as const satisfies readonly Variant[];
-
-/** The faults the reference takes: every one but `segment-overlap`, which it refuses (its release never frees a page twice), and retraction's, which it cannot reach (it holds each request once). */
-export const REFERENCE_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'segment-overlap' && f !== 'offload-after-free' && f !== 'resume-stale');
 
 /** The label of admission `k`. */
 export const admissionLabel = (k: number): number => k + 1;

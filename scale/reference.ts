@@ -34,6 +34,7 @@ import { type RefPage, type RefRequest, STALE, admissionLabel, groupLabel } from
 import { ReferenceState } from './reference-state.ts';
 
 export * from './reference-types.ts';
+export * from './coverage.ts';
 export { ReferenceState } from './reference-state.ts';
 
 /** The reference pool. Each action returns whether it was enabled; a disabled one changes nothing. */

@@ -18,6 +18,8 @@
  */
 import { ACTION_KINDS, actionLabel, allActions, compile, type ActionKind, type Config, type Model } from '../spec/index.ts';
 import { PROMELA_BODY } from './template.ts';
+import { PROMELA_COVERAGE } from './coverage.ts';
+import { lacking, uncoveredIn } from '../spec/coverage.ts';
 
 /** The largest pool the generated model supports: `seen` is a 32-bit page mask. */
 export const PROMELA_MAX_PAGES = 32;
@@ -38,24 +40,18 @@ const INLINE_OF = {
   evict: 'Evict',
   landData: 'LandData',
   landTag: 'LandTag',
-  // Never emitted: toPromela refuses tableGrowth and retraction.
+  // Never emitted: toPromela refuses what spin/coverage.ts does not name.
   grow: 'Grow',
   retract: 'Retract',
   offload: 'Offload',
   resume: 'Resume',
 } as const satisfies Record<ActionKind, string>;
 
-/** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a pool larger than {@link PROMELA_MAX_PAGES}. */
+/** Generates the Promela model of a configuration (`Integrity` asserted with `checkIntegrity`). Throws a `RangeError` for a feature the model does not follow (spin/coverage.ts) or a pool larger than {@link PROMELA_MAX_PAGES}. */
 export function toPromela(config: Config, checkIntegrity = false): string {
   const m = compile(config);
-  if (m.eviction) throw new RangeError('the Promela model has no prefix-cache eviction');
-  // Under sorted, a release's calls free each page once, as the Promela model's one release does; only the overlap differs.
-  if (m.fault['segment-overlap']) throw new RangeError('the Promela model releases a table in one call and has no fault segment-overlap');
-  if (m.tableGrowth) throw new RangeError('the Promela model keeps a fixed page table: it has no tableGrowth (action grow)');
-  if (m.retraction) throw new RangeError('the Promela model holds each request once: it has no retraction (actions retract, offload, resume)');
-  if (m.allocator !== 'sorted') {
-    throw new RangeError(`the Promela model follows allocator sorted only, got ${m.allocator}`);
-  }
+  const refused = uncoveredIn(PROMELA_COVERAGE, config);
+  if (refused !== undefined) throw new RangeError(`${PROMELA_COVERAGE.consumer} ${lacking(PROMELA_COVERAGE, refused)}`);
   if (m.pages > PROMELA_MAX_PAGES) {
     throw new RangeError(`the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${m.pages}`);
   }

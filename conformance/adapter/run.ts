@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { actionLabel, compile, enabled, initial, Isolation, requestName, step, type Action, type ActionKind, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
 import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type MbtFailure } from '../../impl/index.ts';
 import { compareObserved } from './compare.ts';
+import { ADAPTER_FAULTS, ADAPTER_KINDS, ADAPTER_VARIANTS } from './coverage.ts';
 import { AdapterError, AdapterProcess } from './process.ts';
 import { PROTOCOL_VERSION, type Observable } from './protocol.ts';
 
@@ -126,20 +127,6 @@ class EnabledAction implements fc.AsyncCommand<Side, Real> {
 }
 
 type Commands = Iterable<fc.AsyncCommand<Side, Real>>;
-
-/**
- * The action kinds an adapter is sent: those of protocol version 1, named, so that a kind
- * the spec gains later is not sent until the protocol has it. The prefix cache's eviction,
- * the part landings of `torn-write`, a decode step's new page (`grow`) and retraction's
- * actions are not part of it (configurations never turn them on).
- */
-const ADAPTER_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
-
-/** The variants random configurations draw when none is named: those of protocol version 1 (`hardened` came later). */
-const ADAPTER_VARIANTS: readonly Variant[] = ['buggy', 'length-fix', 'owner-check'];
-
-/** The faults random configurations switch on: those of protocol version 1 (docs/ADAPTER.md). */
-const ADAPTER_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'];
 
 /** Random interleavings for up to `requests` requests. */
 function commandsArbitrary(requests: number, maxCommands: number, replayPath: string | undefined): fc.Arbitrary<Commands> {

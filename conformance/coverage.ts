@@ -1,0 +1,22 @@
+/**
+ * What `validate-log` follows of the spec, declared once: the faults whose logs it holds
+ * against the spec, the actions a log event stands for (`table.ts`), and the switches a
+ * log's `config` event may turn on; any other is refused (spec/coverage.ts derives the
+ * refusals, and `table.ts`'s unlogged actions with their reasons). A feature the spec gains
+ * is refused here until the log format has its events and this list names it.
+ */
+import { coverage, type Coverage } from '../spec/coverage.ts';
+
+/** validate-log's coverage. The part landings are hidden steps of a write (table.ts), though the faults that make them are refused yet. */
+export const VALIDATOR_COVERAGE: Coverage = coverage('validate-log', {
+  variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
+  allocators: ['sorted', 'sglang', 'lifo', 'any'],
+  switches: ['eviction', 'decodeSteps', 'tokenSlots', 'prefixes', 'lengthRule'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow'],
+  actions: ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag'],
+  instead: {
+    tableGrowth: 'has no event yet for the page a decode step takes (alloc_decode)',
+    retraction: 'has no event yet for a retraction, its copy to host memory or a resume (retract_decode, offload_kv_cache, resume_retracted_reqs)',
+    prefixPages: 'has one-page prefixes',
+  },
+});
