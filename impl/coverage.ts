@@ -4,9 +4,18 @@
  * refuses any other (spec/coverage.ts derives the refusals). A fault, switch or action the
  * spec gains is refused here until the pool has it and this list names it.
  */
-import { coverage, coveredFaults, coveredKinds, type Coverage } from '../spec/coverage.ts';
+import { coverage, coveredFaults, coveredKinds, kindsGuard, type Coverage } from '../spec/coverage.ts';
 import type { ActionKind } from '../spec/actions.ts';
 import type { Fault } from '../spec/config.ts';
+
+/** The action kinds the pool has: its code matches over these alone, and refuses any other. */
+export const POOL_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict'] as const satisfies readonly ActionKind[];
+
+/** One of {@link POOL_KINDS}. */
+export type PoolKind = (typeof POOL_KINDS)[number];
+
+/** Whether the pool has action kind `k`. */
+export const isPoolKind = kindsGuard(POOL_KINDS);
 
 /** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`. */
 export const POOL_COVERAGE: Coverage = coverage('the pool', {
@@ -14,7 +23,7 @@ export const POOL_COVERAGE: Coverage = coverage('the pool', {
   allocators: ['sorted', 'sglang', 'lifo'],
   switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule'],
   faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate'],
-  actions: ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict'],
+  actions: POOL_KINDS,
   instead: {
     'allocator:any': 'hands out pages in one order',
     tableGrowth: 'keeps a fixed page table',

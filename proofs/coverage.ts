@@ -4,7 +4,7 @@
  * fault and prints every feature it does not cover under its verdict (spec/coverage.ts
  * derives both). A fault or action the spec gains joins by a decision here.
  */
-import { coverage, type Coverage } from '../spec/coverage.ts';
+import { coverage, kindsGuard, type Coverage } from '../spec/coverage.ts';
 import type { ActionKind, Fault } from '../spec/index.ts';
 
 /**
@@ -21,6 +21,9 @@ export const PROOF_FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-
  * or retraction, where those never happen.
  */
 export const PROOF_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'landData', 'landTag'] as const satisfies readonly ActionKind[];
+
+/** Whether the proof has action kind `k` (an obligation, and a relation in the encoding). */
+export const isProofKind = kindsGuard(PROOF_ACTIONS);
 
 /** The proof's coverage: any number of pages, requests, prefixes of any length and decode steps, any free pages an allocation takes, either length rule (a limit one lower stands for the other), with one token slot per page. */
 export const PROOF_COVERAGE: Coverage = coverage('the proof', {

@@ -88,6 +88,12 @@ export function refusalOf(c: Coverage, config: Config): string | undefined {
   return f === undefined ? undefined : refusal(c, f);
 }
 
+/** A guard for the action kinds a consumer has: it narrows a kind to them, so that the consumer's code matches exhaustively over its own kinds and a kind the spec gains needs no edit there (it is refused). */
+export function kindsGuard<const K extends ActionKind>(kinds: readonly K[]): (k: ActionKind) => k is K {
+  const has = new Set<ActionKind>(kinds);
+  return (k): k is K => has.has(k);
+}
+
 /** The faults `c` follows, in the catalogue's order. */
 export function coveredFaults(c: Coverage): Fault[] {
   return FAULTS.filter((f) => c.covers(`fault:${f}`));

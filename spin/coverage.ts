@@ -4,7 +4,17 @@
  * spec written again by hand (template.ts), and a feature the spec gains is refused here
  * until the template has it and this list names it.
  */
-import { coverage, type Coverage } from '../spec/coverage.ts';
+import { coverage, kindsGuard, type Coverage } from '../spec/coverage.ts';
+import type { ActionKind } from '../spec/actions.ts';
+
+/** The action kinds the Promela model has, one inline each (template-actions.ts). */
+export const PROMELA_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'landData', 'landTag'] as const satisfies readonly ActionKind[];
+
+/** One of {@link PROMELA_KINDS}. */
+export type PromelaKind = (typeof PROMELA_KINDS)[number];
+
+/** Whether the Promela model has action kind `k`. */
+export const isPromelaKind = kindsGuard(PROMELA_KINDS);
 
 /** The Promela model's coverage. lock-underflow acts only under eviction, which it refuses: with it alone the spec does nothing either. */
 export const PROMELA_COVERAGE: Coverage = coverage('the Promela model', {
@@ -12,7 +22,7 @@ export const PROMELA_COVERAGE: Coverage = coverage('the Promela model', {
   allocators: ['sorted'],
   switches: ['decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule'],
   faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate'],
-  actions: ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'landData', 'landTag'],
+  actions: PROMELA_KINDS,
   instead: {
     tableGrowth: 'keeps a fixed page table',
     retraction: 'holds each request once',
