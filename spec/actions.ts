@@ -11,7 +11,7 @@ import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'discard'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -56,7 +56,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('evict', () => on.eviction)
     .with('landData', () => on.tornWrite)
     .with('landTag', () => on.tornWrite && on.ownerCheck)
-    .with('retract', 'resume', 'discard', () => on.retraction)
+    .with('retract', 'resume', () => on.retraction)
     .with('offload', () => on.retraction && on.offloadAfterFree)
     .exhaustive();
 }

@@ -147,12 +147,3 @@ function load(m: Model, s: State, t: State, r: number, i: number, p: number): vo
   else setTag(m, t, p, bodyLabel(r), copy.fill);
 }
 
-/**
- * A throwaway action, to measure what an action costs: D looks at a retracted request it could resume, and leaves it as it is.
- * @guard Config `retraction`, and the request could be resumed now.
- * @effect Nothing changes.
- */
-export function discard(m: Model, s: State, r: number): State | undefined {
-  if (resume(m, s, r) === undefined) return undefined;
-  return s.slice();
-}

@@ -35,7 +35,7 @@ import { allocate } from './allocation.ts';
 import { decode, grow } from './decode-steps.ts';
 import { free, timeout } from './freeing.ts';
 import { evict, insert } from './prefix-cache.ts';
-import { discard, offload, resume, retract } from './retraction.ts';
+import { offload, resume, retract } from './retraction.ts';
 import { handoff, landData, landTag, prefill, stub } from './transfer.ts';
 
 // The actions, one file per group; the registry below gathers them.
@@ -49,7 +49,7 @@ export * from './prefix-cache.ts';
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, discard };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {

@@ -251,7 +251,6 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   retract: (t) => retraction(t, 'retract'),
   offload: (t) => retraction(t, 'offload'),
   resume: (t) => retraction(t, 'resume'),
-  discard: (t) => ({ sentence: `D looks at ${t.who} and leaves it retracted.`, messages: [`D->>D: ${t.label}: leave ${t.who} retracted`] }),
 };
 
 /** Step `k` (1-based) of `trace` in words, in both forms; `undefined` for state 0. */

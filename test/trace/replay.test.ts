@@ -162,7 +162,7 @@ describe('replayItf', () => {
     const unknownKind = leakJson();
     unknownKind.states[2]!['mbt::actionTaken'] = 'explode';
     expect(refusal(unknownKind).message).toBe(
-      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, discard',
+      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume',
     );
     const unknownRequest = leakJson();
     unknownRequest.states[2]!['mbt::nondetPicks'] = { r: 'Z' };
