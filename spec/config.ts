@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'tag-skip'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -50,7 +50,6 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "Two allocator calls of one release name the same page: the segment (`free_segment`) starts one page early, on the last page that `cache_finished_req`'s frees already released; it is a double free with no second release, and a free list that keeps duplicates (SGLang's tensor) then holds the page twice, so two later allocations can both be handed it (SGLang #38941, #38840; spec/release.ts).",
   'offload-after-free':
     "With `retraction`: D releases a retracted request's pages before the copy to host memory has read them (`offload_kv_cache` is asynchronous); the copy reads the pages later (action `offload`), when another request may hold them and have written its own KV there, and `resume` loads that copy back as the request's own (SGLang PR #30899; spec/retraction.ts).",
-  'tag-skip': 'A throwaway fault, to measure what a fault costs: under an owner check, `allocate` does not clear the tags of the pages it hands out.',
   'resume-stale':
     "With `retraction`: `resume` allocates the request's new pages but does not load its saved copy into them (the load is skipped, or reads a slot another request now holds), and reports the request resumed; decode reads whatever the new pages held before (SGLang PR #35957; spec/retraction.ts).",
 };
@@ -94,7 +93,6 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // Both act on a retracted request, whose table is not finished.
   'offload-after-free': false,
   'resume-stale': false,
-  'tag-skip': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */

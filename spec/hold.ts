@@ -53,7 +53,7 @@ export function takeHold(m: Model, s: State, t: State, r: number, plan: HoldPlan
     const p = taken[k]!;
     if (pages !== undefined) takeOne(m, t, p);
     setHolder(m, t, p, bodyLabel(r));
-    if (m.ownerCheck && !m.fault['tag-skip']) setTag(m, t, p, 0);
+    if (m.ownerCheck) setTag(m, t, p, 0);
     setTablePage(m, t, r, i++, p);
   }
 }

@@ -255,5 +255,4 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'offload-after-free': CopyInFlight,
   // Every resume skips the load: the fault fires wherever a request is resumed.
   'resume-stale': Resumed,
-  'tag-skip': PageReused,
 };

@@ -38,5 +38,4 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   // Retraction's: not encoded (the proof's requests hold once); prove refuses them, and the checker's bounded run stands in (test/spec/retraction.test.ts).
   'offload-after-free': [],
   'resume-stale': [],
-  'tag-skip': [],
 };
