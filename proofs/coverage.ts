@@ -15,6 +15,9 @@ import type { ActionKind, Fault } from '../spec/index.ts';
  */
 export const PROOF_FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'] as const satisfies readonly Fault[];
 
+/** One of {@link PROOF_FAULTS}. */
+export type ProofFault = (typeof PROOF_FAULTS)[number];
+
 /**
  * The actions with an obligation: not `evict`, `grow` nor retraction's, since the proof is
  * about configurations without eviction (docs/ALLOCATOR.md), table growth (docs/SLOTS.md)

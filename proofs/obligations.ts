@@ -18,7 +18,7 @@ import { initial, semanticsOf, transition } from './encoding.ts';
 import { invariantFor, LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT, type Invariant } from './invariant.ts';
 import { at, forAll, freshState, holds, type Bounds, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
-import { PROOF_ACTIONS, PROOF_FAULTS } from './coverage.ts';
+import { PROOF_ACTIONS, PROOF_FAULTS, type ProofFault } from './coverage.ts';
 import { solve } from './z3-cleanups.ts';
 
 export { PROOF_FAULTS } from './coverage.ts';
@@ -30,7 +30,7 @@ export { PROOF_FAULTS } from './coverage.ts';
  * for `owner-check` and `buggy`. `hardened` is proved with every fault of the proof
  * ({@link PROOF_FAULTS}).
  */
-export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f !== 'torn-write');
+export const OWNER_CHECK_FAULTS: readonly ProofFault[] = PROOF_FAULTS.filter((f) => f !== 'torn-write');
 
 /** What an obligation came to. */
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
