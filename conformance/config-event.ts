@@ -5,7 +5,8 @@
  * tokens (`pageSize`, `prefillTokens`); P's limit is given in exactly one of the two.
  */
 import { Either, Schema } from 'effect';
-import { FAULTS, VARIANTS, WholeNumber, type Fault, type Variant } from '../spec/index.ts';
+import { checksOf, FAULTS, lacking, SWITCH_DOCS, SWITCHES, VARIANTS, WholeNumber, type Fault, type Variant } from '../spec/index.ts';
+import { VALIDATOR_COVERAGE } from './coverage.ts';
 import { firstIssue, literal, MAX_LOG_PAGES, show, Time, type LineIssue } from './schema-parts.ts';
 
 /** The allocator orders a log can be held against: `sorted`, `sglang` and `lifo` (the page ids must be those the order hands out; docs/ALLOCATOR.md) and `any` (they must only be free). */
@@ -76,8 +77,25 @@ export function configIssue(e: ConfigEvent): LineIssue | undefined {
 
 const decodeConfig = Schema.decodeUnknownEither(ConfigEventSchema, { errors: 'first', onExcessProperty: 'ignore' });
 
+/**
+ * A `config` object's switch that the validator does not follow, turned on by its own
+ * field (`prefixPages`): refused by name, not ignored with the other unknown fields, since
+ * a log has no events for what it adds. Derived from the coverage, so a switch the spec
+ * gains is refused here too.
+ */
+function refusedSwitch(json: object): LineIssue | undefined {
+  for (const s of SWITCHES) {
+    const field = SWITCH_DOCS[s].field;
+    if (field === undefined || VALIDATOR_COVERAGE.covers(s) || !Object.hasOwn(json, field) || (json as Record<string, unknown>)[field] === false) continue;
+    return { field, message: `${VALIDATOR_COVERAGE.consumer} ${lacking(VALIDATOR_COVERAGE, s)}; check such a configuration with \`pagecheck check ${checksOf(s)}\`` };
+  }
+  return undefined;
+}
+
 /** Decodes a `config` event given as an object: its fields, or the field that is wrong. */
 export function decodeConfigEvent(json: object): Either.Either<ConfigEvent, LineIssue> {
+  const refused = refusedSwitch(json);
+  if (refused !== undefined) return Either.left(refused);
   const r = decodeConfig(json);
   if (Either.isLeft(r)) return Either.left(firstIssue(r.left));
   const issue = configIssue(r.right);

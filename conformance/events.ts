@@ -5,7 +5,8 @@
  * Fields the format does not know are ignored: a serving system may log more.
  */
 import { Either, ParseResult, Schema } from 'effect';
-import { WholeNumber, type Fault } from '../spec/index.ts';
+import { coveredFaults, WholeNumber, type Fault } from '../spec/index.ts';
+import { VALIDATOR_COVERAGE } from './coverage.ts';
 import { decodeConfigEvent, type ConfigEvent } from './config-event.ts';
 import { fastDecode } from './fast-decode.ts';
 import { firstIssue, Id, literal, MAX_LOG_PAGES, PageList, show, Time, type LineIssue } from './schema-parts.ts';
@@ -14,12 +15,13 @@ export { ALLOCATORS, ConfigEventSchema, decodeConfigObject, limitTokensOf, type 
 export { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 
 /**
- * The faults whose logs the validator can hold against the spec. `torn-write` is among
- * them for the variants without an owner check only (validate.ts refuses it with one):
- * there a write's parts are its content alone, and landing each write whole reaches every
- * verdict its parts could (docs/LOG-FORMAT.md says why).
+ * The faults whose logs the validator can hold against the spec, in the catalogue's order
+ * (conformance/coverage.ts). `torn-write` is among them for the variants without an owner
+ * check only (validate.ts refuses it with one): there a write's parts are its content
+ * alone, and landing each write whole reaches every verdict its parts could
+ * (docs/LOG-FORMAT.md says why).
  */
-export const VALIDATOR_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'];
+export const VALIDATOR_FAULTS: readonly Fault[] = coveredFaults(VALIDATOR_COVERAGE);
 
 /** Every event kind of the format, in the order a request's life goes through them. */
 export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'resume', 'timeout', 'free', 'insert', 'evict'] as const;

@@ -13,8 +13,10 @@ import { readRecord } from '../spec/reads.ts';
 import { addObserved, initial, Ph, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
+import { lacking, uncoveredIn } from '../spec/coverage.ts';
 import { groupOfLabel, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
+import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
 function specLabel(m: Model, pool: PagePool, label: number): number {
@@ -32,15 +34,14 @@ function specLabel(m: Model, pool: PagePool, label: number): number {
 
 /** The spec state that the pool's state stands for; throws when the pool is too small for the model, or holds what the spec cannot express. */
 export function abstractState(m: Model, pool: PagePool): State {
+  const refused = uncoveredIn(POOL_COVERAGE, m.config);
+  if (refused !== undefined) throw new Error(`abstraction: ${POOL_COVERAGE.consumer} ${lacking(POOL_COVERAGE, refused)}; it cannot stand for a configuration with it`);
   // Under sglang and lifo both count the padding page 0 among the page ids.
   if (pool.holder.length !== m.pages || pool.options.slots < m.n || pool.behaviour.allocator !== m.allocator) {
     throw new Error(
       `abstraction: a pool of ${pool.holder.length} page ids, ${pool.options.slots} slots and order ${pool.behaviour.allocator} cannot stand for ${m.pages} page ids, ${m.n} requests and order ${m.allocator}`,
     );
   }
-  if (m.tableGrowth) throw new Error('abstraction: the pool keeps a fixed page table; it cannot stand for tableGrowth (action grow)');
-  if (m.retraction) throw new Error('abstraction: the pool holds each request once; it cannot stand for retraction (actions retract, offload, resume)');
-  if (m.fault['torn-write'] || m.decodeSteps > 1) throw new Error('abstraction: the pool lands every write whole and decodes in one step; it cannot stand for torn writes or several decode steps');
   const s = initial(m);
   abstractFreeList(m, pool, s);
   if (m.lockAt >= 0) for (let g = 0; g < m.groups; g++) s[m.lockAt + g] = pool.locks[g] ?? 0;

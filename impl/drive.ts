@@ -10,6 +10,7 @@ import type { Model } from '../spec/model.ts';
 import { flagsOf, HIT, phaseOf, Ph, type State } from '../spec/state.ts';
 import type { PoolOptions } from './options.ts';
 import { PagePool } from './pool.ts';
+import { isPoolKind } from './coverage.ts';
 
 /** Builds a pool from options; tests substitute mutants here. */
 export type PoolFactory = (options: PoolOptions) => PagePool;
@@ -40,9 +41,11 @@ export function poolOptionsFor(m: Model): PoolOptions {
   };
 }
 
-/** Applies spec action `a` to the pool; whether the pool accepted it. */
+/** Applies spec action `a` to the pool; whether the pool accepted it (an action it does not have, impl/coverage.ts, it refuses). */
 export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
-  return match(a.kind)
+  const kind = a.kind;
+  if (!isPoolKind(kind)) return false;
+  return match(kind)
     .with('allocate', () => {
       const g = m.group[a.r] ?? -1;
       const length = m.len[a.r] ?? 0;
@@ -61,16 +64,6 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
       const length = m.len[a.r] ?? 0;
       return g >= 0 ? pool.evict(a.r, length, g) : pool.evict(a.r, length);
     })
-    // The pool lands every write whole: it does not implement fault torn-write yet.
-    .with('landData', 'landTag', () => false)
-    // The pool keeps a fixed table: abstraction.ts refuses tableGrowth, so grow never reaches it.
-    .with('grow', () => false)
-    // The pool keeps one hold per request: abstraction.ts refuses retraction, so these never reach it.
-    .with('retract', 'offload', 'resume', () => false)
-    // A failed attempt is the pool's refused `allocate` (which merges under sglang): never driven as an action of its own.
-    .with('allocFail', () => false)
-    // Not driven: the model-based test never draws it (the spec never enables it in a search).
-    .with('abortCommit', () => false)
     .exhaustive();
 }
 
@@ -102,19 +95,18 @@ export function noEvents(): EventCounts {
 export function eventOf(m: Model, before: State, after: State, a: Action): Event | undefined {
   const was = phaseOf(m, before, a.r);
   const now = phaseOf(m, after, a.r);
-  return match(a.kind)
+  const kind = a.kind;
+  // The pool takes only its own kinds (applyAction), so only they have events to count.
+  if (!isPoolKind(kind)) return undefined;
+  return match(kind)
     .with('allocate', () => ((flagsOf(m, after, a.r) & HIT) !== 0 ? ('prefix-hit' as const) : undefined))
     .with('prefill', () => (now === Ph.landed ? ('late-write' as const) : undefined))
     .with('stub', () => (now === Ph.landed ? ('late-write' as const) : now === Ph.written ? ('silent-stub' as const) : ('refusal' as const)))
     .with('handoff', () => undefined)
-    .with('grow', () => undefined)
     .with('decode', () => (now === Ph.failed ? ('failed-loudly' as const) : ('decoded' as const)))
     .with('free', () => (now === Ph.released ? ('stale-release' as const) : undefined))
     .with('timeout', () => 'timeout' as const)
     .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
     .with('evict', () => undefined)
-    .with('landData', 'landTag', () => undefined)
-    .with('retract', 'offload', 'resume', () => undefined)
-    .with('allocFail', 'abortCommit', () => undefined)
     .exhaustive();
 }

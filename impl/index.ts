@@ -6,6 +6,7 @@ export * from './pool.ts';
 export * from './serving-pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';
+export * from './coverage.ts';
 export * from './mbt-commands.ts';
 export * from './mbt-configs.ts';
 export * from './mbt.ts';

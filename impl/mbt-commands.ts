@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { actionLabel, type Action, type ActionKind } from '../spec/actions.ts';
-import { FAULTS, requestName, type Fault } from '../spec/config.ts';
+import { requestName } from '../spec/config.ts';
 import type { Model } from '../spec/model.ts';
 import { enabled } from '../spec/run.ts';
 import { Isolation } from '../spec/properties.ts';
@@ -15,6 +15,7 @@ import type { State } from '../spec/state.ts';
 import { step } from '../spec/transitions.ts';
 import { afterRefusal } from '../spec/alloc-fail.ts';
 import { abstractState, refinementDiff, sameState } from './abstraction.ts';
+import { POOL_ACTION_KINDS } from './coverage.ts';
 
 import { applyAction, eventOf, type EventCounts } from './drive.ts';
 import type { PagePool } from './pool.ts';
@@ -180,23 +181,6 @@ export function commandsArbitrary(
     ...(replayPath === undefined ? {} : { replayPath }),
   });
 }
-
-/**
- * The faults the pool implements: every one but `torn-write`, which needs writes that land
- * part by part, and `segment-overlap`, which needs a release split into SGLang's calls (the
- * pool releases a table in one call, or under `lifo` in the two batches of
- * spec/release.ts, and never overlaps them), and retraction's two, which need a request to
- * hold twice (the pool holds each once). double-free is in impl/allocator-order.ts,
- * lock-underflow with eviction.
- */
-export const POOL_FAULTS: readonly Fault[] = FAULTS.filter((f) => f !== 'torn-write' && f !== 'segment-overlap' && f !== 'offload-after-free' && f !== 'resume-stale');
-
-/**
- * The action kinds the pool implements, named, so that a kind the spec gains later is not
- * drawn until the pool has it: it keeps a fixed table (no grow), lands writes whole (no
- * parts) and holds each request once (no retraction). In ACTION_KINDS's order.
- */
-const POOL_ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict'] as const satisfies readonly ActionKind[];
 
 /** The most requests a random configuration has. */
 export const MAX_RANDOM_REQUESTS = 4;

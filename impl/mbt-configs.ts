@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
 import type { PoolAllocator } from './allocator-order.ts';
-import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS, POOL_FAULTS } from './mbt-commands.ts';
+import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS } from './mbt-commands.ts';
+import { POOL_FAULTS } from './coverage.ts';
 
 /**
  * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with

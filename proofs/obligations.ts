@@ -10,7 +10,7 @@
  * satisfying Inv from which one step of A breaks it, read back in the spec's words.
  */
 import type { Solver } from 'z3-solver';
-import { type ActionKind, type Fault, type Mechanism, type Variant } from '../spec/index.ts';
+import { type Fault, type Mechanism, type Variant } from '../spec/index.ts';
 import { assertHolds, deny, zConjuncts, type ZConjunct } from './conjuncts.ts';
 import { checkConformance, type ConformanceReport, type StepFn } from './conformance.ts';
 import { readCounterexample, type Counterexample } from './counterexample.ts';
@@ -18,16 +18,10 @@ import { initial, semanticsOf, transition } from './encoding.ts';
 import { invariantFor, LENGTH_FIX_INVARIANT, OWNER_CHECK_INVARIANT, type Invariant } from './invariant.ts';
 import { at, forAll, freshState, holds, type Bounds, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
+import { PROOF_ACTIONS, PROOF_FAULTS, type ProofFault } from './coverage.ts';
 import { solve } from './z3-cleanups.ts';
 
-/**
- * The faults the encoding has, named, so that a fault the catalogue gains joins by a
- * decision. Not `auto-truncate` (token slots; docs/SLOTS.md says why it needs no
- * obligation), `segment-overlap` (a release split into SGLang's calls, spec/release.ts:
- * test/spec/release.test.ts's bounded check stands in), nor retraction's faults (the
- * encoding's requests hold pages once: test/spec/retraction.test.ts stands in).
- */
-export const PROOF_FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'] as const satisfies readonly Fault[];
+export { PROOF_FAULTS } from './coverage.ts';
 
 /**
  * The faults under which the owner check alone keeps Isolation: every fault of the
@@ -36,18 +30,13 @@ export const PROOF_FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-
  * for `owner-check` and `buggy`. `hardened` is proved with every fault of the proof
  * ({@link PROOF_FAULTS}).
  */
-export const OWNER_CHECK_FAULTS: readonly Fault[] = PROOF_FAULTS.filter((f) => f !== 'torn-write');
+export const OWNER_CHECK_FAULTS: readonly ProofFault[] = PROOF_FAULTS.filter((f) => f !== 'torn-write');
 
 /** What an obligation came to. */
 export type Verdict = 'proved' | 'counterexample' | 'unknown';
 
-/**
- * The obligations, in order: the base case, then one per action the encoding has, named,
- * so that a kind the spec gains joins by a decision: not `evict`, `grow` nor retraction's,
- * since the proof is about configurations without eviction (docs/ALLOCATOR.md), table
- * growth (docs/SLOTS.md) or retraction, where those never happen; `prove` says so.
- */
-export const OBLIGATIONS = ['init', 'allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'landData', 'landTag'] as const satisfies readonly ('init' | ActionKind)[];
+/** The obligations, in order: the base case, then one per action the encoding has (proofs/coverage.ts names them). */
+export const OBLIGATIONS = ['init', ...PROOF_ACTIONS] as const;
 
 /** One of {@link OBLIGATIONS}. */
 export type ObligationName = (typeof OBLIGATIONS)[number];

@@ -11,12 +11,15 @@ import { readRecord } from '../spec/reads.ts';
 import { HIT, initial, INSERTED, Ph, READ_UNHELD, addObserved, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import { STALE, type ReferencePool } from './reference.ts';
+import { REFERENCE_COVERAGE } from './coverage.ts';
+import { lacking, uncoveredIn } from '../spec/coverage.ts';
 
-/** The reference pool that stands for model `m`: its sizes, switches and order, slots not reused; throws under `any`, which a pool does not choose. */
+/** The reference pool that stands for model `m`: its sizes, switches and order, slots not reused; throws on a feature the reference does not follow (scale/coverage.ts), `any` among them. */
 export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePool>[0] {
-  if (m.allocator === 'any') throw new Error('reference: allocator any is a choice per allocation, not an order');
-  if (m.tableGrowth) throw new Error('reference: the reference pool keeps a fixed page table; it does not follow tableGrowth (action grow)');
-  if (m.retraction) throw new Error('reference: the reference pool holds each request once; it does not follow retraction (actions retract, offload, resume)');
+  const refused = uncoveredIn(REFERENCE_COVERAGE, m.config);
+  if (refused !== undefined) throw new Error(`reference: ${REFERENCE_COVERAGE.consumer} ${lacking(REFERENCE_COVERAGE, refused)}`);
+  const allocator = m.allocator;
+  if (allocator === 'any') throw new Error('reference: allocator any was not refused');
   return {
     pages: m.config.pages,
     // The spec's limit is in tokens; the reference's in pages (its admissions are whole pages).
@@ -25,7 +28,7 @@ export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePo
     faults: m.config.faults,
     slots: m.n,
     reuseSlots: false,
-    allocator: m.allocator,
+    allocator,
     pageSize: m.pageSize,
   };
 }

@@ -61,3 +61,5 @@ export * from './release.ts';
 export * from './retraction.ts';
 export * from './alloc-fail.ts';
 export * from './abort-commit.ts';
+export * from './features.ts';
+export * from './coverage.ts';

@@ -7,6 +7,8 @@
  */
 import type { Command } from 'commander';
 import { PROMELA_MAX_PAGES, toPromela } from '../../spin/promela.ts';
+import { PROMELA_COVERAGE } from '../../spin/coverage.ts';
+import { refusalOf } from '../../spec/coverage.ts';
 import { checkOutputPath, writeOutput } from '../../trace/written.ts';
 import { UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
@@ -29,17 +31,8 @@ export function runExport(format: string, flags: ExportFlags): number {
     throw new UsageError(`export: unknown format ${JSON.stringify(format)}; expected one of ${EXPORT_FORMATS.join(', ')}`);
   }
   const config = configFromFlags(flags, CHECK_DEFAULTS);
-  if ((config.allocator ?? 'sorted') !== 'sorted') {
-    throw new UsageError(`--allocator: the Promela model follows allocator sorted only, got ${config.allocator}`);
-  }
-  if (config.faults.includes('segment-overlap')) {
-    throw new UsageError('--faults: the Promela model releases a table in one call and has no fault segment-overlap (spec/release.ts); check it with `pagecheck check`');
-  }
-  if (config.eviction === true && config.requests.some((q) => q.prefix !== undefined)) {
-    throw new UsageError('--eviction: the Promela model has no prefix-cache eviction (action evict); check it with `pagecheck check`');
-  }
-  if (config.retraction === true) throw new UsageError('--retraction: the Promela model holds each request once; it has no retraction (actions retract, offload, resume)');
-  if (config.tableGrowth === true) throw new UsageError('--table-growth: the Promela model keeps a fixed page table; it has no tableGrowth (action grow)');
+  const refused = refusalOf(PROMELA_COVERAGE, config);
+  if (refused !== undefined) throw new UsageError(refused);
   if (config.pages > PROMELA_MAX_PAGES) {
     throw new UsageError(`--pages: the Promela model supports at most ${PROMELA_MAX_PAGES} pages, got ${config.pages}`);
   }

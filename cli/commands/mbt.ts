@@ -7,15 +7,15 @@
  * Exit 1 on a failure, 0 on a pass, 2 on bad input.
  */
 import type { Command } from 'commander';
-import { actionLabel, FAULTS, incidentConfig, run, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { EVENTS, POOL_FAULTS, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { actionLabel, FAULTS, incidentConfig, refusalOf, run, type Config, type Coverage, type Fault, type Variant } from '../../spec/index.ts';
+import { EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import { beginWork } from '../interrupt.ts';
 import type { PoolAllocator } from '../../impl/allocator-order.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
 import { invocation } from '../invocation.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
-import { AdapterError, runAdapterMbt, type AdapterMbtResult } from '../../conformance/adapter/index.ts';
+import { ADAPTER_COVERAGE, AdapterError, runAdapterMbt, type AdapterMbtResult } from '../../conformance/adapter/index.ts';
 
 /** The seed when none is given: fixed, so that two runs without `--seed` agree, and printed. */
 export const DEFAULT_SEED = 20260827;
@@ -56,37 +56,31 @@ type Target =
   | { readonly config: Config }
   | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[] };
 
-/** The pool hands pages out in an order; `any` is every choice at once, which only the checker explores. */
+/** The configuration, when `covered` (the pool's coverage, or the adapter protocol's) covers every feature of it; a {@link UsageError} naming the first it does not. */
+function refuseUncovered(covered: Coverage, config: Config): Config {
+  const refused = refusalOf(covered, config);
+  if (refused !== undefined) throw new UsageError(refused);
+  return config;
+}
+
+/** The configuration's order as the pool names it; `any` never gets here, since no coverage covers it. */
 function poolOrder(allocator: Config['allocator']): PoolAllocator | undefined {
-  if (allocator === 'any') throw new UsageError('--allocator: the pool hands out pages in one order; mbt tests sorted, sglang or lifo, got "any"');
+  if (allocator === 'any') throw new Error('mbt: allocator any was not refused');
   return allocator;
 }
 
-/** What to test, from the flags: random configurations with `--random` (faults random unless given), else the model flags over the minimal incident. */
-function targetFrom(flags: MbtFlags): Target {
-  const target = rawTarget(flags);
-  const config = 'config' in target ? target.config : undefined;
-  const faults = config?.faults ?? ('faults' in target ? (target.faults ?? []) : []);
-  const missing = faults.filter((f) => !POOL_FAULTS.includes(f));
-  if (missing.length > 0) throw new UsageError(`--faults: the pool does not implement ${missing.join(', ')} yet; it implements ${POOL_FAULTS.join(', ')}`);
-  // The pool has the orders sorted, sglang and lifo and eviction; `any` is refused by poolOrder.
-  return target;
-}
-
-/** The target as the flags give it, before the pool's limits are checked. */
-function rawTarget(flags: MbtFlags): Target {
+/** What to test, from the flags: random configurations with `--random` (faults random unless given), else the model flags over the minimal incident; refused where `covered` does not follow it. */
+function targetFrom(flags: MbtFlags, covered: Coverage): Target {
   if (flags.random !== true) {
     // The minimal incident by default; the faults are left to the variant's own.
     const { pages, prefillLimit, requests } = incidentConfig('buggy');
-    const config = poolCanRun(configFromFlags(flags, { pages, prefillLimit, requests }));
-    poolOrder(config.allocator);
-    return { config };
+    return { config: refuseUncovered(covered, configFromFlags(flags, { pages, prefillLimit, requests })) };
   }
   for (const [flag, value] of [['--config', flags.config], ['--pages', flags.pages], ['--prefill-limit', flags.prefillLimit], ['--requests', flags.requests], ['--prefix-pages', flags.prefixPages]] as const) {
     if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
   }
   // Decode the variant and faults through the same schema as every other command.
-  const decoded = poolCanRun(configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' }));
+  const decoded = refuseUncovered(covered, configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' }));
   const order = poolOrder(decoded.allocator);
   return {
     variant: decoded.variant,
@@ -97,16 +91,6 @@ function rawTarget(flags: MbtFlags): Target {
     // --page-size above 1: random configurations with token slots of that page size (lengths in tokens), in the order --allocator names.
     ...(decoded.pageSize !== undefined && decoded.pageSize > 1 ? { slots: true, slotSizes: [decoded.pageSize] } : {}),
   };
-}
-
-/** The configuration, when the pool implements what it asks for; a {@link UsageError} otherwise. */
-function poolCanRun(config: Config): Config {
-  if (config.faults.includes('torn-write')) throw new UsageError('--faults: the pool lands every write whole; it does not implement torn-write (check the spec with `pagecheck check`)');
-  if (config.faults.includes('segment-overlap')) throw new UsageError('--faults: the pool releases a table without overlapping its calls; it does not implement segment-overlap (check the spec with `pagecheck check`)');
-  if (config.retraction === true) throw new UsageError('--retraction: the pool holds each request once (no retract or resume); retraction is checked on the spec only (`pagecheck check --retraction`)');
-  if (config.tableGrowth === true) throw new UsageError('--table-growth: the pool keeps a fixed page table (no grow); tableGrowth is checked on the spec only (`pagecheck check --table-growth`)');
-  if ((config.decodeSteps ?? 1) > 1) throw new UsageError('--decode-steps: the pool decodes in one step; several decode steps are checked on the spec only');
-  return config;
 }
 
 /** A value as the shell reads it back. */
@@ -178,7 +162,7 @@ export function mbtCommand(flags: MbtFlags): number {
   } catch (e) {
     throw new UsageError(`--path: ${(e as Error).message}`);
   }
-  const target = targetFrom(flags);
+  const target = targetFrom(flags, POOL_COVERAGE);
   let result: MbtResult;
   try {
     const work = beginWork('mbt', ['runs']);
@@ -237,11 +221,8 @@ export async function mbtAdapterCommand(flags: MbtFlags & { readonly adapter: st
   } catch (e) {
     throw new UsageError(`--path: ${(e as Error).message}`);
   }
-  // The pool's limits do not apply: an adapter implements what it implements, and the comparison says so.
-  const target = rawTarget(flags);
-  if ('config' in target && target.config.prefixPages !== undefined) {
-    throw new UsageError('--prefix-pages: the adapter protocol (docs/ADAPTER.md) has one-page prefixes; prefixes of more pages are checked on the spec (check) and the pool (mbt without --adapter)');
-  }
+  // The pool's limits do not apply: an adapter implements what it implements, and the comparison says so; the protocol's do.
+  const target = targetFrom(flags, ADAPTER_COVERAGE);
   let result: AdapterMbtResult;
   try {
     result = await runAdapterMbt({ ...target, command: flags.adapter, runs, seed, maxCommands, timeoutMs, isolation: flags.isolation !== false, ...(flags.path === undefined ? {} : { path: flags.path }) });

@@ -4,22 +4,16 @@
  * its result and time; a counterexample to induction is told in the spec's words.
  */
 import type { Command } from 'commander';
-import { FAULTS, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
+import { FAULTS, notCoveredLines, refusal, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
 import { Z3Undecided, type ConformanceReport } from '../../proofs/conformance.ts';
 import { prove, OBLIGATIONS, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport, type ProveOptions } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
+import { PROOF_COVERAGE } from '../../proofs/coverage.ts';
 import { Either } from 'effect';
 import { parseDuration } from '../duration.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { beginWork, onInterrupt } from '../interrupt.ts';
-
-/** What the proof does not cover, one sentence each: `prove` prints them under its verdict. */
-const NOT_COVERED: readonly string[] = [
-  'eviction (action evict): the proof is about configurations without the prefix cache\'s eviction; `pagecheck check --eviction` checks it by bounded search',
-  'tableGrowth (action grow): the encoding keeps a fixed page table; `pagecheck check --table-growth --decode-steps N` checks growth by bounded search (test/spec/growth.test.ts)',
-  'retraction (actions retract, offload, resume; faults offload-after-free, resume-stale): the encoding holds each request once; `pagecheck check --retraction` checks it by bounded search (test/spec/retraction.test.ts)',
-];
 
 /** The flags as commander hands them over. */
 interface ProveFlags {
@@ -187,7 +181,7 @@ export function formatReport(report: ProofReport): string {
       ? `all ${report.obligations.length} obligations proved: the invariant is inductive, so Isolation holds for any number of pages, requests, prefixes (of any length) and decode steps.`
       : `not proved: ${failed.join(', ')}.`,
   );
-  lines.push(...NOT_COVERED.map((x) => `not covered: ${x}.`));
+  lines.push(...notCoveredLines(PROOF_COVERAGE));
   return `${lines.join('\n')}\n`;
 }
 
@@ -220,7 +214,7 @@ function parseVariant(text: string): Variant {
  * `--faults`: a list, `all` or `none`. By default every fault for hardened; every fault
  * but torn-write for owner-check and buggy (the faults under which the owner check alone
  * holds; `all` adds torn-write); none for length-fix, whose proof holds only without.
- * Never `auto-truncate` (docs/SLOTS.md).
+ * Only the faults the proof covers (proofs/coverage.ts); any other is refused, naming the check that checks it.
  */
 function parseFaults(text: string | undefined, variant: Variant): Fault[] {
   if (text === undefined) return variant === 'length-fix' ? [] : variant === 'hardened' ? [...PROOF_FAULTS] : [...OWNER_CHECK_FAULTS];
@@ -228,10 +222,8 @@ function parseFaults(text: string | undefined, variant: Variant): Fault[] {
   if (text.trim() === 'all') return [...PROOF_FAULTS];
   return text.split(',').map((part) => {
     const f = FAULTS.find((x) => x === part.trim());
-    if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
-    if (f === 'segment-overlap') throw new UsageError('--faults: the proof releases a table in one step and does not encode segment-overlap (spec/release.ts); check it with `pagecheck check --faults segment-overlap`');
-    if (f === 'offload-after-free' || f === 'resume-stale') throw new UsageError(`--faults: the proof holds each request once and does not encode retraction's fault ${f}; check it with \`pagecheck check --retraction --faults ${f}\``);
-    if (f === 'auto-truncate') throw new UsageError('--faults: the proof is about whole pages and does not encode auto-truncate (docs/SLOTS.md says why); check it with `pagecheck check --faults auto-truncate`');
+    if (f === undefined) throw new UsageError(`--faults: expected a comma-separated list of ${PROOF_FAULTS.join(', ')} (or all, none), got "${part.trim()}"`);
+    if (!PROOF_COVERAGE.covers(`fault:${f}`)) throw new UsageError(refusal(PROOF_COVERAGE, `fault:${f}`));
     return f;
   });
 }

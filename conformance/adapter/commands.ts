@@ -6,6 +6,7 @@
  * adapter around it; the spec then takes that failed attempt, `allocFail`, and the states
  * are compared.
  */
+import { ADAPTER_KINDS } from './coverage.ts';
 import fc from 'fast-check';
 import { actionLabel, afterRefusal, enabled, Isolation, requestName, step, type Action, type ActionKind, type Model, type State } from '../../spec/index.ts';
 import { MbtViolation } from '../../impl/index.ts';
@@ -35,14 +36,6 @@ export interface Real {
   readonly isolation: boolean;
 }
 
-/**
- * The action kinds an adapter is sent: those of protocol version 1, named, so that a kind
- * the spec gains later is not sent until the protocol has it. The prefix cache's eviction,
- * the part landings of `torn-write`, a decode step's new page (`grow`), retraction's
- * actions, a failed allocation (an adapter's refused `allocate`) and a commit-time abort
- * are not part of it.
- */
-export const ADAPTER_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
 
 /** Sends action `a` and holds the answer against the spec; throws an {@link MbtViolation}. */
 async function runAction(model: Side, real: Real, a: Action): Promise<void> {

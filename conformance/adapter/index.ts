@@ -3,3 +3,4 @@ export * from './protocol.ts';
 export * from './process.ts';
 export * from './compare.ts';
 export * from './run.ts';
+export * from './coverage.ts';

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { compile, initial, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type MbtFailure, type PoolAllocator } from '../../impl/index.ts';
 import { commandsArbitrary, type Commands, type Real, type Side } from './commands.ts';
+import { ADAPTER_FAULTS, ADAPTER_VARIANTS } from './coverage.ts';
 import { AdapterError, AdapterProcess } from './process.ts';
 import { PROTOCOL_VERSION, type Observable } from './protocol.ts';
 import { resetConfig } from './reset.ts';
@@ -64,12 +65,6 @@ export interface AdapterMbtResult {
   /** The counterexample. */
   readonly failure?: AdapterFailure;
 }
-
-/** The variants random configurations draw when none is named: those of protocol version 1 (`hardened` came later). */
-const ADAPTER_VARIANTS: readonly Variant[] = ['buggy', 'length-fix', 'owner-check'];
-
-/** The faults random configurations switch on: those of protocol version 1 (docs/ADAPTER.md). */
-const ADAPTER_FAULTS: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison'];
 
 /** A session with one adapter: its process, what it observes, and the first failure of it as a program, which ends the test. */
 class Session {

@@ -90,16 +90,18 @@ export function stateSection(docs: SpecDocs): Section {
   const model = docs.file('spec/model.ts');
   if (state.module === undefined) throw new Error(`${state.file} has no opening doc comment`);
   const { intro, variables } = stateVariables(state.module, state.file);
+  // The accessors and flags live in the file of their scope (state-page.ts, ...): each is read where it is declared.
+  const declared = (name: string): string => prose(docs.declared(name).text);
   const rows = variables.map((v) => {
     const accessor = v.reader;
     return [
       code(v.name) + (v.qualifier === undefined ? '' : ` (${v.qualifier})`),
       v.scope,
       cell(`${v.meaning.charAt(0).toUpperCase()}${v.meaning.slice(1)}.`),
-      `${code(accessor)}: ${cell(prose(requireDoc(state, accessor).text))}`,
+      `${code(accessor)}: ${cell(declared(accessor))}`,
     ];
   });
-  const flags = ['HIT', 'INSERTED', 'READ_UNHELD'].map((name) => [code(name), cell(prose(requireDoc(state, name).text))]);
+  const flags = ['HIT', 'INSERTED', 'READ_UNHELD'].map((name) => [code(name), cell(declared(name))]);
   return {
     heading: 'State',
     body: [
@@ -115,16 +117,15 @@ export function stateSection(docs: SpecDocs): Section {
 
 /** "Request lifecycle": the phases in prose, and the diagram derived by exploration. */
 export function lifecycleSection(docs: SpecDocs, lifecycle: Lifecycle): Section {
-  const state = docs.file('spec/state.ts');
   const rows = PHASES.map((p) => [code(p), cell(PHASE_DOCS[p]), isLive(Ph[p]) ? 'yes' : 'no']);
   const { configurations, states } = lifecycle.explored;
   const stays = lifecycle.transitions.filter((t) => t.from === t.to).map((t) => `${code(t.kind)} in ${code(t.from)}${whenSuffix(t)}`);
   return {
     heading: 'Request lifecycle',
     body: [
-      prose(requireDoc(state, 'PHASES').text),
+      prose(docs.declared('PHASES').text),
       table(['Phase', 'Meaning', 'Holds its pages'], rows),
-      `*Holds its pages* is ${code('isLive')}: ${prose(requireDoc(state, 'isLive').text)}`,
+      `*Holds its pages* is ${code('isLive')}: ${prose(docs.declared('isLive').text)}`,
       '### Lifecycle diagram',
       [
         "Every arrow is a change of the acting request's phase that the spec allows, found by exploring every reachable state",

@@ -1,11 +1,11 @@
 /**
  * "Properties": the invariants and the non-vacuity witnesses with their prose (the doc
- * comments of the exported constants of the same name in `properties.ts`), and which
+ * comments of the exported constants of the same name, in `invariants.ts` and
+ * `witnesses.ts`), and which
  * witnesses the checker reached in each run of the document.
  */
 import { INVARIANTS, WITNESSES, type Property } from '../../spec/index.ts';
 import type { CheckResult } from '../../checker/index.ts';
-import { requireDoc, type FileDocs } from './jsdoc.ts';
 import { cell, code, prose, table, type Section } from './markdown.ts';
 import { moduleProse } from './model-sections.ts';
 import type { SpecDocs } from './sources.ts';
@@ -21,8 +21,8 @@ export interface WitnessRun {
 }
 
 /** `- **Name**: prose` for each property, its prose from the constant of the same name. */
-function propertyList(file: FileDocs, properties: readonly Property[]): string {
-  return properties.map((p) => `- **${code(p.name)}**: ${prose(requireDoc(file, p.name).text)}`).join('\n');
+function propertyList(docs: SpecDocs, properties: readonly Property[]): string {
+  return properties.map((p) => `- **${code(p.name)}**: ${prose(docs.declared(p.name).text)}`).join('\n');
 }
 
 /** A witness's cell in one run: reached, not reached (a vacuity alarm), or not expected there. */
@@ -42,11 +42,11 @@ export function propertiesSection(docs: SpecDocs, runs: readonly WitnessRun[]): 
     body: [
       moduleProse(file),
       '### Invariants',
-      `${prose(requireDoc(file, 'INVARIANTS').text)}`,
-      propertyList(file, INVARIANTS),
+      prose(docs.declared('INVARIANTS').text),
+      propertyList(docs, INVARIANTS),
       '### Witnesses',
-      prose(requireDoc(file, 'WITNESSES').text),
-      propertyList(file, WITNESSES),
+      prose(docs.declared('WITNESSES').text),
+      propertyList(docs, WITNESSES),
       '### Witnesses reached',
       [
         'Each column is one run of the checker, searching the whole reachable state space (it goes on past violations).',

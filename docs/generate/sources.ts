@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './package-info.ts';
-import { extractDocs, type FileDocs } from './jsdoc.ts';
+import { extractDocs, requireDoc, type DocComment, type FileDocs } from './jsdoc.ts';
 
 /** The repository's root directory, found the same way from the sources and from `dist/`. */
 export const REPO_ROOT = packageRoot();
@@ -32,6 +32,8 @@ export interface SpecDocs {
   readonly file: (path: string) => FileDocs;
   /** The docs of the one file that declares `name` with a doc comment (a spec split into files keeps each declaration in one); throws when none or several do. */
   readonly declaring: (name: string) => FileDocs;
+  /** The doc comment of `name`, in the one file that declares it (see `declaring`). */
+  readonly declared: (name: string) => DocComment;
 }
 
 /** Extracts the doc comments of every file in `sources`. */
@@ -39,6 +41,11 @@ export function specDocs(sources: SpecSources): SpecDocs {
   const files = Object.keys(sources)
     .sort()
     .map((path) => extractDocs(path, sources[path] ?? ''));
+  const declaring = (name: string): FileDocs => {
+    const found = files.filter((f) => (f.declarations.get(name)?.text ?? '') !== '');
+    if (found.length !== 1) throw new Error(`the document needs one documented declaration of \`${name}\` in the spec sources, found ${found.length === 0 ? 'none' : found.map((f) => f.file).join(', ')}`);
+    return found[0]!;
+  };
   return {
     files,
     file: (path) => {
@@ -46,10 +53,7 @@ export function specDocs(sources: SpecSources): SpecDocs {
       if (found === undefined) throw new Error(`the document needs ${path}, which the spec sources do not contain`);
       return found;
     },
-    declaring: (name) => {
-      const found = files.filter((f) => (f.declarations.get(name)?.text ?? '') !== '');
-      if (found.length !== 1) throw new Error(`the document needs one documented declaration of \`${name}\` in the spec sources, found ${found.length === 0 ? 'none' : found.map((f) => f.file).join(', ')}`);
-      return found[0]!;
-    },
+    declaring,
+    declared: (name) => requireDoc(declaring(name), name),
   };
 }

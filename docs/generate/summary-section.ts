@@ -5,13 +5,12 @@
  */
 import { VARIANTS } from '../../spec/index.ts';
 import { LEAK_HEADING, MATRIX_HEADING, type Figures } from './figures.ts';
-import { requireDoc } from './jsdoc.ts';
 import { anchor, code, prose, table, type Section } from './markdown.ts';
 import type { SpecDocs } from './sources.ts';
 
 /** The whole "At a glance" section. */
 export function summarySection(docs: SpecDocs, figures: Figures): Section {
-  const isolation = prose(requireDoc(docs.file('spec/properties.ts'), 'Isolation').text);
+  const isolation = prose(docs.declared('Isolation').text);
   const sentence = /^.*?\.(?=\s|$)/s.exec(isolation)?.[0] ?? isolation;
   const firstSentence = sentence.charAt(0).toLowerCase() + sentence.slice(1);
   const link = (heading: string): string => `[${heading}](#${anchor(heading)})`;

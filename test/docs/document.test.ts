@@ -78,29 +78,29 @@ describe('pagecheck docs --check, with the real generator', () => {
 
 describe('drift: the document follows the doc comments', () => {
   it("an edited @effect changes the Actions section and nothing else, and the staleness check names it", () => {
-    const doc = renderDocument(edit('spec/transitions.ts', '@effect The request is handed off to decode.', '@effect The request is handed off, page count unchecked.'), computed);
+    const doc = renderDocument(edit('spec/transfer.ts', '@effect The request is handed off to decode.', '@effect The request is handed off, page count unchecked.'), computed);
     expect(doc).toContain('**Effect.** The request is handed off, page count unchecked.');
     expect(changedSections(doc)).toEqual(['Actions']);
     expect(describeStale(staleSections(doc, fresh))).toMatch(/^section "Actions" differs, from line \d+:\n {4}expected: \*\*Effect\.\*\* The request is handed off, page count/);
   });
 
   it('an edited @variant note and an edited invariant change their own sections', () => {
-    const variant = edit('spec/transitions.ts', '@variant length-fix Always refuses', '@variant length-fix Refuses, always');
+    const variant = edit('spec/transfer.ts', '@variant length-fix Always refuses', '@variant length-fix Refuses, always');
     expect(changedSections(renderDocument(variant, computed))).toEqual(['Actions']);
-    const invariant = edit('spec/properties.ts', 'This is the property the incident broke.', 'The incident broke this one.');
+    const invariant = edit('spec/invariants.ts', 'This is the property the incident broke.', 'The incident broke this one.');
     expect(changedSections(renderDocument(invariant, computed))).toEqual(['Properties']);
   });
 
   it('re-wrapping a comment changes nothing', () => {
-    const rewrapped = edit('spec/transitions.ts', 'commits the request. Nothing compares', 'commits the request.\n * Nothing compares');
+    const rewrapped = edit('spec/transfer.ts', 'commits the request. Nothing compares', 'commits the request.\n * Nothing compares');
     expect(renderDocument(rewrapped, computed)).toBe(fresh);
   });
 
   it('refuses a malformed action comment, naming the file and the action', () => {
-    const noGuard = edit('spec/transitions.ts', '@guard The request was handed off, or has taken some but not all of its steps.', 'The request was handed off, or has taken some but not all of its steps.');
-    expect(() => renderDocument(noGuard, computed)).toThrow('spec/transitions.ts: action `decode` needs exactly one non-empty @guard tag, found 0');
-    const badVariant = edit('spec/transitions.ts', '@variant owner-check Every page written', '@variant owner-checks Every page written');
-    expect(() => renderDocument(badVariant, computed)).toThrow('spec/transitions.ts: action `prefill` has @variant "owner-checks"');
+    const noGuard = edit('spec/decode-steps.ts', '@guard The request was handed off, or has taken some but not all of its steps.', 'The request was handed off, or has taken some but not all of its steps.');
+    expect(() => renderDocument(noGuard, computed)).toThrow('spec/decode-steps.ts: action `decode` needs exactly one non-empty @guard tag, found 0');
+    const badVariant = edit('spec/transfer.ts', '@variant owner-check Every page written', '@variant owner-checks Every page written');
+    expect(() => renderDocument(badVariant, computed)).toThrow('spec/transfer.ts: action `prefill` has @variant "owner-checks"');
   });
 });
 

@@ -32,6 +32,6 @@ describe('pagecheck mbt --allocator', () => {
   });
 
   it('refuses any, which is a choice per allocation and not an order a pool can have', async () => {
-    expect(await mbt('--allocator', 'any')).toEqual({ error: '--allocator: the pool hands out pages in one order; mbt tests sorted, sglang or lifo, got "any"' });
+    expect(await mbt('--allocator', 'any')).toEqual({ error: '--allocator: the pool hands out pages in one order: it has no allocator any; it follows allocators sorted, sglang, lifo; check it with `pagecheck check --allocator any`' });
   });
 });

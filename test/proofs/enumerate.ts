@@ -5,38 +5,22 @@
  */
 import {
   allActions,
-  allocate,
-  decode,
-  evict,
-  free,
-  grow,
-  handoff,
   HIT,
   initial,
   INSERTED,
-  insert,
-  landData,
-  landTag,
   mayRead,
   NO_PAGE,
-  offload,
-  resume,
-  retract,
-  allocFail,
-  abortCommit,
   PHASES,
   Ph,
   setObserved,
   setTag,
   tableIsDead,
-  prefill,
   step,
-  stub,
-  timeout,
   type Action,
   type ActionKind,
   type Model,
   type State,
+  TRANSITIONS,
 } from '../../spec/index.ts';
 import { failingParts, inductiveInvariant, typeOK } from '../../proofs/invariant.ts';
 
@@ -88,30 +72,6 @@ export interface UniverseResult {
   /** How many steps of each kind broke it. */
   readonly brokenBy: Readonly<Partial<Record<ActionKind, number>>>;
 }
-
-/**
- * The spec's transitions by kind: exactly what `step` dispatches to (with ts-pattern,
- * which costs ten times more per call than the call itself over millions of states).
- */
-const TRANSITIONS: Readonly<Record<ActionKind, (m: Model, s: State, r: number) => State | undefined>> = {
-  allocate,
-  prefill,
-  stub,
-  handoff,
-  grow,
-  decode,
-  evict,
-  free,
-  timeout,
-  insert,
-  landData,
-  landTag,
-  retract,
-  offload,
-  resume,
-  allocFail,
-  abortCommit,
-};
 
 /** All tables of `len` slots over `pages` pages (with repetitions: the universe is not only the reachable states). */
 function tables(pages: number, len: number): number[][] {

@@ -3,7 +3,8 @@
  * unbounded sorts, and by the exhaustive universe of the executable spec. That the two
  * agree obligation for obligation is what ties the encoding to `step`.
  */
-import type { ActionKind, Fault } from '../../spec/index.ts';
+import type { ActionKind } from '../../spec/index.ts';
+import type { ProofFault } from '../../proofs/coverage.ts';
 
 /** Dropping length-fix conjunct N: the obligations that then fail. */
 export const LENGTH_FIX_DROPS: Readonly<Record<number, readonly ActionKind[]>> = {
@@ -21,8 +22,8 @@ export const OWNER_CHECK_DROPS: Readonly<Record<number, readonly ActionKind[]>> 
   1: ['decode'],
 };
 
-/** The length fix with one fault on: the obligations that fail (the fix stops only the silent stub). */
-export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> = {
+/** The length fix with one fault of the proof on (proofs/coverage.ts; prove refuses the others, and the checker's bounded runs stand in): the obligations that fail (the fix stops only the silent stub). */
+export const LENGTH_FIX_FAULTS: Readonly<Record<ProofFault, readonly ActionKind[]>> = {
   'silent-stub': [],
   'early-free': ['timeout'],
   'stale-free': ['free'],
@@ -31,11 +32,4 @@ export const LENGTH_FIX_FAULTS: Readonly<Record<Fault, readonly ActionKind[]>> =
   'lock-underflow': [],
   // Not tried: the length fix's proof is about no faults at all; torn writes are proved for hardened (expected-torn.ts).
   'torn-write': [],
-  // Not encoded in the proof (docs/SLOTS.md); the spec's own universe finds the length fix broken by a cut prefill.
-  'auto-truncate': ['prefill'],
-  // Not encoded in the proof (spec/release.ts); prove refuses it, and the checker's bounded run stands in (test/spec/release.test.ts).
-  'segment-overlap': [],
-  // Retraction's: not encoded (the proof's requests hold once); prove refuses them, and the checker's bounded run stands in (test/spec/retraction.test.ts).
-  'offload-after-free': [],
-  'resume-stale': [],
 };

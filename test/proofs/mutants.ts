@@ -1,6 +1,6 @@
 /**
  * Mutants of `spec/`: a copy of the project in a temporary directory, with
- * `spec/transitions.ts` patched, so that `prove` can be run on a spec that is wrong in a
+ * a file of `spec/` patched, so that `prove` can be run on a spec that is wrong in a
  * known way without touching the real one.
  */
 import { execFile } from 'node:child_process';
@@ -14,12 +14,12 @@ import { CHILD_LIMIT_MS, onceMoreIfZ3Crashed, stopped } from './apart.ts';
 /** The project's root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** A mutant: a name, and text replacements in `spec/transitions.ts` (or `file`), each of which must match exactly once. */
+/** A mutant: a name, and text replacements in `file`, each of which must match exactly once. */
 export interface Mutant {
   /** What is wrong with it, in words. */
   readonly name: string;
-  /** The file patched, under the project's root (default `spec/transitions.ts`). */
-  readonly file?: string;
+  /** The file patched, under the project's root (`spec/decode-steps.ts`). */
+  readonly file: string;
   /** `[from, to]` replacements. */
   readonly patches: readonly (readonly [string, string])[];
   /** The action kinds at which `prove` must find the encoding and the spec disagree, comma-separated. */
@@ -30,31 +30,37 @@ export interface Mutant {
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'decode lets a cleared tag pass',
+    file: 'spec/decode-steps.ts',
     patches: [['    if (!mayReadAt(m, r, i, tagOf(m, s, p)) || !tagCovers(m, s, p, slotsReadAt(m, i, end))) return false;', '    if (tagOf(m, s, p) !== 0 && (!mayReadAt(m, r, i, tagOf(m, s, p)) || !tagCovers(m, s, p, slotsReadAt(m, i, end)))) return false;']],
     caughtAt: 'decode',
   },
   {
     name: 'a failing decode still records what it read',
+    file: 'spec/decode-steps.ts',
     patches: [["  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    enter(m, t, r, 'failed');", "  if (m.ownerCheck && !tagsPass(m, s, r)) {\n    readTable(m, s, t, r);\n    enter(m, t, r, 'failed');"]],
     caughtAt: 'decode',
   },
   {
     name: 'the owner check skips the pages past the third of a table',
+    file: 'spec/decode-steps.ts',
     patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    if (!mayReadAt', '  for (let i = 0; i < Math.min(len, 3); i++) {\n    const p = tablePage(m, s, r, i);\n    if (!mayReadAt']],
     caughtAt: 'decode',
   },
   {
     name: 'decode reads only the first four pages of a table',
+    file: 'spec/decode-steps.ts',
     patches: [['  for (let i = 0; i < len; i++) {\n    const p = tablePage(m, s, r, i);\n    const record = slotRecord', '  for (let i = 0; i < Math.min(len, 4); i++) {\n    const p = tablePage(m, s, r, i);\n    const record = slotRecord']],
     caughtAt: 'decode',
   },
   {
     name: 'allocate does not clear the tags of the pages it hands out past the third',
+    file: 'spec/hold.ts',
     patches: [['    if (m.ownerCheck) setTag(m, t, p, 0);', '    if (m.ownerCheck && i < 3) setTag(m, t, p, 0);']],
     caughtAt: 'allocate',
   },
   {
     name: 'a write stores content without stamping the tag of a page past the third position',
+    file: 'spec/transfer.ts',
     patches: [['  if (m.ownerCheck) setTag(m, t, p, label, slots);', '  if (m.ownerCheck && pos < 3) setTag(m, t, p, label, slots);']],
     // prefill's write. (The token write of a later decode step is no witness: decode passes only
     // if the last page's tag is already the request's own, so not stamping it changes nothing.)
@@ -69,6 +75,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'prefill also runs for a request exactly one page over the limit',
+    file: 'spec/transfer.ts',
     patches: [["  if (isOverLong(m, r) && !m.fault['auto-truncate']) return undefined;\n  const t = s.slice();\n  postWrite", "  if ((m.tokens[r] ?? 0) > m.config.prefillLimit + 1 && !m.fault['auto-truncate']) return undefined;\n  const t = s.slice();\n  postWrite"]],
     caughtAt: 'prefill',
   },
@@ -80,7 +87,7 @@ export function mutantTree(mutant: Mutant): string {
   const skip = new Set(['node_modules', '.git', 'test']);
   cpSync(ROOT, dir, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split('/')[0] ?? '') });
   symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
-  const name = mutant.file ?? 'spec/transitions.ts';
+  const name = mutant.file;
   const file = join(dir, ...name.split('/'));
   let text = readFileSync(file, 'utf8');
   for (const [from, to] of mutant.patches) {
@@ -134,6 +141,7 @@ export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
   },
   {
     name: "a late write lands although the writer's access was revoked",
+    file: 'spec/transfer.ts',
     patches: [["  if (late && m.mechanism['revoke-writer']) {", "  if (late && m.mechanism['revoke-writer'] && m.fault['torn-write'] === false) {"]],
     caughtAt: 'prefill',
   },
@@ -143,11 +151,13 @@ export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
 export const LANDING_MUTANTS: readonly Mutant[] = [
   {
     name: 'a content part past the third position lands nowhere',
+    file: 'spec/transfer.ts',
     patches: [['  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));', '  if (p !== NO_PAGE && i < 3) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));']],
     caughtAt: 'landData',
   },
   {
     name: 'a tag part past the third position stamps the wrong label',
+    file: 'spec/transfer.ts',
     patches: [['  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i), writeSlots(m, r, i));', '  if (p !== NO_PAGE) setTag(m, t, p, i < 3 ? writeLabel(m, r, i) : 0, writeSlots(m, r, i));']],
     caughtAt: 'landTag',
   },
@@ -167,11 +177,13 @@ export const PREFIX_PAGE_MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'a hit shares the prefix’s first cached page at every prefix position',
-    patches: [['    for (; i < prefixLength(m, r); i++) setTablePage(m, t, r, i, cachedPage(m, s, g, i));', '    for (; i < prefixLength(m, r); i++) setTablePage(m, t, r, i, cachedPage(m, s, g, 0));']],
+    file: 'spec/hold.ts',
+    patches: [['    for (; i < plan.shared; i++) setTablePage(m, t, r, i, cachedPage(m, s, g, i));', '    for (; i < plan.shared; i++) setTablePage(m, t, r, i, cachedPage(m, s, g, 0));']],
     caughtAt: 'allocate',
   },
   {
     name: 'insert makes every prefix page the entry’s first',
+    file: 'spec/prefix-cache.ts',
     patches: [['  for (let j = 0; j < k; j++) setHolder(m, t, tablePage(m, s, r, j), prefixLabel(m, g, j));', '  for (let j = 0; j < k; j++) setHolder(m, t, tablePage(m, s, r, j), prefixLabel(m, g, 0));']],
     caughtAt: 'insert',
   },

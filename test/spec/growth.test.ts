@@ -285,8 +285,8 @@ describe('the command line, and the consumers that do not follow growth', () => 
       expect(err).toContain('--table-growth: ');
     }
     const m = incident('buggy');
-    expect(() => toPromela(m.config)).toThrow('the Promela model keeps a fixed page table: it has no tableGrowth (action grow)');
-    expect(() => referenceFor(m)).toThrow('reference: the reference pool keeps a fixed page table; it does not follow tableGrowth (action grow)');
+    expect(() => toPromela(m.config)).toThrow('the Promela model keeps a fixed page table: it has no table growth (action grow)');
+    expect(() => referenceFor(m)).toThrow('reference: the reference pool keeps a fixed page table: it has no table growth (action grow)');
     // validate-log reads tableGrowth since issue 25 (the grow event).
     const log = decodeConfigObject({ pages: 3, prefillLimit: 2, tableGrowth: true });
     expect(log._tag === 'Right' && log.right.tableGrowth).toBe(true);

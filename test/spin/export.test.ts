@@ -73,6 +73,6 @@ describe('pagecheck export promela', () => {
     // eviction with a prefix to evict: once a stack trace from toPromela, now one line naming the flag
     err = '';
     expect(await main(['export', 'promela', '--eviction', '--requests', '2:s,3:s'])).toBe(2);
-    expect(err).toBe('pagecheck: --eviction: the Promela model has no prefix-cache eviction (action evict); check it with `pagecheck check`\n');
+    expect(err).toBe('pagecheck: --eviction: the Promela model has no prefix-cache eviction (action evict); check it with `pagecheck check --requests 2,3:sys,2:sys --eviction`\n');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatItf, replayItf, ReplayError, type ReplayResult } from '../../trace/index.ts';
 import { minimalLeak, ownerCheck, sample, staleFree } from './traces.ts';
-import { incidentConfig, INVARIANTS } from '../../spec/index.ts';
+import { ACTION_KINDS, incidentConfig, INVARIANTS } from '../../spec/index.ts';
 
 /** The minimal leak's ITF, parsed, as a user's tool would hold it. */
 const leakJson = (): Record<string, unknown> & { states: Array<Record<string, unknown>> } => {
@@ -162,7 +162,7 @@ describe('replayItf', () => {
     const unknownKind = leakJson();
     unknownKind.states[2]!['mbt::actionTaken'] = 'explode';
     expect(refusal(unknownKind).message).toBe(
-      'step 2: mbt::actionTaken is "explode"; expected one of allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail, abortCommit',
+      `step 2: mbt::actionTaken is "explode"; expected one of ${ACTION_KINDS.join(', ')}`,
     );
     const unknownRequest = leakJson();
     unknownRequest.states[2]!['mbt::nondetPicks'] = { r: 'Z' };

@@ -1,0 +1,21 @@
+/**
+ * What `validate-log` follows of the spec, declared once: the faults whose logs it holds
+ * against the spec, the actions a log event stands for (`table.ts`), and the switches a
+ * log's `config` event may turn on; any other is refused (spec/coverage.ts derives the
+ * refusals, and `table.ts`'s unlogged actions with their reasons). A feature the spec gains
+ * is refused here until the log format has its events and this list names it.
+ */
+import { coverage, type Coverage } from '../spec/coverage.ts';
+
+/** validate-log's coverage. The part landings are hidden steps of a write (table.ts), though the faults that make them are refused yet. */
+export const VALIDATOR_COVERAGE: Coverage = coverage('validate-log', {
+  variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
+  allocators: ['sorted', 'sglang', 'lifo', 'any'],
+  switches: ['eviction', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'lengthRule'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'],
+  actions: ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'resume', 'allocFail', 'abortCommit'],
+  instead: {
+    'fault:offload-after-free': 'has no event yet for the late copy to host memory (offload)',
+    prefixPages: 'has one-page prefixes',
+  },
+});

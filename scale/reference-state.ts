@@ -1,0 +1,198 @@
+/**
+ * The reference pool's state: its pages, its admissions by slot, the prefix cache, the
+ * free list as the allocation order keeps it, and the steps the actions share (taking
+ * pages, a release, a write, what a request may read).
+ */
+import { DEFAULT_FAULTS } from '../spec/config.ts';
+import { checksOwner, firstPageOf, isOverLongPrompt, sglangShort, stubsSilently } from '../spec/behaviour.ts';
+import { type RefPage, type RefRequest, type RefOptions, admissionLabel, groupLabel, FINISHED } from './reference-types.ts';
+import { REFERENCE_COVERAGE } from './coverage.ts';
+import { lacking } from '../spec/coverage.ts';
+
+/** The reference pool's pages, lists and cache, with the queries and steps its actions share. */
+export class ReferenceState {
+  /** Its options. */
+  readonly options: RefOptions;
+  /** Every page. */
+  readonly pages: RefPage[];
+  /** Every admission so far, in order. */
+  readonly requests: RefRequest[] = [];
+  /** Per slot: the admission in it, if any. */
+  readonly slots: (RefRequest | undefined)[];
+  /** The prefix cache: group → the page it holds for it. */
+  readonly cache = new Map<number, number>();
+  /** Pages whose holder, data or tag the last actions changed; the comparer empties it. */
+  readonly touched = new Set<number>();
+  /** The free list, front first, when it is kept as a list (every order but `sorted` without `double-free`). */
+  readonly freeList: number[] | undefined;
+  /** Pages handed out while another live table (or the same one) still had them: the double-free class. */
+  takenTwice = 0;
+  /** `sglang`'s release list. */
+  releaseList: number[] = [];
+  /** Copies of each page on the lists, kept as they change (a page missing has none). */
+  private readonly listed = new Map<number, number>();
+  protected readonly faults: ReadonlySet<string>;
+  protected readonly allocator: 'sorted' | 'sglang' | 'lifo';
+  /** Whether decode checks owner tags (spec/behaviour.ts), resolved once. */
+  protected readonly ownerCheck: boolean;
+  /** Whether P silently stubs an over-long prompt (spec/behaviour.ts), resolved once. */
+  protected readonly silentStub: boolean;
+
+  constructor(options: RefOptions) {
+    // The variant and faults against its coverage (scale/coverage.ts); to-spec.ts checks the rest of a configuration.
+    const refused = [`variant:${options.variant}` as const, ...(options.faults ?? []).map((f) => `fault:${f}` as const)].find((f) => !REFERENCE_COVERAGE.covers(f));
+    if (refused !== undefined) throw new RangeError(`reference: ${REFERENCE_COVERAGE.consumer} ${lacking(REFERENCE_COVERAGE, refused)}; check it on the spec`);
+    this.options = options;
+    this.allocator = options.allocator ?? 'sorted';
+    this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
+    this.ownerCheck = checksOwner(options.variant);
+    this.silentStub = stubsSilently(options.variant, [...this.faults]);
+    // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
+    const first = firstPageOf(this.allocator);
+    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0 }));
+    this.slots = Array.from({ length: options.slots }, () => undefined);
+    const listed = this.allocator !== 'sorted' || this.multiset;
+    this.freeList = listed ? Array.from({ length: options.pages }, (_, i) => i + first) : undefined;
+    this.count(this.freeList ?? [], 1);
+  }
+
+  /** Whether the free list is a multiset (fault `double-free`). */
+  get multiset(): boolean {
+    return this.faults.has('double-free');
+  }
+
+  /** Whether admission `r`'s prompt is too long for P: whole pages, the spec's rule `gt` (the reference has no other). */
+  protected overLong(r: RefRequest): boolean {
+    return isOverLongPrompt(r.length, this.options.prefillLimit);
+  }
+
+  /** How many pages nobody holds. */
+  get freePages(): number {
+    if (this.freeList !== undefined) return this.freeList.length + this.releaseList.length;
+    return this.pages.filter((p) => p.holder === 0).length;
+  }
+
+  /** Copies of page `p` in the free list and the release list. */
+  copies(p: number): number {
+    if (this.freeList === undefined) return this.page(p).holder === 0 ? 1 : 0;
+    return this.listed.get(p) ?? 0;
+  }
+
+  /** Counts `k` more (or fewer) copies of each page of `pages` on the lists. */
+  private count(pages: readonly number[], k: number): void {
+    for (const p of pages) this.listed.set(p, (this.listed.get(p) ?? 0) + k);
+  }
+
+  /** Whether slot `slot` can take a new admission. */
+  slotOpen(slot: number): boolean {
+    const r = this.slots[slot];
+    return r === undefined || ((this.options.reuseSlots ?? true) && FINISHED.includes(r.phase));
+  }
+
+  /** Pages a new admission of `length` pages with prefix `group` needs from the free list. */
+  need(length: number, group = -1): number {
+    return group >= 0 && this.cache.has(group) ? length - 1 : length;
+  }
+
+  /** Pages of the request's decode whose data another request wrote (its own prefix's excepted, at the first position). */
+  foreignReads(r: RefRequest): number {
+    return r.reads.filter((label, i) => label !== 0 && !this.mayReadAt(r, i, label)).length;
+  }
+
+  /** Whether request `r` may read content (or a tag) labelled `label` at table position `i`: its own anywhere, its prefix's only at the first. */
+  mayReadAt(r: RefRequest, i: number, label: number): boolean {
+    return label === admissionLabel(r.admission) || (i === 0 && r.group >= 0 && label === groupLabel(r.group));
+  }
+
+  /** Whether request `r` may read content (or a holder) labelled `label`: its own, or its prefix's. */
+  mayRead(r: RefRequest, label: number): boolean {
+    return label === admissionLabel(r.admission) || (r.group >= 0 && label === groupLabel(r.group));
+  }
+
+  /** Whether the request's first page is the shared prefix page. */
+  sharesFirstPage(r: RefRequest): boolean {
+    return r.hit || r.inserted;
+  }
+
+  /** Page `p`; throws on an id out of range. */
+  page(p: number): RefPage {
+    const page = this.pages[p];
+    if (page === undefined) throw new RangeError(`page ${p}`);
+    return page;
+  }
+
+  /** Token slots per page. */
+  protected get slotsPerPage(): number {
+    return this.options.pageSize ?? 1;
+  }
+
+  /** A write lands in page `p`, for table position `pos`, filling its first `slots` slots; under owner-check its tag too. */
+  protected write(p: number, label: number, pos: number, slots: number): void {
+    const page = this.page(p);
+    page.data = label;
+    page.pos = pos;
+    page.fill = slots;
+    if (this.ownerCheck) page.tag = label;
+    this.touched.add(p);
+  }
+
+  /** `merge_and_sort_free`: the release list joins the free list `list`, sorted. */
+  protected mergeRelease(list: number[]): void {
+    list.push(...this.releaseList);
+    list.sort((a, b) => a - b);
+    this.releaseList = [];
+  }
+
+  /** `n` pages off the free list: the lowest free ids, or the front of the list (after `sglang`'s merge on a shortage). */
+  protected take(n: number): number[] {
+    const list = this.freeList;
+    if (list === undefined) {
+      const out: number[] = [];
+      for (let p = 0; p < this.pages.length && out.length < n; p++) if (this.page(p).holder === 0) out.push(p);
+      return out;
+    }
+    if (this.allocator === 'sglang' && this.releaseList.length > 0) {
+      if (sglangShort(this.options.pageSize ?? 1, n, list.length)) this.mergeRelease(list);
+    }
+    const taken = list.splice(0, n);
+    this.count(taken, -1);
+    return taken;
+  }
+
+  /**
+   * Every table page but a shared prefix page goes back, whoever holds it now, in one
+   * release: distinct and ascending; one already free stays as it is unless the list is a
+   * multiset. A cache entry it hits is gone.
+   */
+  protected release(r: RefRequest): void {
+    const batch: number[] = [];
+    r.table.forEach((p, i) => {
+      if (i === 0 && this.sharesFirstPage(r)) return;
+      const page = this.page(p);
+      if (page.holder < 0) this.cache.delete(-page.holder - 1);
+      page.holder = 0;
+      this.touched.add(p);
+      if (!batch.includes(p)) batch.push(p);
+    });
+    const list = this.freeList;
+    if (list === undefined) return;
+    if (this.allocator === 'lifo') {
+      // SGLang's group (spec/release.ts): the duplicates' free (an own first page of a prefixed request; admissions are
+      // whole pages, so no tail) joins first, then the segment, the rest, in front of it.
+      const dup = r.group >= 0 && !this.sharesFirstPage(r) ? [r.table[0]!] : [];
+      for (const part of [dup, batch.filter((p) => !dup.includes(p))]) {
+        const fresh = part.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
+        this.count(fresh, 1);
+        list.unshift(...fresh);
+      }
+      return;
+    }
+    const fresh = batch.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
+    this.count(fresh, 1);
+    if (this.allocator === 'sglang') this.releaseList.push(...fresh);
+    else {
+      list.push(...fresh);
+      list.sort((a, b) => a - b);
+    }
+  }
+}

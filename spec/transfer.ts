@@ -1,0 +1,158 @@
+/**
+ * The transfer from P to D. P writes into D's pages (`prefill`, or `stub` for a prompt too
+ * long for P), the write's parts land one at a time under `torn-write` (`landData`,
+ * `landTag`), and the handoff commits it. `transitions.ts` says why two parts per page
+ * write are enough; `writes.ts` says which pages a write covers, with what.
+ */
+import { enter } from './liveness.ts';
+import { isOverLong, NO_PAGE, type Model } from './model.ts';
+import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf, writeContent, type State } from './state.ts';
+import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
+
+/**
+ * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
+ * @guard The request fits P's memory (under the length rule, its tokens against the
+ * prefill limit), and D allocated it; or, with fault `early-free`, D has already timed it
+ * out and P does not know. With fault `auto-truncate`, also an over-long request: P cuts
+ * it to the limit (`validate_input_length` with `allow_auto_truncate`).
+ * @effect Every page of the table except the shared prefix pages receives the request's
+ * data, written for its position; at its prefix's positions (when it has a prefix and
+ * missed the cache) page `j` receives page `j` of its prefix's data. With token slots,
+ * each page's slots past the prompt's end hold P's stale data (`slots.ts`); a truncated
+ * prompt is written only up to the limit, and D is not told. The request is written; a timed-out request's write has landed in pages it no
+ * longer holds. With fault `torn-write` the write is only posted: the request is
+ * `writing` (a timed-out one `landing`) until every part has landed.
+ * @variant owner-check Every page written is stamped with the label of what was written.
+ * @variant hardened With `revoke-writer`, a timed-out request's write lands nowhere.
+ */
+export function prefill(m: Model, s: State, r: number): State | undefined {
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
+  if (isOverLong(m, r) && !m.fault['auto-truncate']) return undefined;
+  const t = s.slice();
+  postWrite(m, s, t, r, phase === Ph.timedOut);
+  return t;
+}
+
+/**
+ * P meets a prompt longer than its memory (`validate_input_length`, then
+ * `set_finish_with_abort`, which shortens the prompt to one token "to skip the long
+ * prefill").
+ * @guard The request is too long for P (under the length rule), P does not truncate it
+ * (fault `auto-truncate` is off), and D allocated it; or, with fault `early-free`, D has
+ * already timed it out.
+ * @effect With the silent stub (fault `silent-stub`): P writes a one-page dummy, the
+ * request's data in its first own page only, and reports success as if every page were
+ * written (posted part by part under `torn-write`, as `prefill`). Without it: P refuses
+ * the request and tells D; nothing is written and the request is refused (a timed-out one
+ * simply ends).
+ * @variant length-fix Always refuses, whatever the faults: the fix of SGLang 0.5.22.
+ * @variant owner-check The dummy page is stamped with the request's label.
+ */
+export function stub(m: Model, s: State, r: number): State | undefined {
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.allocated && phase !== Ph.timedOut) return undefined;
+  if (!isOverLong(m, r) || m.fault['auto-truncate']) return undefined;
+  const t = s.slice();
+  if (!m.silentStub) {
+    enter(m, t, r, phase === Ph.timedOut ? 'freed' : 'refused');
+    return t;
+  }
+  postWrite(m, s, t, r, phase === Ph.timedOut);
+  return t;
+}
+
+/**
+ * With fault `torn-write`: the content part of the next page of the request's write lands
+ * (pages in table order), by page id, whoever holds the page now.
+ * @guard The request's write was posted and some content part has not landed.
+ * @effect That page's content is the write's label, for the write's position. When it
+ * was the write's last part, the request is written (a timed-out one: landed).
+ */
+export function landData(m: Model, s: State, r: number): State | undefined {
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
+  const k = dataPartsOf(m, s, r);
+  if (k >= writeCount(m, s, r)) return undefined;
+  const t = s.slice();
+  const i = writePosition(m, s, r, k);
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));
+  setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
+  finishIfLanded(m, t, r);
+  return t;
+}
+
+/**
+ * With fault `torn-write`, under an owner check: the tag part of the next page of the
+ * request's write lands (pages in table order), by page id, whoever holds the page now.
+ * @guard The request's write was posted and some tag part has not landed.
+ * @effect That page's owner tag is the write's label. When it was the write's last part,
+ * the request is written (a timed-out one: landed).
+ */
+export function landTag(m: Model, s: State, r: number): State | undefined {
+  if (!m.ownerCheck) return undefined;
+  const phase = phaseOf(m, s, r);
+  if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
+  const k = tagPartsOf(m, s, r);
+  if (k >= writeCount(m, s, r)) return undefined;
+  const t = s.slice();
+  const i = writePosition(m, s, r, k);
+  const p = tablePage(m, s, r, i);
+  if (p !== NO_PAGE) setTag(m, t, p, writeLabel(m, r, i), writeSlots(m, r, i));
+  setPartsLanded(m, t, r, dataPartsOf(m, s, r), k + 1);
+  finishIfLanded(m, t, r);
+  return t;
+}
+
+/**
+ * P reports Success with the last chunk's metadata; D checks that the metadata landed and
+ * commits the request. Nothing compares P's page count with D's allocation.
+ * @guard P wrote the request (by `prefill` or by a silent `stub`), every part landed.
+ * @effect The request is handed off to decode.
+ */
+export function handoff(m: Model, s: State, r: number): State | undefined {
+  if (phaseOf(m, s, r) !== Ph.written) return undefined;
+  const t = s.slice();
+  enter(m, t, r, 'handedOff');
+  return t;
+}
+
+/** A page receives a whole write: its content (label, for position `pos`, in its first `slots` slots), and under an owner check its tag. */
+function writePage(m: Model, t: State, p: number, label: number, pos: number, slots: number): void {
+  if (p === NO_PAGE) return;
+  writeContent(m, t, p, label, pos, slots);
+  if (m.ownerCheck) setTag(m, t, p, label, slots);
+}
+
+/**
+ * P's write for request `r` (from `prefill` or a silent `stub`): lands whole, or, under
+ * `torn-write`, is posted for its parts to land. A late write (`late`: D timed `r` out)
+ * under `revoke-writer` lands nowhere.
+ */
+function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void {
+  if (late && m.mechanism['revoke-writer']) {
+    enter(m, t, r, 'landed');
+    return;
+  }
+  const count = writeCount(m, s, r);
+  // A write of no page (a prompt cut to nothing) has no parts to land.
+  if (m.fault['torn-write'] && count > 0) {
+    setPartsLanded(m, t, r, 0, 0);
+    enter(m, t, r, late ? 'landing' : 'writing');
+    return;
+  }
+  for (let k = 0; k < count; k++) {
+    const i = writePosition(m, s, r, k);
+    writePage(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i, writeSlots(m, r, i));
+  }
+  enter(m, t, r, late ? 'landed' : 'written');
+}
+
+/** After a part landed: when every part of `r`'s write has, `r` is written (or, late, landed). */
+function finishIfLanded(m: Model, t: State, r: number): void {
+  const count = writeCount(m, t, r);
+  if (dataPartsOf(m, t, r) < count) return;
+  if (m.ownerCheck && tagPartsOf(m, t, r) < count) return;
+  enter(m, t, r, phaseOf(m, t, r) === Ph.landing ? 'landed' : 'written');
+}
