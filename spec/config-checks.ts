@@ -116,11 +116,16 @@ function growthAgainstSteps(input: Input): InputIssue[] {
   return issues;
 }
 
-/** Retraction against the allocator: not modelled under `any` yet. */
+/** Retraction against the allocator: not modelled under `any` yet, nor under `lifo` with a fault that lists a page twice. */
 function retractionAgainstAllocator(input: Input): InputIssue[] {
   // Not modelled yet, and refused rather than half-modelled: see spec/retraction.ts.
   if (input.retraction === true && input.allocator === 'any') {
     return [{ path: 'retraction', message: 'retraction is modelled with the allocators sorted, sglang and lifo; "any" would make every resume a choice of pages, not yet an action of its own' }];
+  }
+  // lifo keeps its list as a bounded array of entries (model.ts's listCap); a fault that puts a page on it twice, repeated by every retraction's release, has no bound.
+  const twice = (input.faults ?? []).find((f) => f === 'double-free' || f === 'segment-overlap');
+  if (input.retraction === true && input.allocator === 'lifo' && twice !== undefined) {
+    return [{ path: 'retraction', message: `retraction with allocator lifo and fault ${twice} is not modelled: every retraction is a release that may put a page on lifo's list once more, and the list would have no bound; check it with allocator sorted or sglang` }];
   }
   return [];
 }

@@ -184,7 +184,8 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const eviction = presence.eviction;
   let entries = 0;
   for (let r = 0; r < n; r++) entries += len[r]!;
-  const listCap = allocator === 'lifo' ? config.pages + (multiset ? entries : 0) : 0;
+  // lifo's list: every page once, plus what a fault puts on it twice: a second release of each table (double-free), one page more per release (segment-overlap, a request's normal and second release).
+  const listCap = allocator === 'lifo' ? config.pages + (has('double-free') ? entries : 0) + (has('segment-overlap') ? 2 * n : 0) : 0;
   // A read set has a bit per label, the stale P-side label included where slots are modelled.
   const staleLabel = shape.labels + 1;
   const setBits = shape.labels + (pageSize > 1 ? 1 : 0);
