@@ -3,6 +3,8 @@
  * adapter follows `alloc_extend`'s shortage test on tokens and merges on a failed attempt,
  * and passes 2,000 random runs under `--allocator sglang --page-size 64`; the same adapter
  * with the shortage test on whole pages, or without the failed attempt's merge, fails.
+ * Under `hardened` it passes with Isolation held too, and fails without either mechanism
+ * a page-level adapter can get wrong (the tag's slot count, the release's holder check).
  * Also the `reset` message's units and how the free list is compared.
  */
 import { describe, expect, it } from 'vitest';
@@ -21,6 +23,21 @@ describe('the reference adapter at page size 64 under sglang', () => {
   it('passes 2,000 random runs (refinement and enabledness; the spec itself leaks stale tails under owner-check, so --no-isolation)', async () => {
     const r = await pagecheck('mbt', '--adapter', REFERENCE, ...AT_64, '--no-isolation', '--runs', '2000', '--json');
     expect([r.code, JSON.parse(r.out)]).toEqual([0, expect.objectContaining({ verdict: 'pass', runs: 2000 })]);
+  }, 120_000);
+
+  it('under hardened it passes 2,000 random runs with Isolation held: tag-counts-tokens fails the stub\'s reader loudly', async () => {
+    const r = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'hardened', ...AT_64.slice(2), '--runs', '2000', '--json');
+    expect([r.code, JSON.parse(r.out)]).toEqual([0, expect.objectContaining({ verdict: 'pass', runs: 2000 })]);
+  }, 120_000);
+
+  it.each([
+    // A tag that claims the whole page shows in the observed tag as soon as a partial page is written.
+    ['no-tag-count', ['allocate(A)', 'prefill(A)']],
+    ['unchecked-release', ['allocate(A)', 'stub(A)', 'free(A)', 'allocate(B)', 'free(A)']],
+  ])('an adapter without hardened\'s %s is found', async (mode, trace) => {
+    const r = await pagecheck('mbt', '--adapter', VARIANT(mode), '--variant', 'hardened', ...AT_64.slice(2), '--runs', '2000', '--json');
+    const json = JSON.parse(r.out) as { property: string; trace: string[] };
+    expect([r.code, json.property, json.trace]).toEqual([1, 'Refinement', trace]);
   }, 120_000);
 
   it('with Isolation held, a silent stub read past its one token is the spec\'s own leak: mbt says so', async () => {

@@ -81,7 +81,11 @@ class Server:
         self.variant = config["variant"]
         faults = set(config["faults"])
         self.silent_stub = self.variant != "length-fix" and "silent-stub" in faults
-        self.owner_check = self.variant == "owner-check"
+        self.owner_check = self.variant in ("owner-check", "hardened")
+        # hardened's mechanisms (docs/VARIANTS.md): a timed-out request's late write lands nowhere
+        # (revoke-writer), a release frees only the pages the request still holds
+        # (release-checks-holder), and a tag says how many slots its write filled (tag-counts-tokens).
+        self.hardened = self.variant == "hardened"
         self.early_free = "early-free" in faults
         self.stale_free = "stale-free" in faults
         self.prefix_poison = "prefix-poison" in faults
@@ -91,7 +95,7 @@ class Server:
         self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"), self.page_size)
         ids = range(1, config["pages"] + 1) if self.alloc.order == "sglang" else range(config["pages"])
         # fill: how many token slots, from the first, the last write filled (the rest hold P's stale data).
-        self.pages = {p: {"holder": None, "data": None, "tag": None, "fill": 0} for p in ids}
+        self.pages = {p: {"holder": None, "data": None, "tag": None, "fill": 0, "tag_fill": 0} for p in ids}
         self.requests = {}
         for q in config["requests"]:
             tokens = q.get("tokens", q["length"] * self.page_size)
@@ -120,6 +124,7 @@ class Server:
         self.pages[page]["fill"] = fill
         if self.owner_check:
             self.pages[page]["tag"] = label
+            self.pages[page]["tag_fill"] = fill
 
     def release(self, name):
         """Gives the table's pages back to the allocator, except a shared prefix page."""
@@ -129,7 +134,7 @@ class Server:
             if i == 0 and q["shares"]:
                 continue
             holder = self.pages[p]["holder"]
-            if holder is None:
+            if holder is None or (self.hardened and holder != name):
                 continue
             if holder.startswith("cache:"):
                 del self.cache[holder[len("cache:"):]]
@@ -152,6 +157,7 @@ class Server:
             self.pages[p]["holder"] = name
             if self.owner_check:
                 self.pages[p]["tag"] = None
+                self.pages[p]["tag_fill"] = 0
         q["phase"] = "allocated"
         return True
 
@@ -159,6 +165,9 @@ class Server:
         q = self.requests[name]
         if q["phase"] not in ("allocated", "timedOut") or self.over_long(q):
             return False
+        if q["phase"] == "timedOut" and self.hardened:
+            q["phase"] = "landed"
+            return True
         for i in range(1 if q["shares"] else 0, q["length"]):
             self.write(q["table"][i], "prefix:" + q["prefix"] if i == 0 and q["prefix"] is not None else name, self.slots(q, i))
         q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
@@ -170,6 +179,9 @@ class Server:
             return False
         if not self.silent_stub:
             q["phase"] = "freed" if q["phase"] == "timedOut" else "refused"
+            return True
+        if q["phase"] == "timedOut" and self.hardened:
+            q["phase"] = "landed"
             return True
         # The stub is one token: its page's other slots keep P's stale data.
         self.write(q["table"][1 if q["shares"] else 0], name, 1)
@@ -188,7 +200,11 @@ class Server:
         if q["phase"] != "handedOff":
             return False
         # A prefix's tag passes only at the prefix's own position, the first (its KV is right only there).
-        if self.owner_check and not all(self.may_read(name, self.pages[p]["tag"]) and (i == 0 or self.pages[p]["tag"] == name) for i, p in enumerate(q["table"])):
+        # Under hardened the tag must also say its write filled every slot read there.
+        if self.owner_check and not all(
+            self.may_read(name, self.pages[p]["tag"]) and (i == 0 or self.pages[p]["tag"] == name) and (not self.hardened or self.pages[p]["tag_fill"] >= self.slots(q, i))
+            for i, p in enumerate(q["table"])
+        ):
             q["phase"] = "failed"
             return True
         for i, p in enumerate(q["table"]):
@@ -245,7 +261,7 @@ class Server:
 
     def observe(self):
         return {
-            "pages": [{"id": p, "holder": v["holder"], "data": self.word(v["data"], v["fill"]), "tag": self.word(v["tag"], v["fill"])} for p, v in sorted(self.pages.items())],
+            "pages": [{"id": p, "holder": v["holder"], "data": self.word(v["data"], v["fill"]), "tag": self.word(v["tag"], v["tag_fill"])} for p, v in sorted(self.pages.items())],
             "requests": {n: {"phase": q["phase"], "table": q["table"], "read": sorted(q["read"])} for n, q in self.requests.items()},
             "free": self.alloc.observed_free(),
         }

@@ -5,6 +5,11 @@ of `mbt --adapter` at page size 64 (test/conformance/adapter-tokens.test.ts):
   whole-pages  the shortage test counts pages (need + 2) instead of tokens
   no-merge     a failed attempt returns None before it merges the release list
 
+or without one of hardened's mechanisms (docs/VARIANTS.md):
+
+  no-tag-count       decode does not check that the tag's write filled every slot read
+  unchecked-release  a release frees pages another request holds now
+
 Usage: python3 sglang_variants.py MODE
 """
 import os
@@ -26,8 +31,28 @@ class NoMerge(adapter.Allocator):
         return super().alloc(n, tokens)
 
 
+class NoTagCount(adapter.Server):
+    def write(self, page, label, fill):
+        super().write(page, label, fill)
+        # The tag claims the whole page, whatever the write filled.
+        self.pages[page]["tag_fill"] = self.page_size
+
+
+class UncheckedRelease(adapter.Server):
+    def release(self, name):
+        hardened, self.hardened = self.hardened, False
+        try:
+            super().release(name)
+        finally:
+            self.hardened = hardened
+
+
 MODES = {"whole-pages": WholePages, "no-merge": NoMerge}
+SERVERS = {"no-tag-count": NoTagCount, "unchecked-release": UncheckedRelease}
 
 if __name__ == "__main__":
-    adapter.Allocator = MODES[sys.argv[1]]
-    adapter.serve(adapter.Server)
+    if sys.argv[1] in SERVERS:
+        adapter.serve(SERVERS[sys.argv[1]])
+    else:
+        adapter.Allocator = MODES[sys.argv[1]]
+        adapter.serve(adapter.Server)
