@@ -198,10 +198,11 @@ function* samplesAt(m: Model, a: Action, phase: number, count: number | undefine
 /** What is made odd about one slot: its page's holder, content or tag (cleared, or another label), or the table entry itself. */
 const ODD_FIELDS = ['holder', 'data', 'cleared tag', 'tag', 'table'] as const;
 
-/** The phases a request can be in: without fault `torn-write` no write is in flight part by part (the invariant's NoPartsInFlight). */
+/** The phases a request can be in: without fault `torn-write` no write is in flight part by part (the invariant's NoPartsInFlight), and without retraction (never in the proof's configurations) nothing is retracted. */
 function phasesOf(m: Model): number[] {
   const torn = new Set<number>([Ph.writing, Ph.landing]);
-  return PHASES.map((_, code) => code).filter((code) => m.fault['torn-write'] || !torn.has(code));
+  const retraction = new Set<number>([Ph.retracted, Ph.offloading]);
+  return PHASES.map((_, code) => code).filter((code) => (m.fault['torn-write'] || !torn.has(code)) && (m.retraction || !retraction.has(code)));
 }
 
 /** A random state, within the domains, in which request `r` is in `phase` with a clean table (sharing its prefix pages as `share` says, if set). */

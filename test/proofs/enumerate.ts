@@ -105,6 +105,8 @@ function requestChoices(m: Model, r: number): RequestChoice[] {
   }
   const out: RequestChoice[] = [];
   for (let phase = 0; phase < PHASES.length; phase++) {
+    // The phases of retraction exist only with it (the proof's configurations hold each request once).
+    if (!m.retraction && (phase === Ph.retracted || phase === Ph.offloading)) continue;
     // A new request has no table yet, and a finished one whose table is dead has none any more (spec/liveness.ts).
     const ts = phase === Ph.new || tableIsDead(m, phase) ? [Array.from({ length: len }, () => NO_PAGE)] : tables(m.pages, len);
     for (const table of ts) for (const flags of flagSets) for (const observed of observedSets) out.push({ phase, table, flags, observed });
