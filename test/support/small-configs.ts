@@ -55,9 +55,6 @@ export function smallConfigOf(d: SmallDraw): Config | undefined {
   const prefixed = d.prefix && !d.retraction && d.allocator !== 'any';
   const requests = lengths.map((length) => (prefixed && Math.ceil(length / size) > d.prefixPages ? { length, prefix: 'sys' } : { length }));
   const hasPrefix = requests.some((q) => 'prefix' in q);
-  // Left out: `lifo` with both double-free and segment-overlap overflows its list (allocator.ts throws; check --pages 3
-  // --prefill-limit 2 --requests 1,2:sys,1 --allocator lifo --faults double-free,segment-overlap --continue), reported.
-  if (d.allocator === 'lifo' && d.faults.includes('double-free') && d.faults.includes('segment-overlap')) return undefined;
   const input = {
     pages: d.pages,
     prefillLimit: d.prefillLimit,
