@@ -112,7 +112,8 @@ describe('replay lines give back the configuration', () => {
     ],
     variant: 'owner-check',
     faults: ['early-free', 'double-free'],
-    allocator: 'lifo',
+    // Not lifo: retraction with lifo and double-free is refused (spec/config-checks.ts).
+    allocator: 'sglang',
     eviction: true,
     prefixPages: { sys: 2 },
     pageSize: 2,
