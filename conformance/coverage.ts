@@ -12,10 +12,9 @@ export const VALIDATOR_COVERAGE: Coverage = coverage('validate-log', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo', 'any'],
   switches: ['eviction', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'lengthRule'],
-  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write'],
-  actions: ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'resume', 'allocFail', 'abortCommit'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'offload-after-free', 'resume-stale'],
+  actions: ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit'],
   instead: {
-    'fault:offload-after-free': 'has no event yet for the late copy to host memory (offload)',
     prefixPages: 'has one-page prefixes',
   },
 });

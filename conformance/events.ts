@@ -24,7 +24,7 @@ export { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 export const VALIDATOR_FAULTS: readonly Fault[] = coveredFaults(VALIDATOR_COVERAGE);
 
 /** Every event kind of the format, in the order a request's life goes through them. */
-export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'resume', 'timeout', 'free', 'insert', 'evict'] as const;
+export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'insert', 'evict'] as const;
 
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -65,6 +65,7 @@ const SCHEMAS = {
   decode: Schema.Struct({ kind: Schema.Literal('decode'), ...maybePages, step: Schema.optionalWith(WholeNumber(0, Number.MAX_SAFE_INTEGER, 'a decode step'), { exact: true }) }),
   fail: plain('fail'),
   retract: paged('retract'),
+  offload: plain('offload'),
   resume: Schema.Struct({ kind: Schema.Literal('resume'), ...maybePages, tokens: maybeTokens }),
   timeout: paged('timeout'),
   free: paged('free'),

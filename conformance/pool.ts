@@ -118,8 +118,7 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'abortCommit':
       return pool instanceof ServingPool && pool.abortCommit(slot);
     case 'offload':
-      // Never reached: the late copy needs fault offload-after-free, which validate-log does not check.
-      return false;
+      return pool instanceof ServingPool && pool.offload(slot);
     case 'allocFail':
       // A failed attempt is a refused allocate (step-allocate.ts).
       return false;

@@ -75,6 +75,8 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   fail: { role: 'action', action: 'decode', outcomes: ['failed'] },
   // D retracted a running request (config retraction): the copy, then the release.
   retract: { role: 'action', action: 'retract', releases: true },
+  // With fault offload-after-free: the copy to host memory of a retracted request finished, reading its old pages at this line.
+  offload: { role: 'action', action: 'offload' },
   // D resumed a retracted request on new pages.
   resume: { role: 'action', action: 'resume' },
   timeout: { role: 'action', action: 'timeout', releases: true },

@@ -91,6 +91,10 @@ export interface Behaviour {
   readonly autoTruncate: boolean;
   /** `hardened`'s `tag-counts-tokens`: a tag counts the slots its write filled, and decode checks the count covers its reads. */
   readonly tagCountsTokens: boolean;
+  /** Fault `offload-after-free`: a retraction releases first, and the copy to host memory reads the old pages later (`offload`). */
+  readonly offloadAfterFree: boolean;
+  /** Fault `resume-stale`: a resume takes new pages and loads nothing into them. */
+  readonly resumeStale: boolean;
 }
 
 /** The data label of a read that met stale P-side data: the slots of a page past its write's end (spec/slots.ts); never a serial or a prefix's label. */
@@ -149,5 +153,7 @@ export function resolveOptions(options: PoolOptions): Behaviour {
     releaseChecksHolder: hasMechanism(options.variant, 'release-checks-holder'),
     autoTruncate: (faults as readonly string[]).includes('auto-truncate'),
     tagCountsTokens: hasMechanism(options.variant, 'tag-counts-tokens'),
+    offloadAfterFree: has('offload-after-free'),
+    resumeStale: has('resume-stale'),
   };
 }

@@ -20,6 +20,11 @@
  * `fill_len` tokens, D's `_pre_alloc`) and loads the saved copy into them. Nothing
  * allocates after construction: the saved copy takes four arrays of the table arena's
  * size, made only with `retraction`.
+ *
+ * The faults of retraction, as spec/retraction.ts has them. `offload-after-free`: the
+ * release comes first and the request is `offloading`; `offload` is the late copy, which
+ * reads what the old table's pages hold then, whoever holds them. `resume-stale`: the resume
+ * takes its new pages and loads nothing, so they keep what they held (their tags cleared).
  */
 import { hasMechanism } from '../spec/behaviour.ts';
 import { Ph } from '../spec/state.ts';
@@ -124,6 +129,30 @@ export class ServingPool extends PagePool {
     const s = this.slotIndex(slot);
     const phase = this.phases[s];
     if (this.serving.retraction !== true || (phase !== Ph.handedOff && phase !== Ph.decoded)) return false;
+    const late = this.behaviour.offloadAfterFree;
+    if (!late) this.copyTable(s);
+    this.release(s);
+    this.resumeTo[s] = phase;
+    this.phases[s] = late ? Ph.offloading : Ph.retracted;
+    return true;
+  }
+
+  /**
+   * Fault `offload-after-free`: the copy to host memory of a request retracted earlier reads
+   * its old table's pages now, after their release (the copy is asynchronous, and SGLang's
+   * `DecodeKVCacheOffloadManager` did not hold the pages until its ack, PR #30899). False
+   * when the request is not offloading.
+   */
+  offload(slot: number): boolean {
+    const s = this.slotIndex(slot);
+    if (!this.behaviour.offloadAfterFree || this.phases[s] !== Ph.offloading) return false;
+    this.copyTable(s);
+    this.phases[s] = Ph.retracted;
+    return true;
+  }
+
+  /** The copy to host memory: per table position, what the page there holds now (content, position, fill, tag). */
+  private copyTable(s: number): void {
     const base = s * this.options.maxLength;
     for (let i = base; i < base + (this.lengths[s] ?? 0); i++) {
       const p = this.tables[i] ?? 0;
@@ -132,10 +161,6 @@ export class ServingPool extends PagePool {
       this.savedFill[i] = this.fill[p] ?? 0;
       this.savedTag[i] = this.tag[p] ?? 0;
     }
-    this.release(s);
-    this.resumeTo[s] = phase;
-    this.phases[s] = Ph.retracted;
-    return true;
   }
 
   /**
@@ -161,6 +186,8 @@ export class ServingPool extends PagePool {
       const p = this.tables[i] ?? 0;
       this.holder[p] = serial;
       if (this.behaviour.ownerCheck) this.clearTag(p);
+      // resume-stale: no load; the page keeps what it held, its tag cleared.
+      if (this.behaviour.resumeStale) continue;
       this.write(p, this.savedData[i] ?? 0, this.savedPos[i] ?? 0, this.savedFill[i] ?? 0);
       // The load stamps the request's own label, or under copy-carries-tag the tag the copy read.
       if (this.behaviour.ownerCheck) this.tag[p] = carriesTag ? (this.savedTag[i] ?? 0) : serial;

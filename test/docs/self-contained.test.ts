@@ -6,7 +6,8 @@ import { REPO_ROOT } from '../../docs/generate/index.ts';
 
 /** Spelled in two parts so that this file does not cite them itself. */
 const FORBIDDEN = ['PROTOCOL' + '.md', '../' + 'shared'];
-const SKIP = new Set(['node_modules', 'dist', '.git', 'package-lock.json']);
+// .scratch is a developer's gitignored scratch space, never in a clone.
+const SKIP = new Set(['node_modules', 'dist', '.git', '.scratch', 'package-lock.json']);
 
 /** Every text file of the repository, relative to its root. */
 function files(dir: string): string[] {

@@ -1,0 +1,92 @@
+/**
+ * Logs of retraction's faults (issue 25's offload-after-free and resume-stale logs): the
+ * copy to host memory that reads the pages after their release (`offload` line), and the
+ * resume that loads nothing. Each log is pinned to its verdict, invariant and line, and the
+ * same story without the fault is pinned too, so that the fault's line is what decides.
+ */
+import { describe, expect, it } from 'vitest';
+import { validate, type SourceLine, type ValidationResult } from '../../conformance/index.ts';
+
+const ev = (kind: string, id: string, rest: Record<string, unknown> = {}): string => JSON.stringify({ kind, id, ...rest });
+const config = (rest: Record<string, unknown>): string => JSON.stringify({ kind: 'config', ...rest });
+const run = (text: readonly string[]): ValidationResult =>
+  validate({ files: [], lines: text.map((t, i): SourceLine => ({ file: 'retract.jsonl', line: i + 1, text: t })), overrides: {}, window: 8 });
+const summary = (r: ValidationResult): string => [r.verdict, r.invariant ?? '-', r.at?.line ?? '-'].join(' ');
+const why = (r: ValidationResult): string => [...r.refusals.map((x) => x.why), ...r.headline].join(' | ');
+/** A request served from its allocation to its first decode step. */
+const served = (id: string, pages: readonly number[]): string[] => [ev('allocate', id, { pages }), ev('done', id), ev('handoff', id), ev('decode', id, { pages, step: 0 })];
+
+// 4 pages; A (2 pages) is handed off on 0 1 and retracted before it decodes; B takes 0 1 and P writes B's data there.
+const setting = (variant: string, faults: readonly string[]): string => config({ pages: 4, prefillLimit: 4, retraction: true, variant, faults });
+const story = (variant: string, faults: readonly string[]): string[] => [
+  setting(variant, faults),
+  ev('arrive', 'A', { length: 2 }),
+  ev('allocate', 'A', { pages: [0, 1] }),
+  ev('done', 'A'),
+  ev('handoff', 'A'),
+  ev('retract', 'A', { pages: [0, 1] }),
+  ev('arrive', 'B', { length: 2 }),
+  ev('allocate', 'B', { pages: [0, 1] }),
+  ev('done', 'B'),
+];
+/** A's copy finishes (only with the fault), A resumes on 2 3 and reads them. */
+const resumeAndRead = [ev('resume', 'A', { pages: [2, 3] }), ev('decode', 'A', { pages: [2, 3], step: 0 })];
+
+describe('offload-after-free: the copy reads the old pages after their release', () => {
+  it('buggy: the copy takes B\'s data, the resume loads it into A\'s new pages, and A reads it: Isolation at the decode line', () => {
+    const r = run([...story('buggy', ['offload-after-free']), ev('offload', 'A'), ...resumeAndRead]);
+    expect(summary(r)).toBe('violation Isolation 12');
+    expect(r.victim?.id).toBe('A');
+  });
+
+  it('the copy before B\'s write lands conforms: the offload line comes before B\'s done', () => {
+    const early = story('buggy', ['offload-after-free']);
+    const r = run([...early.slice(0, -1), ev('offload', 'A'), early.at(-1)!, ...resumeAndRead]);
+    expect(summary(r)).toBe('conforms - -');
+  });
+
+  it('without the fault the copy is the retract\'s own: the same story conforms, and an offload line is a deviation', () => {
+    expect(summary(run([...story('buggy', []), ...resumeAndRead]))).toBe('conforms - -');
+    const r = run([...story('buggy', []), ev('offload', 'A')]);
+    expect([summary(r), r.refusals[0]?.why]).toEqual(['deviation - 10', 'offload(A) is not enabled: A is retracted']);
+  });
+
+  it('with the fault a resume before the copy finished is a deviation (SGLang\'s resume waits for ongoing_offload)', () => {
+    const r = run([...story('buggy', ['offload-after-free']), ...resumeAndRead]);
+    expect(summary(r)).toBe('deviation - 10');
+    expect(why(r)).toContain('A is offloading');
+  });
+
+  it('owner-check does not stop it: the load stamps A\'s tag on B\'s data (Isolation at the decode line)', () => {
+    expect(summary(run([...story('owner-check', ['offload-after-free']), ev('offload', 'A'), ...resumeAndRead]))).toBe('violation Isolation 12');
+  });
+
+  it('hardened: copy-carries-tag restores B\'s tag with B\'s data, so A fails loudly; a log that says A decoded deviates', () => {
+    const head = [...story('hardened', ['offload-after-free']), ev('offload', 'A'), ev('resume', 'A', { pages: [2, 3] })];
+    expect(summary(run([...head, ev('fail', 'A')]))).toBe('conforms - -');
+    const r = run([...head, ev('decode', 'A', { pages: [2, 3], step: 0 })]);
+    expect([summary(r), r.refusals[0]?.why]).toEqual(['deviation - 12', "the spec's decode(A) leaves it failed; the log says it ended decoded"]);
+  });
+});
+
+describe('resume-stale: the resume loads nothing', () => {
+  it('buggy: A\'s new pages keep what they held and A reads it; B held 0 1 and freed them, so that is B\'s data', () => {
+    const text = [
+      setting('buggy', ['resume-stale']),
+      ev('arrive', 'B', { length: 2 }),
+      ...served('B', [0, 1]),
+      ev('arrive', 'A', { length: 2 }),
+      ev('allocate', 'A', { pages: [2, 3] }),
+      ev('done', 'A'),
+      ev('handoff', 'A'),
+      ev('free', 'B', { pages: [0, 1] }),
+      ev('retract', 'A', { pages: [2, 3] }),
+      ev('resume', 'A', { pages: [0, 1] }),
+      ev('decode', 'A', { pages: [0, 1], step: 0 }),
+    ];
+    expect(summary(run(text))).toBe('violation Isolation 14');
+    expect(summary(run([setting('buggy', []), ...text.slice(1)]))).toBe('conforms - -');
+    // Under the owner check the new pages' tags stay cleared: A fails loudly.
+    expect(summary(run([setting('owner-check', ['resume-stale']), ...text.slice(1, -1), ev('fail', 'A')]))).toBe('conforms - -');
+  });
+});
