@@ -52,7 +52,7 @@ export default defineConfig({
   // `import 'pagecheck'` in the tests resolves to the sources, not to a stale dist/ (tsconfig.json maps it the same way for tsc).
   resolve: { alias: [{ find: /^pagecheck$/, replacement: fileURLToPath(new URL('./index.ts', import.meta.url)) }] },
   test: {
-    // Each file in a child process: a test stuck in a synchronous loop can be killed with its process.
+    // Files in child processes (the heavy tier's one per file): a test stuck in a synchronous loop can be killed with its process.
     pool: 'forks',
     // vitest's default on 2 cores is one file at a time; most files spend a second loading modules and little CPU after.
     maxWorkers: Math.max(2, availableParallelism() - 1),
@@ -64,7 +64,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: HEAVY } },
+      // The fast tier's files share their processes (isolate: false): a fresh process per file spent about a second of CPU
+      // starting and loading the same modules, most of the tier's time (CPU 408 s -> 238 s, docs/TESTING.md). What the
+      // files share is the modules they import, and those modules' state; no test sets the environment, the directory or the clock.
+      { extends: true, test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: HEAVY, isolate: false } },
       {
         extends: true,
         test: { name: 'heavy', include: HEAVY, testTimeout: 120_000, hookTimeout: 400_000, env: { ...ENV, PAGECHECK_FILE_TIMEOUT_MS: process.env['PAGECHECK_FILE_TIMEOUT_MS'] ?? '900000' } },
