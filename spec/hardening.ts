@@ -120,7 +120,7 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     what:
       "With `radix`: a request's release unlocks its path once: `dec_lock_ref` moves the request's last node to the root as it walks, so a second unlock of the same request (fault `lock-underflow`) walks nothing and cannot take another request's lock.",
     where:
-      "`RadixCache.cache_finished_req` and every other caller of `dec_lock_ref(req.last_node)` (`mem_cache/radix_cache.py`, the abort and retract paths of `managers/scheduler.py`): set `req.last_node = self.root_node` right after the call (the root's `dec_lock_ref` walk is empty), the same idempotence `release_kv_cache`'s `holds_kv` guard gives the allocator's frees (SGLang #27666 shows the underflow).",
+      "`RadixCache.cache_finished_req` and `cache_unfinished_req` (`mem_cache/radix_cache.py`), and any other caller of `dec_lock_ref(req.last_node)`: set `req.last_node = self.root_node` right after the call (the root's `dec_lock_ref` walk is empty), the same idempotence `release_kv_cache`'s `holds_kv` guard gives the allocator's frees (SGLang #27666 shows the underflow).",
     cost: 'One assignment per release; nothing on the decode path.',
   },
 };

@@ -11,9 +11,11 @@
  * - `cache_unfinished_req`: inserts every page-aligned page of the request's tokens, frees
  *   the request's own pages that the tree already held (`kv_indices[cache_protected_len:
  *   new_prefix_len]`), points the request's row at the tree's pages, then
- *   `dec_lock_ref(req.last_node)` and `inc_lock_ref(new_last_node)`. On D,
- *   `disaggregation/decode.py`'s `process_prebuilt` calls it at the handoff, before the
- *   first decode, when the decode radix cache is on.
+ *   `dec_lock_ref(req.last_node)` and `inc_lock_ref(new_last_node)`. On D, the prebuilt
+ *   batch's `process_prebuilt` (the decode side's `ScheduleBatch` mixin, `disaggregation/`)
+ *   calls it through `maybe_cache_unfinished_req(req, self.tree_cache)` at the handoff,
+ *   before the first decode; `disaggregation/decode.py` counts the tree's evictable size
+ *   as free under `disaggregation_decode_enable_radix_cache` (`_allocatable_token_budgets`).
  * - `cache_finished_req`: inserts prompt and output at the end, frees the duplicates and the
  *   unaligned tail, then `dec_lock_ref(req.last_node)`.
  * - `inc_lock_ref` / `dec_lock_ref`: walk from the node to the root, adding or taking 1 at
