@@ -40,7 +40,7 @@ export function describeConfig(config: Config): string {
   const allocator = config.allocator === undefined || config.allocator === 'sorted' ? '' : ` · allocator ${config.allocator}`;
   const pageSize = config.pageSize === undefined || config.pageSize === 1 ? '' : ` · page size ${config.pageSize}`;
   const rule = config.lengthRule === 'ge' ? ' · length rule ge' : '';
-  const eviction = config.eviction === true ? ' · eviction' : '';
+  const eviction = config.eviction === true ? (config.radix === true ? ' · eviction · radix' : ' · eviction') : '';
   const prefixPages = prefixPagesFlag(config);
   const prefixes = prefixPages === undefined ? '' : ` · prefix pages ${prefixPages}`;
   const decodeSteps = config.decodeSteps === undefined || config.decodeSteps === 1 ? '' : ` · decode steps ${config.decodeSteps}`;

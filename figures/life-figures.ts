@@ -1,6 +1,6 @@
 /**
  * The figures of docs/LIFE.md: for each part of a request's life that the model follows
- * (table growth, retraction and its two faults, releases in several calls), the shortest
+ * (table growth, retraction and its two faults, the radix tree's lock-underflow, releases in several calls), the shortest
  * counterexample under each variant, or its verdict, from the checker itself. Each line
  * carries the command that reproduces it, so a reader can run what the page says.
  */
@@ -30,6 +30,11 @@ const PARTS: readonly Part[] = [
   { name: 'life-retraction', config: (variant) => configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }], variant, retraction: true }) },
   { name: 'life-offload-after-free', config: (variant) => configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2 }, { length: 1 }], variant, faults: ['offload-after-free'], retraction: true }) },
   { name: 'life-resume-stale', config: (variant) => configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2 }, { length: 1 }], variant, faults: ['resume-stale'], retraction: true }) },
+  {
+    name: 'life-lock-underflow',
+    config: (variant) =>
+      configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }, { length: 2 }], variant, faults: ['lock-underflow'], eviction: true, radix: true }),
+  },
   { name: 'life-segment-overlap', config: (variant) => configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant, faults: ['segment-overlap'], allocator: 'lifo' }) },
 ];
 

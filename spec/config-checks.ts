@@ -33,6 +33,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   widthIssues,
   growthAgainstSteps,
   retractionAgainstAllocator,
+  radixAgainstEviction,
   anyAgainstActionLimit,
   lifoAgainstPages,
   faultsNamedOnce,
@@ -127,6 +128,16 @@ function retractionAgainstAllocator(input: Input): InputIssue[] {
   if (input.retraction === true && input.allocator === 'lifo' && twice !== undefined) {
     return [{ path: 'retraction', message: `retraction with allocator lifo and fault ${twice} is not modelled: every retraction is a release that may put a page on lifo's list once more, and the list would have no bound; check it with allocator sorted or sglang` }];
   }
+  return [];
+}
+
+/** The radix tree against the switches it refines: it is the evicting prefix cache's shape (spec/radix.ts). */
+function radixAgainstEviction(input: Input): InputIssue[] {
+  if (input.radix !== true) return [];
+  if (input.eviction !== true || !input.requests.some((q) => q.prefix !== undefined)) {
+    return [{ path: 'radix', message: 'radix is the evicting prefix cache as a tree: it needs eviction and a request with a prefix (--eviction, LEN:PREFIX in --requests)' }];
+  }
+  if (input.allocator === 'any') return [{ path: 'radix', message: 'radix is modelled with the allocators sorted, sglang and lifo; under "any" a partial match would make every shorter allocation a choice of its own' }];
   return [];
 }
 

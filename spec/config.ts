@@ -187,6 +187,15 @@ export interface Config {
    * back (spec/retraction.ts). `false` when absent: a request holds pages once.
    */
   readonly retraction?: boolean;
+  /**
+   * Whether the prefix cache is a radix tree (SGLang's `RadixCache` on D, the decode radix
+   * cache on): a node per cached prefix page, its parent the page before; a partial match
+   * shares the matched pages; the handoff inserts the prompt's prefix pages
+   * (`cache_unfinished_req`); eviction frees one unlocked leaf at a time; and `lock_ref` is
+   * per node, raised and lowered along the path to the root with no clamp
+   * (spec/radix.ts). Needs `eviction`. `false` when absent: one entry per prefix name.
+   */
+  readonly radix?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

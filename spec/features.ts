@@ -14,7 +14,7 @@ import { checksOwner } from './behaviour.ts';
 import { ALLOCATORS, FAULT_NEEDS, FAULTS, VARIANTS, type Allocator, type Config, type Fault, type Variant } from './config.ts';
 
 /** The switches of a configuration a consumer may not follow, in the order refusals name them. */
-export const SWITCHES = ['eviction', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule'] as const;
+export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule'] as const;
 
 /** One of {@link SWITCHES}. */
 export type Switch = (typeof SWITCHES)[number];
@@ -32,7 +32,7 @@ export interface SwitchDoc {
   /** Whether `config` has it on. */
   readonly on: (config: Config) => boolean;
   /** The configuration's field that turns it on, where that is a field of its own set to `true`: a log's `config` event refuses it by name. */
-  readonly field?: 'eviction' | 'tableGrowth' | 'retraction';
+  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction';
 }
 
 /** Whether some request of `config` has a prompt prefix. */
@@ -42,6 +42,7 @@ const hasPrefix = (config: Config): boolean => config.requests.some((q) => q.pre
 export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   // As the model has it: without a prefix there is nothing to evict.
   eviction: { flag: '--eviction', words: 'prefix-cache eviction', checks: '--requests 2,3:sys,2:sys --eviction', off: 'the prefix cache does not evict here', on: (c) => c.eviction === true && hasPrefix(c), field: 'eviction' },
+  radix: { flag: '--radix', words: 'the radix tree', checks: '--requests 2:sys,2:sys,1 --eviction --radix', off: 'the prefix cache is one entry per prefix here', on: (c) => c.radix === true && c.eviction === true && hasPrefix(c), field: 'radix' },
   tableGrowth: { flag: '--table-growth', words: 'table growth', checks: '--decode-steps 2 --table-growth', off: 'no page table grows here', on: (c) => c.tableGrowth === true, field: 'tableGrowth' },
   retraction: { flag: '--retraction', words: 'retraction', checks: '--retraction', off: 'D never retracts a request here', on: (c) => c.retraction === true, field: 'retraction' },
   decodeSteps: { flag: '--decode-steps', words: 'multi-step decode', checks: '--decode-steps 2', off: 'every request decodes in one step here', on: (c) => (c.decodeSteps ?? 1) > 1 },

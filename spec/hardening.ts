@@ -56,10 +56,20 @@
  * taken, and no write stamped them. A generation per hold is not needed in the model: a
  * request's label names the request, not a reused request slot, and its KV at a position is
  * the same in every hold (test/spec/retraction.test.ts shows that `hardened` holds).
+ *
+ * The fifth, for the radix tree (config `radix`, spec/radix.ts). `dec_lock_ref` has no
+ * floor, and a release that unlocks its path twice (fault `lock-underflow`) cancels another
+ * request's lock on the shared nodes: the next eviction frees a page that request still
+ * reads, and no check at read time can help, since the page is the prefix's until someone
+ * else takes it. A clamp at 0 is not enough: with two requests on one node (lock_ref 2) the
+ * double unlock reaches 0 without going below it, and the node is evictable while the
+ * second still reads it. What stops it is that a request gives back only the lock it took:
+ * the unlock moves the request's last node to the root, so a second unlock walks nothing
+ * (`unlock-once`; test/spec/radix.test.ts holds `hardened` and shows the removal test).
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -105,5 +115,12 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`DecodeKVCacheOffloadManager.offload_kv_cache` and `load_kv_cache` (`disaggregation/decode_kvcache_offload_manager.py`, via `Req.offload_kv_cache` / `Req.load_kv_cache` in `managers/schedule_batch.py`): copy the per-page owner word with the KV (it is one more row of the host pool) and write it back with the KV on load, rather than re-deriving it from `req_pool_idx`.",
     cost: 'One word per page more in each host copy, copied with the pages; nothing on the decode path.',
+  },
+  'unlock-once': {
+    what:
+      "With `radix`: a request's release unlocks its path once: `dec_lock_ref` moves the request's last node to the root as it walks, so a second unlock of the same request (fault `lock-underflow`) walks nothing and cannot take another request's lock.",
+    where:
+      "`RadixCache.cache_finished_req` and `cache_unfinished_req` (`mem_cache/radix_cache.py`), and any other caller of `dec_lock_ref(req.last_node)`: set `req.last_node = self.root_node` right after the call (the root's `dec_lock_ref` walk is empty), the same idempotence `release_kv_cache`'s `holds_kv` guard gives the allocator's frees (SGLang #27666 shows the underflow).",
+    cost: 'One assignment per release; nothing on the decode path.',
   },
 };

@@ -15,7 +15,8 @@
  */
 import { takeInto, takeOne } from './allocator.ts';
 import { bodyLabel, prefixLength, type Model } from './model.ts';
-import { addFlags, cachedPage, entryCached, flagsOf, HIT, INSERTED, lockOf, setHolder, setLock, setTablePage, setTag, type State } from './state.ts';
+import { addLocks, matchDepth, unlockPath } from './radix.ts';
+import { addFlags, cachedPage, entryCached, flagsOf, HIT, INSERTED, lockOf, setDepth, setHolder, setLock, setTablePage, setTag, type State } from './state.ts';
 
 /** How request `r` takes a table: whether it hits its prefix's cache entry, how many leading positions that shares, and how many pages it takes from the free list. */
 export interface HoldPlan {
@@ -30,6 +31,11 @@ export interface HoldPlan {
 /** Request `r`'s plan for a table of `room` pages in state `s`. */
 export function planHold(m: Model, s: State, r: number, room: number): HoldPlan {
   const g = m.group[r] ?? -1;
+  // The radix tree matches as deep as its path goes: a partial match shares what it matched (radix.ts).
+  if (m.radix) {
+    const shared = g >= 0 ? matchDepth(m, s, g) : 0;
+    return { hit: shared > 0, shared, need: room - shared };
+  }
   const hit = g >= 0 && entryCached(m, s, g);
   const shared = hit ? prefixLength(m, r) : 0;
   return { hit, shared, need: room - shared };
@@ -47,9 +53,13 @@ export function takeHold(m: Model, s: State, t: State, r: number, plan: HoldPlan
   if (plan.hit) {
     for (; i < plan.shared; i++) setTablePage(m, t, r, i, cachedPage(m, s, g, i));
     addFlags(m, t, r, HIT);
+    // The radix tree locks every node of the matched path (`inc_lock_ref`); its fault is in the release (radix.ts).
+    if (m.radix) addLocks(m, t, r, 0, plan.shared, +1);
     // With lock-underflow the hit locks another node: nothing protects this entry.
-    if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
+    else if (m.eviction && !m.fault['lock-underflow']) setLock(m, t, g, lockOf(m, s, g) + 1);
   }
+  // The request's last node: the end of its matched path (0, the root, with no match or on a resume).
+  if (m.radix) setDepth(m, t, r, plan.shared);
   const taken = pages ?? takenPages(m, s, t, plan.need, tokens);
   for (let k = 0; k < plan.need; k++) {
     const p = taken[k]!;
@@ -67,8 +77,10 @@ function takenPages(m: Model, s: State, t: State, need: number, tokens: number):
   return out;
 }
 
-/** Request `r`, which hit its prefix's entry or inserted into it, unlocks the entry as it lets go of its table; the count never goes below 0 (with lock-underflow it was never raised). */
+/** Request `r`, which hit its prefix's entry or inserted into it, unlocks the entry as it lets go of its table; the count never goes below 0 (with lock-underflow it was never raised). Under `radix`, the request's path, with no floor. */
 export function unlockPrefix(m: Model, s: State, t: State, r: number): void {
+  // The radix tree unlocks the request's path with no floor (radix.ts).
+  if (m.radix) return unlockPath(m, s, t, r);
   const g = m.group[r] ?? -1;
   if (!m.eviction || g < 0 || (flagsOf(m, s, r) & (HIT | INSERTED)) === 0) return;
   const lock = lockOf(m, s, g);

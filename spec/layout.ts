@@ -49,6 +49,8 @@ export interface Presence {
   readonly eviction: boolean;
   /** Config `retraction`: a retracted request's saved copy (spec/retraction.ts). */
   readonly retraction: boolean;
+  /** Config `radix` under eviction: a lock count per tree node, a matched depth per request (spec/radix.ts). */
+  readonly radix: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -62,6 +64,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     orderedList: allocator === 'lifo',
     eviction: config.eviction === true && prefixes,
     retraction: config.retraction === true,
+    radix: config.radix === true && config.eviction === true && prefixes,
   };
 }
 
@@ -102,7 +105,7 @@ export const LAYOUT = [
   { name: 'free', scope: 'page', kind: 'byte', present: (c) => c.freeCopies, moves: 'stays', diesWithTable: false, doc: 'Copies of the page in the free list.' },
   { name: 'release', scope: 'page', kind: 'byte', present: (c) => c.releaseList, moves: 'stays', diesWithTable: false, doc: "Copies of the page in `sglang`'s release list." },
   { name: 'list', scope: 'list', kind: 'byte', present: (c) => c.orderedList, moves: 'stays', diesWithTable: false, doc: "`lifo`'s free list, front first, padded with all-ones." },
-  { name: 'lock', scope: 'prefix', kind: 'byte', present: (c) => c.eviction, moves: 'stays', diesWithTable: false, doc: "The prefix entry's lock count." },
+  { name: 'lock', scope: 'prefix', kind: 'byte', present: (c) => c.eviction && !c.radix, moves: 'stays', diesWithTable: false, doc: "The prefix entry's lock count." },
   { name: 'fill', scope: 'page', kind: 'byte', present: (c) => c.slots, moves: 'stays', diesWithTable: false, doc: 'How many of its slots, from the first, hold its content.' },
   { name: 'tagFill', scope: 'page', kind: 'byte', present: (c) => c.slots && c.ownerCheck, moves: 'stays', diesWithTable: false, doc: 'How many slots its owner tag says were written.' },
   // The saved copy of a retracted request, per table position: what its page held when the copy read it (spec/retraction.ts).
@@ -111,6 +114,9 @@ export const LAYOUT = [
   { name: 'savedTag', scope: 'position', kind: 'label', present: (c) => c.retraction && c.ownerCheck, moves: 'requestLabels', diesWithTable: true, doc: "The owner tag the copy read with the content (restored by the load under `copy-carries-tag`)." },
   { name: 'savedFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots, moves: 'value', diesWithTable: true, doc: "How many slots of the saved page held its content." },
   { name: 'savedTagFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots && c.ownerCheck, moves: 'value', diesWithTable: true, doc: "How many slots the saved tag says were written." },
+  // The radix tree (spec/radix.ts): a node per cached prefix page, its lock_ref kept at the page; and the depth of each request's last node.
+  { name: 'nodeLock', scope: 'page', kind: 'byte', present: (c) => c.radix, moves: 'stays', diesWithTable: false, doc: "The lock_ref of the tree node the page is (a signed byte; 0 while the page is no node)." },
+  { name: 'depth', scope: 'request', kind: 'byte', present: (c) => c.radix, moves: 'value', diesWithTable: false, doc: "The depth of its last node: how many leading table positions are tree nodes it locked (SGLang's `last_node`)." },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */

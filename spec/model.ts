@@ -66,6 +66,8 @@ export interface Model {
   readonly tableGrowth: boolean;
   /** Whether D may retract a running request and resume it on new pages (actions `retract`, `resume`; spec/retraction.ts). */
   readonly retraction: boolean;
+  /** Whether the prefix cache is a radix tree (config `radix`, under eviction; spec/radix.ts). */
+  readonly radix: boolean;
   /** Per request: its prompt's length in tokens (the slots decode reads at its first step). */
   readonly tokens: Uint16Array;
   /** Per request: the offset of its page table in the state. */
@@ -207,6 +209,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     decodeSteps: config.decodeSteps ?? 1,
     tableGrowth: config.tableGrowth === true,
     retraction: presence.retraction,
+    radix: presence.radix,
     silentStub: stubsSilently(variant, config.faults),
     ownerCheck,
     fault: Object.fromEntries(FAULTS.map((f) => [f, has(f)])) as Record<Fault, boolean>,

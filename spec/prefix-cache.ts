@@ -4,6 +4,7 @@
  * (`evict`). Hitting an entry and locking it are `hold.ts`'s.
  */
 import { freeEntries, put } from './allocator.ts';
+import { canInsertPath, evictableLeaf, evictLeaf, insertPath, matchDepth } from './radix.ts';
 import { bodyLabel, groupOfLabel, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
 import { addFlags, cachedPage, entryCached, entryEmpty, holderOf, INSERTED, phaseOf, Ph, setHolder, sharesFirstPage, tablePage, tableRoom, EVICTED_FOR, lockOf, setLock, type State } from './state.ts';
 
@@ -32,8 +33,9 @@ export function evict(m: Model, s: State, r: number): State | undefined {
   if (phase !== Ph.new && phase !== Ph.retracted) return undefined;
   // A resume matches nothing: no entry of its own to protect.
   const g = phase === Ph.new ? (m.group[r] ?? -1) : -1;
-  const need = phase === Ph.new ? (m.promptPages[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0) : tableRoom(m, s, r);
+  const need = phase === Ph.new ? (m.promptPages[r] ?? 0) - matchedPages(m, s, r) : tableRoom(m, s, r);
   if (freeEntries(m, s) >= need) return undefined;
+  if (m.radix) return evictRadix(m, s, r, g);
   let victim = -1;
   for (let p = m.firstPage; p < m.pages && victim < 0; p++) {
     const v = groupOfLabel(m, holderOf(m, s, p));
@@ -49,6 +51,28 @@ export function evict(m: Model, s: State, r: number): State | undefined {
     pages.push(p);
   }
   put(m, s, t, pages);
+  addFlags(m, t, r, EVICTED_FOR);
+  return t;
+}
+
+/** The pages a new request `r`'s allocation would share with the cache: its whole prefix on a hit; under `radix` its matched path. */
+function matchedPages(m: Model, s: State, r: number): number {
+  const g = m.group[r] ?? -1;
+  if (g < 0) return 0;
+  if (m.radix) return matchDepth(m, s, g);
+  return entryCached(m, s, g) ? prefixLength(m, r) : 0;
+}
+
+/**
+ * Under `radix`: one evictable leaf goes (radix.ts's `evictableLeaf`: a leaf of another
+ * prefix than `own`, `lock_ref <= 0`, the lowest page), its page freed; its parent is a
+ * leaf once this was its last child, and a later `evict` may take it.
+ */
+function evictRadix(m: Model, s: State, r: number, own: number): State | undefined {
+  const p = evictableLeaf(m, s, own);
+  if (p < 0) return undefined;
+  const t = s.slice();
+  evictLeaf(m, s, t, p);
   addFlags(m, t, r, EVICTED_FOR);
   return t;
 }
@@ -69,6 +93,7 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   const poison = m.fault['prefix-poison'] && (phase === Ph.refused || phase === Ph.failed);
   if (phase !== Ph.decoded && !poison) return undefined;
+  if (m.radix) return insertRadix(m, s, r);
   const g = m.group[r] ?? -1;
   if (g < 0 || sharesFirstPage(m, s, r) || !entryEmpty(m, s, g)) return undefined;
   const k = prefixLength(m, r);
@@ -81,5 +106,19 @@ export function insert(m: Model, s: State, r: number): State | undefined {
   addFlags(m, t, r, INSERTED);
   // Under eviction the inserting request holds a lock on the entry until its own release.
   if (m.eviction) setLock(m, t, g, lockOf(m, s, g) + 1);
+  return t;
+}
+
+/**
+ * Under `radix`, the insert at finish (`cache_finished_req`): the request's prefix pages
+ * past its last node enter the tree, as at the handoff (radix.ts's `insertPath`). After the
+ * handoff's insert its path already reaches the prefix's end, and this finds nothing to
+ * insert (SGLang's insert returns the whole length as already there): it is enabled only
+ * for a request that was never handed off (fault `prefix-poison`).
+ */
+function insertRadix(m: Model, s: State, r: number): State | undefined {
+  if (!canInsertPath(m, s, r)) return undefined;
+  const t = s.slice();
+  insertPath(m, s, t, r);
   return t;
 }

@@ -58,7 +58,7 @@ import { takeHold, unlockPrefix } from './hold.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, type Model } from './model.ts';
 import { releaseTable } from './release.ts';
-import { addFlags, clearFlags, clearSaved, HIT, INSERTED, Ph, phaseOf, RESUMED, savedPageOf, savePage, setTag, stepsOf, tablePage, tableRoom, writeContent, type State } from './state.ts';
+import { addFlags, clearFlags, clearSaved, HIT, INSERTED, Ph, phaseOf, RESUMED, savedPageOf, savePage, setDepth, setTag, stepsOf, tablePage, tableRoom, writeContent, type State } from './state.ts';
 
 /**
  * D retracts a running request (`retract_decode` → `release_req`): the copy to host memory
@@ -84,6 +84,7 @@ export function retract(m: Model, s: State, r: number): State | undefined {
   unlockPrefix(m, s, t, r);
   // It shares nothing with the cache now: resume decides again whether it hits.
   clearFlags(m, t, r, HIT | INSERTED);
+  setDepth(m, t, r, 0);
   enter(m, t, r, late ? 'offloading' : 'retracted');
   return t;
 }

@@ -37,3 +37,31 @@ export function setLock(m: Model, t: State, g: number, count: number): void {
   if (m.lockAt < 0) return absentWrite('lock', count);
   t[m.lockAt + g] = count;
 }
+
+/** Under `radix`: the lock_ref of the tree node that page `p` is (signed; 0 while the page is no node, and 0 without the tree). */
+export function nodeLockOf(m: Model, s: State, p: number): number {
+  const f = m.layout.fields.nodeLock;
+  // A signed byte: SGLang's lock_ref has no floor, and the model keeps its sign.
+  return f === undefined ? 0 : (s[f.at + p]! << 24) >> 24;
+}
+
+/** Under `radix`: the lock_ref of page `p`'s node becomes `count` (-128 .. 127). */
+export function setNodeLock(m: Model, t: State, p: number, count: number): void {
+  const f = m.layout.fields.nodeLock;
+  if (f === undefined) return absentWrite('nodeLock', count);
+  if (count < -128 || count > 127) throw new Error(`state: lock_ref ${count} does not fit a signed byte`);
+  t[f.at + p] = count & 0xff;
+}
+
+/** Under `radix`: the depth of request `r`'s last node, the leading table positions that are tree nodes it locked (0 without the tree). */
+export function depthOf(m: Model, s: State, r: number): number {
+  const f = m.layout.fields.depth;
+  return f === undefined ? 0 : s[f.at + r]!;
+}
+
+/** Under `radix`: request `r`'s last node is at depth `d`. */
+export function setDepth(m: Model, t: State, r: number, d: number): void {
+  const f = m.layout.fields.depth;
+  if (f === undefined) return absentWrite('depth', d);
+  t[f.at + r] = d;
+}

@@ -9,6 +9,7 @@ import type { State } from './state.ts';
 import { get, put } from './state-bytes.ts';
 import { HIT, INSERTED, flagsOf } from './state-request.ts';
 import { dataOf, tagOf, dataPosOf, fillOf, tagFillOf } from './state-page.ts';
+import { depthOf } from './state-entry.ts';
 
 /** Read record: the position was read. Records are read and written as 16-bit values; a one-byte record (labels below 64) stores these bits as {@link BYTE_READ}, {@link BYTE_MISPLACED}, {@link BYTE_LABEL}. */
 export const READ = 0x8000;
@@ -97,8 +98,9 @@ export function sharesFirstPage(m: Model, s: State, r: number): boolean {
   return (flagsOf(m, s, r) & (HIT | INSERTED)) !== 0;
 }
 
-/** How many leading table positions of request `r` are shared prefix pages: its prefix's length on a hit or after an insert, else 0. */
+/** How many leading table positions of request `r` are shared prefix pages: its prefix's length on a hit or after an insert, else 0; under `radix`, the depth of its last node (a partial match shares fewer). */
 export function sharedPages(m: Model, s: State, r: number): number {
+  if (m.radix) return depthOf(m, s, r);
   return sharesFirstPage(m, s, r) ? prefixLength(m, r) : 0;
 }
 

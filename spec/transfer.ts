@@ -4,6 +4,7 @@
  * `landTag`), and the handoff commits it. `transitions.ts` says why two parts per page
  * write are enough; `writes.ts` says which pages a write covers, with what.
  */
+import { canInsertPath, insertPath } from './radix.ts';
 import { enter } from './liveness.ts';
 import { isOverLong, NO_PAGE, type Model } from './model.ts';
 import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf, writeContent, type State } from './state.ts';
@@ -109,11 +110,15 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
  * P reports Success with the last chunk's metadata; D checks that the metadata landed and
  * commits the request. Nothing compares P's page count with D's allocation.
  * @guard P wrote the request (by `prefill` or by a silent `stub`), every part landed.
- * @effect The request is handed off to decode.
+ * @effect The request is handed off to decode. Under `radix`, D's `process_prebuilt` calls
+ * `cache_unfinished_req` first: the request's prefix pages past its matched path enter the
+ * tree as nodes (a node already there replaces the request's page, which is freed), and the
+ * request locks its path to the prefix's end (spec/radix.ts).
  */
 export function handoff(m: Model, s: State, r: number): State | undefined {
   if (phaseOf(m, s, r) !== Ph.written) return undefined;
   const t = s.slice();
+  if (m.radix && canInsertPath(m, s, r)) insertPath(m, s, t, r);
   enter(m, t, r, 'handedOff');
   return t;
 }

@@ -5,6 +5,7 @@
 import { freeList, releaseList } from './allocator.ts';
 import { groupOfLabel, labelName, NO_PAGE, prefixPageOfLabel, type Model } from './model.ts';
 import {
+  depthOf,
   dataOf,
   dataPartsOf,
   fillOf,
@@ -60,6 +61,8 @@ export interface RequestView {
   readonly steps: number;
   /** How many content parts, and tag parts, of P's write for it have landed (fault `torn-write`). */
   readonly partsLanded: { readonly data: number; readonly tag: number };
+  /** Under `radix`: the depth of its last node in the tree (how many leading positions are tree nodes it locked). */
+  readonly depth?: number;
 }
 
 /** A whole state in words. */
@@ -119,6 +122,7 @@ export function view(m: Model, s: State): StateView {
       readUnheld: (flags & READ_UNHELD) !== 0,
       steps: stepsOf(m, s, r),
       partsLanded: { data: dataPartsOf(m, s, r), tag: tagPartsOf(m, s, r) },
+      ...(m.radix ? { depth: depthOf(m, s, r) } : {}),
     });
   }
   return { pages, requests, free: freeList(m, s), release: releaseList(m, s) };

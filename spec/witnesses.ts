@@ -5,7 +5,7 @@
  */
 import { OVERLAPPED } from './release.ts';
 import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
-import { dataOf, dataPartsOf, flagsOf, HIT, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
+import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 
@@ -167,7 +167,8 @@ export const EvictedWhileRead = sometimes(
   (m) => m.eviction && m.fault['lock-underflow'],
   (m, s) =>
     anyRequest(m, (r) => {
-      if (!isLive(phaseOf(m, s, r)) || (flagsOf(m, s, r) & HIT) === 0) return false;
+      // Under the radix tree the handoff's insert locks too: a request that inserted reads its path as one that hit does.
+      if (!isLive(phaseOf(m, s, r)) || (flagsOf(m, s, r) & (m.radix ? HIT | INSERTED : HIT)) === 0) return false;
       for (let j = 0; j < sharedPages(m, s, r); j++) if (holderOf(m, s, tablePage(m, s, r, j)) !== prefixLabel(m, m.group[r]!, j)) return true;
       return false;
     }),
@@ -192,6 +193,16 @@ export const TableGrew = sometimes(
   'TableGrew',
   (m) => m.tableGrowth,
   (m, s) => anyRequest(m, (r) => isLive(phaseOf(m, s, r)) && tableRoom(m, s, r) > (m.promptPages[r] ?? 0)),
+);
+
+/** With `radix`: some node's `lock_ref` is below 0 (`dec_lock_ref` has no floor; SGLang #27666 logs `protected=-12`), so the node counts as evictable whoever still reads it. */
+export const LockNegative = sometimes(
+  'LockNegative',
+  (m) => m.radix,
+  (m, s) => {
+    for (let p = m.firstPage; p < m.pages; p++) if (nodeLockOf(m, s, p) < 0) return true;
+    return false;
+  },
 );
 
 /** With `retraction`: a request was retracted, its pages released and its KV saved (or, with `offload-after-free`, still being copied). */
@@ -235,6 +246,7 @@ export const WITNESSES: readonly Property[] = [
   TornPage,
   BetweenSteps,
   TableGrew,
+  LockNegative,
   Retracted,
   Resumed,
   CopyInFlight,

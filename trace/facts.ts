@@ -20,6 +20,7 @@ import {
   prefixLength,
   prefixPageOfLabel,
   Ph,
+  sharedPages,
   step,
   stepsOf,
   tableOf,
@@ -71,7 +72,8 @@ export function stepContext(m: Model, trace: Trace, k: number): StepContext | un
     after,
     req,
     who: req?.name ?? `#${r}`,
-    shared: (req?.hit ?? false) || (req?.inserted ?? false) ? prefixLength(m, r) : 0,
+    // Under the radix tree, the depth of its path; the handoff's insert (and a release) is told from the state before it.
+    shared: m.radix ? sharedPages(m, action.kind === 'handoff' || table.length === 0 ? before : after, r) : (req?.hit ?? false) || (req?.inserted ?? false) ? prefixLength(m, r) : 0,
     table: table.length === 0 ? tableOf(m, before, r) : table,
   };
 }

@@ -23,7 +23,8 @@ function requestChange(was: RequestView, now: RequestView): string | undefined {
   if (was.table.join() !== now.table.join()) parts.push(`table [${pageIds(now.table, ' ')}]`);
   if (was.read.join() !== now.read.join()) parts.push(`read ${now.read.length === 0 ? 'nothing' : list(now.read)}`);
   if (was.hit !== now.hit) parts.push('allocated on the cached prefix');
-  if (was.inserted !== now.inserted) parts.push('prefix pages now in the prefix cache');
+  if (was.inserted !== now.inserted) parts.push(now.depth === undefined ? 'prefix pages now in the prefix cache' : `prefix pages now nodes of the radix tree, its path locked to depth ${now.depth}`);
+  if (was.depth !== now.depth && !(was.inserted !== now.inserted)) parts.push(`last node at depth ${now.depth ?? 0}`);
   if (was.readUnheld !== now.readUnheld) parts.push('read a page it did not hold');
   if (was.partsLanded.data !== now.partsLanded.data || was.partsLanded.tag !== now.partsLanded.tag) {
     parts.push(`parts landed: ${now.partsLanded.data} content, ${now.partsLanded.tag} tag`);

@@ -66,7 +66,7 @@ export function describeModel(m: Model): string {
   // The fields left at their defaults are left out, so that the first model's line reads as before.
   const more = [
     c.allocator === undefined || c.allocator === 'sorted' ? '' : `allocator ${c.allocator}`,
-    c.eviction === true ? 'eviction' : '',
+    c.eviction === true ? (c.radix === true ? 'eviction, radix tree' : 'eviction') : '',
     c.decodeSteps === undefined || c.decodeSteps === 1 ? '' : `decode steps ${c.decodeSteps}`,
     c.tableGrowth === true ? 'table growth' : '',
   ].filter((x) => x !== '');

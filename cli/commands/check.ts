@@ -158,7 +158,7 @@ function porJson(m: Model, result: CheckResult<Action>): unknown {
 /** The reductions in words, for the distinct-states line: `symmetry on, partial-order reduction on`. */
 function reductionsText(m: Model, result: CheckResult<Action>): string {
   const off = porOffReason(m);
-  const por = result.reduction !== undefined ? 'partial-order reduction on' : off === undefined ? 'partial-order reduction off' : 'partial-order reduction off under retraction';
+  const por = result.reduction !== undefined ? 'partial-order reduction on' : off === undefined ? 'partial-order reduction off' : `partial-order reduction off under ${m.radix ? 'radix' : 'retraction'}`;
   return `symmetry ${result.symmetry ? 'on' : 'off'}, ${por}`;
 }
 

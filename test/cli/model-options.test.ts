@@ -121,6 +121,7 @@ describe('replay lines give back the configuration', () => {
     decodeSteps: 3,
     tableGrowth: true,
     retraction: true,
+    radix: true,
   };
 
   it('every field, none at its default, survives replayCommand and the flag parser', () => {

@@ -67,17 +67,22 @@ describe('the layout table', () => {
   });
 
   it('has one row per variable, and a field for exactly the present ones', () => {
-    expect(LAYOUT.map((v) => v.name)).toEqual(['holder', 'data', 'tag', 'phase', 'flags', 'observed', 'table', 'dataPos', 'steps', 'dataParts', 'tagParts', 'reads', 'free', 'release', 'list', 'lock', 'fill', 'tagFill', 'savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill']);
+    expect(LAYOUT.map((v) => v.name)).toEqual(['holder', 'data', 'tag', 'phase', 'flags', 'observed', 'table', 'dataPos', 'steps', 'dataParts', 'tagParts', 'reads', 'free', 'release', 'list', 'lock', 'fill', 'tagFill', 'savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill', 'nodeLock', 'depth']);
     const m = compile(configFrom({ pages: 6, prefillLimit: 5, requests: [{ length: 4, prefix: 'sys' }, { length: 6, prefix: 'sys' }, { length: 3 }], variant: 'hardened', faults: ['torn-write', 'double-free'], allocator: 'sglang', pageSize: 2, eviction: true }));
-    // The saved copy is retraction's, refused with prefixes: its rows are absent here and present below.
+    // The saved copy is retraction's, refused with prefixes: its rows are absent here and present below; the radix tree's are absent without `radix`.
     const saved = ['savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill'];
-    expect(Object.keys(m.layout.fields)).toEqual(LAYOUT.map((v) => v.name).filter((name) => name !== 'list' && !saved.includes(name)));
+    const radix = ['nodeLock', 'depth'];
+    expect(Object.keys(m.layout.fields)).toEqual(LAYOUT.map((v) => v.name).filter((name) => name !== 'list' && !saved.includes(name) && !radix.includes(name)));
     expect(m.layout.dying.map((f) => f.name)).toEqual(['table']);
     expect(m.requestFields.map((f) => f.name)).toEqual(['phase', 'flags', 'observed', 'table', 'steps', 'dataParts', 'tagParts', 'reads']);
     const r = compile(configFrom({ pages: 6, prefillLimit: 5, requests: [{ length: 4 }, { length: 6 }], variant: 'hardened', allocator: 'sglang', pageSize: 2, retraction: true }));
     expect(saved.every((name) => name in r.layout.fields)).toBe(true);
     expect(r.layout.dying.map((f) => f.name)).toEqual(['table', ...saved]);
     expect(r.requestFields.map((f) => f.name)).toEqual(['phase', 'flags', 'observed', 'table', 'steps', 'reads', ...saved]);
+    // The radix tree's rows take the place of the per-prefix lock: a lock_ref per page, a depth per request (moved with it under symmetry).
+    const t = compile(configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'buggy', eviction: true, radix: true }));
+    expect([radix.every((name) => name in t.layout.fields), 'lock' in t.layout.fields]).toEqual([true, false]);
+    expect(t.requestFields.map((f) => f.name)).toEqual(['phase', 'flags', 'observed', 'table', 'steps', 'reads', 'depth']);
   });
 });
 

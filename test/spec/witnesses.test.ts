@@ -95,6 +95,15 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     past: ['decode(A)', 'free(A)'],
     never: [{ config: config('buggy', [], 3, 4, ['4', '2'], { decodeSteps: 2, tableGrowth: true, pageSize: 4 }), labels: [...SERVE('B'), 'decode(B)'] }],
   },
+  // under the radix tree A's handoff inserts and locks the sys node (1), and its release unlocks it twice (-1); hardened's unlock-once walks the second from the root
+  LockNegative: {
+    config: config('buggy', ['lock-underflow'], 2, 3, ['2:sys'], { eviction: true, radix: true }),
+    labels: [...SERVE('A'), 'free(A)'],
+    never: [
+      { config: config('hardened', ['lock-underflow'], 2, 3, ['2:sys'], { eviction: true, radix: true }), labels: [...SERVE('A'), 'free(A)'] },
+      { config: config('buggy', [], 2, 3, ['2:sys'], { eviction: true, radix: true }), labels: [...SERVE('A'), 'free(A)'] },
+    ],
+  },
   // handed off, then retracted; resumed, it holds again and is no longer retracted
   Retracted: { config: config('buggy', [], 3, 2, ['2'], { retraction: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)'], past: ['resume(A)'] },
   // a first hold is not a resumed one; released after its decode, it holds nothing
