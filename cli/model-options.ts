@@ -42,6 +42,8 @@ export interface ModelFlags {
   readonly tableGrowth?: boolean;
   /** `--retraction`. */
   readonly retraction?: boolean;
+  /** `--source-pages`. */
+  readonly sourcePages?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -60,6 +62,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--decode-steps <n>', 'decode reads the whole table this many times, writing a token after each step but the first (default 1)')
     .option('--table-growth', "a decode step whose token falls past the table's last slot first takes one more page (action grow, SGLang's alloc_decode); needs --decode-steps 2 or more")
     .option('--retraction', "D may retract a running request and resume it on new pages (actions retract and resume, SGLang's retract_decode and resume_retracted_reqs)")
+    .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
@@ -91,6 +94,7 @@ const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: string; re
   decodeSteps: { flag: '--decode-steps', value: (c) => (c.decodeSteps === undefined || c.decodeSteps === 1 ? undefined : `${c.decodeSteps}`) },
   tableGrowth: { flag: '--table-growth', value: (c) => (c.tableGrowth === true ? true : undefined) },
   retraction: { flag: '--retraction', value: (c) => (c.retraction === true ? true : undefined) },
+  sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
 };
 
 const FLAG_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FIELD_FLAGS).map(([field, f]) => [field, f.flag]));
@@ -186,6 +190,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.decodeSteps !== undefined) set('decodeSteps', numberish(flags.decodeSteps));
   if (flags.tableGrowth === true) set('tableGrowth', true);
   if (flags.retraction === true) set('retraction', true);
+  if (flags.sourcePages === true) set('sourcePages', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

@@ -71,6 +71,7 @@ export const ConfigSchema = Schema.Struct({
   decodeSteps: Schema.optionalWith(WholeNumber(1, LIMITS.maxDecodeSteps, 'a number of decode steps'), { exact: true }),
   tableGrowth: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   retraction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
+  sourcePages: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   prefixPages: Schema.optionalWith(
     Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
@@ -141,6 +142,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.decodeSteps === undefined || c.decodeSteps === 1 ? {} : { decodeSteps: c.decodeSteps }),
     ...(c.tableGrowth === true ? { tableGrowth: true } : {}),
     ...(c.retraction === true ? { retraction: true } : {}),
+    ...(c.sourcePages === true ? { sourcePages: true } : {}),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }

@@ -33,6 +33,7 @@ import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
 import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
+import { SOURCE_FREED } from './source-pages.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
@@ -188,5 +189,12 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
     writes: { ...RELEASE, lock: 'any' },
     ...CHECKED_RELEASE,
+  },
+  // P's abort marks its source pages freed (source-pages.ts); its guard reads the write's count of pages and what has landed.
+  abortSource: {
+    moves: { writing: ['writing'], landing: ['landing'] },
+    sets: SOURCE_FREED,
+    reads: { ...WRITE_SET, dataParts: 'own' },
+    writes: {},
   },
 };

@@ -29,4 +29,6 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'tag-counts-tokens': [],
   // retraction only: the proof's requests hold pages once (prove says so), so the load it guards never happens
   'copy-carries-tag': [],
+  // P's source pages only: the proof does not model them (its coverage refuses --source-pages)
+  'hold-source': [],
 };
