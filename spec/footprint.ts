@@ -33,7 +33,6 @@ import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
 import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
-import { SOURCE_FREED } from './source-pages.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
@@ -148,8 +147,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   landData: {
     moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
     sets: 0,
-    reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
-    writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own' },
+    reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own', sourceFreed: 'own' },
+    writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own', sourceFreed: 'own' },
   },
   landTag: {
     moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
@@ -193,8 +192,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   // P's abort marks its source pages freed (source-pages.ts); its guard reads the write's count of pages and what has landed.
   abortSource: {
     moves: { writing: ['writing'], landing: ['landing'] },
-    sets: SOURCE_FREED,
-    reads: { ...WRITE_SET, dataParts: 'own' },
-    writes: {},
+    sets: 0,
+    reads: { ...WRITE_SET, dataParts: 'own', sourceFreed: 'own' },
+    writes: { sourceFreed: 'own' },
   },
 };

@@ -49,6 +49,8 @@ export interface Presence {
   readonly eviction: boolean;
   /** Config `retraction`: a retracted request's saved copy (spec/retraction.ts). */
   readonly retraction: boolean;
+  /** Config `sourcePages`: P's source pages (spec/source-pages.ts). */
+  readonly sourcePages: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -62,6 +64,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     orderedList: allocator === 'lifo',
     eviction: config.eviction === true && prefixes,
     retraction: config.retraction === true,
+    sourcePages: config.sourcePages === true,
   };
 }
 
@@ -111,6 +114,8 @@ export const LAYOUT = [
   { name: 'savedTag', scope: 'position', kind: 'label', present: (c) => c.retraction && c.ownerCheck, moves: 'requestLabels', diesWithTable: true, doc: "The owner tag the copy read with the content (restored by the load under `copy-carries-tag`)." },
   { name: 'savedFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots, moves: 'value', diesWithTable: true, doc: "How many slots of the saved page held its content." },
   { name: 'savedTagFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots && c.ownerCheck, moves: 'value', diesWithTable: true, doc: "How many slots the saved tag says were written." },
+  // P's source pages of a write in flight (spec/source-pages.ts).
+  { name: 'sourceFreed', scope: 'request', kind: 'byte', present: (c) => c.sourcePages, moves: 'value', diesWithTable: false, doc: "1 while P has freed the source pages of the request's write in flight (`abortSource`); back to 0 when its last content part lands." },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */

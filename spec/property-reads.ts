@@ -13,7 +13,6 @@
  */
 import type { VariableName } from './layout.ts';
 import { OVERLAPPED } from './release.ts';
-import { SOURCE_FREED } from './source-pages.ts';
 import { EVICTED_FOR, HIT, INSERTED, isLive, Ph, PHASES, READ_UNHELD, RESUMED, type Phase } from './state.ts';
 
 /** What a property reads. */
@@ -67,7 +66,7 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   Retracted: phase('retracted', 'offloading'),
   Resumed: reads([], [LIVE_PHASES], RESUMED),
   CopyInFlight: phase('offloading'),
-  SourceFreed: reads([], [], SOURCE_FREED),
+  SourceFreed: reads(['sourceFreed']),
 };
 
 /** The reads of the property named `name`, or `undefined` when it declares none (every action is then visible to it). */

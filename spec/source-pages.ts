@@ -40,11 +40,8 @@
  * abort and the content part after it (test/spec/source-pages.test.ts shows the trace).
  */
 import type { Model } from './model.ts';
-import { addFlags, dataPartsOf, flagsOf, phaseOf, Ph, type State } from './state.ts';
+import { dataPartsOf, phaseOf, Ph, setSourceFreed, sourceFreedOf, type State } from './state.ts';
 import { writeCount, writeLabel } from './writes.ts';
-
-/** P aborted the request while its write was in flight and freed its source pages (flag bits 1 to 32 are taken: HIT .. RESUMED, OVERLAPPED). */
-export const SOURCE_FREED = 128;
 
 /**
  * P aborts a request whose transfer is still reading its source pages
@@ -53,7 +50,8 @@ export const SOURCE_FREED = 128;
  * @guard Fault `source-early-free` with `sourcePages`; the request's write was posted
  * (`writing`, or a timed-out request's `landing`), some content part has not landed, and P
  * has not aborted it already.
- * @effect P frees the request's source pages, and its next prefill, another user's, is
+ * @effect P frees the request's source pages (`sourceFreed`, until the write's last content
+ * part lands), and its next prefill, another user's, is
  * computed into them: every content part of the write that lands from now on copies that
  * user's KV. D is not told; the request stays where it was.
  * @variant hardened With `hold-source`, P keeps the source pages until the transfer ends:
@@ -64,15 +62,20 @@ export function abortSource(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
   if (dataPartsOf(m, s, r) >= writeCount(m, s, r)) return undefined;
-  if ((flagsOf(m, s, r) & SOURCE_FREED) !== 0) return undefined;
+  if (sourceFreedOf(m, s, r)) return undefined;
   const t = s.slice();
-  addFlags(m, t, r, SOURCE_FREED);
+  setSourceFreed(m, t, r, true);
   return t;
+}
+
+/** After a content part of `r`'s write landed in `t`: once the last one has, the transfer no longer reads P's source pages, and whether P freed them early is forgotten (so that states differing only there are one). */
+export function sourceRead(m: Model, t: State, r: number): void {
+  if (m.sourcePages && dataPartsOf(m, t, r) >= writeCount(m, t, r)) setSourceFreed(m, t, r, false);
 }
 
 /** Whether the parts of `r`'s write that land now copy another user's KV: P freed its source pages early, and does not hold them until the transfer's end. */
 export function sourceReused(m: Model, s: State, r: number): boolean {
-  return m.sourcePages && (flagsOf(m, s, r) & SOURCE_FREED) !== 0 && !m.mechanism['hold-source'];
+  return sourceFreedOf(m, s, r) && !m.mechanism['hold-source'];
 }
 
 /** The content label a part of `r`'s write at table position `i` copies when it lands: the write's own, or another user's KV where P's source page was reused. */

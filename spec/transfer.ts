@@ -8,7 +8,7 @@ import { enter } from './liveness.ts';
 import { isOverLong, NO_PAGE, type Model } from './model.ts';
 import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf, writeContent, type State } from './state.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
-import { sourceLabel } from './source-pages.ts';
+import { sourceLabel, sourceRead } from './source-pages.ts';
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
@@ -83,6 +83,7 @@ export function landData(m: Model, s: State, r: number): State | undefined {
   // With P's source pages, the part copies what the source page holds now (source-pages.ts).
   if (p !== NO_PAGE) writeContent(m, t, p, sourceLabel(m, s, r, i), i, writeSlots(m, r, i));
   setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
+  sourceRead(m, t, r);
   finishIfLanded(m, t, r);
   return t;
 }

@@ -4,9 +4,8 @@
  * the behaviour it guards never happens.
  */
 import { OVERLAPPED } from './release.ts';
-import { SOURCE_FREED } from './source-pages.ts';
 import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
-import { dataOf, dataPartsOf, flagsOf, HIT, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
+import { dataOf, dataPartsOf, flagsOf, HIT, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, sourceFreedOf, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 
@@ -224,7 +223,7 @@ export const CopyInFlight = sometimes(
 export const SourceFreed = sometimes(
   'SourceFreed',
   (m) => m.sourcePages && m.fault['source-early-free'] && m.fault['torn-write'],
-  (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & SOURCE_FREED) !== 0),
+  (m, s) => anyRequest(m, (r) => sourceFreedOf(m, s, r)),
 );
 
 /** The non-vacuity witnesses. */

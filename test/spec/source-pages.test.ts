@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, allActions, compile, configFrom, dataOf, FAULTS, flagsOf, Integrity, Isolation, SOURCE_FREED, tagOf, type Config, type Fault, type Model, type Trace, type Variant } from '../../spec/index.ts';
+import { actionLabel, allActions, compile, configFrom, dataOf, FAULTS, Integrity, Isolation, sourceFreedOf, tagOf, type Config, type Fault, type Model, type Trace, type Variant } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
 
@@ -80,25 +80,24 @@ describe('fault source-early-free: shortest counterexamples', () => {
     const { m, trace } = runLabels(smallest('owner-check'), ['allocate(A)', 'prefill(A)', 'landTag(A)', 'abortSource(A)', 'landData(A)', 'handoff(A)', 'decode(A)']);
     const at = (k: number) => trace.steps[k - 1]!.state;
     // After step 3 (landTag) the source is not freed yet: a tag read from it is A's; the content part, after step 4, copies the reused page.
-    expect((flagsOf(m, at(3), 0) & SOURCE_FREED) === 0).toBe(true);
-    expect((flagsOf(m, at(4), 0) & SOURCE_FREED) !== 0).toBe(true);
+    expect([sourceFreedOf(m, at(3), 0), sourceFreedOf(m, at(4), 0)]).toEqual([false, true]);
     expect(dataOf(m, at(5), 0)).toBe(m.staleLabel);
   });
 });
 
 describe('hardened: hold-source', () => {
-  it('holds on the smallest configuration (16 states, depth 8), the abort reached; without hold-source it leaks as owner-check does (7 actions)', () => {
+  it('holds on the smallest configuration (11 states, depth 7), the abort reached; without hold-source it leaks as owner-check does (7 actions)', () => {
     const m = compile(smallest('hardened'));
     const r = check(checkedModel(m), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 16, 8]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 11, 7]);
     expect(r.witnesses.find((w) => w.name === 'SourceFreed')).toMatchObject({ applies: true, reached: true });
     const bare = check(checkedModel(withoutHold(m)), { invariants: READS });
     expect(labels(m, bare.violations[0]!.trace)).toEqual(['allocate(A)', 'prefill(A)', 'landTag(A)', 'abortSource(A)', 'landData(A)', 'handoff(A)', 'decode(A)']);
   });
 
-  it('holds Isolation and Integrity with every fault but auto-truncate and --source-pages on issue 14\'s acceptance configuration (189,588 states, depth 34), every witness that applies reached, SourceFreed among them', { timeout: 60_000 }, () => {
+  it('holds Isolation and Integrity with every fault but auto-truncate and --source-pages on issue 14\'s acceptance configuration (86,438 states, depth 31), every witness that applies reached, SourceFreed among them', { timeout: 60_000 }, () => {
     const r = check(checkedModel(acceptance(true)), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 189588, 34]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 86438, 31]);
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
     expect(r.witnesses.find((w) => w.name === 'SourceFreed')).toMatchObject({ applies: true, reached: true });
   });
