@@ -11,6 +11,7 @@ import { check } from '../../checker/index.ts';
 import { actionLabel, allActions, compile, configFrom, dataOf, FAULTS, Integrity, Isolation, sourceFreedOf, tagOf, type Config, type Fault, type Model, type Trace, type Variant } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
+import { configWarnings } from '../../cli/warnings.ts';
 
 const READS = [Isolation, Integrity];
 const labels = (m: Model, trace: Trace): string[] => trace.steps.map((s) => actionLabel(m, s.action));
@@ -52,6 +53,16 @@ describe('the switch alone', () => {
 
   it('without the switch the fault has no action (abortSource needs --source-pages)', () => {
     expect(allActions(compile(smallest('owner-check', false))).some((a) => a.kind === 'abortSource')).toBe(false);
+  });
+
+  it('the warnings say why the fault cannot fire: the switch is off, or no write is in flight', () => {
+    expect(configWarnings(compile(smallest('owner-check', false)))).toEqual([
+      "fault source-early-free cannot fire in this configuration: P's source pages are not modelled here (--source-pages is off); a verdict says nothing about it",
+    ]);
+    expect(configWarnings(compile(smallest('owner-check', true, ['source-early-free'])))).toEqual([
+      "fault source-early-free cannot fire in this configuration: without torn-write P's write lands whole when it is posted: no transfer is in flight for P's abort to overtake; a verdict says nothing about it",
+    ]);
+    expect(configWarnings(compile(smallest('owner-check')))).toEqual([]);
   });
 });
 
