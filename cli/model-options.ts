@@ -44,6 +44,8 @@ export interface ModelFlags {
   readonly retraction?: boolean;
   /** `--radix`. */
   readonly radix?: boolean;
+  /** `--source-pages`. */
+  readonly sourcePages?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -63,6 +65,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--table-growth', "a decode step whose token falls past the table's last slot first takes one more page (action grow, SGLang's alloc_decode); needs --decode-steps 2 or more")
     .option('--retraction', "D may retract a running request and resume it on new pages (actions retract and resume, SGLang's retract_decode and resume_retracted_reqs)")
     .option('--radix', "the prefix cache is a radix tree (SGLang's RadixCache): a node per cached prefix page, the handoff inserts the prompt's prefix, eviction frees unlocked leaves, lock_ref per node with no clamp; needs --eviction")
+    .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
@@ -95,6 +98,7 @@ const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: string; re
   tableGrowth: { flag: '--table-growth', value: (c) => (c.tableGrowth === true ? true : undefined) },
   retraction: { flag: '--retraction', value: (c) => (c.retraction === true ? true : undefined) },
   radix: { flag: '--radix', value: (c) => (c.radix === true ? true : undefined) },
+  sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
 };
 
 const FLAG_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FIELD_FLAGS).map(([field, f]) => [field, f.flag]));
@@ -191,6 +195,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.tableGrowth === true) set('tableGrowth', true);
   if (flags.retraction === true) set('retraction', true);
   if (flags.radix === true) set('radix', true);
+  if (flags.sourcePages === true) set('sourcePages', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

@@ -122,6 +122,9 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'allocFail':
       // A failed attempt is a refused allocate (step-allocate.ts).
       return false;
+    case 'abortSource':
+      // Never reached: P's source pages are not a switch validate-log follows (conformance/coverage.ts).
+      return false;
     default:
       return unreachable(kind);
   }

@@ -59,8 +59,9 @@ export interface MatrixOptions {
   readonly symmetry?: boolean;
 }
 
-/** The faults of a column: the fault itself; `torn-write` with `early-free` (see above). */
+/** The faults of a column: the fault itself; `torn-write` with `early-free` (see above); `source-early-free` with `torn-write`, under which a write is in flight for P's abort to overtake (spec/source-pages.ts). */
 export function columnFaults(fault: Fault): Fault[] {
+  if (fault === 'source-early-free') return ['torn-write', 'source-early-free'];
   return fault === 'torn-write' ? ['early-free', 'torn-write'] : [fault];
 }
 

@@ -156,6 +156,7 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     // Refused under "any" by retractionAgainstAllocator.
     retraction: false,
     offloadAfterFree: false,
+    sourceEarlyFree: faults.includes('source-early-free') && input.sourcePages === true,
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);

@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -52,6 +52,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "With `retraction`: D releases a retracted request's pages before the copy to host memory has read them (`offload_kv_cache` is asynchronous); the copy reads the pages later (action `offload`), when another request may hold them and have written its own KV there, and `resume` loads that copy back as the request's own (SGLang PR #30899; spec/retraction.ts).",
   'resume-stale':
     "With `retraction`: `resume` allocates the request's new pages but does not load its saved copy into them (the load is skipped, or reads a slot another request now holds), and reports the request resumed; decode reads whatever the new pages held before (SGLang PR #35957; spec/retraction.ts).",
+  'source-early-free':
+    "With `sourcePages`: P aborts a request whose transfer is still reading P's source pages and frees them at once (`process_disagg_prefill_inflight_queue` calls `release_kv_cache` on `KVPoll.Failed`, while a chunk the transfer worker already took keeps reading); P's next prefill computes another user's KV into them, and the parts of the write still to land copy it into D's pages under the request's own tag (SGLang #38961; spec/source-pages.ts).",
 };
 
 /**
@@ -93,13 +95,16 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // Both act on a retracted request, whose table is not finished.
   'offload-after-free': false,
   'resume-stale': false,
+  // It acts on a write in flight, whose table is live.
+  'source-early-free': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */
-export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction'>>> = {
+export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages'>>> = {
   'lock-underflow': 'eviction',
   'offload-after-free': 'retraction',
   'resume-stale': 'retraction',
+  'source-early-free': 'sourcePages',
 };
 
 /** `config` with every switch its faults act under turned on ({@link FAULT_NEEDS}): no fault of it is left unable to fire for want of its switch. */
@@ -196,6 +201,12 @@ export interface Config {
    * (spec/radix.ts). Needs `eviction`. `false` when absent: one entry per prefix name.
    */
   readonly radix?: boolean;
+  /**
+   * Whether P's source pages are modelled (spec/source-pages.ts): P computes a request's KV
+   * into pages of its own, and each content part of the write copies what they hold when
+   * it lands. Needed by fault `source-early-free`; `false` when absent.
+   */
+  readonly sourcePages?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

@@ -147,8 +147,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   landData: {
     moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
     sets: 0,
-    reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
-    writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own' },
+    reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own', sourceFreed: 'own' },
+    writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own', sourceFreed: 'own' },
   },
   landTag: {
     moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
@@ -188,5 +188,12 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
     writes: { ...RELEASE, lock: 'any' },
     ...CHECKED_RELEASE,
+  },
+  // P's abort marks its source pages freed (source-pages.ts); its guard reads the write's count of pages and what has landed.
+  abortSource: {
+    moves: { writing: ['writing'], landing: ['landing'] },
+    sets: 0,
+    reads: { ...WRITE_SET, dataParts: 'own', sourceFreed: 'own' },
+    writes: { sourceFreed: 'own' },
   },
 };

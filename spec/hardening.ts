@@ -66,10 +66,25 @@
  * second still reads it. What stops it is that a request gives back only the lock it took:
  * the unlock moves the request's last node to the root, so a second unlock walks nothing
  * (`unlock-once`; test/spec/radix.test.ts holds `hardened` and shows the removal test).
+ *
+ * The sixth, for P's source pages (config `sourcePages`, spec/source-pages.ts). When P
+ * aborts a request whose transfer is still reading its source pages and frees them at once
+ * (fault `source-early-free`), P's next prefill computes another user's KV into them, and
+ * the parts still to land copy it into D's pages; the tag part carries the request's own
+ * label, so every D-side check passes. Two candidates:
+ * - a content check that travels with the data, the tag computed from the source page
+ *   when its part lands: not enough, because the tag part and the content part are two
+ *   reads of the source (`torn-write`), and the tag part may read it before the abort and
+ *   the content part after; only a check over the landed bytes themselves (a checksum D
+ *   recomputes at every read) would see it, at the cost of hashing every page read;
+ * - P holds the source pages until the transfer has ended, aborted or not
+ *   (`hold-source`): the abort still happens, and no part reads a reused page. It needs
+ *   no state and no check at D, so it is the one `hardened` has; without it the checker
+ *   finds the leak (test/spec/source-pages.test.ts).
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -122,5 +137,12 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`RadixCache.cache_finished_req` and `cache_unfinished_req` (`mem_cache/radix_cache.py`), and any other caller of `dec_lock_ref(req.last_node)`: set `req.last_node = self.root_node` right after the call (the root's `dec_lock_ref` walk is empty), the same idempotence `release_kv_cache`'s `holds_kv` guard gives the allocator's frees (SGLang #27666 shows the underflow).",
     cost: 'One assignment per release; nothing on the decode path.',
+  },
+  'hold-source': {
+    what:
+      "With `sourcePages`: P keeps a request's source pages until its transfer has ended, also when it aborts the request (`abortSource`); no content part of the write reads a page that P has handed to another prefill.",
+    where:
+      "`disaggregation/prefill.py`, `process_disagg_prefill_inflight_queue`: on `KVPoll.Failed`, call `release_kv_cache` only once the transfer worker has drained the room (no chunk of it taken and unfinished: `_staging_outstanding[room] == 0`, and `_await_transfer_futures` waiting for every running layer, as it does under `SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE`); SGLang PR #38961's \"hold prefill source pages\".",
+    cost: "P's source pages of an aborted request stay allocated for as long as its running RDMA reads take (one chunk's layers); nothing on the normal path, where P already releases at Success.",
   },
 };

@@ -51,6 +51,8 @@ export interface Presence {
   readonly retraction: boolean;
   /** Config `radix` under eviction: a lock count per tree node, a matched depth per request (spec/radix.ts). */
   readonly radix: boolean;
+  /** Config `sourcePages`: P's source pages (spec/source-pages.ts). */
+  readonly sourcePages: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -65,6 +67,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     eviction: config.eviction === true && prefixes,
     retraction: config.retraction === true,
     radix: config.radix === true && config.eviction === true && prefixes,
+    sourcePages: config.sourcePages === true,
   };
 }
 
@@ -117,6 +120,8 @@ export const LAYOUT = [
   // The radix tree (spec/radix.ts): a node per cached prefix page, its lock_ref kept at the page; and the depth of each request's last node.
   { name: 'nodeLock', scope: 'page', kind: 'byte', present: (c) => c.radix, moves: 'stays', diesWithTable: false, doc: "The lock_ref of the tree node the page is (a signed byte; 0 while the page is no node)." },
   { name: 'depth', scope: 'request', kind: 'byte', present: (c) => c.radix, moves: 'value', diesWithTable: false, doc: "The depth of its last node: how many leading table positions are tree nodes it locked (SGLang's `last_node`)." },
+  // P's source pages of a write in flight (spec/source-pages.ts).
+  { name: 'sourceFreed', scope: 'request', kind: 'byte', present: (c) => c.sourcePages, moves: 'value', diesWithTable: false, doc: "1 while P has freed the source pages of the request's write in flight (`abortSource`); back to 0 when its last content part lands." },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */

@@ -68,6 +68,8 @@ export interface Model {
   readonly retraction: boolean;
   /** Whether the prefix cache is a radix tree (config `radix`, under eviction; spec/radix.ts). */
   readonly radix: boolean;
+  /** Whether P's source pages are modelled (config `sourcePages`; spec/source-pages.ts). */
+  readonly sourcePages: boolean;
   /** Per request: its prompt's length in tokens (the slots decode reads at its first step). */
   readonly tokens: Uint16Array;
   /** Per request: the offset of its page table in the state. */
@@ -190,7 +192,8 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   const listCap = allocator === 'lifo' ? config.pages + (has('double-free') ? entries : 0) + (has('segment-overlap') ? 2 * n : 0) : 0;
   // A read set has a bit per label, the stale P-side label included where slots are modelled.
   const staleLabel = shape.labels + 1;
-  const setBits = shape.labels + (pageSize > 1 ? 1 : 0);
+  // With P's source pages, a write can land another user's KV from P's pool: the stale P-side label too.
+  const setBits = shape.labels + (pageSize > 1 || config.sourcePages === true ? 1 : 0);
   const layout = layOut(presence, { pages, n, len, groups: groupNames.length, listCap, topLabel: staleLabel, setBits });
   return {
     config,
@@ -210,6 +213,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     tableGrowth: config.tableGrowth === true,
     retraction: presence.retraction,
     radix: presence.radix,
+    sourcePages: config.sourcePages === true,
     silentStub: stubsSilently(variant, config.faults),
     ownerCheck,
     fault: Object.fromEntries(FAULTS.map((f) => [f, has(f)])) as Record<Fault, boolean>,

@@ -67,6 +67,7 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   Retracted: phase('retracted', 'offloading'),
   Resumed: reads([], [LIVE_PHASES], RESUMED),
   CopyInFlight: phase('offloading'),
+  SourceFreed: reads(['sourceFreed']),
 };
 
 /** The reads of the property named `name`, or `undefined` when it declares none (every action is then visible to it). */

@@ -175,6 +175,19 @@ export function setSteps(m: Model, t: State, r: number, steps: number): void {
   t[m.stepsAt + r] = steps;
 }
 
+/** Whether P has freed the source pages of request `r`'s write in flight (`abortSource`; absent without `sourcePages`: never). */
+export function sourceFreedOf(m: Model, s: State, r: number): boolean {
+  const f = m.layout.fields.sourceFreed;
+  return f !== undefined && s[f.at + r] === 1;
+}
+
+/** P has freed (`true`) the source pages of request `r`'s write, or its write has landed (`false`). */
+export function setSourceFreed(m: Model, t: State, r: number, freed: boolean): void {
+  const f = m.layout.fields.sourceFreed;
+  if (f === undefined) return absentWrite('sourceFreed', freed ? 1 : 0);
+  t[f.at + r] = freed ? 1 : 0;
+}
+
 /** `count` content parts and `tagCount` tag parts of request `r`'s write have landed. */
 export function setPartsLanded(m: Model, t: State, r: number, count: number, tagCount: number): void {
   const data = m.layout.fields.dataParts;

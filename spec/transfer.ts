@@ -9,6 +9,7 @@ import { enter } from './liveness.ts';
 import { isOverLong, NO_PAGE, type Model } from './model.ts';
 import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf, writeContent, type State } from './state.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
+import { sourceLabel, sourceRead } from './source-pages.ts';
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
@@ -67,8 +68,10 @@ export function stub(m: Model, s: State, r: number): State | undefined {
  * With fault `torn-write`: the content part of the next page of the request's write lands
  * (pages in table order), by page id, whoever holds the page now.
  * @guard The request's write was posted and some content part has not landed.
- * @effect That page's content is the write's label, for the write's position. When it
- * was the write's last part, the request is written (a timed-out one: landed).
+ * @effect That page's content is the write's label, for the write's position (with P's
+ * source pages, what the source page holds now: another user's KV after an early free,
+ * `source-pages.ts`). When it was the write's last part, the request is written (a
+ * timed-out one: landed).
  */
 export function landData(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
@@ -78,8 +81,10 @@ export function landData(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   const i = writePosition(m, s, r, k);
   const p = tablePage(m, s, r, i);
-  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));
+  // With P's source pages, the part copies what the source page holds now (source-pages.ts).
+  if (p !== NO_PAGE) writeContent(m, t, p, sourceLabel(m, s, r, i), i, writeSlots(m, r, i));
   setPartsLanded(m, t, r, k + 1, tagPartsOf(m, s, r));
+  sourceRead(m, t, r);
   finishIfLanded(m, t, r);
   return t;
 }

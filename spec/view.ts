@@ -81,6 +81,8 @@ export interface StateView {
 function word(m: Model, label: number, prefixWord: string): string | null {
   if (label === 0) return null;
   if (label <= m.n) return labelName(m, label);
+  // Another user's KV from P's pool, landed whole from a reused source page (source-pages.ts).
+  if (label === m.staleLabel) return 'stale';
   const g = groupOfLabel(m, label);
   const page = (m.prefixPages[g] ?? 1) > 1 ? `[${prefixPageOfLabel(m, label)}]` : '';
   return `${prefixWord}:${m.groupNames[g] ?? '?'}${page}`;
@@ -110,7 +112,7 @@ export function view(m: Model, s: State): StateView {
       if (readsLabel(m, s, r, label)) read.push(word(m, label, 'prefix') ?? '');
     }
     // With token slots a read can also have met stale P-side data.
-    if (m.pageSize > 1 && readsLabel(m, s, r, m.staleLabel)) read.push('stale');
+    if ((m.pageSize > 1 || m.sourcePages) && readsLabel(m, s, r, m.staleLabel)) read.push('stale');
     const flags = flagsOf(m, s, r);
     requests.push({
       name: m.config.requests[r]?.name ?? `#${r}`,

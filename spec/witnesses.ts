@@ -5,7 +5,7 @@
  */
 import { OVERLAPPED } from './release.ts';
 import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
-import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
+import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, sourceFreedOf, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 
@@ -226,6 +226,17 @@ export const CopyInFlight = sometimes(
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.offloading),
 );
 
+/**
+ * With `source-early-free` (and `torn-write`, under which a write is in flight): P aborted a
+ * request while its transfer still read P's source pages. Under `hardened` the abort is
+ * taken too, and P holds the pages (`hold-source`), so the witness applies there as well.
+ */
+export const SourceFreed = sometimes(
+  'SourceFreed',
+  (m) => m.sourcePages && m.fault['source-early-free'] && m.fault['torn-write'],
+  (m, s) => anyRequest(m, (r) => sourceFreedOf(m, s, r)),
+);
+
 /** The non-vacuity witnesses. */
 export const WITNESSES: readonly Property[] = [
   DecodeSucceeds,
@@ -250,6 +261,7 @@ export const WITNESSES: readonly Property[] = [
   Retracted,
   Resumed,
   CopyInFlight,
+  SourceFreed,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -267,4 +279,5 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'offload-after-free': CopyInFlight,
   // Every resume skips the load: the fault fires wherever a request is resumed.
   'resume-stale': Resumed,
+  'source-early-free': SourceFreed,
 };

@@ -259,6 +259,16 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
     sentence: `D finds another request's bootstrap_room in ${t.who}'s metadata at commit, aborts ${t.who} and frees ${pagesWords(t.own)}; ${perPages(t.own, 'its contents stay', 'their contents stay')} (${t.contents(t.own)}).`,
     messages: [`P->>D: ${t.label}: Success`, `D->>Pool: abort ${t.who} at commit, return ${ids(t.own)}, contents kept`],
   }),
+  abortSource: (t) =>
+    t.m.mechanism['hold-source']
+      ? {
+          sentence: `P aborts ${t.who} while its transfer still reads P's source pages; P holds them until the transfer ends, so the parts still to land copy ${t.who}'s own KV.`,
+          messages: [`Note over P: ${t.label}: abort ${t.who}, source pages held until the transfer ends`],
+        }
+      : {
+          sentence: `P aborts ${t.who} and frees its source pages while its transfer still reads them; P's next prefill computes another user's KV into them, and the parts of ${t.who}'s write still to land copy that KV, tagged ${t.who}. D is not told.`,
+          messages: [`Note over P: ${t.label}: abort ${t.who}, free its source pages`, `Note over P: next prefill (another user) reuses them; ${t.who}'s transfer still reads them`],
+        },
 };
 
 /** Step `k` (1-based) of `trace` in words, in both forms; `undefined` for state 0. */

@@ -36,6 +36,8 @@ const PINNED: readonly (readonly [string, Config, CheckOptions])[] = [
   // A stale second release under hardened frees only pages its request still holds: its old table does not keep another's pages from being that one's alone.
   ['hardened: stale and double releases', configFrom({ pages: 5, prefillLimit: 2, requests: requests([1, 2, 2, 3]), variant: 'hardened', faults: ['silent-stub', 'stale-free', 'double-free'] }), { symmetry: false, continueAfterViolation: true }],
   ['buggy: stale and double releases', configFrom({ pages: 5, prefillLimit: 2, requests: requests([1, 2, 2, 3]), variant: 'buggy', faults: ['silent-stub', 'stale-free', 'double-free'] }), { symmetry: false, continueAfterViolation: true }],
+  ['source-pages.test.ts: owner-check, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'owner-check', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
+  ['source-pages.test.ts: hardened, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'hardened', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
   ['retraction (no reduction offered)', configFrom({ pages: 3, prefillLimit: 2, requests: requests([1, 2]), variant: 'owner-check', retraction: true, faults: ['offload-after-free'] }), { continueAfterViolation: true }],
 ];
 
@@ -60,6 +62,8 @@ describe('partial-order reduction agrees with the plain search', () => {
       'hardened.test.ts: torn writes, early free': [302, 300],
       'storage.test.ts: 4 pages 1,2,2,1 owner-check': [2070, 652],
       'storage.test.ts: 6 pages 2,3,2,3,2, stops at the leak': [1488, 709],
+      'source-pages.test.ts: hardened, P aborts a write in flight': [1512, 1504],
+      'source-pages.test.ts: owner-check, P aborts a write in flight': [4742, 4686],
     });
   }, 120_000);
 

@@ -43,6 +43,12 @@ import { checkedModel } from '../../binding/index.ts';
  * resume-stale: the resume takes new pages and skips the load; A reads what they held
  * (10). Their tags were cleared when taken and nothing stamped them, so the owner check
  * alone stops it.
+ * The source-early-free column (issue 24, measured with this checker) turns --source-pages
+ * and torn-write on (the fault needs a write in flight): P aborts A while content parts of
+ * its write are still to land and frees its source pages, and the parts that land after
+ * copy another user's KV (7 actions; 9 under the owner check, whose tag part carries A's
+ * own label, so it fails nobody loudly). hardened's hold-source keeps the pages until the
+ * transfer ends.
  */
 const EXPECTED = `
 buggy        silent-stub    156 16 Isolation@9 Integrity@4
@@ -56,6 +62,7 @@ buggy        auto-truncate  140 16 Isolation@15 Integrity@4
 buggy        segment-overlap 169 14 Conservation@3 NoDuplicateFree@3 ExclusiveHold@4 Integrity@7
 buggy        offload-after-free 1082 20 Isolation@11 Integrity@11
 buggy        resume-stale   632 18 Isolation@10 Integrity@10
+buggy        source-early-free 600 20 Isolation@7 Integrity@7
 length-fix   silent-stub     83 14
 length-fix   early-free     331 14 Isolation@7 Integrity@7
 length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10 Integrity@10
@@ -67,6 +74,7 @@ length-fix   auto-truncate  140 16 Isolation@15 Integrity@4
 length-fix   segment-overlap 169 14 Conservation@3 NoDuplicateFree@3 ExclusiveHold@4 Integrity@7
 length-fix   offload-after-free 1082 20 Isolation@11 Integrity@11
 length-fix   resume-stale   632 18 Isolation@10 Integrity@10
+length-fix   source-early-free 600 20 Isolation@7 Integrity@7
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
@@ -78,6 +86,7 @@ owner-check  auto-truncate  102 16
 owner-check  segment-overlap 170 14 Conservation@3 NoDuplicateFree@3 ExclusiveHold@4 Integrity@7
 owner-check  offload-after-free 2041 20 Isolation@11 Integrity@11
 owner-check  resume-stale   468 17
+owner-check  source-early-free 1034 24 Isolation@9 Integrity@9
 hardened     silent-stub    106 16
 hardened     early-free     280 14
 hardened     stale-free     288 17
@@ -89,6 +98,7 @@ hardened     auto-truncate  102 16
 hardened     segment-overlap 88 14
 hardened     offload-after-free 1994 22
 hardened     resume-stale   468 17
+hardened     source-early-free 242 22
 `;
 
 describe('the fault matrix', () => {
@@ -101,17 +111,17 @@ describe('the fault matrix', () => {
   it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
     ]);
     const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
     expect(garbage).toEqual([
-      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10],
-      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10],
-      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0],
-      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7],
+      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7],
+      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     ]);
   });
 
@@ -131,7 +141,7 @@ describe('the fault matrix', () => {
     for (const c of cells) {
       expect(c.witnesses.filter((w) => w.applies && (!w.reached || w.trivial)).map((w) => w.name), `${c.variant} × ${c.fault}`).toEqual([]);
     }
-    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed' } as const;
+    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed' } as const;
     // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice.
     const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && c.fault === 'double-free';
     for (const [fault, witness] of Object.entries(own)) {
@@ -142,8 +152,8 @@ describe('the fault matrix', () => {
     for (const c of cells.filter((x) => x.fault === 'torn-write' && (x.variant === 'owner-check' || x.variant === 'hardened'))) {
       expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true, trivial: false });
     }
-    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free gets past it (the load stamps the owner's tag on another's data).
-    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free'];
+    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data).
+    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free'];
     for (const c of cells.filter((x) => x.variant === 'owner-check' && !unseen.includes(x.fault))) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached, c.fault).toBe(true);
   });
 

@@ -118,6 +118,7 @@ describe('replay lines give back the configuration', () => {
     prefixPages: { sys: 2 },
     pageSize: 2,
     lengthRule: 'ge',
+    sourcePages: true,
     decodeSteps: 3,
     tableGrowth: true,
     retraction: true,

@@ -26,8 +26,8 @@ const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[
     ...(eviction ? { eviction } : {}),
   });
 
-/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `unlock-once` only with the radix tree (test/spec/radix.test.ts). */
-const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens' | 'copy-carries-tag' | 'unlock-once'> => k !== 'tag-counts-tokens' && k !== 'copy-carries-tag' && k !== 'unlock-once');
+/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `unlock-once` only with the radix tree (test/spec/radix.test.ts), `hold-source` only with P's source pages (test/spec/source-pages.test.ts). */
+const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens' | 'copy-carries-tag' | 'unlock-once' | 'hold-source'> => k !== 'tag-counts-tokens' && k !== 'copy-carries-tag' && k !== 'unlock-once' && k !== 'hold-source');
 type PageMechanism = (typeof PAGE_MECHANISMS)[number];
 
 /** The smallest configuration for each mechanism's removal: the fault that needs it, with torn writes. */

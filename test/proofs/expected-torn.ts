@@ -31,4 +31,6 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'copy-carries-tag': [],
   // radix only: the proof has no radix tree (prove refuses it), so the second unlock it guards never happens
   'unlock-once': [],
+  // P's source pages only: the proof does not model them (its coverage refuses --source-pages)
+  'hold-source': [],
 };

@@ -119,6 +119,12 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)'],
     past: ['offload(A)'],
   },
+  // P's abort frees the source pages of A's write in flight; once its last content part has landed, the transfer reads them no more
+  SourceFreed: {
+    config: config('owner-check', ['torn-write', 'source-early-free'], 2, 2, ['2'], { sourcePages: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'landData(A)', 'abortSource(A)'],
+    past: ['landData(A)'],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
