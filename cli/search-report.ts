@@ -45,7 +45,9 @@ export function describeConfig(config: Config): string {
   const prefixes = prefixPages === undefined ? '' : ` · prefix pages ${prefixPages}`;
   const decodeSteps = config.decodeSteps === undefined || config.decodeSteps === 1 ? '' : ` · decode steps ${config.decodeSteps}`;
   const growth = config.tableGrowth === true ? ' · table growth' : '';
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}`;
+  const retraction = config.retraction === true ? ' · retraction' : '';
+  const source = config.sourcePages === true ? " · P's source pages" : '';
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}${retraction}${source}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */

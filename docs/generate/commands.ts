@@ -3,7 +3,8 @@
  * configurations the generator runs, so a figure and the command printed under it
  * cannot disagree.
  */
-import { DEFAULT_FAULTS, type Config } from '../../spec/index.ts';
+import { configArgs } from '../../cli/model-options.ts';
+import type { Config } from '../../spec/index.ts';
 
 /** How the repository runs its command line. */
 export const NPM_PAGECHECK = 'npm run -s pagecheck --';
@@ -16,12 +17,8 @@ export const DOCS_CHECK_COMMAND = `${NPM_PAGECHECK} docs --check`;
 
 /** The model flags that describe `config`; faults only when they are not the variant's own. */
 export function modelFlags(config: Config): string {
-  const requests = config.requests.map((q) => (q.prefix === undefined ? `${q.length}` : `${q.length}:${q.prefix}`)).join(',');
-  const flags = [`--variant ${config.variant}`, `--pages ${config.pages}`, `--prefill-limit ${config.prefillLimit}`, `--requests ${requests}`];
-  const defaults = DEFAULT_FAULTS[config.variant];
-  const same = defaults.length === config.faults.length && defaults.every((f) => config.faults.includes(f));
-  if (!same) flags.push(`--faults ${config.faults.length === 0 ? 'none' : config.faults.join(',')}`);
-  return flags.join(' ');
+  // The CLI's own table of flags, so that every switch the configuration has (allocator, eviction, retraction, ...) is in the command.
+  return configArgs(config).join(' ');
 }
 
 /** `pagecheck <command>` on `config`, with extra flags after the model's. */
