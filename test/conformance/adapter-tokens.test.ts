@@ -1,7 +1,8 @@
 /**
  * `mbt --adapter` with token counts at SGLang's page size (issue 25): the reference Python
  * adapter follows `alloc_extend`'s shortage test on tokens and merges on a failed attempt,
- * and passes 2,000 random runs under `--allocator sglang --page-size 64`; the same adapter
+ * and passes 500 random runs under `--allocator sglang --page-size 64` (2,000 in the heavy tier:
+ * adapter-tokens-long.test.ts); the same adapter
  * with the shortage test on whole pages, or without the failed attempt's merge, fails.
  * Under `hardened` it passes with Isolation held too, and fails without either mechanism
  * a page-level adapter can get wrong (the tag's slot count, the release's holder check).
@@ -20,14 +21,16 @@ const VARIANT = (mode: string): string => `python3 test/conformance/adapters/sgl
 const AT_64 = ['--variant', 'owner-check', '--random', '--allocator', 'sglang', '--page-size', '64'];
 
 describe('the reference adapter at page size 64 under sglang', () => {
-  it('passes 2,000 random runs (refinement and enabledness; the spec itself leaks stale tails under owner-check, so --no-isolation)', async () => {
-    const r = await pagecheck('mbt', '--adapter', REFERENCE, ...AT_64, '--no-isolation', '--runs', '2000', '--json');
-    expect([r.code, JSON.parse(r.out)]).toEqual([0, expect.objectContaining({ verdict: 'pass', runs: 2000 })]);
+  // 500 runs of the default seed here, 2,000 in the heavy tier (adapter-tokens-long.test.ts): the adapters below that
+  // break these two claims fail within the first 500 (whole pages at run 98, no tag count at run 1, unchecked release at run 15).
+  it('passes 500 random runs (refinement and enabledness; the spec itself leaks stale tails under owner-check, so --no-isolation)', async () => {
+    const r = await pagecheck('mbt', '--adapter', REFERENCE, ...AT_64, '--no-isolation', '--runs', '500', '--json');
+    expect([r.code, JSON.parse(r.out)]).toEqual([0, expect.objectContaining({ verdict: 'pass', runs: 500 })]);
   }, 120_000);
 
-  it('under hardened it passes 2,000 random runs with Isolation held: tag-counts-tokens fails the stub\'s reader loudly', async () => {
-    const r = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'hardened', ...AT_64.slice(2), '--runs', '2000', '--json');
-    expect([r.code, JSON.parse(r.out)]).toEqual([0, expect.objectContaining({ verdict: 'pass', runs: 2000 })]);
+  it('under hardened it passes 500 random runs with Isolation held: tag-counts-tokens fails the stub\'s reader loudly', async () => {
+    const r = await pagecheck('mbt', '--adapter', REFERENCE, '--variant', 'hardened', ...AT_64.slice(2), '--runs', '500', '--json');
+    expect([r.code, JSON.parse(r.out)]).toEqual([0, expect.objectContaining({ verdict: 'pass', runs: 500 })]);
   }, 120_000);
 
   it.each([
