@@ -25,7 +25,9 @@ import { addFlags, cachedPage, entryCached, entryEmpty, holderOf, INSERTED, phas
  * resume matches no prefix (retraction.ts), so any unlocked entry may go, its own too.
  * @effect The entry that holds the lowest such page leaves the cache: all its pages go
  * back to the free list in one release (ascending, as every release), contents
- * untouched; the request is marked as the one evicted for.
+ * untouched; the request is marked as the one evicted for. Under `radix` one leaf goes:
+ * the lowest page that is a leaf of another prefix's path with `lock_ref <= 0` (below 0
+ * counts as evictable), its parent a leaf once it was the last child (spec/radix.ts).
  */
 export function evict(m: Model, s: State, r: number): State | undefined {
   if (!m.eviction) return undefined;
@@ -86,7 +88,10 @@ function evictRadix(m: Model, s: State, r: number, own: number): State | undefin
  * written for the prefix.
  * @effect The pages at the prefix's positions `0 .. k-1` are held by the prefix cache
  * entry, page `j` as the entry's page `j`, no longer by the request; their content is
- * untouched. Under eviction the request locks the entry until its release.
+ * untouched. Under eviction the request locks the entry until its release. Under `radix`
+ * the request's pages past its path's depth become nodes and its path is locked to the
+ * prefix's end, as the handoff's insert does; after that insert there is nothing left, so
+ * this fires only for a request never handed off (spec/radix.ts).
  */
 export function insert(m: Model, s: State, r: number): State | undefined {
   // The guards are conjuncts: the phase, cheapest and most often false, is tested first.
