@@ -5,8 +5,11 @@
  */
 import * as Either from 'effect/Either';
 import type { Command } from 'commander';
-import { decodeConfig, DEFAULT_FAULTS, FAULTS, type Config } from '../spec/index.ts';
+import { decodeConfig, FAULTS, type Config } from '../spec/index.ts';
+import { FIELD_FLAGS, FLAG_OF } from '../spec/config-flags.ts';
 import { UsageError } from './errors.ts';
+
+export { configArgs, prefixPagesFlag } from '../spec/config-flags.ts';
 import { readJsonFile } from './read-input.ts';
 
 /** Re-exported from read-input.ts, where every input file is read. */
@@ -68,56 +71,6 @@ export function addModelOptions(cmd: Command): Command {
     .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
-}
-
-/**
- * Each configuration field's flag, and its value as that flag takes it (`true`: the flag
- * alone; `undefined`: the field is at its default and the flag is left out). Typed over
- * every field of {@link Config}, so that a new field cannot be left out of the replay
- * lines; in the order the replay lines give them.
- */
-const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: string; readonly value: (config: Config, forceFaults: boolean) => string | true | undefined } } = {
-  variant: { flag: '--variant', value: (c) => c.variant },
-  pages: { flag: '--pages', value: (c) => `${c.pages}` },
-  prefillLimit: { flag: '--prefill-limit', value: (c) => `${c.prefillLimit}` },
-  requests: { flag: '--requests', value: (c) => c.requests.map((q) => (q.prefix === undefined ? `${q.length}` : `${q.length}:${q.prefix}`)).join(',') },
-  faults: {
-    flag: '--faults',
-    value: (c, force) => {
-      const defaults = DEFAULT_FAULTS[c.variant];
-      const same = defaults.length === c.faults.length && defaults.every((f) => c.faults.includes(f));
-      return same && !force ? undefined : c.faults.length === 0 ? 'none' : c.faults.join(',');
-    },
-  },
-  allocator: { flag: '--allocator', value: (c) => (c.allocator === undefined || c.allocator === 'sorted' ? undefined : c.allocator) },
-  pageSize: { flag: '--page-size', value: (c) => (c.pageSize === undefined || c.pageSize === 1 ? undefined : `${c.pageSize}`) },
-  lengthRule: { flag: '--length-rule', value: (c) => (c.lengthRule === undefined || c.lengthRule === 'gt' ? undefined : c.lengthRule) },
-  eviction: { flag: '--eviction', value: (c) => (c.eviction === true ? true : undefined) },
-  prefixPages: { flag: '--prefix-pages', value: (c) => prefixPagesFlag(c) },
-  decodeSteps: { flag: '--decode-steps', value: (c) => (c.decodeSteps === undefined || c.decodeSteps === 1 ? undefined : `${c.decodeSteps}`) },
-  tableGrowth: { flag: '--table-growth', value: (c) => (c.tableGrowth === true ? true : undefined) },
-  retraction: { flag: '--retraction', value: (c) => (c.retraction === true ? true : undefined) },
-  radix: { flag: '--radix', value: (c) => (c.radix === true ? true : undefined) },
-  sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
-};
-
-const FLAG_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FIELD_FLAGS).map(([field, f]) => [field, f.flag]));
-
-/** The prefixes longer than one page as `--prefix-pages` takes them (`sys=2,doc=3`), or `undefined` when every prefix is one page. */
-export function prefixPagesFlag(config: Config): string | undefined {
-  const long = Object.entries(config.prefixPages ?? {}).filter(([, k]) => k > 1);
-  return long.length === 0 ? undefined : long.map(([name, k]) => `${name}=${k}`).join(',');
-}
-
-/** The model flags that give `config` (request names aside), fields at their defaults left out; `--faults` only when not the variant's own, unless `forceFaults`. */
-export function configArgs(config: Config, forceFaults = false): string[] {
-  const args: string[] = [];
-  for (const { flag, value } of Object.values(FIELD_FLAGS)) {
-    const v = value(config, forceFaults);
-    if (v === true) args.push(flag);
-    else if (v !== undefined) args.push(flag, v);
-  }
-  return args;
 }
 
 /** Whether any model flag (or `--config`) was given. */

@@ -43,6 +43,7 @@
 export * from './allocator.ts';
 export * from './behaviour.ts';
 export * from './config.ts';
+export * from './config-flags.ts';
 export * from './decode.ts';
 export * from './layout.ts';
 export * from './model.ts';

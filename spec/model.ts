@@ -5,11 +5,10 @@
  *
  * Content labels. A page's data, its owner tag and its holder are all one byte from the
  * same alphabet: `0` is nobody / no data, `1..n` is request `r = label - 1` (its own
- * data, or the request that holds the page), and `n+1 .. n+groups` is prefix group
- * `n+1 ..` are the pages of the prompt prefixes: prefix group `g` of `k` pages has the `k`
- * labels `prefixLabel(g, 0) .. prefixLabel(g, k-1)`, one per page of the prefix (data
- * written for that page of the shared prefix, or the prefix cache entry's slot that holds
- * it). One alphabet keeps the tag check a single comparison.
+ * data, or the request that holds the page), and `n+1 ..` are the pages of the prompt
+ * prefixes: prefix group `g` of `k` pages has the `k` labels `prefixLabel(g, 0) ..
+ * prefixLabel(g, k-1)`, one per page of the prefix (data written for that page of the
+ * shared prefix, or the cache entry's slot that holds it): one tag comparison checks it.
  *
  * Content has a position. A page's content is a label and the table position it was
  * written for (a request's body at position i, page j of a prefix at position j): the KV

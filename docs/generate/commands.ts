@@ -3,7 +3,7 @@
  * configurations the generator runs, so a figure and the command printed under it
  * cannot disagree.
  */
-import { configArgs } from '../../cli/model-options.ts';
+import { configArgs } from '../../spec/config-flags.ts';
 import type { Config } from '../../spec/index.ts';
 
 /** How the repository runs its command line. */
