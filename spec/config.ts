@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'premature-success'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -52,6 +52,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "With `retraction`: D releases a retracted request's pages before the copy to host memory has read them (`offload_kv_cache` is asynchronous); the copy reads the pages later (action `offload`), when another request may hold them and have written its own KV there, and `resume` loads that copy back as the request's own (SGLang PR #30899; spec/retraction.ts).",
   'resume-stale':
     "With `retraction`: `resume` allocates the request's new pages but does not load its saved copy into them (the load is skipped, or reads a slot another request now holds), and reports the request resumed; decode reads whatever the new pages held before (SGLang PR #35957; spec/retraction.ts).",
+  'premature-success':
+    "With `torn-write`: the transfer engine reports Success at the sender before every part of the write is visible at D (kvcache-ai/vllm PR #3; vllm #44238, #42395), so D commits the request (`handoff`) while its parts are still landing; decode reads pages whose content has not landed, and the parts still in flight land after D has released the pages (spec/transfer.ts).",
 };
 
 /**
@@ -93,6 +95,8 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // Both act on a retracted request, whose table is not finished.
   'offload-after-free': false,
   'resume-stale': false,
+  // A released request whose parts are in flight is `landing`, which keeps its table until they land.
+  'premature-success': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */

@@ -81,6 +81,9 @@ const TAKEN = { holder: 'free', tag: 'free', tagFill: 'free' } as const;
 /** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags. */
 const WRITE_SET = { table: 'own', flags: 'own' } as const;
 
+/** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
+const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
+
 /** Every action kind's footprint: the one place a kind declares what it touches. */
 export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   allocate: {
@@ -101,7 +104,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: WRITE_SET,
     writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
   },
-  handoff: { moves: { written: ['handedOff'] }, sets: 0, reads: {}, writes: {} },
+  // Under `premature-success` also from `writing`: the guard reads the phase only.
+  handoff: { moves: { written: ['handedOff'], writing: ['handedOff'] }, sets: 0, reads: {}, writes: {} },
   grow: {
     moves: { decoding: ['decoding'] },
     sets: 0,
@@ -117,9 +121,10 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
   },
   free: {
-    moves: { decoded: ['freed'], refused: ['freed'], failed: ['freed'], freed: ['released'], landed: ['released'] },
+    // Under `premature-success` a release with parts in flight leaves the request `landing`.
+    moves: { decoded: ['freed', 'landing'], refused: ['freed'], failed: ['freed', 'landing'], freed: ['released'], landed: ['released'] },
     sets: OVERLAPPED,
-    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', dataParts: 'own', tagParts: 'own' },
     writes: { ...RELEASE, lock: 'any' },
     ...CHECKED_RELEASE,
   },
@@ -145,13 +150,15 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { holder: 'cached', free: 'cached', release: 'cached', list: 'any' },
   },
   landData: {
-    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
+    // Under `premature-success` also after an early commit, which it leaves as it was.
+    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'], ...LANDS_COMMITTED },
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
     writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own' },
   },
   landTag: {
-    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
+    // Under `premature-success` also after an early commit, which it leaves as it was.
+    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'], ...LANDS_COMMITTED },
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
     writes: { tag: 'table', tagFill: 'table', tagParts: 'own' },

@@ -56,10 +56,23 @@
  * taken, and no write stamped them. A generation per hold is not needed in the model: a
  * request's label names the request, not a reused request slot, and its KV at a position is
  * the same in every hold (test/spec/retraction.test.ts shows that `hardened` holds).
+ *
+ * The fifth, for an early Success (fault `premature-success`, with `torn-write`). D commits
+ * a request on P's Success while parts of the write are still landing, and decode's tag
+ * check cannot tell: a page whose tag part landed before its content part passes the
+ * check and holds the previous holder's content (docs/WIRE.md). So D does not take P's
+ * word: it counts the parts that landed on its own side, and commits only when every part
+ * of the write has (`commit-counts-landed`). Left out, and why:
+ * - the tag lands last (each page's tag written after its content, fenced): decode's
+ *   check then sees a tag only over landed content, but a request that failed the check
+ *   is released with parts still in flight, and they land in the pages' next holder; the
+ *   ordering needs the writer revoked at every release as well, two mechanisms for one;
+ * - decode waits for the parts instead of the commit: the same count, read one step
+ *   later, with a committed request waiting in the running batch.
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'commit-counts-landed'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -105,5 +118,12 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`DecodeKVCacheOffloadManager.offload_kv_cache` and `load_kv_cache` (`disaggregation/decode_kvcache_offload_manager.py`, via `Req.offload_kv_cache` / `Req.load_kv_cache` in `managers/schedule_batch.py`): copy the per-page owner word with the KV (it is one more row of the host pool) and write it back with the KV on load, rather than re-deriving it from `req_pool_idx`.",
     cost: 'One word per page more in each host copy, copied with the pages; nothing on the decode path.',
+  },
+  'commit-counts-landed': {
+    what:
+      "With `premature-success`: D commits a transfer (`handoff`) only when every part of P's write has landed on its side, by its own count of receiver-side completions, whatever P's Success says; a write still landing keeps the request waiting.",
+    where:
+      "`DecodeTransferQueue.pop_transferred` (`disaggregation/decode.py`) commits on `KVPoll.Success` from `poll_and_all_reduce`; the count replaces that trust: P posts each page write as an RDMA write with immediate (or NIXL's notification), D's receiver counts the completions against the page count it sent in `send_metadata`, and the metadata gate (`_apply_metadata_gate` in `disaggregation/utils.py`) downgrades Success to Transferring until the count is full.",
+    cost: 'One immediate (a receive completion) per page write, polled by D, and a counter per request; no wait beyond the write itself landing.',
   },
 };

@@ -7,6 +7,7 @@ import { OVERLAPPED } from './release.ts';
 import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { dataOf, dataPartsOf, flagsOf, HIT, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
+import { isCommitted, partsInFlight } from './transfer.ts';
 import type { Property } from './properties.ts';
 
 const sometimes = (name: string, appliesTo: Property['appliesTo'], holds: Property['holds']): Property => ({
@@ -215,6 +216,13 @@ export const CopyInFlight = sometimes(
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.offloading),
 );
 
+/** With `premature-success` (and `torn-write`): D committed a request while parts of its write were still landing. */
+export const EarlyCommit = sometimes(
+  'EarlyCommit',
+  (m) => m.fault['premature-success'] && m.fault['torn-write'] && !m.mechanism['commit-counts-landed'],
+  (m, s) => anyRequest(m, (r) => isCommitted(phaseOf(m, s, r)) && partsInFlight(m, s, r)),
+);
+
 /** The non-vacuity witnesses. */
 export const WITNESSES: readonly Property[] = [
   DecodeSucceeds,
@@ -238,6 +246,7 @@ export const WITNESSES: readonly Property[] = [
   Retracted,
   Resumed,
   CopyInFlight,
+  EarlyCommit,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -255,4 +264,5 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'offload-after-free': CopyInFlight,
   // Every resume skips the load: the fault fires wherever a request is resumed.
   'resume-stale': Resumed,
+  'premature-success': EarlyCommit,
 };

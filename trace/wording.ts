@@ -12,6 +12,8 @@ import {
   holderOf,
   isOverLong,
   mayReadAt,
+  Ph,
+  phaseOf,
   positionsRead,
   readEnd,
   slotsReadAt,
@@ -197,9 +199,11 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   handoff: (t) => {
     const total = t.own.length;
     const written = writtenBefore(t.m, t.trace, t.r, t.k);
+    // Under premature-success P's Success can come while parts of the write are still landing.
+    const early = phaseOf(t.m, t.before, t.r) === Ph.writing ? ', while parts of the write are still landing' : '';
     return {
-      sentence: `P reports Success for ${t.who} (${written} of ${total} ${total === 1 ? 'page' : 'pages'} written); D commits it.`,
-      messages: [`P->>D: ${t.label}: Success (${written} of ${pageCount(total)} written)`, `Note over D: commits ${t.who}`],
+      sentence: `P reports Success for ${t.who} (${written} of ${total} ${total === 1 ? 'page' : 'pages'} written${early}); D commits it.`,
+      messages: [`P->>D: ${t.label}: Success (${written} of ${pageCount(total)} written${early})`, `Note over D: commits ${t.who}`],
     };
   },
   grow,
@@ -213,8 +217,9 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
         messages: [`D->>Pool: ${label}: return ${ids(own)} again (a stale release), held by ${holders}`],
       };
     }
+    const inFlight = phaseOf(m, t.after, t.r) === Ph.landing ? `; parts of P's write for ${who} are still in flight` : '';
     return {
-      sentence: `D frees ${who}'s ${pagesWords(own)}; ${perPages(own, 'its contents stay', 'their contents stay')} (${t.contents(own)}).`,
+      sentence: `D frees ${who}'s ${pagesWords(own)}; ${perPages(own, 'its contents stay', 'their contents stay')} (${t.contents(own)})${inFlight}.`,
       messages: [`D->>Pool: ${label}: return ${ids(own)}, contents kept`],
     };
   },

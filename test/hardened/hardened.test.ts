@@ -26,8 +26,10 @@ const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[
     ...(eviction ? { eviction } : {}),
   });
 
-/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts). */
-const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens' | 'copy-carries-tag'> => k !== 'tag-counts-tokens' && k !== 'copy-carries-tag');
+/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `commit-counts-landed` only with premature-success (test/spec/wire.test.ts). */
+const PAGE_MECHANISMS = MECHANISMS.filter(
+  (k): k is Exclude<Mechanism, 'tag-counts-tokens' | 'copy-carries-tag' | 'commit-counts-landed'> => k !== 'tag-counts-tokens' && k !== 'copy-carries-tag' && k !== 'commit-counts-landed',
+);
 type PageMechanism = (typeof PAGE_MECHANISMS)[number];
 
 /** The smallest configuration for each mechanism's removal: the fault that needs it, with torn writes. */

@@ -110,6 +110,13 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)'],
     past: ['offload(A)'],
   },
+  // committed with its content part in flight; once it lands, nothing is in flight; a commit after the last part is not early
+  EarlyCommit: {
+    config: config('buggy', ['torn-write', 'premature-success'], 2, 2, ['1']),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)'],
+    past: ['landData(A)'],
+    never: [{ config: config('buggy', ['torn-write', 'premature-success'], 2, 2, ['1']), labels: ['allocate(A)', 'prefill(A)', 'landData(A)', 'handoff(A)', 'decode(A)'] }],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
