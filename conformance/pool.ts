@@ -120,6 +120,10 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'offload':
       // Never reached: the late copy needs fault offload-after-free, which validate-log does not check.
       return false;
+    case 'landRoom':
+    case 'landPayload':
+      // Never reached: the metadata slot is fault aux-torn's, which validate-log does not check.
+      return false;
     case 'allocFail':
       // A failed attempt is a refused allocate (step-allocate.ts).
       return false;

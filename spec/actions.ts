@@ -6,14 +6,15 @@
  * `offload` and `resume` (a running request retracted and resumed, config `retraction`,
  * `offload` with fault `offload-after-free`), and `allocFail` (a failed allocation attempt,
  * which under `sglang` still merges the release list; spec/alloc-fail.ts) and `abortCommit` (D
- * aborts a written request at commit; spec/abort-commit.ts). Every action
+ * aborts a written request at commit; spec/abort-commit.ts), and `landRoom` and `landPayload` (the two parts of
+ * a metadata slot's write landing, fault `aux-torn`; spec/aux.ts). Every action
  * is taken by, or on behalf of, one request.
  */
 import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'landRoom', 'landPayload'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -49,6 +50,8 @@ export interface KindSwitches {
   readonly retraction: boolean;
   /** Fault `offload-after-free` under `retraction` (action `offload`). */
   readonly offloadAfterFree: boolean;
+  /** Fault `aux-torn` (actions `landRoom`, `landPayload`). */
+  readonly auxTorn: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
@@ -63,6 +66,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('landTag', () => on.tornWrite && on.ownerCheck)
     .with('retract', 'resume', () => on.retraction)
     .with('offload', () => on.retraction && on.offloadAfterFree)
+    .with('landRoom', 'landPayload', () => on.auxTorn)
     // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
     .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
@@ -71,7 +75,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'] }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], auxTorn: m.fault['aux-torn'] }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

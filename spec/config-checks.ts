@@ -146,6 +146,7 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     // Refused under "any" by retractionAgainstAllocator.
     retraction: false,
     offloadAfterFree: false,
+    auxTorn: faults.includes('aux-torn'),
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);

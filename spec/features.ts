@@ -94,6 +94,7 @@ function kindsUnder(features: ReadonlySet<Feature>): ActionKind[] {
     tableGrowth: has('tableGrowth'),
     retraction: has('retraction'),
     offloadAfterFree: has('fault:offload-after-free'),
+    auxTorn: has('fault:aux-torn'),
   };
   return ACTION_KINDS.filter((k) => kindPresent(k, on));
 }

@@ -84,13 +84,16 @@ const WRITE_SET = { table: 'own', flags: 'own' } as const;
 /** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
 const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
 
+/** D's metadata slot (fault `aux-torn`, `aux.ts`). */
+const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
+
 /** Every action kind's footprint: the one place a kind declares what it touches. */
 export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   allocate: {
     moves: { new: ['allocated'] },
     sets: HIT,
-    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own' },
-    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any' },
+    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any' },
+    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any' },
   },
   prefill: {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
@@ -101,11 +104,17 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   stub: {
     moves: { allocated: ['refused', 'written', 'writing'], timedOut: ['freed', 'landed', 'landing'] },
     sets: 0,
-    reads: WRITE_SET,
-    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
+    reads: { ...WRITE_SET, auxHolder: 'any' },
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any' },
   },
   // Under `premature-success` also from `writing`: the guard reads the phase only.
-  handoff: { moves: { written: ['handedOff'], writing: ['handedOff'] }, sets: 0, reads: {}, writes: {} },
+  // Under `aux-torn` it waits for the room, reads the payload (a read record, the read set) and frees the slot.
+  handoff: {
+    moves: { written: ['handedOff'], writing: ['handedOff'] },
+    sets: 0,
+    reads: { ...SLOT, reads: 'own', observed: 'own' },
+    writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' },
+  },
   grow: {
     moves: { decoding: ['decoding'] },
     sets: 0,
@@ -131,8 +140,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   timeout: {
     moves: { allocated: ['timedOut'], writing: ['landing', 'landed'] },
     sets: OVERLAPPED,
-    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
-    writes: { ...RELEASE, lock: 'any' },
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', auxHolder: 'any' },
+    writes: { ...RELEASE, lock: 'any', auxHolder: 'any', auxRoom: 'any' },
     ...CHECKED_RELEASE,
   },
   insert: {
@@ -195,5 +204,17 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
     writes: { ...RELEASE, lock: 'any' },
     ...CHECKED_RELEASE,
+  },
+  landRoom: {
+    moves: { writing: ['writing'], written: ['written'] },
+    sets: 0,
+    reads: { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' },
+    writes: { auxRoom: 'any' },
+  },
+  landPayload: {
+    moves: { writing: ['writing'], written: ['written'] },
+    sets: 0,
+    reads: { auxHolder: 'any', auxPayload: 'any' },
+    writes: { auxPayload: 'any' },
   },
 };

@@ -10,6 +10,7 @@ import { holderOf, phaseOf, Ph, sharedPages, tablePage, type State } from './sta
 import { holdsKv, releaseTable } from './release.ts';
 import { unlockPrefix } from './hold.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
+import { releaseSlot } from './aux.ts';
 
 /**
  * D finishes the request and releases its pages (`release_kv_cache`): the page ids go
@@ -64,6 +65,8 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   unlockPrefix(m, s, t, r);
+  // The abort path of `pop_transferred` frees the metadata slot too (fault `aux-torn`; the late metadata is not modelled).
+  releaseSlot(m, s, t, r);
   if (phase === Ph.allocated) enter(m, t, r, 'timedOut');
   else enter(m, t, r, m.mechanism['revoke-writer'] ? 'landed' : 'landing');
   return t;

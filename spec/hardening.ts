@@ -69,10 +69,18 @@
  *   ordering needs the writer revoked at every release as well, two mechanisms for one;
  * - decode waits for the parts instead of the commit: the same count, read one step
  *   later, with a committed request waiting in the running batch.
+ *
+ * The sixth, for the metadata slot (fault `aux-torn`, spec/aux.ts). D's gate and check
+ * read the slot's room alone, and the room is reset before reuse while the payload is
+ * not: a room that lands first vouches for the previous holder's first token. So P writes
+ * the room last, after the payload and fenced behind it (`room-lands-last`): a room that
+ * has landed vouches for a payload that has. Left out: resetting the payload with the
+ * room (a payload not yet landed is then no token at all, garbage rather than a leak), and
+ * a room inside each payload buffer (the same order, in one write per buffer).
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'commit-counts-landed'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'commit-counts-landed', 'room-lands-last'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -125,5 +133,12 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`DecodeTransferQueue.pop_transferred` (`disaggregation/decode.py`) commits on `KVPoll.Success` from `poll_and_all_reduce`; the count replaces that trust: P posts each page write as an RDMA write with immediate (or NIXL's notification), D's receiver counts the completions against the page count it sent in `send_metadata`, and the metadata gate (`_apply_metadata_gate` in `disaggregation/utils.py`) downgrades Success to Transferring until the count is full.",
     cost: 'One immediate (a receive completion) per page write, polled by D, and a counter per request; no wait beyond the write itself landing.',
+  },
+  'room-lands-last': {
+    what:
+      "With `aux-torn`: P writes the metadata slot's `bootstrap_room` after the payload (the first output token), fenced behind it, so a room that has landed vouches for a payload that has; D's gate and check on the room are then a check on the payload too.",
+    where:
+      "P's aux transfer (`send_aux` of the Mooncake/NIXL managers, from `MetadataBuffers.get_buf_infos`): post the `bootstrap_room` buffer's write last, after the other buffers' writes on the same queue pair, with a fence (or as the write with immediate that completes the transfer); D's `_apply_metadata_gate` and `_commit_transfer_to_req` stay as they are.",
+    cost: 'One fenced write per transfer, after the payload: no more bytes, a little more latency on the last write.',
   },
 };

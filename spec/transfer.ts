@@ -9,6 +9,7 @@ import { enter } from './liveness.ts';
 import { isOverLong, NO_PAGE, type Model } from './model.ts';
 import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf, writeContent, type State } from './state.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
+import { readPayload, releaseSlot, roomLanded } from './aux.ts';
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
@@ -56,6 +57,7 @@ export function stub(m: Model, s: State, r: number): State | undefined {
   if (!isOverLong(m, r) || m.fault['auto-truncate']) return undefined;
   const t = s.slice();
   if (!m.silentStub) {
+    releaseSlot(m, s, t, r);
     enter(m, t, r, phase === Ph.timedOut ? 'freed' : 'refused');
     return t;
   }
@@ -115,15 +117,21 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
  * Success came before the receiver could see them (D's `pop_transferred` in
  * `disaggregation/decode.py` commits on `KVPoll.Success`, which P's transfer engine
  * reports when its side of the write completed).
- * @effect The request is handed off to decode.
+ * With fault `aux-torn`, D's gate also waits for the request's room in the metadata slot
+ * (`aux.ts`).
+ * @effect The request is handed off to decode. With `aux-torn`, the commit reads the slot's
+ * payload as the request's first token (another's, or none, is a read of position 0), then
+ * resets the room and frees the slot.
  * @variant hardened With `commit-counts-landed`, D commits only once every part has
  * landed, by its own count of receiver-side completions: the early Success is ignored.
  */
 export function handoff(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   const early = phase === Ph.writing && m.fault['premature-success'] && !m.mechanism['commit-counts-landed'];
-  if (phase !== Ph.written && !early) return undefined;
+  if ((phase !== Ph.written && !early) || !roomLanded(m, s, r)) return undefined;
   const t = s.slice();
+  readPayload(m, s, t, r);
+  releaseSlot(m, s, t, r);
   enter(m, t, r, 'handedOff');
   return t;
 }

@@ -5,6 +5,7 @@
  * counterexample under every variant, `hardened`'s verdict, and the removal test of the
  * mechanism that stops it. docs/WIRE.md tells the same traces in words.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { actionLabel, allActions, compile, configFrom, initial, Integrity, Isolation, step, VARIANTS, type Fault, type Mechanism, type Model, type State, type Variant } from '../../spec/index.ts';
@@ -71,11 +72,40 @@ describe('fault premature-success (with torn-write), two requests of one page on
   });
 });
 
+/** Buggy's leak under aux-torn (the same under every variant but hardened): B's room lands over A's token, and D commits A's token as B's. */
+export const AUX_LEAK = ['allocate(A)', 'prefill(A)', 'landRoom(A)', 'landPayload(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'landRoom(B)', 'handoff(B)'];
+
+describe('fault aux-torn, two requests of one page on two pages (one metadata slot)', () => {
+  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s leaks in 9 actions (46 states): the owner check covers pages, not the slot', (variant) => {
+    expect(firstOf(twoOfOne(variant, ['aux-torn']), 'Isolation')).toEqual(['violation', 46, 9, AUX_LEAK]);
+    expect(firstOf(twoOfOne(variant, ['aux-torn']), 'Integrity')).toEqual(['violation', 6, 4, ['allocate(A)', 'prefill(A)', 'landRoom(A)', 'handoff(A)']]);
+  });
+
+  it('hardened holds both (36 states, depth 14): room-lands-last, the room fenced behind the payload', () => {
+    const r = check(checkedModel(twoOfOne('hardened', ['aux-torn'])), { invariants: READS });
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 36, 14]);
+    expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
+  });
+
+  it('without room-lands-last, hardened leaks the same 9 actions: none of its page mechanisms sees the slot', () => {
+    const bare = without(twoOfOne('hardened', ['aux-torn']), 'room-lands-last');
+    expect(firstOf(bare, 'Isolation')).toEqual(['violation', 46, 9, AUX_LEAK]);
+    expect(check(checkedModel(bare), { invariants: READS }).witnesses.find((w) => w.name === 'RoomBeforePayload')).toMatchObject({ applies: true, reached: true });
+  });
+
+  it('hardened holds with both wire faults and the first catalogue on, every applicable witness reached', () => {
+    const m = compile(configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }], variant: 'hardened', faults: ['silent-stub', 'early-free', 'stale-free', 'torn-write', 'premature-success', 'aux-torn'] }));
+    const r = check(checkedModel(m), { invariants: READS });
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 1536, 22]);
+    expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
+  });
+});
+
 describe('the wire faults\' transitions', () => {
-  it('step never mutates the state it is given, with premature-success and every fault of the first catalogue, under every variant (3 pages, A of 2 and B of 3 with a prefix)', () => {
+  it('step never mutates the state it is given, with premature-success, aux-torn and every fault of the first catalogue, under every variant (3 pages, A of 2 and B of 3 with a prefix)', () => {
     let checked = 0;
     for (const variant of VARIANTS) {
-      const m = compile(configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant, faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'torn-write', 'premature-success'] }));
+      const m = compile(configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant, faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'torn-write', 'premature-success', 'aux-torn'] }));
       const actions = allActions(m);
       const states: State[] = [initial(m)];
       const seen = new Set<string>([Buffer.from(states[0]!).toString('latin1')]);
@@ -95,6 +125,13 @@ describe('the wire faults\' transitions', () => {
         checked++;
       }
     }
-    expect(checked).toBe(7241);
+    expect(checked).toBe(29596);
+  });
+});
+
+describe('docs/WIRE.md', () => {
+  it('quotes every pinned trace', () => {
+    const text = readFileSync(new URL('../../docs/WIRE.md', import.meta.url), 'utf8');
+    for (const trace of [EARLY_LEAK, EARLY_TAGGED_LEAK, AUX_LEAK]) expect(text).toContain(trace.join(' '));
   });
 });
