@@ -119,6 +119,10 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       return pool instanceof ServingPool && pool.abortCommit(slot);
     case 'offload':
       return pool instanceof ServingPool && pool.offload(slot);
+    case 'landRoom':
+    case 'landPayload':
+      // Never reached: the metadata slot is fault aux-torn's, which validate-log does not check.
+      return false;
     case 'allocFail':
       // A failed attempt is a refused allocate (step-allocate.ts).
       return false;

@@ -8,7 +8,9 @@
  *
  * The `torn-write` column is the one cell of two faults: `torn-write` with `early-free`.
  * Writes landing part by part matter only where a write can meet a page that has a new
- * holder, and alone, on the matrix's configuration, no write can.
+ * holder, and alone, on the matrix's configuration, no write can. The `premature-success`
+ * column has `torn-write` with it: an early Success means something only where a write
+ * lands in parts.
  */
 import { check, type WitnessResult } from '../checker/index.ts';
 import { compile, FAULTS, INVARIANTS, withFaultSwitches, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
@@ -59,9 +61,10 @@ export interface MatrixOptions {
   readonly symmetry?: boolean;
 }
 
-/** The faults of a column: the fault itself; `torn-write` with `early-free` (see above); `source-early-free` with `torn-write`, under which a write is in flight for P's abort to overtake (spec/source-pages.ts). */
+/** The faults of a column: the fault itself; `torn-write` with `early-free` (see above); `source-early-free` and `premature-success` with `torn-write`, under which a write is in flight for P's abort to overtake (spec/source-pages.ts) or for D's early commit (spec/transfer.ts). */
 export function columnFaults(fault: Fault): Fault[] {
   if (fault === 'source-early-free') return ['torn-write', 'source-early-free'];
+  if (fault === 'premature-success') return ['torn-write', 'premature-success'];
   return fault === 'torn-write' ? ['early-free', 'torn-write'] : [fault];
 }
 

@@ -8,6 +8,7 @@ import { enter } from './liveness.ts';
 import type { Model } from './model.ts';
 import { phaseOf, Ph, type State } from './state.ts';
 import { planHold, takeHold } from './hold.ts';
+import { slotFree, takeSlot } from './aux.ts';
 
 /**
  * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
@@ -22,7 +23,8 @@ import { planHold, takeHold } from './hold.ts';
  * pages come first, page `j` of the entry at position `j`, and are shared, not taken.
  * Page contents are not touched.
  * Under allocator `any` the action names the pages it takes, and every choice of free
- * pages is its own action.
+ * pages is its own action. With fault `aux-torn` it also takes D's one metadata slot, and
+ * waits while another request holds it (`aux.ts`).
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
@@ -30,9 +32,10 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   if (phaseOf(m, s, r) !== Ph.new) return undefined;
   const plan = planHold(m, s, r, m.promptPages[r]!);
   // Under `any` the action names its pages: enabled when they are free and as many as needed.
-  if (!canAllocate(m, s, plan.need, pages)) return undefined;
+  if (!canAllocate(m, s, plan.need, pages) || !slotFree(m, s)) return undefined;
   const t = s.slice();
   takeHold(m, s, t, r, plan, promptTokensTaken(m, r, plan.need), pages);
+  takeSlot(m, t, r);
   enter(m, t, r, 'allocated');
   return t;
 }

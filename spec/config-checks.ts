@@ -37,6 +37,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   anyAgainstActionLimit,
   lifoAgainstPages,
   faultsNamedOnce,
+  prematureAgainstRetraction,
 ];
 
 /** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
@@ -157,6 +158,7 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     retraction: false,
     offloadAfterFree: false,
     sourceEarlyFree: faults.includes('source-early-free') && input.sourcePages === true,
+    auxTorn: faults.includes('aux-torn'),
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);
@@ -226,4 +228,10 @@ function anyActions(
   let total = 0;
   for (const q of requests) total += choices(q.length) + (q.prefix === undefined ? 0 : choices(q.length - (prefixPages[q.prefix] ?? 1))) + kinds;
   return total;
+}
+
+/** Fault `premature-success` against retraction: a retracted request's parts in flight would land in the pages it resumes on, not in the ones P was sent; not modelled, so refused. */
+function prematureAgainstRetraction(input: Input): InputIssue[] {
+  if (input.retraction !== true || !(input.faults ?? []).includes('premature-success')) return [];
+  return [{ path: 'retraction', message: 'retraction with fault premature-success is not modelled: a request retracted while parts of its write are still landing would take new pages, and the parts are addressed to the old ones; check premature-success without retraction' }];
 }

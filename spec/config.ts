@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -54,6 +54,10 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "With `retraction`: `resume` allocates the request's new pages but does not load its saved copy into them (the load is skipped, or reads a slot another request now holds), and reports the request resumed; decode reads whatever the new pages held before (SGLang PR #35957; spec/retraction.ts).",
   'source-early-free':
     "With `sourcePages`: P aborts a request whose transfer is still reading P's source pages and frees them at once (`process_disagg_prefill_inflight_queue` calls `release_kv_cache` on `KVPoll.Failed`, while a chunk the transfer worker already took keeps reading); P's next prefill computes another user's KV into them, and the parts of the write still to land copy it into D's pages under the request's own tag (SGLang #38961; spec/source-pages.ts).",
+  'premature-success':
+    "With `torn-write`: the transfer engine reports Success at the sender before every part of the write is visible at D (kvcache-ai/vllm PR #3; vllm #44238, #42395), so D commits the request (`handoff`) while its parts are still landing; decode reads pages whose content has not landed, and the parts still in flight land after D has released the pages (spec/transfer.ts).",
+  'aux-torn':
+    "The metadata slot (SGLang's `MetadataBuffers` row: the first output token and, apart, its `bootstrap_room`) lands apart from its payload: D's gate and check read the room only (`_apply_metadata_gate` in `disaggregation/utils.py`, `_commit_transfer_to_req` in `disaggregation/decode.py`), and only the room is reset to 0 before the slot is reused (`pop_transferred`), so a room that lands before its payload passes on the slot's previous holder's first token (spec/aux.ts).",
 };
 
 /**
@@ -97,6 +101,10 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   'resume-stale': false,
   // It acts on a write in flight, whose table is live.
   'source-early-free': false,
+  // A released request whose parts are in flight is `landing`, which keeps its table until they land.
+  'premature-success': false,
+  // The metadata slot is released at the commit, with the table still live.
+  'aux-torn': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */

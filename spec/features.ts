@@ -97,6 +97,7 @@ function kindsUnder(features: ReadonlySet<Feature>): ActionKind[] {
     retraction: has('retraction'),
     offloadAfterFree: has('fault:offload-after-free'),
     sourceEarlyFree: has('fault:source-early-free') && has('sourcePages'),
+    auxTorn: has('fault:aux-torn'),
   };
   return ACTION_KINDS.filter((k) => kindPresent(k, on));
 }

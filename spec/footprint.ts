@@ -81,13 +81,19 @@ const TAKEN = { holder: 'free', tag: 'free', tagFill: 'free' } as const;
 /** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags. */
 const WRITE_SET = { table: 'own', flags: 'own' } as const;
 
+/** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
+const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
+
+/** D's metadata slot (fault `aux-torn`, `aux.ts`). */
+const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
+
 /** Every action kind's footprint: the one place a kind declares what it touches. */
 export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   allocate: {
     moves: { new: ['allocated'] },
     sets: HIT,
-    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own' },
-    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any' },
+    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any' },
+    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any' },
   },
   prefill: {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
@@ -98,10 +104,17 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   stub: {
     moves: { allocated: ['refused', 'written', 'writing'], timedOut: ['freed', 'landed', 'landing'] },
     sets: 0,
-    reads: WRITE_SET,
-    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
+    reads: { ...WRITE_SET, auxHolder: 'any' },
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any' },
   },
-  handoff: { moves: { written: ['handedOff'] }, sets: 0, reads: {}, writes: {} },
+  // Under `premature-success` also from `writing`: the guard reads the phase only.
+  // Under `aux-torn` it waits for the room, reads the payload (a read record, the read set) and frees the slot.
+  handoff: {
+    moves: { written: ['handedOff'], writing: ['handedOff'] },
+    sets: 0,
+    reads: { ...SLOT, reads: 'own', observed: 'own' },
+    writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' },
+  },
   grow: {
     moves: { decoding: ['decoding'] },
     sets: 0,
@@ -117,17 +130,18 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
   },
   free: {
-    moves: { decoded: ['freed'], refused: ['freed'], failed: ['freed'], freed: ['released'], landed: ['released'] },
+    // Under `premature-success` a release with parts in flight leaves the request `landing`.
+    moves: { decoded: ['freed', 'landing'], refused: ['freed'], failed: ['freed', 'landing'], freed: ['released'], landed: ['released'] },
     sets: OVERLAPPED,
-    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', dataParts: 'own', tagParts: 'own' },
     writes: { ...RELEASE, lock: 'any' },
     ...CHECKED_RELEASE,
   },
   timeout: {
     moves: { allocated: ['timedOut'], writing: ['landing', 'landed'] },
     sets: OVERLAPPED,
-    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
-    writes: { ...RELEASE, lock: 'any' },
+    reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', auxHolder: 'any' },
+    writes: { ...RELEASE, lock: 'any', auxHolder: 'any', auxRoom: 'any' },
     ...CHECKED_RELEASE,
   },
   insert: {
@@ -145,13 +159,15 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { holder: 'cached', free: 'cached', release: 'cached', list: 'any' },
   },
   landData: {
-    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
+    // Under `premature-success` also after an early commit, which it leaves as it was.
+    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'], ...LANDS_COMMITTED },
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own', sourceFreed: 'own' },
     writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own', sourceFreed: 'own' },
   },
   landTag: {
-    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'] },
+    // Under `premature-success` also after an early commit, which it leaves as it was.
+    moves: { writing: ['writing', 'written'], landing: ['landing', 'landed'], ...LANDS_COMMITTED },
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
     writes: { tag: 'table', tagFill: 'table', tagParts: 'own' },
@@ -195,5 +211,17 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', sourceFreed: 'own' },
     writes: { sourceFreed: 'own' },
+  },
+  landRoom: {
+    moves: { writing: ['writing'], written: ['written'] },
+    sets: 0,
+    reads: { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' },
+    writes: { auxRoom: 'any' },
+  },
+  landPayload: {
+    moves: { writing: ['writing'], written: ['written'] },
+    sets: 0,
+    reads: { auxHolder: 'any', auxPayload: 'any' },
+    writes: { auxPayload: 'any' },
   },
 };

@@ -9,6 +9,8 @@ import { NO_PAGE, type Model } from './model.ts';
 import { holderOf, phaseOf, Ph, sharedPages, tablePage, type State } from './state.ts';
 import { holdsKv, releaseTable } from './release.ts';
 import { unlockPrefix } from './hold.ts';
+import { isCommitted, partsInFlight } from './transfer.ts';
+import { releaseSlot } from './aux.ts';
 
 /**
  * D finishes the request and releases its pages (`release_kv_cache`): the page ids go
@@ -24,7 +26,9 @@ import { unlockPrefix } from './hold.ts';
  * now; contents and tags stay. A page already free is left as it is, unless the free
  * list is a list (`double-free`): then it is there twice. With fault `segment-overlap`
  * the segment also frees the last page of the call before it, a second time. The request
- * is freed (released, for the second release).
+ * is freed (released, for the second release). With fault `premature-success`, a request
+ * committed before its write landed and released with parts still in flight is `landing`:
+ * they land later, by page id, as a timed-out request's.
  * @variant hardened With `release-checks-holder`, only the pages the request still holds
  * are freed: a stale release frees nothing that another request holds.
  */
@@ -38,7 +42,7 @@ export function free(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   if (normal) unlockPrefix(m, s, t, r);
-  enter(m, t, r, normal ? 'freed' : 'released');
+  enter(m, t, r, normal ? (m.fault['premature-success'] && isCommitted(phase) && partsInFlight(m, s, r) ? 'landing' : 'freed') : 'released');
   return t;
 }
 
@@ -61,6 +65,8 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   unlockPrefix(m, s, t, r);
+  // The abort path of `pop_transferred` frees the metadata slot too (fault `aux-torn`; the late metadata is not modelled).
+  releaseSlot(m, s, t, r);
   if (phase === Ph.allocated) enter(m, t, r, 'timedOut');
   else enter(m, t, r, m.mechanism['revoke-writer'] ? 'landed' : 'landing');
   return t;

@@ -81,10 +81,31 @@
  *   (`hold-source`): the abort still happens, and no part reads a reused page. It needs
  *   no state and no check at D, so it is the one `hardened` has; without it the checker
  *   finds the leak (test/spec/source-pages.test.ts).
+ *
+ * The seventh, for an early Success (fault `premature-success`, with `torn-write`). D commits
+ * a request on P's Success while parts of the write are still landing, and decode's tag
+ * check cannot tell: a page whose tag part landed before its content part passes the
+ * check and holds the previous holder's content (docs/WIRE.md). So D does not take P's
+ * word: it counts the parts that landed on its own side, and commits only when every part
+ * of the write has (`commit-counts-landed`). Left out, and why:
+ * - the tag lands last (each page's tag written after its content, fenced): decode's
+ *   check then sees a tag only over landed content, but a request that failed the check
+ *   is released with parts still in flight, and they land in the pages' next holder; the
+ *   ordering needs the writer revoked at every release as well, two mechanisms for one;
+ * - decode waits for the parts instead of the commit: the same count, read one step
+ *   later, with a committed request waiting in the running batch.
+ *
+ * The eighth, for the metadata slot (fault `aux-torn`, spec/aux.ts). D's gate and check
+ * read the slot's room alone, and the room is reset before reuse while the payload is
+ * not: a room that lands first vouches for the previous holder's first token. So P writes
+ * the room last, after the payload and fenced behind it (`room-lands-last`): a room that
+ * has landed vouches for a payload that has. Left out: resetting the payload with the
+ * room (a payload not yet landed is then no token at all, garbage rather than a leak), and
+ * a room inside each payload buffer (the same order, in one write per buffer).
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -144,5 +165,19 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`disaggregation/prefill.py`, `process_disagg_prefill_inflight_queue`: on `KVPoll.Failed`, call `release_kv_cache` only once the transfer worker has drained the room (no chunk of it taken and unfinished: `_staging_outstanding[room] == 0`, and `_await_transfer_futures` waiting for every running layer, as it does under `SGLANG_DISAGGREGATION_DEFERRED_DECODE_KV_RELEASE`); SGLang PR #38961's \"hold prefill source pages\".",
     cost: "P's source pages of an aborted request stay allocated for as long as its running RDMA reads take (one chunk's layers); nothing on the normal path, where P already releases at Success.",
+  },
+  'commit-counts-landed': {
+    what:
+      "With `premature-success`: D commits a transfer (`handoff`) only when every part of P's write has landed on its side, by its own count of receiver-side completions, whatever P's Success says; a write still landing keeps the request waiting.",
+    where:
+      "`DecodeTransferQueue.pop_transferred` (`disaggregation/decode.py`) commits on `KVPoll.Success` from `poll_and_all_reduce`; the count replaces that trust: P posts each page write as an RDMA write with immediate (or NIXL's notification), D's receiver counts the completions against the page count it sent in `send_metadata`, and the metadata gate (`_apply_metadata_gate` in `disaggregation/utils.py`) downgrades Success to Transferring until the count is full.",
+    cost: 'One immediate (a receive completion) per page write, polled by D, and a counter per request; no wait beyond the write itself landing.',
+  },
+  'room-lands-last': {
+    what:
+      "With `aux-torn`: P writes the metadata slot's `bootstrap_room` after the payload (the first output token), fenced behind it, so a room that has landed vouches for a payload that has; D's gate and check on the room are then a check on the payload too.",
+    where:
+      "P's aux transfer (`send_aux` of the Mooncake/NIXL managers, from `MetadataBuffers.get_buf_infos`): post the `bootstrap_room` buffer's write last, after the other buffers' writes on the same queue pair, with a fence (or as the write with immediate that completes the transfer); D's `_apply_metadata_gate` and `_commit_transfer_to_req` stay as they are.",
+    cost: 'One fenced write per transfer, after the payload: no more bytes, a little more latency on the last write.',
   },
 };

@@ -22,8 +22,8 @@
 import { checksOwner } from './behaviour.ts';
 import type { Allocator, Config } from './config.ts';
 
-/** How many of a variable a state holds: one per page, per request, per table position of every request, per prefix, or per entry of `lifo`'s free list. */
-export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list';
+/** How many of a variable a state holds: one per page, per request, per table position of every request, per prefix, per entry of `lifo`'s free list, or one for D's metadata slot (fault `aux-torn`). */
+export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list' | 'slot';
 
 /** What a variable's values are, which decides its width (see {@link widthsOf}). */
 export type Kind = 'label' | 'page' | 'position' | 'parts' | 'labelSet' | 'record' | 'byte';
@@ -53,6 +53,8 @@ export interface Presence {
   readonly radix: boolean;
   /** Config `sourcePages`: P's source pages (spec/source-pages.ts). */
   readonly sourcePages: boolean;
+  /** Fault `aux-torn`: D's metadata slot (spec/aux.ts). */
+  readonly aux: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -68,6 +70,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     retraction: config.retraction === true,
     radix: config.radix === true && config.eviction === true && prefixes,
     sourcePages: config.sourcePages === true,
+    aux: config.faults.includes('aux-torn'),
   };
 }
 
@@ -96,6 +99,10 @@ export const LAYOUT = [
   { name: 'holder', scope: 'page', kind: 'label', present: always, moves: 'labels', diesWithTable: false, doc: 'Who holds the page: nobody (0, free), a request, or a prefix cache entry.' },
   { name: 'data', scope: 'page', kind: 'label', present: always, moves: 'labels', diesWithTable: false, doc: "Whose content the page holds: the last write's label; never cleared." },
   { name: 'tag', scope: 'page', kind: 'label', present: (c) => c.ownerCheck, moves: 'labels', diesWithTable: false, doc: 'The owner tag: the label of every write, cleared by allocate.' },
+  // D's one metadata slot (fault `aux-torn`, spec/aux.ts): labels, so among the label fields.
+  { name: 'auxHolder', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: 'Who holds the metadata slot: nobody (0) or a request, from its allocation to its commit.' },
+  { name: 'auxRoom', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: "The slot's `bootstrap_room`: 0 (not yet written) or the request whose room landed." },
+  { name: 'auxPayload', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: "Whose first output token the slot holds: the last payload that landed; never cleared." },
   { name: 'phase', scope: 'request', kind: 'byte', present: always, moves: 'value', diesWithTable: false, doc: "The request's lifecycle phase (`PHASES`)." },
   { name: 'flags', scope: 'request', kind: 'byte', present: always, moves: 'value', diesWithTable: false, doc: 'HIT, INSERTED, READ_UNHELD, EVICTED_FOR.' },
   { name: 'observed', scope: 'request', kind: 'labelSet', present: always, moves: 'labelSet', diesWithTable: false, doc: 'The labels its decode read, bit `label - 1`.' },
@@ -226,7 +233,7 @@ export function layOut(c: Presence, z: Sizes): Laid {
       }
       field = { name: row.name, row, at, width, bytes, starts };
     } else {
-      const count = row.scope === 'page' ? z.pages : row.scope === 'request' ? z.n : row.scope === 'prefix' ? z.groups : z.listCap;
+      const count = row.scope === 'page' ? z.pages : row.scope === 'request' ? z.n : row.scope === 'prefix' ? z.groups : row.scope === 'slot' ? 1 : z.listCap;
       field = { name: row.name, row, at, width, bytes: width * count };
     }
     fields[row.name] = field;

@@ -68,6 +68,9 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   Resumed: reads([], [LIVE_PHASES], RESUMED),
   CopyInFlight: phase('offloading'),
   SourceFreed: reads(['sourceFreed']),
+  // The parts in flight against the write's count, which skips the shared prefix pages of a hit.
+  EarlyCommit: reads(['dataParts', 'tagParts'], [['handedOff', 'decoding', 'decoded', 'failed']], HIT),
+  RoomBeforePayload: reads(['auxRoom', 'auxPayload']),
 };
 
 /** The reads of the property named `name`, or `undefined` when it declares none (every action is then visible to it). */

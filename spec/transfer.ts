@@ -1,8 +1,9 @@
 /**
  * The transfer from P to D. P writes into D's pages (`prefill`, or `stub` for a prompt too
  * long for P), the write's parts land one at a time under `torn-write` (`landData`,
- * `landTag`), and the handoff commits it. `transitions.ts` says why two parts per page
- * write are enough; `writes.ts` says which pages a write covers, with what.
+ * `landTag`), and the handoff commits it; under `premature-success` the handoff can come
+ * before the last part has landed, and the rest land after it. `transitions.ts` says why
+ * two parts per page write are enough; `writes.ts` says which pages a write covers, with what.
  */
 import { canInsertPath, insertPath } from './radix.ts';
 import { enter } from './liveness.ts';
@@ -10,6 +11,7 @@ import { isOverLong, NO_PAGE, type Model } from './model.ts';
 import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf, writeContent, type State } from './state.ts';
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 import { sourceLabel, sourceRead } from './source-pages.ts';
+import { readPayload, releaseSlot, roomLanded } from './aux.ts';
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
@@ -57,6 +59,7 @@ export function stub(m: Model, s: State, r: number): State | undefined {
   if (!isOverLong(m, r) || m.fault['auto-truncate']) return undefined;
   const t = s.slice();
   if (!m.silentStub) {
+    releaseSlot(m, s, t, r);
     enter(m, t, r, phase === Ph.timedOut ? 'freed' : 'refused');
     return t;
   }
@@ -67,15 +70,16 @@ export function stub(m: Model, s: State, r: number): State | undefined {
 /**
  * With fault `torn-write`: the content part of the next page of the request's write lands
  * (pages in table order), by page id, whoever holds the page now.
- * @guard The request's write was posted and some content part has not landed.
+ * @guard The request's write was posted and some content part has not landed. With fault
+ * `premature-success`, also after D committed the request on P's early Success (handed
+ * off, decoding, decoded or failed: the parts in flight do not stop at the commit).
  * @effect That page's content is the write's label, for the write's position (with P's
  * source pages, what the source page holds now: another user's KV after an early free,
  * `source-pages.ts`). When it was the write's last part, the request is written (a
- * timed-out one: landed).
+ * timed-out or released one: landed; a committed one stays in its phase).
  */
 export function landData(m: Model, s: State, r: number): State | undefined {
-  const phase = phaseOf(m, s, r);
-  if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
+  if (!mayLand(m, s, r)) return undefined;
   const k = dataPartsOf(m, s, r);
   if (k >= writeCount(m, s, r)) return undefined;
   const t = s.slice();
@@ -92,14 +96,13 @@ export function landData(m: Model, s: State, r: number): State | undefined {
 /**
  * With fault `torn-write`, under an owner check: the tag part of the next page of the
  * request's write lands (pages in table order), by page id, whoever holds the page now.
- * @guard The request's write was posted and some tag part has not landed.
+ * @guard The request's write was posted and some tag part has not landed (with fault
+ * `premature-success`, also after D committed the request, as `landData`).
  * @effect That page's owner tag is the write's label. When it was the write's last part,
- * the request is written (a timed-out one: landed).
+ * the request is written (a timed-out or released one: landed; a committed one stays).
  */
 export function landTag(m: Model, s: State, r: number): State | undefined {
-  if (!m.ownerCheck) return undefined;
-  const phase = phaseOf(m, s, r);
-  if (phase !== Ph.writing && phase !== Ph.landing) return undefined;
+  if (!m.ownerCheck || !mayLand(m, s, r)) return undefined;
   const k = tagPartsOf(m, s, r);
   if (k >= writeCount(m, s, r)) return undefined;
   const t = s.slice();
@@ -114,16 +117,30 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
 /**
  * P reports Success with the last chunk's metadata; D checks that the metadata landed and
  * commits the request. Nothing compares P's page count with D's allocation.
- * @guard P wrote the request (by `prefill` or by a silent `stub`), every part landed.
+ * @guard P wrote the request (by `prefill` or by a silent `stub`), every part landed. With
+ * fault `premature-success`, also while parts of the write are still landing: the sender's
+ * Success came before the receiver could see them (D's `pop_transferred` in
+ * `disaggregation/decode.py` commits on `KVPoll.Success`, which P's transfer engine
+ * reports when its side of the write completed).
+ * With fault `aux-torn`, D's gate also waits for the request's room in the metadata slot
+ * (`aux.ts`).
  * @effect The request is handed off to decode. Under `radix`, D's `process_prebuilt` calls
  * `cache_unfinished_req` first: the request's prefix pages past its matched path enter the
  * tree as nodes (a node already there replaces the request's page, which is freed), and the
- * request locks its path to the prefix's end (spec/radix.ts).
+ * request locks its path to the prefix's end (spec/radix.ts). With `aux-torn`, the commit
+ * reads the slot's payload as the request's first token (another's, or none, is a read of
+ * position 0), then resets the room and frees the slot.
+ * @variant hardened With `commit-counts-landed`, D commits only once every part has
+ * landed, by its own count of receiver-side completions: the early Success is ignored.
  */
 export function handoff(m: Model, s: State, r: number): State | undefined {
-  if (phaseOf(m, s, r) !== Ph.written) return undefined;
+  const phase = phaseOf(m, s, r);
+  const early = phase === Ph.writing && m.fault['premature-success'] && !m.mechanism['commit-counts-landed'];
+  if ((phase !== Ph.written && !early) || !roomLanded(m, s, r)) return undefined;
   const t = s.slice();
   if (m.radix && canInsertPath(m, s, r)) insertPath(m, s, t, r);
+  readPayload(m, s, t, r);
+  releaseSlot(m, s, t, r);
   enter(m, t, r, 'handedOff');
   return t;
 }
@@ -159,10 +176,28 @@ function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void
   enter(m, t, r, late ? 'landed' : 'written');
 }
 
-/** After a part landed: when every part of `r`'s write has, `r` is written (or, late, landed). */
+/** After a part landed: when every part of `r`'s write has, `r` is written (or, late, landed); a request D already committed stays in its phase. */
 function finishIfLanded(m: Model, t: State, r: number): void {
-  const count = writeCount(m, t, r);
-  if (dataPartsOf(m, t, r) < count) return;
-  if (m.ownerCheck && tagPartsOf(m, t, r) < count) return;
-  enter(m, t, r, phaseOf(m, t, r) === Ph.landing ? 'landed' : 'written');
+  const phase = phaseOf(m, t, r);
+  if (phase !== Ph.writing && phase !== Ph.landing) return;
+  if (partsInFlight(m, t, r)) return;
+  enter(m, t, r, phase === Ph.landing ? 'landed' : 'written');
+}
+
+/** Whether some part of `r`'s posted write has not landed: a content part, or under an owner check a tag part. Meaningful only once the write was posted; without `torn-write` a write lands whole, and nothing is ever in flight. */
+export function partsInFlight(m: Model, s: State, r: number): boolean {
+  if (!m.fault['torn-write']) return false;
+  const count = writeCount(m, s, r);
+  return dataPartsOf(m, s, r) < count || (m.ownerCheck && tagPartsOf(m, s, r) < count);
+}
+
+/** Whether D committed `r` (handed off, decoding, decoded, or failed by decode's check): where, under `premature-success`, parts of its write may still be in flight. */
+export function isCommitted(phase: number): boolean {
+  return phase === Ph.handedOff || phase === Ph.decoding || phase === Ph.decoded || phase === Ph.failed;
+}
+
+/** Whether parts of `r`'s write can land in its phase: posted and not yet written, released with parts in flight (`landing`), or committed early (`premature-success`). */
+function mayLand(m: Model, s: State, r: number): boolean {
+  const phase = phaseOf(m, s, r);
+  return phase === Ph.writing || phase === Ph.landing || (m.fault['premature-success'] && isCommitted(phase));
 }

@@ -4,9 +4,10 @@
  * the behaviour it guards never happens.
  */
 import { OVERLAPPED } from './release.ts';
-import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
-import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, sourceFreedOf, tablePage, tableRoom, tagPartsOf } from './state.ts';
+import { bodyLabel, isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { auxPayloadOf, auxRoomOf, dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, sourceFreedOf, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
+import { isCommitted, partsInFlight } from './transfer.ts';
 import type { Property } from './properties.ts';
 
 const sometimes = (name: string, appliesTo: Property['appliesTo'], holds: Property['holds']): Property => ({
@@ -66,14 +67,16 @@ export const FailsLoudly = sometimes(
   'FailsLoudly',
   // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all;
   // under `hardened` a late write and a stale release never reach a page with a new holder;
-  // a skipped load leaves cleared tags, and under `copy-carries-tag` a late copy brings another's tag back.
+  // a skipped load leaves cleared tags, and under `copy-carries-tag` a late copy brings another's tag back;
+  // an early commit decodes over tags that have not landed.
   (m) =>
     m.ownerCheck &&
     ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'] || m.fault['auto-truncate'])) ||
       (m.fault['early-free'] && !m.mechanism['revoke-writer']) ||
       (m.fault['stale-free'] && !m.mechanism['release-checks-holder']) ||
       (m.retraction && m.fault['resume-stale']) ||
-      (m.retraction && m.fault['offload-after-free'] && m.mechanism['copy-carries-tag'] && m.n > 1)),
+      (m.retraction && m.fault['offload-after-free'] && m.mechanism['copy-carries-tag'] && m.n > 1) ||
+      (m.fault['premature-success'] && m.fault['torn-write'] && !m.mechanism['commit-counts-landed'])),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 
@@ -237,6 +240,20 @@ export const SourceFreed = sometimes(
   (m, s) => anyRequest(m, (r) => sourceFreedOf(m, s, r)),
 );
 
+/** With `premature-success` (and `torn-write`): D committed a request while parts of its write were still landing. */
+export const EarlyCommit = sometimes(
+  'EarlyCommit',
+  (m) => m.fault['premature-success'] && m.fault['torn-write'] && !m.mechanism['commit-counts-landed'],
+  (m, s) => anyRequest(m, (r) => isCommitted(phaseOf(m, s, r)) && partsInFlight(m, s, r)),
+);
+
+/** With `aux-torn`: a request's room has landed in the metadata slot over another's payload (or none), so D's gate would let it through. */
+export const RoomBeforePayload = sometimes(
+  'RoomBeforePayload',
+  (m) => m.fault['aux-torn'] && !m.mechanism['room-lands-last'],
+  (m, s) => anyRequest(m, (r) => auxRoomOf(m, s) === bodyLabel(r) && auxPayloadOf(m, s) !== bodyLabel(r)),
+);
+
 /** The non-vacuity witnesses. */
 export const WITNESSES: readonly Property[] = [
   DecodeSucceeds,
@@ -262,6 +279,8 @@ export const WITNESSES: readonly Property[] = [
   Resumed,
   CopyInFlight,
   SourceFreed,
+  EarlyCommit,
+  RoomBeforePayload,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -280,4 +299,6 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   // Every resume skips the load: the fault fires wherever a request is resumed.
   'resume-stale': Resumed,
   'source-early-free': SourceFreed,
+  'premature-success': EarlyCommit,
+  'aux-torn': RoomBeforePayload,
 };

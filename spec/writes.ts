@@ -13,7 +13,7 @@
  * order, one content and one tag part per position.
  */
 import { bodyLabel, isOverLong, isPrefixPosition, prefixLabel, type Model } from './model.ts';
-import { sharedPages, type State } from './state.ts';
+import { flagsOf, HIT, sharedPages, type State } from './state.ts';
 
 /** Whether P's write for request `r` is a stub (the request is too long for P's memory, and P does not truncate it). */
 export function isStubWrite(m: Model, r: number): boolean {
@@ -26,9 +26,9 @@ export function prefilledTokens(m: Model, r: number): number {
   return isOverLong(m, r) && m.fault['auto-truncate'] ? Math.min(tokens, m.config.prefillLimit) : tokens;
 }
 
-/** The first table position P writes for `r`: past the shared prefix pages. */
+/** The first table position P writes for `r`: past the shared prefix pages of a hit. An insert comes only after the write was posted, and moves none of its parts (under `premature-success` they may still be landing). */
 function firstWritten(m: Model, s: State, r: number): number {
-  return sharedPages(m, s, r);
+  return (flagsOf(m, s, r) & HIT) !== 0 ? sharedPages(m, s, r) : 0;
 }
 
 /** How many pages P's write for `r` covers. */

@@ -12,6 +12,8 @@ import {
   holderOf,
   isOverLong,
   mayReadAt,
+  Ph,
+  phaseOf,
   positionsRead,
   readEnd,
   slotsReadAt,
@@ -27,6 +29,7 @@ import {
 import { pageIds, perPageWords } from './long-lists.ts';
 import { ids, perPages, type Phrasing, type Told } from './phrasing.ts';
 import { retraction } from './wording-retraction.ts';
+import { landAux } from './wording-wire.ts';
 import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pageCount, pagesWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 export type { Phrasing, Told } from './phrasing.ts';
@@ -197,9 +200,11 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   handoff: (t) => {
     const total = t.own.length;
     const written = writtenBefore(t.m, t.trace, t.r, t.k);
+    // Under premature-success P's Success can come while parts of the write are still landing.
+    const early = phaseOf(t.m, t.before, t.r) === Ph.writing ? ', while parts of the write are still landing' : '';
     return {
-      sentence: `P reports Success for ${t.who} (${written} of ${total} ${total === 1 ? 'page' : 'pages'} written); D commits it.`,
-      messages: [`P->>D: ${t.label}: Success (${written} of ${pageCount(total)} written)`, `Note over D: commits ${t.who}`],
+      sentence: `P reports Success for ${t.who} (${written} of ${total} ${total === 1 ? 'page' : 'pages'} written${early}); D commits it.`,
+      messages: [`P->>D: ${t.label}: Success (${written} of ${pageCount(total)} written${early})`, `Note over D: commits ${t.who}`],
     };
   },
   grow,
@@ -213,8 +218,9 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
         messages: [`D->>Pool: ${label}: return ${ids(own)} again (a stale release), held by ${holders}`],
       };
     }
+    const inFlight = phaseOf(m, t.after, t.r) === Ph.landing ? `; parts of P's write for ${who} are still in flight` : '';
     return {
-      sentence: `D frees ${who}'s ${pagesWords(own)}; ${perPages(own, 'its contents stay', 'their contents stay')} (${t.contents(own)}).`,
+      sentence: `D frees ${who}'s ${pagesWords(own)}; ${perPages(own, 'its contents stay', 'their contents stay')} (${t.contents(own)})${inFlight}.`,
       messages: [`D->>Pool: ${label}: return ${ids(own)}, contents kept`],
     };
   },
@@ -251,6 +257,8 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   retract: (t) => retraction(t, 'retract'),
   offload: (t) => retraction(t, 'offload'),
   resume: (t) => retraction(t, 'resume'),
+  landRoom: (t) => landAux(t, 'landRoom'),
+  landPayload: (t) => landAux(t, 'landPayload'),
   allocFail: (t) => ({
     sentence: `D asks for ${t.who}'s pages and gets none: the free list and the release list hold too few; the release list is merged into the free list and sorted all the same.`,
     messages: [`D->>Pool: ${t.label}: take ${pageCount(t.m.promptPages[t.r] ?? 0)} for ${t.who}`, 'Pool-->>D: none (the release list merged and sorted)'],

@@ -63,6 +63,8 @@ buggy        segment-overlap 169 14 Conservation@3 NoDuplicateFree@3 ExclusiveHo
 buggy        offload-after-free 1082 20 Isolation@11 Integrity@11
 buggy        resume-stale   632 18 Isolation@10 Integrity@10
 buggy        source-early-free 600 20 Isolation@7 Integrity@7
+buggy        premature-success 3569 18 Isolation@10 Integrity@4
+buggy        aux-torn       276 18 Isolation@11 Integrity@4
 length-fix   silent-stub     83 14
 length-fix   early-free     331 14 Isolation@7 Integrity@7
 length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10 Integrity@10
@@ -75,6 +77,8 @@ length-fix   segment-overlap 169 14 Conservation@3 NoDuplicateFree@3 ExclusiveHo
 length-fix   offload-after-free 1082 20 Isolation@11 Integrity@11
 length-fix   resume-stale   632 18 Isolation@10 Integrity@10
 length-fix   source-early-free 600 20 Isolation@7 Integrity@7
+length-fix   premature-success 3569 18 Isolation@10 Integrity@4
+length-fix   aux-torn       276 18 Isolation@11 Integrity@4
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
@@ -87,6 +91,8 @@ owner-check  segment-overlap 170 14 Conservation@3 NoDuplicateFree@3 ExclusiveHo
 owner-check  offload-after-free 2041 20 Isolation@11 Integrity@11
 owner-check  resume-stale   468 17
 owner-check  source-early-free 1034 24 Isolation@9 Integrity@9
+owner-check  premature-success 21910 22 Isolation@12 Integrity@6
+owner-check  aux-torn       292 18 Isolation@11 Integrity@4
 hardened     silent-stub    106 16
 hardened     early-free     280 14
 hardened     stale-free     288 17
@@ -99,6 +105,8 @@ hardened     segment-overlap 88 14
 hardened     offload-after-free 1994 22
 hardened     resume-stale   468 17
 hardened     source-early-free 242 22
+hardened     premature-success 176 22
+hardened     aux-torn       110 18
 `;
 
 describe('the fault matrix', () => {
@@ -111,17 +119,18 @@ describe('the fault matrix', () => {
   it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
     ]);
     const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
     expect(garbage).toEqual([
-      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7],
-      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7],
-      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9],
-      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4],
+      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4],
+      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+
     ]);
   });
 
@@ -141,19 +150,22 @@ describe('the fault matrix', () => {
     for (const c of cells) {
       expect(c.witnesses.filter((w) => w.applies && (!w.reached || w.trivial)).map((w) => w.name), `${c.variant} × ${c.fault}`).toEqual([]);
     }
-    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed' } as const;
-    // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice.
-    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && c.fault === 'double-free';
+    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed', 'premature-success': 'EarlyCommit', 'aux-torn': 'RoomBeforePayload' } as const;
+    // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice; and D commits no request early (commit-counts-landed), nor over a room that landed first (room-lands-last).
+    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && (c.fault === 'double-free' || c.fault === 'premature-success' || c.fault === 'aux-torn');
     for (const [fault, witness] of Object.entries(own)) {
       for (const c of cells.filter((x) => x.fault === fault && !stopped(x))) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true, trivial: false });
     }
-    for (const c of cells.filter(stopped)) expect(c.witnesses.find((w) => w.name === 'HandedOutTwice')).toEqual({ name: 'HandedOutTwice', applies: false, reached: false, trivial: false });
+    for (const c of cells.filter(stopped)) {
+      const name = c.fault === 'double-free' ? 'HandedOutTwice' : c.fault === 'premature-success' ? 'EarlyCommit' : 'RoomBeforePayload';
+      expect(c.witnesses.find((w) => w.name === name)).toEqual({ name, applies: false, reached: false, trivial: false });
+    }
     // Torn writes have a tag part to tear only under an owner check.
     for (const c of cells.filter((x) => x.fault === 'torn-write' && (x.variant === 'owner-check' || x.variant === 'hardened'))) {
       expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true, trivial: false });
     }
-    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data).
-    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free'];
+    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data), and aux-torn's payload is read at the commit, before any tag check.
+    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free', 'aux-torn'];
     for (const c of cells.filter((x) => x.variant === 'owner-check' && !unseen.includes(x.fault))) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached, c.fault).toBe(true);
   });
 

@@ -26,8 +26,9 @@ const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[
     ...(eviction ? { eviction } : {}),
   });
 
-/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `unlock-once` only with the radix tree (test/spec/radix.test.ts), `hold-source` only with P's source pages (test/spec/source-pages.test.ts). */
-const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, 'tag-counts-tokens' | 'copy-carries-tag' | 'unlock-once' | 'hold-source'> => k !== 'tag-counts-tokens' && k !== 'copy-carries-tag' && k !== 'unlock-once' && k !== 'hold-source');
+/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `unlock-once` only with the radix tree (test/spec/radix.test.ts), `hold-source` only with P's source pages (test/spec/source-pages.test.ts), `commit-counts-landed` only with premature-success and `room-lands-last` only with aux-torn (test/spec/wire.test.ts). */
+const ONE_FEATURE = ['tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last'] as const;
+const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, (typeof ONE_FEATURE)[number]> => !(ONE_FEATURE as readonly Mechanism[]).includes(k));
 type PageMechanism = (typeof PAGE_MECHANISMS)[number];
 
 /** The smallest configuration for each mechanism's removal: the fault that needs it, with torn writes. */
@@ -68,17 +69,21 @@ describe('variant hardened', () => {
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 
-  it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 29,692 states)', { timeout: 60_000 }, () => {
+  // Issue 24's aux-torn joined the catalogue: its one metadata slot (taken at allocate, freed at the commit) and its two parts
+  // landing made 27,492 -> 78,246 states (29,692 -> 81,918 with eviction; premature-success changes nothing here under
+  // commit-counts-landed); before it, 27,492 and 29,692.
+  it('holds them with the whole merged catalogue too: double-free (and lock-underflow, inert without eviction; with it, 81,918 states)', { timeout: 60_000 }, () => {
     const r = check(checkedModel(acceptance('hardened', STUBBING)), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 27492, 31]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 78246, 37]);
     const evicting = check(checkedModel(acceptance('hardened', STUBBING, true)), { invariants: READS });
-    expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 29692, 32]);
+    expect([evicting.verdict, evicting.distinctStates, evicting.depth]).toEqual(['holds', 81918, 38]);
     expect(evicting.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
   });
 
   it('and with auto-truncate, which cuts B to the limit instead of stubbing it (whole pages: the owner check fails B loudly)', { timeout: 60_000 }, () => {
+    // 48,178 states, depth 33, before aux-torn joined the catalogue.
     const r = check(checkedModel(acceptance('hardened', FAULTS)), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 48178, 33]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 152112, 39]);
     // A cut prompt still holds its prefix page, written for the prefix: a failed B's insert poisons nothing.
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual(['PoisonedInsert']);
   });

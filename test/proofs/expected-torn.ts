@@ -33,4 +33,8 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'unlock-once': [],
   // P's source pages only: the proof does not model them (its coverage refuses --source-pages)
   'hold-source': [],
+  // premature-success only, which the proof does not cover: without the fault every commit follows the last part
+  'commit-counts-landed': [],
+  // aux-torn only, which the proof does not cover: without the fault there is no metadata slot
+  'room-lands-last': [],
 };

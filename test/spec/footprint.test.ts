@@ -80,7 +80,9 @@ describe('footprints and property reads against the spec', () => {
       ...configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2 }, { length: 1 }], variant, faults: ['torn-write', 'source-early-free', 'early-free'] }),
       sourcePages: true,
     });
-    for (const config of [...smallConfigs(2601, 120), evicting('owner-check', ['lock-underflow']), evicting('buggy', ['double-free', 'stale-free']), sourcing('owner-check'), sourcing('hardened')]) {
+    // An early commit needs torn-write and premature-success in one draw, which few draws have: one beside them, with a prefix to insert while parts are in flight.
+    const early = configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }], variant: 'owner-check', faults: ['torn-write', 'premature-success'] });
+    for (const config of [...smallConfigs(2601, 120), evicting('owner-check', ['lock-underflow']), evicting('buggy', ['double-free', 'stale-free']), sourcing('owner-check'), sourcing('hardened'), early]) {
       const found = checkConfig(config, 600, 3, kinds);
       tried += found.tried;
       enabled += found.enabled;
@@ -88,7 +90,7 @@ describe('footprints and property reads against the spec', () => {
     }
     expect(problems.slice(0, 5)).toEqual([]);
     // Pinned: the seed's draws and the states they reach.
-    expect([tried, enabled]).toEqual([323181, 32286]);
+    expect([tried, enabled]).toEqual([0, 0]);
     // Every kind was taken somewhere: a declaration no draw exercises would pass unseen.
     expect(ACTION_KINDS.filter((k) => (kinds[k] ?? 0) === 0)).toEqual([]);
   }, 120_000);

@@ -19,10 +19,12 @@ describe('transitions', () => {
   it('step never mutates the state it is given, in any reachable state of any variant', () => {
     // One search per variant over the matrix configuration with every fault (444,230 states in all; 284,219 before segment-overlap joined the catalogue):
     // each state is stepped with every action and compared with its copy as it is expanded.
+    // Issue 24's faults are left out: with torn-write premature-success lets every part land through decode and release, 4,377,758
+    // states here (four minutes), and aux-torn's slot multiplies the rest; test/spec/wire.test.ts steps their transitions on a smaller configuration.
     let checked = 0;
     let mutated = 0;
     for (const variant of VARIANTS) {
-      const m = compile(matrixConfig(variant, FAULTS));
+      const m = compile(matrixConfig(variant, FAULTS.filter((f) => f !== 'premature-success' && f !== 'aux-torn')));
       const actions = allActions(m);
       const states: State[] = [initial(m)];
       const seen = new Set<string>([Buffer.from(states[0]!).toString('latin1')]);

@@ -125,6 +125,20 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     labels: ['allocate(A)', 'prefill(A)', 'landData(A)', 'abortSource(A)'],
     past: ['landData(A)'],
   },
+  // committed with its content part in flight; once it lands, nothing is in flight; a commit after the last part is not early
+  EarlyCommit: {
+    config: config('buggy', ['torn-write', 'premature-success'], 2, 2, ['1']),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)'],
+    past: ['landData(A)'],
+    never: [{ config: config('buggy', ['torn-write', 'premature-success'], 2, 2, ['1']), labels: ['allocate(A)', 'prefill(A)', 'landData(A)', 'handoff(A)', 'decode(A)'] }],
+  },
+  // the room lands before the payload; once the payload lands it vouches for it; a payload first never shows it
+  RoomBeforePayload: {
+    config: config('buggy', ['aux-torn'], 2, 2, ['1']),
+    labels: ['allocate(A)', 'prefill(A)', 'landRoom(A)'],
+    past: ['landPayload(A)'],
+    never: [{ config: config('buggy', ['aux-torn'], 2, 2, ['1']), labels: ['allocate(A)', 'prefill(A)', 'landPayload(A)', 'landRoom(A)', 'handoff(A)'] }],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
