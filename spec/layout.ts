@@ -124,10 +124,8 @@ export const LAYOUT = [
   { name: 'savedTag', scope: 'position', kind: 'label', present: (c) => c.retraction && c.ownerCheck, moves: 'requestLabels', diesWithTable: true, doc: "The owner tag the copy read with the content (restored by the load under `copy-carries-tag`)." },
   { name: 'savedFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots, moves: 'value', diesWithTable: true, doc: "How many slots of the saved page held its content." },
   { name: 'savedTagFill', scope: 'position', kind: 'byte', present: (c) => c.retraction && c.slots && c.ownerCheck, moves: 'value', diesWithTable: true, doc: "How many slots the saved tag says were written." },
-  // The radix tree (spec/radix.ts): a node per cached prefix page, its lock_ref kept at the page; and the depth of each request's last node.
   { name: 'nodeLock', scope: 'page', kind: 'byte', present: (c) => c.radix, moves: 'stays', diesWithTable: false, doc: "The lock_ref of the tree node the page is (a signed byte; 0 while the page is no node)." },
   { name: 'depth', scope: 'request', kind: 'byte', present: (c) => c.radix, moves: 'value', diesWithTable: false, doc: "The depth of its last node: how many leading table positions are tree nodes it locked (SGLang's `last_node`)." },
-  // P's source pages of a write in flight (spec/source-pages.ts).
   { name: 'sourceFreed', scope: 'request', kind: 'byte', present: (c) => c.sourcePages, moves: 'value', diesWithTable: false, doc: "1 while P has freed the source pages of the request's write in flight (`abortSource`); back to 0 when its last content part lands." },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 

@@ -4,23 +4,14 @@
  * the behaviour it guards never happens.
  */
 import { OVERLAPPED } from './release.ts';
-import { bodyLabel, isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
-import { auxPayloadOf, auxRoomOf, dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, sourceFreedOf, tablePage, tableRoom, tagPartsOf } from './state.ts';
+import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
-import { isCommitted, partsInFlight } from './transfer.ts';
 import type { Property } from './properties.ts';
+import { anyRequest, sometimes } from './witness-kit.ts';
+import { EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
-const sometimes = (name: string, appliesTo: Property['appliesTo'], holds: Property['holds']): Property => ({
-  name,
-  kind: 'sometimes',
-  appliesTo,
-  holds,
-});
-
-const anyRequest = (m: Model, test: (r: number) => boolean): boolean => {
-  for (let r = 0; r < m.n; r++) if (test(r)) return true;
-  return false;
-};
+export { EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
 const hasOverLong = (m: Model): boolean => m.config.requests.some((_, r) => isOverLong(m, r));
 
@@ -227,31 +218,6 @@ export const CopyInFlight = sometimes(
   'CopyInFlight',
   (m) => m.retraction && m.fault['offload-after-free'],
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.offloading),
-);
-
-/**
- * With `source-early-free` (and `torn-write`, under which a write is in flight): P aborted a
- * request while its transfer still read P's source pages. Under `hardened` the abort is
- * taken too, and P holds the pages (`hold-source`), so the witness applies there as well.
- */
-export const SourceFreed = sometimes(
-  'SourceFreed',
-  (m) => m.sourcePages && m.fault['source-early-free'] && m.fault['torn-write'],
-  (m, s) => anyRequest(m, (r) => sourceFreedOf(m, s, r)),
-);
-
-/** With `premature-success` (and `torn-write`): D committed a request while parts of its write were still landing. */
-export const EarlyCommit = sometimes(
-  'EarlyCommit',
-  (m) => m.fault['premature-success'] && m.fault['torn-write'] && !m.mechanism['commit-counts-landed'],
-  (m, s) => anyRequest(m, (r) => isCommitted(phaseOf(m, s, r)) && partsInFlight(m, s, r)),
-);
-
-/** With `aux-torn`: a request's room has landed in the metadata slot over another's payload (or none), so D's gate would let it through. */
-export const RoomBeforePayload = sometimes(
-  'RoomBeforePayload',
-  (m) => m.fault['aux-torn'] && !m.mechanism['room-lands-last'],
-  (m, s) => anyRequest(m, (r) => auxRoomOf(m, s) === bodyLabel(r) && auxPayloadOf(m, s) !== bodyLabel(r)),
 );
 
 /** The non-vacuity witnesses. */

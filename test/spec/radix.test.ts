@@ -117,10 +117,10 @@ describe('fault lock-underflow under the radix tree: a release unlocks its path 
     expect(firstTrace(bare, b)).toEqual([['ExclusiveHold', 7, EVICTED], ['NoUseAfterFree', 7, EVICTED]]);
   });
 
-  it('hardened holds Isolation and Integrity with every fault but retraction\'s and auto-truncate (38,697 states, depth 34)', () => {
+  it('hardened holds Isolation and Integrity with every fault but retraction\'s and auto-truncate (132,191 states, depth 40; 38,697 and 34 before premature-success and aux-torn joined the catalogue)', () => {
     const faults = FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'offload-after-free' && f !== 'resume-stale');
     const r = check(checkedModel(compile(radix('hardened', faults, 3, ['2:sys', '2:sys', '3']))), { invariants: READS });
-    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 38697, 34]);
+    expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 132191, 40]);
     // No over-long prompt here (nothing to poison), and unlock-once keeps every lock_ref at 0 or above.
     expect(unreached(r)).toEqual(['PoisonedInsert', 'EvictedWhileRead', 'LockNegative']);
   });
