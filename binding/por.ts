@@ -35,7 +35,7 @@
 import type { ModelProperty, Reducer, Reduction } from '../checker/model.ts';
 import { ACTION_KINDS, type Action, type ActionKind } from '../spec/actions.ts';
 import { freeCopies } from '../spec/allocator.ts';
-import { FOOTPRINTS, writesOf, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
+import { FOOTPRINTS, readsOf, writesOf, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
 import { bodyLabel, NO_PAGE, type Model } from '../spec/model.ts';
 import { propertyReads, type PropertyReads } from '../spec/property-reads.ts';
 import { holderOf, PHASES, phaseOf, tablePage, type Phase, type State } from '../spec/state.ts';
@@ -78,7 +78,7 @@ function classOf(reads: PropertyReads, phase: Phase): number {
 }
 
 /** Whether kind `k`, taken from `phase`, can change the property that reads `reads` (condition 3). */
-export function visibleTo(k: Footprint, phase: Phase, reads: PropertyReads | undefined): boolean {
+export function visibleTo(k: Pick<Footprint, 'moves' | 'sets' | 'writes'>, phase: Phase, reads: PropertyReads | undefined): boolean {
   if (reads === undefined) return true;
   if (reads.monotone === true) return false;
   const to = k.moves[phase] ?? [];
@@ -103,7 +103,7 @@ interface Statics {
 
 function staticsOf(m: Model, actions: readonly Action[], properties: readonly ModelProperty[]): Statics {
   const present = ACTION_KINDS.filter((k) => actions.some((a) => a.kind === k));
-  const eff = (k: ActionKind): Effective => ({ reads: FOOTPRINTS[k].reads, writes: writesOf(m, k) });
+  const eff = (k: ActionKind): Effective => ({ reads: readsOf(m, k), writes: writesOf(m, k) });
   const local = (k: ActionKind): boolean => ownAndTable(eff(k)) && present.every((o) => !conflictsWithAny(eff(k), eff(o)));
   const pages = (k: ActionKind): boolean => [...Object.values(eff(k).reads), ...Object.values(eff(k).writes)].some((reach) => reach === 'table' || reach === 'held');
   const candidate = new Uint8Array(PH);
@@ -117,7 +117,7 @@ function staticsOf(m: Model, actions: readonly Action[], properties: readonly Mo
   const visible = properties.map((p) => {
     const reads = propertyReads(p.name);
     const bits = new Uint8Array(ACTION_KINDS.length * PH);
-    ACTION_KINDS.forEach((k, kk) => PHASES.forEach((phase, ph) => (bits[kk * PH + ph] = visibleTo(FOOTPRINTS[k], phase, reads) ? 1 : 0)));
+    ACTION_KINDS.forEach((k, kk) => PHASES.forEach((phase, ph) => (bits[kk * PH + ph] = visibleTo({ ...FOOTPRINTS[k], writes: writesOf(m, k) }, phase, reads) ? 1 : 0)));
     return bits;
   });
   return {

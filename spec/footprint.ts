@@ -58,12 +58,29 @@ export interface Footprint {
   readonly localGuard?: (m: Model, s: State, r: number) => boolean;
   /** Where a mechanism of `hardened` narrows what it writes: under `mechanism`, `writes` in place of the writes above. */
   readonly narrowed?: { readonly mechanism: Mechanism; readonly writes: Omit<Accesses, 'flags'> };
+  /** Accesses it makes only where `variable` is in the configuration's layout (a fault's or a switch's state): beside those above. */
+  readonly withVariable?: { readonly variable: VariableName; readonly reads: Accesses; readonly writes: Omit<Accesses, 'flags'> };
 }
 
-/** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them. */
+/** `accesses` without the variables `m`'s layout does not have: an absent variable is touched by nobody, so it orders nothing. */
+function present<T extends Accesses>(m: Model, accesses: T): T {
+  return Object.fromEntries(Object.entries(accesses).filter(([v]) => m.layout.fields[v as VariableName] !== undefined)) as T;
+}
+
+/** Whether `m` has the variable that brings `fp`'s conditional accesses. */
+const conditional = (m: Model, fp: Footprint): boolean => fp.withVariable !== undefined && m.layout.fields[fp.withVariable.variable] !== undefined;
+
+/** What kind `kind` may read under `m`: its reads, with those its layout brings, over the variables `m` has. */
+export function readsOf(m: Model, kind: ActionKind): Accesses {
+  const fp = FOOTPRINTS[kind];
+  return present(m, conditional(m, fp) ? { ...fp.reads, ...fp.withVariable?.reads } : fp.reads);
+}
+
+/** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them, with those its layout brings, over the variables `m` has. */
 export function writesOf(m: Model, kind: ActionKind): Omit<Accesses, 'flags'> {
   const fp = FOOTPRINTS[kind];
-  return fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
+  const base = fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
+  return present(m, conditional(m, fp) ? { ...base, ...fp.withVariable?.writes } : base);
 }
 
 /** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
@@ -108,12 +125,13 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any' },
   },
   // Under `premature-success` also from `writing`: the guard reads the phase only.
-  // Under `aux-torn` it waits for the room, reads the payload (a read record, the read set) and frees the slot.
+  // Under `aux-torn` (the slot in the layout) it waits for the room, reads the payload (a read record, the read set) and frees the slot.
   handoff: {
     moves: { written: ['handedOff'], writing: ['handedOff'] },
     sets: 0,
-    reads: { ...SLOT, reads: 'own', observed: 'own' },
-    writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' },
+    reads: {},
+    writes: {},
+    withVariable: { variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } },
   },
   grow: {
     moves: { decoding: ['decoding'] },

@@ -9,7 +9,7 @@ import { reachable } from '../checker/orbits.ts';
 const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['minimal incident, buggy', incidentConfig('buggy'), 21],
   // Every fault but torn-write includes double-free (lock-underflow needs eviction, off here); auto-truncate, which replaces the stub, has its own row.
-  ['matrix, buggy, every fault but torn-write and auto-truncate', matrixConfig('buggy', FAULTS.filter((f) => f !== 'torn-write' && f !== 'auto-truncate')), 17942], // 14,713 before segment-overlap joined the catalogue
+  ['matrix, buggy, every fault but torn-write and auto-truncate', matrixConfig('buggy', FAULTS.filter((f) => f !== 'torn-write' && f !== 'auto-truncate')), 64476], // 14,713 before segment-overlap joined the catalogue, 17,942 before aux-torn's metadata slot
   // Token slots: the fill counts and the stale tail (the slot-level finding's configuration, with torn writes and early frees).
   ['2-token pages, owner-check, auto-truncate, early-free, torn-write', configFrom({ pages: 3, pageSize: 2, prefillLimit: 3, requests: [{ length: 3 }, { length: 4 }], variant: 'owner-check', faults: ['auto-truncate', 'early-free', 'torn-write'], decodeSteps: 2 }), 1905],
   // Conservation counts the free list's copies: double-free under the orders that keep a list.

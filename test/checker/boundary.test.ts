@@ -42,7 +42,9 @@ describe('the checker knows no particular model', () => {
 describe("the spec's fast expanders agree with step over allActions", () => {
   const configs = [
     ...FAULTS.map((f) => matrixConfig('owner-check', [f])),
-    matrixConfig('buggy', [...FAULTS]),
+    // Issue 24's premature-success and aux-torn are left out of the whole catalogue (each is stepped alone above): together with
+    // torn-write they multiply this space past four minutes of stepping (test/spec/transitions.test.ts says the same).
+    matrixConfig('buggy', FAULTS.filter((f) => f !== 'premature-success' && f !== 'aux-torn')),
     configFrom({ pages: 5, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 2 }] }),
   ];
   it('same successors, same action numbers, in the same order, on every reachable state', () => {

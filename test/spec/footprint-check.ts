@@ -5,7 +5,7 @@
  * returns the problems it found as sentences (empty: none), so that the test prints the
  * first and the counts.
  */
-import { FOOTPRINTS, writesOf, type Reach } from '../../spec/footprint.ts';
+import { FOOTPRINTS, readsOf, writesOf, type Reach } from '../../spec/footprint.ts';
 import { propertyReads, type PropertyReads } from '../../spec/property-reads.ts';
 import { actionLabel, bodyLabel, freeCopies, holderOf, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
 
@@ -93,13 +93,13 @@ export function undeclaredWrites(m: Model, map: readonly ByteOf[], s: State, a: 
 
 /** Which bytes of `s` an action of request `r` of kind `kind` declares it reads: its phase, and each declared read within its reach. */
 function readMask(m: Model, map: readonly ByteOf[], s: State, a: Action): Uint8Array {
-  const fp = FOOTPRINTS[a.kind];
+  const reads = readsOf(m, a.kind);
   const keep = new Uint8Array(s.length);
   for (let b = 0; b < s.length; b++) {
     const { field, elem } = map[b]!;
     if (field.name === 'phase') keep[b] = elem === a.r ? 1 : 0;
     else {
-      const reach = fp.reads[field.name as keyof typeof fp.reads];
+      const reach = reads[field.name as keyof typeof reads];
       keep[b] = reach !== undefined && within(m, s, a.r, field.row.scope, elem, reach) ? 1 : 0;
     }
   }
