@@ -1,5 +1,5 @@
 /** Shared helpers for the spec's tests: run a list of action labels, build states by hand. */
-import { compile, parseAction, run, lastState, type Config, type Model, type State, type Trace } from '../../spec/index.ts';
+import { allActions, compile, initial, parseAction, run, lastState, step, type Config, type Model, type State, type Trace } from '../../spec/index.ts';
 
 /** Runs labelled actions; throws naming the first one that is not an action or not enabled. */
 export function runLabels(config: Config, labels: readonly string[]): { m: Model; trace: Trace; last: State } {
@@ -26,3 +26,29 @@ export const MINIMAL_LEAK = [
   'handoff(B)',
   'decode(B)',
 ] as const;
+
+/**
+ * Steps every reachable state of `m` with every action, breadth first, and counts the
+ * states it expanded and those that `step` changed in place (it must copy): the check that
+ * `step` never mutates the state it is given.
+ */
+export function mutatedByStep(m: Model): { checked: number; mutated: number } {
+  const actions = allActions(m);
+  const states: State[] = [initial(m)];
+  const seen = new Set<string>([Buffer.from(states[0]!).toString('latin1')]);
+  let mutated = 0;
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i]!;
+    const before = s.slice();
+    for (const a of actions) {
+      const t = step(m, s, a);
+      if (t === undefined) continue;
+      const key = Buffer.from(t).toString('latin1');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      states.push(t);
+    }
+    if (Buffer.compare(before, s) !== 0) mutated++;
+  }
+  return { checked: states.length, mutated };
+}
