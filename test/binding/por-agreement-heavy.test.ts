@@ -27,8 +27,8 @@ describe('partial-order reduction agrees with the plain search', () => {
         }
       }
     }
-    expect([compared, plain, reduced]).toEqual([800, 1724147, 1655008]);
+    // The draws moved with issue 24's faults in the catalogue (1,724,147 plain and 1,655,008 reduced, 446 violations and 4 deeper, before).
     // How often the reduced graph's shortest trace was longer than the shortest (docs/POR.md): the plain search found those again.
-    expect([violations, deeper]).toEqual([446, 4]);
+    expect([compared, plain, reduced, violations, deeper]).toEqual([800, 1729283, 1629537, 364, 18]);
   }, 600_000);
 });
