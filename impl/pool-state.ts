@@ -214,11 +214,6 @@ export class PoolState {
     return this.sharesFirstPage(s) ? (this.prefixLengths[this.groups[s] ?? 0] ?? 1) : 0;
   }
 
-  /** The first table entry P's write covers: past a hit's prefix pages (D sent P the rest); an insert after the allocation moves none (spec/writes.ts). */
-  protected firstWritten(s: number): number {
-    return ((this.flags[s] ?? 0) & HIT) !== 0 ? (this.prefixLengths[this.groups[s] ?? 0] ?? 1) : 0;
-  }
-
   /** Checks a slot index. */
   protected slotIndex(slot: number): number {
     if (!(slot >= 0 && slot < this.phases.length && Number.isInteger(slot))) throw new RangeError(`slot ${slot} is not in 0..${this.phases.length - 1}`);
