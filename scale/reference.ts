@@ -85,8 +85,7 @@ export class ReferencePool extends ReferenceState {
     // auto-truncate: only the pages of the prompt cut to the limit are written.
     const written = over ? this.options.prefillLimit : r.length;
     r.table.forEach((p, i) => {
-      // P writes every page D sent but a hit's prefix page: an insert after the allocation moves none (spec/writes.ts).
-      if ((i === 0 && r.hit) || i >= written) return;
+      if ((i === 0 && this.sharesFirstPage(r)) || i >= written) return;
       this.write(p, i === 0 && r.group >= 0 ? groupLabel(r.group) : admissionLabel(r.admission), i, this.slotsPerPage);
     });
     r.phase = r.phase === 'timedOut' ? 'landed' : 'written';
@@ -102,7 +101,7 @@ export class ReferencePool extends ReferenceState {
       r.phase = late ? 'freed' : 'refused';
       return true;
     }
-    const at = r.hit ? 1 : 0;
+    const at = this.sharesFirstPage(r) ? 1 : 0;
     const first = r.table[at];
     // The dummy is one token.
     if (first !== undefined) this.write(first, admissionLabel(r.admission), at, 1);
