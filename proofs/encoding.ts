@@ -12,7 +12,7 @@
 import { match } from 'ts-pattern';
 import { compile, type ActionKind, type Fault, type Mechanism, type Model, type Variant } from '../spec/index.ts';
 import { isProofKind } from './coverage.ts';
-import { at, firstWriteSlot, forAll, holds, lambda, leaks, mayReadAt, ownSlot, prefixSlot, put, shares, slotLabel, writeSlot, type Arr, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
+import { at, firstOwnSlot, forAll, holds, lambda, leaks, mayReadAt, ownSlot, prefixSlot, put, shares, slotLabel, type Arr, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 /** What the variant and faults switch on, read from the spec's own `compile` so that both agree. */
 export interface Semantics {
@@ -168,8 +168,8 @@ function prefill(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
     constraints: [
       v.len(r).le(v.limit),
       phaseIn(v, s, r, 'allocated', 'timedOut'),
-      forAll(v, [k], Implies(writeSlot(v, s, r, k), holds(written, at(s.table, r, k)))),
-      forAll(v, [p], Implies(holds(written, p), And(writeSlot(v, s, r, at(slotOf, p)), at(s.table, r, at(slotOf, p)).eq(p)))),
+      forAll(v, [k], Implies(ownSlot(v, s, r, k), holds(written, at(s.table, r, k)))),
+      forAll(v, [p], Implies(holds(written, p), And(ownSlot(v, s, r, at(slotOf, p)), at(s.table, r, at(slotOf, p)).eq(p)))),
     ],
     post: {
       ...s,
@@ -189,7 +189,7 @@ function stub(v: Vocabulary, sem: Semantics, s: ZState, r: Z): Transition {
   if (!sem.silentStub) {
     return { constraints: guard, post: { ...s, phase: setPhase(s, r, If(late, v.ph('freed'), v.ph('refused')) as Z) } };
   }
-  const slot = firstWriteSlot(v, s, r);
+  const slot = firstOwnSlot(v, s, r);
   const page = at(s.table, r, slot);
   const lands = landsAnywhere(v, sem, s, r);
   if (sem.fault['torn-write']) return { constraints: guard, post: posted(v, s, r, lands) };
@@ -289,8 +289,8 @@ function posted(v: Vocabulary, s: ZState, r: Z, lands: F): ZState {
 /** Whether slot `k` is in r's write set: its first own slot for a stub, every own slot for a prefill. */
 export function inWrite(v: Vocabulary, s: ZState, r: Z, k: Z): F {
   const { If, And } = v.ctx;
-  const first = firstWriteSlot(v, s, r);
-  return If(v.len(r).gt(v.limit), And(v.inTable(r, k), k.eq(first)), writeSlot(v, s, r, k)) as F;
+  const first = firstOwnSlot(v, s, r);
+  return If(v.len(r).gt(v.limit), And(v.inTable(r, k), k.eq(first)), ownSlot(v, s, r, k)) as F;
 }
 
 /** What r's write puts at slot `k`: page `k` of its prefix's content at a prefix position of a prefill, else its own. */

@@ -47,22 +47,6 @@ export function ownSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
   return And(v.inTable(r, k), Not(sharedSlot(v, s, r, k)));
 }
 
-/**
- * Whether slot `k` of `r`'s table is in P's write: in its table, and not a prefix page of a
- * hit. The write's pages were fixed when D sent them (spec/writes.ts): an insert after it
- * moves none, so a request that inserted before its late write still writes its prefix pages.
- */
-export function writeSlot(v: Vocabulary, s: ZState, r: Z, k: Z): F {
-  const { And, Not } = v.ctx;
-  return And(v.inTable(r, k), Not(And(holds(s.hit, r), prefixSlot(v, r, k))));
-}
-
-/** r's first slot in P's write: past the prefix pages of a hit, else slot 0. */
-export function firstWriteSlot(v: Vocabulary, s: ZState, r: Z): Z {
-  const { If, And } = v.ctx;
-  return If(And(holds(s.hit, r), v.hasPrefix(r)), v.firstOwn(v.group(r)), v.slot0) as Z;
-}
-
 /** r's first own slot: past the shared prefix pages (`plen`) when it shares them, else slot 0. */
 export function firstOwnSlot(v: Vocabulary, s: ZState, r: Z): Z {
   const { If, And } = v.ctx;

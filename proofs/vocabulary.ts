@@ -25,7 +25,7 @@ import type { Arr, Bounds, F, N, Vocabulary, Z, ZState } from './vocabulary-type
 
 export type { Arr, Bounds, F, N, Vocabulary, Z, ZState } from './vocabulary-types.ts';
 export { at, holds, lambda, put } from './arrays.ts';
-export { firstOwnSlot, firstWriteSlot, leaks, live, mayRead, mayReadAt, ownSlot, prefixSlot, sharedSlot, shares, slotLabel, writeSlot } from './predicates.ts';
+export { firstOwnSlot, leaks, live, mayRead, mayReadAt, ownSlot, prefixSlot, sharedSlot, shares, slotLabel } from './predicates.ts';
 
 /** A datatype member by name (constructors, recognizers), which z3-solver attaches untyped. */
 function member<T>(sort: Sort<'main'>, name: string): T {
