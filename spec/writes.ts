@@ -26,9 +26,18 @@ export function prefilledTokens(m: Model, r: number): number {
   return isOverLong(m, r) && m.fault['auto-truncate'] ? Math.min(tokens, m.config.prefillLimit) : tokens;
 }
 
-/** The first table position P writes for `r`: past the shared prefix pages of a hit. An insert comes only after the write was posted, and moves none of its parts (under `premature-success` they may still be landing). */
+/**
+ * The first table position P writes for `r`: past the shared prefix pages. Under
+ * `premature-success` a request can insert its prefix while parts of its write are still
+ * landing, and the insert must move none of them: there, past a hit's prefix pages only
+ * (the write's pages were fixed when D sent them). Elsewhere the first rule stands, the
+ * one the proof, the pool and the scale reference follow: an insert mostly comes after the
+ * write has landed; the exception, a timed-out request's poisoned insert before its late
+ * write (prefix-poison with early-free), skips the cached pages, a simplification kept.
+ */
 function firstWritten(m: Model, s: State, r: number): number {
-  return (flagsOf(m, s, r) & HIT) !== 0 ? sharedPages(m, s, r) : 0;
+  if (m.fault['premature-success']) return (flagsOf(m, s, r) & HIT) !== 0 ? sharedPages(m, s, r) : 0;
+  return sharedPages(m, s, r);
 }
 
 /** How many pages P's write for `r` covers. */
