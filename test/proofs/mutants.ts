@@ -152,7 +152,7 @@ export const LANDING_MUTANTS: readonly Mutant[] = [
   {
     name: 'a content part past the third position lands nowhere',
     file: 'spec/transfer.ts',
-    patches: [['  if (p !== NO_PAGE) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));', '  if (p !== NO_PAGE && i < 3) writeContent(m, t, p, writeLabel(m, r, i), i, writeSlots(m, r, i));']],
+    patches: [['  if (p !== NO_PAGE) writeContent(m, t, p, sourceLabel(m, s, r, i), i, writeSlots(m, r, i));', '  if (p !== NO_PAGE && i < 3) writeContent(m, t, p, sourceLabel(m, s, r, i), i, writeSlots(m, r, i));']],
     caughtAt: 'landData',
   },
   {
