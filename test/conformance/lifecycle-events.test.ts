@@ -7,16 +7,10 @@
  * parts, an insert at the handoff, and P's limit in tokens.
  */
 import { describe, expect, it } from 'vitest';
-import { validate, type SourceLine, type ValidationResult } from '../../conformance/index.ts';
+import type { ValidationResult } from '../../conformance/index.ts';
+import { config, ev, runLog, served, summary, why } from './log-lines.ts';
 
-const ev = (kind: string, id: string, rest: Record<string, unknown> = {}): string => JSON.stringify({ kind, id, ...rest });
-const config = (rest: Record<string, unknown>): string => JSON.stringify({ kind: 'config', ...rest });
-const run = (text: readonly string[]): ValidationResult =>
-  validate({ files: [], lines: text.map((t, i): SourceLine => ({ file: 'life.jsonl', line: i + 1, text: t })), overrides: {}, window: 8 });
-const summary = (r: ValidationResult): string => [r.verdict, r.invariant ?? '-', r.at?.line ?? '-'].join(' ');
-const why = (r: ValidationResult): string => [...r.refusals.map((x) => x.why), ...r.headline].join(' | ');
-/** A request served from its allocation to its first decode step. */
-const served = (id: string, pages: readonly number[]): string[] => [ev('allocate', id, { pages }), ev('done', id), ev('handoff', id), ev('decode', id, { pages, step: 0 })];
+const run = (text: readonly string[]): ValidationResult => runLog('life.jsonl', text);
 
 describe('allocFail: a failed attempt merges sglang\'s release list', () => {
   // 8 pages of 4 tokens: A (8 tokens) served and freed, B (12) takes 3 4 5, C (24) cannot be served.

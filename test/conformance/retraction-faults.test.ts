@@ -5,16 +5,10 @@
  * same story without the fault is pinned too, so that the fault's line is what decides.
  */
 import { describe, expect, it } from 'vitest';
-import { validate, type SourceLine, type ValidationResult } from '../../conformance/index.ts';
+import type { ValidationResult } from '../../conformance/index.ts';
+import { config, ev, runLog, served, summary, why } from './log-lines.ts';
 
-const ev = (kind: string, id: string, rest: Record<string, unknown> = {}): string => JSON.stringify({ kind, id, ...rest });
-const config = (rest: Record<string, unknown>): string => JSON.stringify({ kind: 'config', ...rest });
-const run = (text: readonly string[]): ValidationResult =>
-  validate({ files: [], lines: text.map((t, i): SourceLine => ({ file: 'retract.jsonl', line: i + 1, text: t })), overrides: {}, window: 8 });
-const summary = (r: ValidationResult): string => [r.verdict, r.invariant ?? '-', r.at?.line ?? '-'].join(' ');
-const why = (r: ValidationResult): string => [...r.refusals.map((x) => x.why), ...r.headline].join(' | ');
-/** A request served from its allocation to its first decode step. */
-const served = (id: string, pages: readonly number[]): string[] => [ev('allocate', id, { pages }), ev('done', id), ev('handoff', id), ev('decode', id, { pages, step: 0 })];
+const run = (text: readonly string[]): ValidationResult => runLog('retract.jsonl', text);
 
 // 4 pages; A (2 pages) is handed off on 0 1 and retracted before it decodes; B takes 0 1 and P writes B's data there.
 const setting = (variant: string, faults: readonly string[]): string => config({ pages: 4, prefillLimit: 4, retraction: true, variant, faults });
