@@ -39,7 +39,7 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
   'prefix-poison':
     'Decode inserts a request\'s prefix pages into the prefix cache although they were not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
   'lock-underflow':
-    'A request that hits the prefix cache locks another node than the cached page it reads (and its unlock underflows), so with eviction on the page is evicted and handed to another request while the first still reads it.',
+    'A request that hits the prefix cache locks another node than the cached page it reads (and its unlock underflows), so with eviction on the page is evicted and handed to another request while the first still reads it. Under --radix, a release walks dec_lock_ref from its last node twice with no floor, so lock_ref goes below 0 and cancels another request\'s lock on the same nodes, which eviction then takes while that request reads them (SGLang #27666).',
   'double-free':
     'The free list is a list, not a set: a second release of pages that are still free (the abort path and the normal path both run) leaves them there twice, and two later allocations can both be handed one of them (SGLang #27731, #38840, #38941).',
   'torn-write':
