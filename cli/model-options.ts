@@ -5,7 +5,7 @@
  */
 import * as Either from 'effect/Either';
 import type { Command } from 'commander';
-import { decodeConfig, FAULTS, type Config } from '../spec/index.ts';
+import { decodeConfig, FAULTS, MECHANISMS, type Config } from '../spec/index.ts';
 import { FIELD_FLAGS, FLAG_OF } from '../spec/config-flags.ts';
 import { UsageError } from './errors.ts';
 
@@ -49,6 +49,8 @@ export interface ModelFlags {
   readonly radix?: boolean;
   /** `--source-pages`. */
   readonly sourcePages?: boolean;
+  /** `--without revoke-writer,hold-source`. */
+  readonly without?: string;
 }
 
 /** Adds the model flags to a command. */
@@ -69,7 +71,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--retraction', "D may retract a running request and resume it on new pages (actions retract and resume, SGLang's retract_decode and resume_retracted_reqs)")
     .option('--radix', "the prefix cache is a radix tree (SGLang's RadixCache): a node per cached prefix page, the handoff inserts the prompt's prefix, eviction frees unlocked leaves, lock_ref per node with no clamp; needs --eviction")
     .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
-
+    .option('--without <mechanisms>', "hardened without these of its mechanisms, comma-separated: the counterexample each one stops (docs/VARIANTS.md)")
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
 
@@ -82,6 +84,13 @@ export function modelFlagsGiven(flags: ModelFlags): boolean {
 function numberish(text: string): number | string {
   // A number too large for a double stays text, so that the message shows it as typed, not as null.
   return /^-?\d+(\.\d+)?$/.test(text.trim()) && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+/** A comma-separated list of names for `flag`; an empty list, or an empty name in it, is refused (the schema checks the names). */
+function parseNameList(flag: string, text: string, known: readonly string[], what: string): string[] {
+  const names = text.split(',').map((f) => f.trim());
+  if (text.trim() === '' || names.includes('')) throw new UsageError(`${flag}: expected ${what}, comma-separated (${known.join(', ')}), got ${JSON.stringify(text)}`);
+  return names;
 }
 
 /** A `--faults` list: `none` is the explicit word for no faults; an empty list is refused, not read as none. */
@@ -149,6 +158,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.retraction === true) set('retraction', true);
   if (flags.radix === true) set('radix', true);
   if (flags.sourcePages === true) set('sourcePages', true);
+  if (flags.without !== undefined) set('without', parseNameList('--without', flags.without, MECHANISMS, "hardened's mechanisms"));
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

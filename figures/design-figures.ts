@@ -5,9 +5,18 @@
  * or holds with nothing going wrong at a read. Derived from the matrix's cells and their
  * witnesses, not written by hand.
  */
+import { checkedModel } from '../binding/index.ts';
+import { check } from '../checker/index.ts';
 import { runMatrix, type MatrixCell } from '../matrix/matrix.ts';
-import { FAULTS, VARIANTS } from '../spec/index.ts';
+import { configArgs } from '../spec/config-flags.ts';
+import { actionLabel, compile, FAULTS, REMOVAL_LIST, VARIANTS, withoutMechanism, type Fault } from '../spec/index.ts';
 import type { Figure } from './readme-figures.ts';
+
+/** The mechanisms of `hardened` that stop fault `f` (spec/removals.ts), as the designs table names them after hardened's word. */
+const stoppedBy = (f: Fault): string => {
+  const by = REMOVAL_LIST.filter((r) => r.stops.includes(f)).map((r) => `\`${r.mechanism}\``);
+  return by.length === 0 ? '' : ` · ${by.join(', ')}`;
+};
 
 /** Whether witness `name` was reached in the cell. */
 const reached = (c: MatrixCell, name: string): boolean => c.witnesses.some((w) => w.name === name && w.reached);
@@ -28,7 +37,26 @@ export const designs: Figure = {
   render: async () => {
     const { cells } = runMatrix();
     const faults = FAULTS.filter((f) => cells.some((c) => c.fault === f));
-    const rows = VARIANTS.map((v) => `| \`${v}\` | ${faults.map((f) => word(cells.find((c) => c.variant === v && c.fault === f)!)).join(' | ')} |`);
+    const cell = (v: (typeof VARIANTS)[number], f: Fault): string => word(cells.find((c) => c.variant === v && c.fault === f)!) + (v === 'hardened' ? stoppedBy(f) : '');
+    const rows = VARIANTS.map((v) => `| \`${v}\` | ${faults.map((f) => cell(v, f)).join(' | ')} |`);
     return [`| design | ${faults.map((f) => `\`${f}\``).join(' | ')} |`, `|---|${faults.map(() => '---').join('|')}|`, ...rows].join('\n');
+  },
+};
+
+/** docs/VARIANTS.md's table of removals: each mechanism of `hardened`, the faults it stops, the command that removes it and what the checker then finds, and its verdict with the mechanism on. */
+export const removals: Figure = {
+  name: 'removals',
+  file: 'docs/VARIANTS.md',
+  render: async () => {
+    const rows = REMOVAL_LIST.map((r) => {
+      const config = withoutMechanism(r.mechanism);
+      const m = compile(config);
+      const bare = check(checkedModel(m));
+      const v = bare.violations[0];
+      const found = v === undefined ? `${bare.verdict}` : `${v.invariant} in ${v.trace.steps.length} actions: ${v.trace.steps.map((s) => actionLabel(m, s.action)).join(' ')}`;
+      const held = check(checkedModel(compile(r.config)));
+      return `| \`${r.mechanism}\` | ${r.stops.map((f) => `\`${f}\``).join(', ')} | \`npm run -s pagecheck -- check ${configArgs(config, true).join(' ')}\` | ${found} | ${held.verdict}, ${held.distinctStates.toLocaleString('en-US')} states |`;
+    });
+    return ['| mechanism | stops | hardened without it | the checker finds | with it |', '|---|---|---|---|---|', ...rows].join('\n');
   },
 };

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_FIGURES } from './bench-figures.ts';
-import { designs } from './design-figures.ts';
+import { designs, removals } from './design-figures.ts';
 import { LIFE_FIGURES } from './life-figures.ts';
 import { figureBlocks, replaceFigures } from './figure-blocks.ts';
 import { README_FIGURES, type Figure } from './readme-figures.ts';
@@ -16,7 +16,7 @@ import { STATE_FIGURES } from './state-figures.ts';
 import { VARIANT_FIGURES } from './variant-figures.ts';
 
 /** Every generated figure of the README and docs/. */
-export const ALL_FIGURES: readonly Figure[] = [...README_FIGURES, designs, ...BENCH_FIGURES, ...STATE_FIGURES, ...VARIANT_FIGURES, ...LIFE_FIGURES];
+export const ALL_FIGURES: readonly Figure[] = [...README_FIGURES, designs, removals, ...BENCH_FIGURES, ...STATE_FIGURES, ...VARIANT_FIGURES, ...LIFE_FIGURES];
 
 /** A figure whose file holds something else than what the code gives. */
 export interface FigureDifference {

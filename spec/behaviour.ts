@@ -42,9 +42,9 @@ export function hasMechanism(variant: Variant, mechanism: Mechanism): boolean {
   return VARIANT_BEHAVIOUR[variant].mechanisms.includes(mechanism);
 }
 
-/** Every mechanism, switched on or off for variant `variant`. */
-export function mechanismsOf(variant: Variant): Record<Mechanism, boolean> {
-  return Object.fromEntries(MECHANISMS.map((k) => [k, hasMechanism(variant, k)])) as Record<Mechanism, boolean>;
+/** Every mechanism, switched on or off for variant `variant`, less those a configuration switches off (`without`). */
+export function mechanismsOf(variant: Variant, without: readonly Mechanism[] = []): Record<Mechanism, boolean> {
+  return Object.fromEntries(MECHANISMS.map((k) => [k, hasMechanism(variant, k) && !without.includes(k)])) as Record<Mechanism, boolean>;
 }
 
 /**

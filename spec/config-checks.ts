@@ -34,6 +34,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   growthAgainstSteps,
   retractionAgainstAllocator,
   radixAgainstEviction,
+  withoutAgainstVariant,
   anyAgainstActionLimit,
   lifoAgainstPages,
   faultsNamedOnce,
@@ -139,6 +140,15 @@ function radixAgainstEviction(input: Input): InputIssue[] {
     return [{ path: 'radix', message: 'radix is the evicting prefix cache as a tree: it needs eviction and a request with a prefix (--eviction, LEN:PREFIX in --requests)' }];
   }
   if (input.allocator === 'any') return [{ path: 'radix', message: 'radix is modelled with the allocators sorted, sglang and lifo; under "any" a partial match would make every shorter allocation a choice of its own' }];
+  return [];
+}
+
+/** `without` against the variant: only `hardened` has mechanisms to switch off, and an empty list names none. */
+function withoutAgainstVariant(input: Input): InputIssue[] {
+  if (input.without === undefined) return [];
+  if (input.without.length === 0) return [{ path: 'without', message: "expected at least one of hardened's mechanisms, got []" }];
+  const variant = input.variant ?? 'buggy';
+  if (variant !== 'hardened') return [{ path: 'without', message: `switches off mechanisms of variant hardened, and variant ${variant} has none: use --variant hardened` }];
   return [];
 }
 

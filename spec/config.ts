@@ -3,6 +3,7 @@
  * prefill side (P) really computes, the requests in flight, the variant under test and
  * the bug classes switched on.
  */
+import type { Mechanism } from './hardening.ts';
 
 /** The behaviours of the serving stack that pagecheck compares. */
 export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as const;
@@ -215,6 +216,12 @@ export interface Config {
    * it lands. Needed by fault `source-early-free`; `false` when absent.
    */
   readonly sourcePages?: boolean;
+  /**
+   * Mechanisms of `hardened` switched off (spec/hardening.ts): `hardened` without them, to
+   * see the counterexample each one stops (the removal test, from the command line).
+   * Only with variant `hardened`, the one that has mechanisms; absent or empty: all on.
+   */
+  readonly without?: readonly Mechanism[];
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

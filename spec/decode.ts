@@ -7,6 +7,7 @@ import * as Either from 'effect/Either';
 import * as ParseResult from 'effect/ParseResult';
 import * as Schema from 'effect/Schema';
 import { crossCheck, show } from './config-checks.ts';
+import { MECHANISMS } from './hardening.ts';
 import { ALLOCATORS, DEFAULT_FAULTS, FAULTS, LENGTH_RULES, LIMITS, requestName, VARIANTS, type Config, type Fault } from './config.ts';
 
 /** A whole number in `[min, max]`, with a message that names the value found. */
@@ -36,6 +37,9 @@ export const LengthRuleSchema = Schema.Literal(...LENGTH_RULES).annotations({ me
 
 /** The longest prompt, and the highest prefill limit, in tokens: a token count is two bytes in the model. */
 const MAX_TOKENS = 0xffff;
+
+/** A mechanism of `hardened`'s name. */
+export const MechanismSchema = Schema.Literal(...MECHANISMS).annotations({ message: literalMessage(MECHANISMS) });
 
 /** A fault name. */
 export const FaultSchema = Schema.Literal(...FAULTS).annotations({ message: literalMessage(FAULTS) });
@@ -73,6 +77,10 @@ export const ConfigSchema = Schema.Struct({
   retraction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   radix: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   sourcePages: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
+  without: Schema.optionalWith(
+    Schema.Array(MechanismSchema).annotations({ message: (issue) => ({ message: `expected a list of hardened's mechanisms, got ${show(issue.actual)}`, override: false }) }),
+    { exact: true },
+  ),
   prefixPages: Schema.optionalWith(
     Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
@@ -145,6 +153,8 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.retraction === true ? { retraction: true } : {}),
     ...(c.radix === true ? { radix: true } : {}),
     ...(c.sourcePages === true ? { sourcePages: true } : {}),
+    // In the catalogue's order, each once: two spellings of one set are one configuration.
+    ...(c.without === undefined || c.without.length === 0 ? {} : { without: MECHANISMS.filter((k) => c.without!.includes(k)) }),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }

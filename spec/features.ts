@@ -14,7 +14,7 @@ import { checksOwner } from './behaviour.ts';
 import { ALLOCATORS, FAULT_NEEDS, FAULTS, VARIANTS, type Allocator, type Config, type Fault, type Variant } from './config.ts';
 
 /** The switches of a configuration a consumer may not follow, in the order refusals name them. */
-export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages'] as const;
+export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages', 'without'] as const;
 
 /** One of {@link SWITCHES}. */
 export type Switch = (typeof SWITCHES)[number];
@@ -51,6 +51,8 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   prefixPages: { flag: '--prefix-pages', words: 'prefixes of more than one page', checks: '--requests 2,3:sys --prefix-pages sys=2', off: 'every prefix is one page here', on: (c) => Object.keys(c.prefixPages ?? {}).length > 0 },
   lengthRule: { flag: '--length-rule', words: 'length rule ge', checks: '--length-rule ge', off: 'the length rule is gt here', on: (c) => c.lengthRule === 'ge' },
   sourcePages: { flag: '--source-pages', words: "P's source pages", checks: '--source-pages', off: "P's source pages are not modelled here", on: (c) => c.sourcePages === true, field: 'sourcePages' },
+  // A consumer that reads the model's mechanisms (m.mechanism) follows it as it is; one that asks the variant (hasMechanism) would give hardened all of them.
+  without: { flag: '--without', words: 'hardened without some of its mechanisms', checks: '--variant hardened --without revoke-writer', off: 'hardened has all its mechanisms here', on: (c) => (c.without?.length ?? 0) > 0 },
 };
 
 /** A feature: a variant, an allocation order, a switch, a fault or an action kind. */

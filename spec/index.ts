@@ -55,6 +55,7 @@ export * from './run.ts';
 export * from './view.ts';
 export * from './liveness.ts';
 export * from './hardening.ts';
+export * from './removals.ts';
 export * from './reads.ts';
 export * from './writes.ts';
 export * from './slots.ts';

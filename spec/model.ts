@@ -216,7 +216,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
     silentStub: stubsSilently(variant, config.faults),
     ownerCheck,
     fault: Object.fromEntries(FAULTS.map((f) => [f, has(f)])) as Record<Fault, boolean>,
-    mechanism: mechanismsOf(variant),
+    mechanism: mechanismsOf(variant, config.without),
     eviction,
     allocator,
     pageSize,

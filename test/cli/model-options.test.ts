@@ -110,7 +110,8 @@ describe('replay lines give back the configuration', () => {
       { name: 'B', length: 8, prefix: 'sys' },
       { name: 'C', length: 6, prefix: 'sys' },
     ],
-    variant: 'owner-check',
+    // hardened: the one variant with mechanisms to switch off (without).
+    variant: 'hardened',
     faults: ['early-free', 'double-free'],
     // Not lifo: retraction with lifo and double-free is refused (spec/config-checks.ts).
     allocator: 'sglang',
@@ -123,6 +124,7 @@ describe('replay lines give back the configuration', () => {
     tableGrowth: true,
     retraction: true,
     radix: true,
+    without: ['revoke-writer', 'unlock-once'],
   };
 
   it('every field, none at its default, survives replayCommand and the flag parser', () => {
@@ -130,6 +132,7 @@ describe('replay lines give back the configuration', () => {
     expect(line).toContain('--decode-steps 3');
     expect(line).toContain('--table-growth');
     expect(line).toContain('--retraction');
+    expect(line).toContain('--without revoke-writer,unlock-once');
     expect(replayed(line)).toEqual(every);
   });
 

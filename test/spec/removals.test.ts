@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { check } from '../../checker/index.ts';
+import { checkedModel } from '../../binding/index.ts';
+import { cellConfig } from '../../matrix/matrix.ts';
+import { actionLabel, compile, Integrity, Isolation, matrixConfig, MECHANISMS, REMOVAL_LIST, withoutMechanism, type Config, type Mechanism } from '../../spec/index.ts';
+import { pagecheck } from '../support/cli.ts';
+import { configArgs } from '../../spec/config-flags.ts';
+
+/** What the checker finds for each mechanism: hardened's states and depth with it, and without it the first violation (states, invariant, trace). */
+const PINNED: Readonly<Record<Mechanism, { holds: [number, number]; without: [number, string, string] }>> = {
+  'revoke-writer': { holds: [202, 14], without: [244, 'Isolation', 'allocate(A) prefill(A) timeout(A) allocate(B) prefill(B) landData(B) landData(A) landTag(B) handoff(B) decode(B)'] },
+  'release-checks-holder': { holds: [427, 24], without: [64, 'ExclusiveHold', 'allocate(A) prefill(A) landData(A) landTag(A) handoff(A) decode(A) free(A) allocate(B) free(A)'] },
+  'tag-counts-tokens': { holds: [21, 10], without: [9, 'Isolation', 'allocate(B) prefill(B) handoff(B) decode(B)'] },
+  'copy-carries-tag': { holds: [1534, 27], without: [183, 'Isolation', 'allocate(A) prefill(A) handoff(A) retract(A) allocate(B) prefill(B) offload(A) resume(A) decode(A)'] },
+  'unlock-once': { holds: [72, 15], without: [24, 'ExclusiveHold', 'allocate(A) prefill(A) handoff(A) allocate(B) decode(A) free(A) evict(C)'] },
+  'hold-source': { holds: [11, 7], without: [15, 'Isolation', 'allocate(A) prefill(A) landTag(A) abortSource(A) landData(A) handoff(A) decode(A)'] },
+  'commit-counts-landed': { holds: [81, 14], without: [584, 'Isolation', 'allocate(A) prefill(A) handoff(A) decode(A) free(A) allocate(B) prefill(B) handoff(B) landData(A) landTag(B) decode(B)'] },
+  'room-lands-last': { holds: [36, 14], without: [46, 'Isolation', 'allocate(A) prefill(A) landRoom(A) landPayload(A) handoff(A) allocate(B) prefill(B) landRoom(B) handoff(B)'] },
+};
+
+describe('each mechanism of hardened, removed: the counterexample it stops (spec/removals.ts)', () => {
+  it('every mechanism has its removal, in the documented order', () => {
+    expect(REMOVAL_LIST.map((r) => r.mechanism)).toEqual([...MECHANISMS]);
+  });
+
+  it.each(REMOVAL_LIST.map((r) => [r.mechanism, r] as const))('%s: hardened holds; without it, the pinned counterexample', (k, r) => {
+    const a = check(checkedModel(compile(r.config)));
+    expect([a.verdict, a.distinctStates, a.depth]).toEqual(['holds', ...PINNED[k].holds]);
+    const m = compile(withoutMechanism(k));
+    expect(m.mechanism[k]).toBe(false);
+    expect(MECHANISMS.filter((x) => x !== k).every((x) => m.mechanism[x])).toBe(true);
+    const b = check(checkedModel(m));
+    const v = b.violations[0]!;
+    expect([b.verdict, b.distinctStates, v.invariant, v.trace.steps.map((s) => actionLabel(m, s.action)).join(' ')]).toEqual(['violation', ...PINNED[k].without]);
+  });
+});
+
+describe("a mechanism's other faults: each gets past hardened without it on the matrix's configuration", () => {
+  const others = REMOVAL_LIST.flatMap((r) => r.stops.filter((f) => !r.config.faults.includes(f)).map((f) => [r.mechanism, f] as const));
+  it('they are release-checks-holder\'s double-free and segment-overlap (revoke-writer\'s torn-write is in its own configuration, with early-free as in its matrix column)', () => {
+    expect(others.map(([k, f]) => [k, f])).toEqual([['release-checks-holder', 'double-free'], ['release-checks-holder', 'segment-overlap']]);
+  });
+
+  it.each(others.map(([k, f]) => [k, f, 'Integrity'] as const))('hardened without %s: %s breaks %s in its matrix cell; with it, Isolation and Integrity hold', (k, f, first) => {
+    const config: Config = cellConfig(matrixConfig('hardened'), 'hardened', f);
+    expect(check(checkedModel(compile(config)), { invariants: [Isolation, Integrity] }).verdict).toBe('holds');
+    const bare = check(checkedModel(compile({ ...config, without: [k] })), { invariants: [Isolation, Integrity] });
+    expect([bare.verdict, bare.violations[0]?.invariant]).toEqual(['violation', first]);
+  });
+});
+
+describe('check --without', () => {
+  it('gives the removal from the command line, and its replay line keeps --without', async () => {
+    const r = REMOVAL_LIST.find((x) => x.mechanism === 'revoke-writer')!;
+    const args = configArgs({ ...r.config, without: ['revoke-writer'] }, true);
+    expect(args.join(' ')).toBe('--variant hardened --pages 2 --prefill-limit 2 --requests 1,1 --faults early-free,torn-write --without revoke-writer');
+    const run = await pagecheck('check', ...args);
+    expect(run.code).toBe(1);
+    expect(run.out).toContain('Isolation violated after 10 steps');
+    expect(run.out).toContain('--without revoke-writer');
+    expect((await pagecheck('check', ...configArgs(r.config, true))).code).toBe(0);
+  });
+
+  it.each([
+    [['--without', 'revoke-writer'], "invalid model configuration: --without: switches off mechanisms of variant hardened, and variant buggy has none: use --variant hardened"],
+    [['--variant', 'hardened', '--without', 'revoke'], 'invalid model configuration: --without[0]: expected one of revoke-writer, release-checks-holder'],
+    [['--variant', 'hardened', '--without', ''], "--without: expected hardened's mechanisms, comma-separated"],
+    [['--variant', 'hardened', '--without', 'revoke-writer,'], "--without: expected hardened's mechanisms, comma-separated"],
+  ])('%j is refused with exit 2', async (args, message) => {
+    const run = await pagecheck('check', ...args);
+    expect([run.code, run.out]).toEqual([2, '']);
+    expect(run.err).toContain(message);
+    expect(run.err.trim().split('\n')).toHaveLength(1);
+  });
+});
