@@ -35,14 +35,13 @@
 import type { ModelProperty, Reducer, Reduction } from '../checker/model.ts';
 import { ACTION_KINDS, type Action, type ActionKind } from '../spec/actions.ts';
 import { freeCopies } from '../spec/allocator.ts';
-import { FOOTPRINTS, readsOf, writesOf, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
+import { FOOTPRINTS, readsOf, setsOf, writesOf, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
 import { bodyLabel, NO_PAGE, type Model } from '../spec/model.ts';
 import { propertyReads, type PropertyReads } from '../spec/property-reads.ts';
 import { holderOf, PHASES, phaseOf, tablePage, type Phase, type State } from '../spec/state.ts';
 
 /** Why partial-order reduction is off for `m`, or `undefined` where the model offers it. */
 export function porOffReason(m: Model): string | undefined {
-  if (m.radix) return "the radix tree's footprints (handoff's insert, a hit's and a release's lock_ref along a path, eviction of a leaf) are not declared yet in spec/footprint.ts, so the reduction cannot tell which actions commute (spec/radix.ts)";
   if (m.retraction) return 'retraction makes the state graph cyclic (retract, resume, retract, ...), and the reduction is sound here only on an acyclic graph (docs/POR.md)';
   return undefined;
 }
@@ -117,7 +116,7 @@ function staticsOf(m: Model, actions: readonly Action[], properties: readonly Mo
   const visible = properties.map((p) => {
     const reads = propertyReads(p.name);
     const bits = new Uint8Array(ACTION_KINDS.length * PH);
-    ACTION_KINDS.forEach((k, kk) => PHASES.forEach((phase, ph) => (bits[kk * PH + ph] = visibleTo({ ...FOOTPRINTS[k], writes: writesOf(m, k) }, phase, reads) ? 1 : 0)));
+    ACTION_KINDS.forEach((k, kk) => PHASES.forEach((phase, ph) => (bits[kk * PH + ph] = visibleTo({ ...FOOTPRINTS[k], sets: setsOf(m, k), writes: writesOf(m, k) }, phase, reads) ? 1 : 0)));
     return bits;
   });
   return {

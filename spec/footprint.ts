@@ -58,8 +58,20 @@ export interface Footprint {
   readonly localGuard?: (m: Model, s: State, r: number) => boolean;
   /** Where a mechanism of `hardened` narrows what it writes: under `mechanism`, `writes` in place of the writes above. */
   readonly narrowed?: { readonly mechanism: Mechanism; readonly writes: Omit<Accesses, 'flags'> };
-  /** Accesses it makes only where `variable` is in the configuration's layout (a fault's or a switch's state): beside those above. */
-  readonly withVariable?: { readonly variable: VariableName; readonly reads: Accesses; readonly writes: Omit<Accesses, 'flags'> };
+  /** Accesses it makes only where a variable is in the configuration's layout (a fault's or a switch's state): beside those above, one entry per such variable. */
+  readonly withVariables?: readonly Conditional[];
+}
+
+/** Accesses an action makes only where `variable` is in the configuration's layout. */
+export interface Conditional {
+  /** The variable whose presence brings them (`auxHolder`: fault aux-torn's slot; `nodeLock`: the radix tree). */
+  readonly variable: VariableName;
+  /** What it then reads besides. */
+  readonly reads: Accesses;
+  /** What it then writes besides. */
+  readonly writes: Omit<Accesses, 'flags'>;
+  /** The flag bits it then may set besides. */
+  readonly sets?: number;
 }
 
 /** `accesses` without the variables `m`'s layout does not have: an absent variable is touched by nobody, so it orders nothing. */
@@ -67,20 +79,33 @@ function present<T extends Accesses>(m: Model, accesses: T): T {
   return Object.fromEntries(Object.entries(accesses).filter(([v]) => m.layout.fields[v as VariableName] !== undefined)) as T;
 }
 
-/** Whether `m` has the variable that brings `fp`'s conditional accesses. */
-const conditional = (m: Model, fp: Footprint): boolean => fp.withVariable !== undefined && m.layout.fields[fp.withVariable.variable] !== undefined;
+/** `fp`'s conditional accesses that `m`'s layout brings. */
+const conditionals = (m: Model, fp: Footprint): readonly Conditional[] => (fp.withVariables ?? []).filter((c) => m.layout.fields[c.variable] !== undefined);
+
+/** `a` and `b` together: a variable both reach keeps its reach where they agree and reaches any element where they do not (the wider, without ordering the reaches). */
+function union<T extends Accesses>(a: T, b: Accesses): T {
+  const out: Record<string, Reach> = { ...a };
+  for (const [v, reach] of Object.entries(b)) out[v] = out[v] === undefined || out[v] === reach ? reach : 'any';
+  return out as T;
+}
 
 /** What kind `kind` may read under `m`: its reads, with those its layout brings, over the variables `m` has. */
 export function readsOf(m: Model, kind: ActionKind): Accesses {
   const fp = FOOTPRINTS[kind];
-  return present(m, conditional(m, fp) ? { ...fp.reads, ...fp.withVariable?.reads } : fp.reads);
+  return present(m, conditionals(m, fp).reduce<Accesses>((acc, c) => union(acc, c.reads), fp.reads));
+}
+
+/** The flag bits kind `kind` may set under `m`: its own, with those its layout brings. */
+export function setsOf(m: Model, kind: ActionKind): number {
+  const fp = FOOTPRINTS[kind];
+  return conditionals(m, fp).reduce((acc, c) => acc | (c.sets ?? 0), fp.sets);
 }
 
 /** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them, with those its layout brings, over the variables `m` has. */
 export function writesOf(m: Model, kind: ActionKind): Omit<Accesses, 'flags'> {
   const fp = FOOTPRINTS[kind];
   const base = fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
-  return present(m, conditional(m, fp) ? { ...base, ...fp.withVariable?.writes } : base);
+  return present(m, conditionals(m, fp).reduce<Omit<Accesses, 'flags'>>((acc, c) => union(acc, c.writes), base));
 }
 
 /** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
@@ -95,11 +120,24 @@ const CHECKED_RELEASE = { narrowed: { mechanism: 'release-checks-holder', writes
 const SAVED = { savedData: 'own', savedPos: 'own', savedTag: 'own', savedFill: 'own', savedTagFill: 'own' } as const;
 /** An allocation's writes to the pages it takes: held, owner tag cleared. */
 const TAKEN = { holder: 'free', tag: 'free', tagFill: 'free' } as const;
-/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags. */
-const WRITE_SET = { table: 'own', flags: 'own' } as const;
+/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags (under `radix`, its matched depth). */
+const WRITE_SET = { table: 'own', flags: 'own', depth: 'own' } as const;
 
 /** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
 const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
+
+/**
+ * The radix tree (config `radix`, `radix.ts`), present where `nodeLock` is: a hit matches
+ * and locks a path, a release unlocks it, with no floor.
+ */
+const LOCKS = { variable: 'nodeLock', reads: { nodeLock: 'any', depth: 'own', holder: 'any', table: 'own' }, writes: { nodeLock: 'any', depth: 'own' } } as const;
+/** An insert into the tree (`insertPath`): a node the tree holds replaces the request's own page, which goes back to the free list. */
+const INSERTS = {
+  variable: 'nodeLock',
+  reads: { nodeLock: 'any', depth: 'own', holder: 'any', table: 'own', flags: 'own', ...FREE_LIST },
+  writes: { nodeLock: 'any', depth: 'own', holder: 'any', table: 'own', ...FREE_LIST },
+  sets: INSERTED,
+} as const;
 
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
@@ -111,6 +149,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: HIT,
     reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any' },
     writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any' },
+    withVariables: [LOCKS],
   },
   prefill: {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
@@ -126,12 +165,13 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   },
   // Under `premature-success` also from `writing`: the guard reads the phase only.
   // Under `aux-torn` (the slot in the layout) it waits for the room, reads the payload (a read record, the read set) and frees the slot.
+  // Under `radix` it inserts the prompt's prefix into the tree (`cache_unfinished_req`).
   handoff: {
     moves: { written: ['handedOff'], writing: ['handedOff'] },
     sets: 0,
     reads: {},
     writes: {},
-    withVariable: { variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } },
+    withVariables: [{ variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } }, INSERTS],
   },
   grow: {
     moves: { decoding: ['decoding'] },
@@ -144,7 +184,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   decode: {
     moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },
     sets: READ_UNHELD,
-    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', ...CONTENT },
+    // Under `radix` the pages it may read as shared are its matched depth's (`sharedPages`).
+    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', depth: 'own', ...CONTENT },
     writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
   },
   free: {
@@ -153,6 +194,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', dataParts: 'own', tagParts: 'own' },
     writes: { ...RELEASE, lock: 'any' },
+    withVariables: [LOCKS],
     ...CHECKED_RELEASE,
   },
   timeout: {
@@ -160,6 +202,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', auxHolder: 'any' },
     writes: { ...RELEASE, lock: 'any', auxHolder: 'any', auxRoom: 'any' },
+    withVariables: [LOCKS],
     ...CHECKED_RELEASE,
   },
   insert: {
@@ -168,6 +211,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: { table: 'own', flags: 'own', holder: 'any', lock: 'any' },
     // Its guard asks that it still holds every page it moves into the cache.
     writes: { holder: 'held', lock: 'any' },
+    withVariables: [INSERTS],
   },
   evict: {
     // A resume short of pages evicts too (retraction.ts): it reads its table's room.
@@ -175,6 +219,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: EVICTED_FOR,
     reads: { flags: 'own', table: 'own', holder: 'any', ...FREE_LIST, lock: 'any' },
     writes: { holder: 'cached', free: 'cached', release: 'cached', list: 'any' },
+    // Under `radix` a leaf with lock_ref <= 0 (`evictableLeaf`); its lock_ref goes with it.
+    withVariables: [{ variable: 'nodeLock', reads: { nodeLock: 'any' }, writes: { nodeLock: 'cached' } }],
   },
   landData: {
     // Under `premature-success` also after an early commit, which it leaves as it was.
@@ -196,6 +242,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: { table: 'own', flags: 'own', ...RELEASE, ...CONTENT },
     writes: { ...RELEASE, ...SAVED },
     narrowed: { mechanism: 'release-checks-holder', writes: { holder: 'held', free: 'held', release: 'held', list: 'any', ...SAVED } },
+    withVariables: [LOCKS],
   },
   offload: {
     moves: { offloading: ['retracted'] },
@@ -221,6 +268,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any' },
     writes: { ...RELEASE, lock: 'any' },
+    withVariables: [LOCKS],
     ...CHECKED_RELEASE,
   },
   // P's abort marks its source pages freed (source-pages.ts); its guard reads the write's count of pages and what has landed.

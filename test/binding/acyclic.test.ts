@@ -64,6 +64,9 @@ describe('the state graph has no cycle, but under retraction', () => {
       configFrom({ ...base, pageSize: 2, requests: [{ length: 3 }, { length: 2 }], decodeSteps: 3, tableGrowth: true, variant: 'hardened', faults: ['torn-write', 'early-free'] }),
       configFrom({ ...prefixed, eviction: true, faults: ['lock-underflow', 'prefix-poison'] }),
       configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 3, prefix: 'sys' }, { length: 3, prefix: 'sys' }], prefixPages: { sys: 2 }, eviction: true }),
+      // The radix tree: an eviction frees a leaf, and nothing puts it back but an insert, which moves its request's phase.
+      configFrom({ ...prefixed, eviction: true, radix: true, faults: ['lock-underflow', 'prefix-poison'] }),
+      configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 3, prefix: 'sys' }, { length: 3, prefix: 'sys' }, { length: 2 }], prefixPages: { sys: 2 }, eviction: true, radix: true, variant: 'hardened', faults: ['lock-underflow', 'stale-free', 'torn-write'] }),
     ];
     for (const c of families) expect(cycleOf(c), JSON.stringify(c)).toBeUndefined();
   }, 60_000);

@@ -38,6 +38,8 @@ const PINNED: readonly (readonly [string, Config, CheckOptions])[] = [
   ['buggy: stale and double releases', configFrom({ pages: 5, prefillLimit: 2, requests: requests([1, 2, 2, 3]), variant: 'buggy', faults: ['silent-stub', 'stale-free', 'double-free'] }), { symmetry: false, continueAfterViolation: true }],
   ['source-pages.test.ts: owner-check, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'owner-check', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
   ['source-pages.test.ts: hardened, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'hardened', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
+  ['radix.test.ts: lock-underflow on the tree, owner-check', configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }, { length: 2 }], variant: 'owner-check', faults: ['lock-underflow'], eviction: true, radix: true }), { continueAfterViolation: true }],
+  ['radix.test.ts: hardened, every fault but retraction\'s and auto-truncate', configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }, { length: 3 }], variant: 'hardened', faults: FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'offload-after-free' && f !== 'resume-stale'), eviction: true, radix: true }), {}],
   ['retraction (no reduction offered)', configFrom({ pages: 3, prefillLimit: 2, requests: requests([1, 2]), variant: 'owner-check', retraction: true, faults: ['offload-after-free'] }), { continueAfterViolation: true }],
 ];
 

@@ -5,7 +5,7 @@
  * returns the problems it found as sentences (empty: none), so that the test prints the
  * first and the counts.
  */
-import { FOOTPRINTS, readsOf, writesOf, type Reach } from '../../spec/footprint.ts';
+import { FOOTPRINTS, readsOf, setsOf, writesOf, type Reach } from '../../spec/footprint.ts';
 import { propertyReads, type PropertyReads } from '../../spec/property-reads.ts';
 import { actionLabel, bodyLabel, freeCopies, holderOf, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
 
@@ -79,7 +79,7 @@ export function undeclaredWrites(m: Model, map: readonly ByteOf[], s: State, a: 
       continue;
     }
     if (name === 'flags') {
-      if (elem !== a.r || (flagsOf(m, t, elem) & ~flagsOf(m, s, elem) & ~fp.sets) !== 0 || (flagsOf(m, s, elem) & ~flagsOf(m, t, elem)) !== 0) say(`changes flags ${flagsOf(m, s, elem)} -> ${flagsOf(m, t, elem)} of request ${elem}`);
+      if (elem !== a.r || (flagsOf(m, t, elem) & ~flagsOf(m, s, elem) & ~setsOf(m, a.kind)) !== 0 || (flagsOf(m, s, elem) & ~flagsOf(m, t, elem)) !== 0) say(`changes flags ${flagsOf(m, s, elem)} -> ${flagsOf(m, t, elem)} of request ${elem}`);
       continue;
     }
     // The reset of a dead table (liveness.ts), implied by the move.
