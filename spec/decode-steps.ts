@@ -8,6 +8,7 @@ import { canAllocate, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, mayReadAt, type Model } from './model.ts';
 import { keptRecord } from './reads.ts';
+import { readDraft } from './draft.ts';
 import { addFlags, holderOf, phaseOf, Ph, READ_LABEL, READ_UNHELD, readRecordOf, setHolder, setReadRecord, setSteps, setTablePage, setTag, sharedPages, stepsOf, tablePage, tableRoom, tagOf, type State, addObserved } from './state.ts';
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 
@@ -119,6 +120,8 @@ function readTable(m: Model, s: State, t: State, r: number): void {
     const label = record & READ_LABEL;
     if (label !== 0) addObserved(m, t, r, label);
     setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), record));
+    // Speculative decode reads the draft KV beside the target's (draft.ts).
+    readDraft(m, s, t, r, i, p);
     const holder = holderOf(m, s, p);
     const sharedOk = i < shared && mayReadAt(m, r, i, holder);
     if (holder !== bodyLabel(r) && !sharedOk) unheld = true;

@@ -32,7 +32,7 @@ import type { Mechanism } from './hardening.ts';
 import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
-import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
+import { draftPendingOf, EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
@@ -101,6 +101,9 @@ const WRITE_SET = { table: 'own', flags: 'own' } as const;
 /** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
 const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
 
+/** What P's write does to the draft model's KV (config `draft`, `draft.ts`): its draft part posted, or, late, landed with it. */
+const DRAFT_POSTED = { draft: 'table', draftPending: 'own' } as const;
+
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
 
@@ -116,20 +119,21 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
     sets: 0,
     reads: WRITE_SET,
-    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', ...DRAFT_POSTED },
   },
   stub: {
     moves: { allocated: ['refused', 'written', 'writing'], timedOut: ['freed', 'landed', 'landing'] },
     sets: 0,
     reads: { ...WRITE_SET, auxHolder: 'any' },
-    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any' },
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any', ...DRAFT_POSTED },
   },
   // Under `premature-success` also from `writing`: the guard reads the phase only.
   // Under `aux-torn` (the slot in the layout) it waits for the room, reads the payload (a read record, the read set) and frees the slot.
   handoff: {
     moves: { written: ['handedOff'], writing: ['handedOff'] },
     sets: 0,
-    reads: {},
+    // With `draft`, the commit waits for the draft part (draft.ts).
+    reads: { draftPending: 'own' },
     writes: {},
     withVariable: { variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } },
   },
@@ -144,8 +148,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   decode: {
     moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },
     sets: READ_UNHELD,
-    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', ...CONTENT },
-    writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
+    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', ...CONTENT, draft: 'table' },
+    writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT, draft: 'table' },
   },
   free: {
     // Under `premature-success` a release with parts in flight leaves the request `landing`.
@@ -241,5 +245,12 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { auxHolder: 'any', auxPayload: 'any' },
     writes: { auxPayload: 'any' },
+  },  // The draft part of the write lands by page id (draft.ts); which positions it covers is the write set's.
+  landDraft: {
+    moves: { writing: ['writing'], written: ['written'], landing: ['landing'] },
+    sets: 0,
+    reads: { ...WRITE_SET, draftPending: 'own' },
+    writes: { draft: 'table', draftPending: 'own' },
+    localGuard: (m, s, r) => draftPendingOf(m, s, r),
   },
 };
