@@ -38,6 +38,8 @@ const PINNED: readonly (readonly [string, Config, CheckOptions])[] = [
   ['buggy: stale and double releases', configFrom({ pages: 5, prefillLimit: 2, requests: requests([1, 2, 2, 3]), variant: 'buggy', faults: ['silent-stub', 'stale-free', 'double-free'] }), { symmetry: false, continueAfterViolation: true }],
   ['source-pages.test.ts: owner-check, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'owner-check', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
   ['source-pages.test.ts: hardened, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'hardened', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
+  ['draft.test.ts: owner-check, the stale draft', { ...configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 1 }, { length: 2, prefix: 'sys' }], variant: 'owner-check', faults: ['draft-stale'] }), draft: true }, { continueAfterViolation: true }],
+  ['draft.test.ts: hardened, every fault of issue 24', { ...configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 3 }], variant: 'hardened', faults: ['silent-stub', 'early-free', 'stale-free', 'torn-write', 'premature-success', 'aux-torn', 'draft-stale'] }), draft: true }, {}],
   ['retraction (no reduction offered)', configFrom({ pages: 3, prefillLimit: 2, requests: requests([1, 2]), variant: 'owner-check', retraction: true, faults: ['offload-after-free'] }), { continueAfterViolation: true }],
 ];
 
@@ -64,6 +66,7 @@ describe('partial-order reduction agrees with the plain search', () => {
       'storage.test.ts: 6 pages 2,3,2,3,2, stops at the leak': [1488, 709],
       'source-pages.test.ts: hardened, P aborts a write in flight': [1512, 1504],
       'source-pages.test.ts: owner-check, P aborts a write in flight': [4742, 4686],
+      'draft.test.ts: owner-check, the stale draft': [131, 115],
     });
   }, 120_000);
 
