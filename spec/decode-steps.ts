@@ -70,7 +70,9 @@ export function grow(m: Model, s: State, r: number, pages?: readonly number[]): 
  * (`reads.ts`, `slots.ts`). A read of a page the request does not hold at that moment is
  * recorded too. Every step after the first then writes the new token into the next slot
  * of its table (its content, for that position; with one slot per page, into its last
- * page). After the last step the request is decoded, before it `decoding`.
+ * page). After the last step the request is decoded, before it `decoding`. With config
+ * `draft`, speculative decode reads each page's draft KV beside its content, into the same
+ * read set and record, and the token write writes the token's draft KV too (`draft.ts`).
  * @variant owner-check Before reading, at every step, the tag of every page is compared
  * with the request's own label, and at each prefix position `j` with the label of its
  * prefix's page `j`. On

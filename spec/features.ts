@@ -51,7 +51,7 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   prefixPages: { flag: '--prefix-pages', words: 'prefixes of more than one page', checks: '--requests 2,3:sys --prefix-pages sys=2', off: 'every prefix is one page here', on: (c) => Object.keys(c.prefixPages ?? {}).length > 0 },
   lengthRule: { flag: '--length-rule', words: 'length rule ge', checks: '--length-rule ge', off: 'the length rule is gt here', on: (c) => c.lengthRule === 'ge' },
   sourcePages: { flag: '--source-pages', words: "P's source pages", checks: '--source-pages', off: "P's source pages are not modelled here", on: (c) => c.sourcePages === true, field: 'sourcePages' },
-  draft: { flag: '--draft', words: "a draft model's KV (speculative decoding)", checks: '--draft', off: "no draft model's KV is modelled here", on: (c) => c.draft === true, field: 'draft' },
+  draft: { flag: '--draft', words: 'draft-model KV (speculative decoding)', checks: '--draft', off: "no draft model's KV is modelled here", on: (c) => c.draft === true, field: 'draft' },
 };
 
 /** A feature: a variant, an allocation order, a switch, a fault or an action kind. */

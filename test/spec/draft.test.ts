@@ -5,6 +5,7 @@
  * variant's shortest counterexample, why the owner check passes it, `hardened`'s verdict
  * (alone and with every fault of issue 24) and the removal test of `draft-fills-hit`.
  */
+import { readFileSync } from 'node:fs';
 import { Either } from 'effect';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
@@ -118,5 +119,14 @@ describe('hardened: draft-fills-hit', () => {
     expect(r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name)).toEqual([]);
     const bare = check(checkedModel(withoutFill(m)), { invariants: READS });
     expect([bare.verdict, bare.violations[0]?.invariant, bare.violations[0]?.depth]).toEqual(['violation', 'Integrity', 11]);
+  });
+});
+
+describe('docs/WIRE.md', () => {
+  it('quotes the traces pinned here', () => {
+    const doc = readFileSync(new URL('../../docs/WIRE.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(doc).toContain(`\`${INTEGRITY.join(' ')}\``);
+    expect(doc).toContain(`\`${ISOLATION.join(' ')}\``);
+    for (const figure of ['(31 states)', '(111 states)', '131 states, depth 13', '5,574 states (depth 25)', '13,882 (depth 25)', 'breaks in 11 actions']) expect(doc).toContain(figure);
   });
 });
