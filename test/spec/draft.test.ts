@@ -56,6 +56,11 @@ describe('the switch and the fault alone', () => {
     expect([r.verdict, r.distinctStates, r.depth]).toEqual(['holds', 248, 17]);
   });
 
+  it('a config file\'s draft that is not a boolean is bad input (exit 2 from the CLI), named', () => {
+    const r = decodeConfig({ pages: 3, prefillLimit: 3, requests: [{ length: 1 }], draft: 'yes' });
+    expect(Either.isLeft(r) ? r.left.issues.map((i) => `${i.path}: ${i.message}`) : []).toEqual(['draft: expected true or false, got "yes"']);
+  });
+
   it('is refused with retraction (exit 2 from the CLI): the saved copy is the target\'s only', () => {
     const r = decodeConfig({ ...smallest('buggy'), retraction: true });
     expect(Either.isLeft(r) ? r.left.issues.map((i) => `${i.path}: ${i.message}`) : []).toEqual([
