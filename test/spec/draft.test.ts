@@ -43,6 +43,9 @@ describe('the switch and the fault alone', () => {
     expect([on.verdict, on.distinctStates, on.depth]).toEqual(['holds', 100, 11]);
     expect([off.distinctStates, off.depth]).toEqual([100, 11]);
     expect(configWarnings(m)).toEqual(["fault draft-stale cannot fire in this configuration: no draft model's KV is modelled here (--draft is off); a verdict says nothing about it"]);
+    const plain = compile({ ...smallest('buggy'), requests: [{ name: 'A', length: 1 }, { name: 'B', length: 2 }] });
+    expect(configWarnings(plain)).toEqual(['fault draft-stale cannot fire in this configuration: no request has a prompt prefix (LEN:PREFIX in --requests): the draft part has no prefix position to skip; a verdict says nothing about it']);
+    expect(configWarnings(compile(smallest('buggy')))).toEqual([]);
   });
 
   it('--draft with no fault leaks nothing: the draft part lands apart, D commits after it, decode reads both (buggy holds, 131 states, depth 13)', () => {
