@@ -35,7 +35,8 @@
 import type { ModelProperty, Reducer, Reduction } from '../checker/model.ts';
 import { ACTION_KINDS, type Action, type ActionKind } from '../spec/actions.ts';
 import { freeCopies } from '../spec/allocator.ts';
-import { FOOTPRINTS, readsOf, setsOf, writesOf, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
+import { FOOTPRINTS, type Accesses, type Footprint, type Reach } from '../spec/footprint.ts';
+import { readsOf, setsOf, writesOf } from '../spec/footprint-of.ts';
 import { bodyLabel, NO_PAGE, type Model } from '../spec/model.ts';
 import { propertyReads, type PropertyReads } from '../spec/property-reads.ts';
 import { holderOf, PHASES, phaseOf, tablePage, type Phase, type State } from '../spec/state.ts';

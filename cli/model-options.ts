@@ -51,6 +51,8 @@ export interface ModelFlags {
   readonly sourcePages?: boolean;
   /** `--without revoke-writer,hold-source`. */
   readonly without?: string;
+  /** `--draft`. */
+  readonly draft?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -72,6 +74,8 @@ export function addModelOptions(cmd: Command): Command {
     .option('--radix', "the prefix cache is a radix tree (SGLang's RadixCache): a node per cached prefix page, the handoff inserts the prompt's prefix, eviction frees unlocked leaves, lock_ref per node with no clamp; needs --eviction")
     .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
     .option('--without <mechanisms>', "hardened without these of its mechanisms, comma-separated: the counterexample each one stops (docs/VARIANTS.md)")
+    .option('--draft', "speculative decoding: every page holds a draft model's KV beside the target's, landed by a transfer part of its own (action landDraft) and read by decode with it (fault draft-stale)")
+
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
 
@@ -159,6 +163,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.radix === true) set('radix', true);
   if (flags.sourcePages === true) set('sourcePages', true);
   if (flags.without !== undefined) set('without', parseNameList('--without', flags.without, MECHANISMS, "hardened's mechanisms"));
+  if (flags.draft === true) set('draft', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

@@ -129,6 +129,9 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'abortSource':
       // Never reached: P's source pages are not a switch validate-log follows (conformance/coverage.ts).
       return false;
+    case 'landDraft':
+      // Never reached: the draft model's KV is not a switch validate-log follows (conformance/coverage.ts).
+      return false;
     default:
       return unreachable(kind);
   }

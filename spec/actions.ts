@@ -9,14 +9,15 @@
  * aborts a written request at commit; spec/abort-commit.ts), `abortSource` (P aborts a
  * request whose transfer is still reading its source pages, fault `source-early-free`;
  * spec/source-pages.ts), and `landRoom` and `landPayload` (the two parts of a metadata
- * slot's write landing, fault `aux-torn`; spec/aux.ts). Every action
+ * slot's write landing, fault `aux-torn`; spec/aux.ts), and `landDraft` (the draft model's
+ * part of a write landing, config `draft`; spec/draft.ts). Every action
  * is taken by, or on behalf of, one request.
  */
 import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'abortSource', 'landRoom', 'landPayload'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'abortSource', 'landRoom', 'landPayload', 'landDraft'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -56,6 +57,8 @@ export interface KindSwitches {
   readonly sourceEarlyFree: boolean;
   /** Fault `aux-torn` (actions `landRoom`, `landPayload`). */
   readonly auxTorn: boolean;
+  /** Config `draft` (action `landDraft`). */
+  readonly draft: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
@@ -72,6 +75,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('offload', () => on.retraction && on.offloadAfterFree)
     .with('abortSource', () => on.sourceEarlyFree)
     .with('landRoom', 'landPayload', () => on.auxTorn)
+    .with('landDraft', () => on.draft)
     // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
     .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
@@ -80,7 +84,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'] }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], draft: m.config.draft === true }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

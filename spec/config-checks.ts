@@ -39,6 +39,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   lifoAgainstPages,
   faultsNamedOnce,
   prematureAgainstRetraction,
+  draftAgainstRetraction,
 ];
 
 /** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
@@ -169,6 +170,7 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     offloadAfterFree: false,
     sourceEarlyFree: faults.includes('source-early-free') && input.sourcePages === true,
     auxTorn: faults.includes('aux-torn'),
+    draft: input.draft === true,
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);
@@ -244,4 +246,10 @@ function anyActions(
 function prematureAgainstRetraction(input: Input): InputIssue[] {
   if (input.retraction !== true || !(input.faults ?? []).includes('premature-success')) return [];
   return [{ path: 'retraction', message: 'retraction with fault premature-success is not modelled: a request retracted while parts of its write are still landing would take new pages, and the parts are addressed to the old ones; check premature-success without retraction' }];
+}
+
+/** The draft model's KV against retraction: the saved copy holds the target's KV only (spec/draft.ts). */
+function draftAgainstRetraction(input: Input): InputIssue[] {
+  if (input.draft !== true || input.retraction !== true) return [];
+  return [{ path: 'draft', message: "draft with retraction is not modelled: the saved copy and its load hold the target's KV only, and a resumed request would read its new pages' old draft KV; check draft without retraction" }];
 }

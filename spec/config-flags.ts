@@ -36,6 +36,7 @@ export const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: str
   radix: { flag: '--radix', value: (c) => (c.radix === true ? true : undefined) },
   sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
   without: { flag: '--without', value: (c) => (c.without === undefined || c.without.length === 0 ? undefined : c.without.join(',')) },
+  draft: { flag: '--draft', value: (c) => (c.draft === true ? true : undefined) },
 };
 
 /** Each configuration field's flag, by field name. */

@@ -12,7 +12,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn', 'draft-stale'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -59,6 +59,8 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "With `torn-write`: the transfer engine reports Success at the sender before every part of the write is visible at D (kvcache-ai/vllm PR #3; vllm #44238, #42395), so D commits the request (`handoff`) while its parts are still landing; decode reads pages whose content has not landed, and the parts still in flight land after D has released the pages (spec/transfer.ts).",
   'aux-torn':
     "The metadata slot (SGLang's `MetadataBuffers` row: the first output token and, apart, its `bootstrap_room`) lands apart from its payload: D's gate and check read the room only (`_apply_metadata_gate` in `disaggregation/utils.py`, `_commit_transfer_to_req` in `disaggregation/decode.py`), and only the room is reset to 0 before the slot is reused (`pop_transferred`), so a room that lands before its payload passes on the slot's previous holder's first token (spec/aux.ts).",
+  'draft-stale':
+    "With `draft`: on a prefix hit in P's cache the draft part of the write skips the prefix pages (P's draft extend covers the extend tokens only, and the draft KV of the cached positions is never filled: SGLang PR #19897), so D's pages keep whatever draft KV was there, possibly another request's from before the page was freed and reused; speculative decode reads it beside the target KV, which is the request's own, under the request's own tag (spec/draft.ts).",
 };
 
 /**
@@ -105,15 +107,17 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // A released request whose parts are in flight is `landing`, which keeps its table until they land.
   'premature-success': false,
   // The metadata slot is released at the commit, with the table still live.
-  'aux-torn': false,
+  'aux-torn': false,  // It acts on a write into a live table.
+  'draft-stale': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */
-export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages'>>> = {
+export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages' | 'draft'>>> = {
   'lock-underflow': 'eviction',
   'offload-after-free': 'retraction',
   'resume-stale': 'retraction',
   'source-early-free': 'sourcePages',
+  'draft-stale': 'draft',
 };
 
 /** `config` with every switch its faults act under turned on ({@link FAULT_NEEDS}): no fault of it is left unable to fire for want of its switch. */
@@ -222,6 +226,12 @@ export interface Config {
    * Only with variant `hardened`, the one that has mechanisms; absent or empty: all on.
    */
   readonly without?: readonly Mechanism[];
+  /**
+   * Whether a draft model's KV is modelled (speculative decoding, spec/draft.ts): every page
+   * holds the draft's KV beside the target's, written by a transfer part of its own
+   * (`landDraft`), and decode reads both. Needed by fault `draft-stale`; `false` when absent.
+   */
+  readonly draft?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

@@ -8,6 +8,7 @@ import { canAllocate, takeInto, takeOne } from './allocator.ts';
 import { enter } from './liveness.ts';
 import { bodyLabel, mayReadAt, type Model } from './model.ts';
 import { keptRecord } from './reads.ts';
+import { readDraft } from './draft.ts';
 import { addFlags, holderOf, phaseOf, Ph, READ_LABEL, READ_UNHELD, readRecordOf, setHolder, setReadRecord, setSteps, setTablePage, setTag, sharedPages, stepsOf, tablePage, tableRoom, tagOf, type State, addObserved } from './state.ts';
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 
@@ -69,7 +70,9 @@ export function grow(m: Model, s: State, r: number, pages?: readonly number[]): 
  * (`reads.ts`, `slots.ts`). A read of a page the request does not hold at that moment is
  * recorded too. Every step after the first then writes the new token into the next slot
  * of its table (its content, for that position; with one slot per page, into its last
- * page). After the last step the request is decoded, before it `decoding`.
+ * page). After the last step the request is decoded, before it `decoding`. With config
+ * `draft`, speculative decode reads each page's draft KV beside its content, into the same
+ * read set and record, and the token write writes the token's draft KV too (`draft.ts`).
  * @variant owner-check Before reading, at every step, the tag of every page is compared
  * with the request's own label, and at each prefix position `j` with the label of its
  * prefix's page `j`. On
@@ -119,6 +122,8 @@ function readTable(m: Model, s: State, t: State, r: number): void {
     const label = record & READ_LABEL;
     if (label !== 0) addObserved(m, t, r, label);
     setReadRecord(m, t, r, i, keptRecord(m, r, i, readRecordOf(m, s, r, i), record));
+    // Speculative decode reads the draft KV beside the target's (draft.ts).
+    readDraft(m, s, t, r, i, p);
     const holder = holderOf(m, s, p);
     const sharedOk = i < shared && mayReadAt(m, r, i, holder);
     if (holder !== bodyLabel(r) && !sharedOk) unheld = true;

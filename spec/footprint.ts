@@ -32,7 +32,7 @@ import type { Mechanism } from './hardening.ts';
 import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
-import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
+import { draftPendingOf, EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
@@ -74,39 +74,6 @@ export interface Conditional {
   readonly sets?: number;
 }
 
-/** `accesses` without the variables `m`'s layout does not have: an absent variable is touched by nobody, so it orders nothing. */
-function present<T extends Accesses>(m: Model, accesses: T): T {
-  return Object.fromEntries(Object.entries(accesses).filter(([v]) => m.layout.fields[v as VariableName] !== undefined)) as T;
-}
-
-/** `fp`'s conditional accesses that `m`'s layout brings. */
-const conditionals = (m: Model, fp: Footprint): readonly Conditional[] => (fp.withVariables ?? []).filter((c) => m.layout.fields[c.variable] !== undefined);
-
-/** `a` and `b` together: a variable both reach keeps its reach where they agree and reaches any element where they do not (the wider, without ordering the reaches). */
-function union<T extends Accesses>(a: T, b: Accesses): T {
-  const out: Record<string, Reach> = { ...a };
-  for (const [v, reach] of Object.entries(b)) out[v] = out[v] === undefined || out[v] === reach ? reach : 'any';
-  return out as T;
-}
-
-/** What kind `kind` may read under `m`: its reads, with those its layout brings, over the variables `m` has. */
-export function readsOf(m: Model, kind: ActionKind): Accesses {
-  const fp = FOOTPRINTS[kind];
-  return present(m, conditionals(m, fp).reduce<Accesses>((acc, c) => union(acc, c.reads), fp.reads));
-}
-
-/** The flag bits kind `kind` may set under `m`: its own, with those its layout brings. */
-export function setsOf(m: Model, kind: ActionKind): number {
-  const fp = FOOTPRINTS[kind];
-  return conditionals(m, fp).reduce((acc, c) => acc | (c.sets ?? 0), fp.sets);
-}
-
-/** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them, with those its layout brings, over the variables `m` has. */
-export function writesOf(m: Model, kind: ActionKind): Omit<Accesses, 'flags'> {
-  const fp = FOOTPRINTS[kind];
-  const base = fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
-  return present(m, conditionals(m, fp).reduce<Omit<Accesses, 'flags'>>((acc, c) => union(acc, c.writes), base));
-}
 
 /** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
 const CONTENT = { data: 'table', dataPos: 'table', fill: 'table', tag: 'table', tagFill: 'table' } as const;
@@ -138,6 +105,8 @@ const INSERTS = {
   writes: { nodeLock: 'any', depth: 'own', holder: 'any', table: 'own', ...FREE_LIST },
   sets: INSERTED,
 } as const;
+/** What P's write does to the draft model's KV (config `draft`, `draft.ts`): its draft part posted, or, late, landed with it. */
+const DRAFT_POSTED = { draft: 'table', draftPending: 'own' } as const;
 
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
@@ -155,13 +124,13 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
     sets: 0,
     reads: WRITE_SET,
-    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own' },
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', ...DRAFT_POSTED },
   },
   stub: {
     moves: { allocated: ['refused', 'written', 'writing'], timedOut: ['freed', 'landed', 'landing'] },
     sets: 0,
     reads: { ...WRITE_SET, auxHolder: 'any' },
-    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any' },
+    writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any', ...DRAFT_POSTED },
   },
   // Under `premature-success` also from `writing`: the guard reads the phase only.
   // Under `aux-torn` (the slot in the layout) it waits for the room, reads the payload (a read record, the read set) and frees the slot.
@@ -169,7 +138,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   handoff: {
     moves: { written: ['handedOff'], writing: ['handedOff'] },
     sets: 0,
-    reads: {},
+    // With `draft`, the commit waits for the draft part (draft.ts).
+    reads: { draftPending: 'own' },
     writes: {},
     withVariables: [{ variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } }, INSERTS],
   },
@@ -185,8 +155,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },
     sets: READ_UNHELD,
     // Under `radix` the pages it may read as shared are its matched depth's (`sharedPages`).
-    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', depth: 'own', ...CONTENT },
-    writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
+    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', depth: 'own', ...CONTENT, draft: 'table' },
+    writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT, draft: 'table' },
   },
   free: {
     // Under `premature-success` a release with parts in flight leaves the request `landing`.
@@ -289,5 +259,12 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { auxHolder: 'any', auxPayload: 'any' },
     writes: { auxPayload: 'any' },
+  },  // The draft part of the write lands by page id (draft.ts); which positions it covers is the write set's.
+  landDraft: {
+    moves: { writing: ['writing'], written: ['written'], landing: ['landing'] },
+    sets: 0,
+    reads: { ...WRITE_SET, draftPending: 'own' },
+    writes: { draft: 'table', draftPending: 'own' },
+    localGuard: (m, s, r) => draftPendingOf(m, s, r),
   },
 };

@@ -102,10 +102,19 @@
  * has landed vouches for a payload that has. Left out: resetting the payload with the
  * room (a payload not yet landed is then no token at all, garbage rather than a leak), and
  * a room inside each payload buffer (the same order, in one write per buffer).
+ *
+ * The ninth, for the draft model's KV (config `draft`, spec/draft.ts). On a prefix hit in
+ * P's cache the draft part of the write skips the prefix's positions (fault
+ * `draft-stale`), and D's pages there keep their old draft KV under the request's own tag
+ * and target KV: the owner check passes. So P fills the hit's draft KV before it sends it
+ * (`draft-fills-hit`): the draft part covers every page the target's part does. Left out:
+ * an owner tag over both parts (a draft tag D checks beside the target's): it turns the
+ * leak into a loud failure of every request whose prefix P's cache hit, so no such request
+ * would ever decode.
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -179,5 +188,12 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "P's aux transfer (`send_aux` of the Mooncake/NIXL managers, from `MetadataBuffers.get_buf_infos`): post the `bootstrap_room` buffer's write last, after the other buffers' writes on the same queue pair, with a fence (or as the write with immediate that completes the transfer); D's `_apply_metadata_gate` and `_commit_transfer_to_req` stay as they are.",
     cost: 'One fenced write per transfer, after the payload: no more bytes, a little more latency on the last write.',
+  },
+  'draft-fills-hit': {
+    what:
+      "With `draft`: on a prefix hit P fills the draft KV of the hit's positions before the transfer reads them, so the write's draft part (`landDraft`) covers every page its target part covers, the prefix's pages included.",
+    where:
+      "P's speculative worker (`speculative/eagle_worker.py`, the draft extend after the target's prefill): run the draft model over the cached prefix tokens too (or, as SGLang PR #19897 does for eagle-v2, fill the draft KV at `extend_prefix_lens` positions) before `send_kv_chunk` posts the request's pages, whose draft buffers `_init_kv_manager` appended to the target's.",
+    cost: "The draft model's forward over a hit's prefix tokens (a small model: a fraction of the target's prefill of them); nothing on a miss.",
   },
 };

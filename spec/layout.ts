@@ -55,6 +55,8 @@ export interface Presence {
   readonly sourcePages: boolean;
   /** Fault `aux-torn`: D's metadata slot (spec/aux.ts). */
   readonly aux: boolean;
+  /** Config `draft`: a draft model's KV per page (spec/draft.ts). */
+  readonly draft: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -71,6 +73,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     radix: config.radix === true && config.eviction === true && prefixes,
     sourcePages: config.sourcePages === true,
     aux: config.faults.includes('aux-torn'),
+    draft: config.draft === true,
   };
 }
 
@@ -103,6 +106,7 @@ export const LAYOUT = [
   { name: 'auxHolder', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: 'Who holds the metadata slot: nobody (0) or a request, from its allocation to its commit.' },
   { name: 'auxRoom', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: "The slot's `bootstrap_room`: 0 (not yet written) or the request whose room landed." },
   { name: 'auxPayload', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: "Whose first output token the slot holds: the last payload that landed; never cleared." },
+  { name: 'draft', scope: 'page', kind: 'label', present: (c) => c.draft, moves: 'labels', diesWithTable: false, doc: "Whose draft-model KV the page holds (config `draft`, spec/draft.ts): the last draft part's label; never cleared." },
   { name: 'phase', scope: 'request', kind: 'byte', present: always, moves: 'value', diesWithTable: false, doc: "The request's lifecycle phase (`PHASES`)." },
   { name: 'flags', scope: 'request', kind: 'byte', present: always, moves: 'value', diesWithTable: false, doc: 'HIT, INSERTED, READ_UNHELD, EVICTED_FOR.' },
   { name: 'observed', scope: 'request', kind: 'labelSet', present: always, moves: 'labelSet', diesWithTable: false, doc: 'The labels its decode read, bit `label - 1`.' },
@@ -127,6 +131,7 @@ export const LAYOUT = [
   { name: 'nodeLock', scope: 'page', kind: 'byte', present: (c) => c.radix, moves: 'stays', diesWithTable: false, doc: "The lock_ref of the tree node the page is (a signed byte; 0 while the page is no node)." },
   { name: 'depth', scope: 'request', kind: 'byte', present: (c) => c.radix, moves: 'value', diesWithTable: false, doc: "The depth of its last node: how many leading table positions are tree nodes it locked (SGLang's `last_node`)." },
   { name: 'sourceFreed', scope: 'request', kind: 'byte', present: (c) => c.sourcePages, moves: 'value', diesWithTable: false, doc: "1 while P has freed the source pages of the request's write in flight (`abortSource`); back to 0 when its last content part lands." },
+  { name: 'draftPending', scope: 'request', kind: 'byte', present: (c) => c.draft, moves: 'value', diesWithTable: false, doc: "1 while the draft part of the request's write is still to land (`landDraft`)." },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */
@@ -155,12 +160,9 @@ export interface Sizes {
 
 /** Where two bytes (or a read record's 14 label bits) run out; a configuration past one is refused (`decode.ts`). */
 export const LAYOUT_LIMITS = {
-  /** Page ids are two bytes, all-ones being the empty table slot. */
-  maxPageId: 0xfffe,
-  /** A read record holds a label in 14 bits. */
-  maxLabel: 0x3fff,
-  /** A table position (and a count of landed parts) is two bytes. */
-  maxTableLength: 0xffff,
+  maxPageId: 0xfffe, // page ids are two bytes, all-ones being the empty table slot
+  maxLabel: 0x3fff, // a read record holds a label in 14 bits
+  maxTableLength: 0xffff, // a table position (and a count of landed parts) is two bytes
 } as const;
 
 /** The width of each kind for one configuration. */
@@ -171,13 +173,10 @@ export function widthsOf(z: Sizes): Widths {
   return {
     label: z.topLabel <= 0xff ? 1 : 2,
     page: z.pages <= 254 ? 1 : 2,
-    // Positions 0 .. longest-1.
-    position: longest <= 0x100 ? 1 : 2,
-    // Counts 0 .. longest.
-    parts: longest <= 0xff ? 1 : 2,
+    position: longest <= 0x100 ? 1 : 2, // positions 0 .. longest-1
+    parts: longest <= 0xff ? 1 : 2, // counts 0 .. longest
     labelSet: s <= 8 ? 1 : s <= 16 ? 2 : s <= 32 ? 4 : Math.ceil(s / 8),
-    // Labels in 6 bits below READ and MISPLACED, else 14.
-    record: z.topLabel <= 0x3f ? 1 : 2,
+    record: z.topLabel <= 0x3f ? 1 : 2, // labels in 6 bits below READ and MISPLACED, else 14
     byte: 1,
   };
 }

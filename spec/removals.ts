@@ -44,6 +44,7 @@ export const REMOVALS: Readonly<Record<Mechanism, Removal>> = {
   'hold-source': { stops: ['source-early-free'], config: hardenedOn(2, 2, '1', ['torn-write', 'source-early-free'], { sourcePages: true }) },
   'commit-counts-landed': { stops: ['premature-success'], config: hardenedOn(2, 2, '1,1', ['torn-write', 'premature-success']) },
   'room-lands-last': { stops: ['aux-torn'], config: hardenedOn(2, 2, '1,1', ['aux-torn']) },
+  'draft-fills-hit': { stops: ['draft-stale'], config: hardenedOn(3, 3, '1,2:sys', ['draft-stale'], { draft: true }) },
 };
 
 /** The configuration of mechanism `k`'s removal test: `hardened` without `k`. */

@@ -32,7 +32,7 @@
  */
 import { bodyLabel, NO_PAGE, type Model } from './model.ts';
 import { readRecord, verdictOf } from './reads.ts';
-import { dataOf, dataPosOf, fillOf, setTag, stepsOf, tablePage, tagFillOf, tagOf, writeContent, type State } from './state.ts';
+import { dataOf, dataPosOf, fillOf, setDraft, setTag, stepsOf, tablePage, tagFillOf, tagOf, writeContent, type State } from './state.ts';
 
 /** The slots of request `r`'s table: every slot of its pages. */
 export function capacity(m: Model, r: number): number {
@@ -111,4 +111,6 @@ export function writeToken(m: Model, s: State, t: State, r: number): void {
   const grows = dataOf(m, s, p) === own && dataPosOf(m, s, p) === i;
   writeContent(m, t, p, own, i, grows ? Math.max(fillOf(m, s, p), filled) : filled);
   if (m.ownerCheck) setTag(m, t, p, own, tagOf(m, s, p) === own ? Math.max(tagFillOf(m, s, p), filled) : filled);
+  // With a draft model (config `draft`, draft.ts), its forward over the token writes the token's draft KV too.
+  if (m.layout.fields.draft !== undefined) setDraft(m, t, p, own);
 }

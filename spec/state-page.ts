@@ -62,3 +62,16 @@ export function setTag(m: Model, t: State, p: number, label: number, slots: numb
   put(t, f.at + f.width * p, f.width, label);
   if (m.tagFillAt >= 0) t[m.tagFillAt + p] = label === 0 ? 0 : slots;
 }
+
+/** Whose draft-model KV page `p` holds (a label; 0 = never written; config `draft`, spec/draft.ts). Absent without `draft`: 0. */
+export function draftOf(m: Model, s: State, p: number): number {
+  const f = m.layout.fields.draft;
+  return f === undefined ? 0 : get(s, f.at + f.width * p, f.width);
+}
+
+/** The draft part of a write lands in page `p`: its draft KV becomes `label`'s. */
+export function setDraft(m: Model, t: State, p: number, label: number): void {
+  const f = m.layout.fields.draft;
+  if (f === undefined) return absentWrite('draft', label);
+  put(t, f.at + f.width * p, f.width, label);
+}

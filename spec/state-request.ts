@@ -197,3 +197,16 @@ export function setPartsLanded(m: Model, t: State, r: number, count: number, tag
   if (tag === undefined) absentWrite('tagParts', tagCount);
   else put(t, tag.at + tag.width * r, tag.width, tagCount);
 }
+
+/** Whether the draft part of request `r`'s write is still to land (config `draft`; absent without it: never). */
+export function draftPendingOf(m: Model, s: State, r: number): boolean {
+  const f = m.layout.fields.draftPending;
+  return f !== undefined && s[f.at + r] === 1;
+}
+
+/** The draft part of request `r`'s write is posted (`true`) or has landed (`false`). */
+export function setDraftPending(m: Model, t: State, r: number, pending: boolean): void {
+  const f = m.layout.fields.draftPending;
+  if (f === undefined) return absentWrite('draftPending', pending ? 1 : 0);
+  t[f.at + r] = pending ? 1 : 0;
+}

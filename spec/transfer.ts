@@ -12,6 +12,7 @@ import { dataPartsOf, phaseOf, Ph, setPartsLanded, setTag, tablePage, tagPartsOf
 import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 import { sourceLabel, sourceRead } from './source-pages.ts';
 import { readPayload, releaseSlot, roomLanded } from './aux.ts';
+import { draftLanded, postDraft } from './draft.ts';
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
@@ -123,7 +124,7 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
  * `disaggregation/decode.py` commits on `KVPoll.Success`, which P's transfer engine
  * reports when its side of the write completed).
  * With fault `aux-torn`, D's gate also waits for the request's room in the metadata slot
- * (`aux.ts`).
+ * (`aux.ts`). With config `draft`, D's Success waits for the draft part too (`draft.ts`).
  * @effect The request is handed off to decode. Under `radix`, D's `process_prebuilt` calls
  * `cache_unfinished_req` first: the request's prefix pages past its matched path enter the
  * tree as nodes (a node already there replaces the request's page, which is freed), and the
@@ -136,7 +137,7 @@ export function landTag(m: Model, s: State, r: number): State | undefined {
 export function handoff(m: Model, s: State, r: number): State | undefined {
   const phase = phaseOf(m, s, r);
   const early = phase === Ph.writing && m.fault['premature-success'] && !m.mechanism['commit-counts-landed'];
-  if ((phase !== Ph.written && !early) || !roomLanded(m, s, r)) return undefined;
+  if ((phase !== Ph.written && !early) || !roomLanded(m, s, r) || !draftLanded(m, s, r)) return undefined;
   const t = s.slice();
   if (m.radix && canInsertPath(m, s, r)) insertPath(m, s, t, r);
   readPayload(m, s, t, r);
@@ -162,6 +163,8 @@ function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void
     enter(m, t, r, 'landed');
     return;
   }
+  // With a draft model, the write's draft part (draft.ts).
+  postDraft(m, s, t, r, late);
   const count = writeCount(m, s, r);
   // A write of no page (a prompt cut to nothing) has no parts to land.
   if (m.fault['torn-write'] && count > 0) {

@@ -7,6 +7,7 @@ import { groupOfLabel, labelName, NO_PAGE, prefixPageOfLabel, type Model } from 
 import {
   depthOf,
   dataOf,
+  draftOf,
   dataPartsOf,
   fillOf,
   tagFillOf,
@@ -39,6 +40,8 @@ export interface PageView {
   readonly tag: string | null;
   /** The table position its content was written for; `null` when never written. */
   readonly position: number | null;
+  /** With config `draft`: whose draft-model KV it holds, in the same words as `data` (`null` when never written); absent without it. */
+  readonly draft?: string | null;
 }
 
 /** One request in words. */
@@ -103,6 +106,7 @@ export function view(m: Model, s: State): StateView {
       data: partial(m, word(m, dataOf(m, s, p), 'prefix'), fillOf(m, s, p)),
       tag: partial(m, word(m, tagOf(m, s, p), 'prefix'), tagFillOf(m, s, p)),
       position: dataOf(m, s, p) === 0 ? null : dataPosOf(m, s, p),
+      ...(m.layout.fields.draft === undefined ? {} : { draft: word(m, draftOf(m, s, p), 'prefix') }),
     });
   }
   const requests: RequestView[] = [];

@@ -1,12 +1,13 @@
 /**
  * The witnesses of what crosses the wire besides D's pages (docs/WIRE.md): P's source
  * pages freed under a write in flight, D's commit before the last part, and the metadata
- * slot's room landing before its payload.
+ * slot's room landing before its payload, and the draft model's KV.
  */
-import { bodyLabel } from './model.ts';
-import { auxPayloadOf, auxRoomOf, phaseOf, sourceFreedOf } from './state.ts';
+import { bodyLabel, prefixLength } from './model.ts';
+import { auxPayloadOf, auxRoomOf, draftOf, phaseOf, sharedPages, sourceFreedOf } from './state.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
+import { hasDraft } from './draft.ts';
 
 /**
  * With `source-early-free` (and `torn-write`, under which a write is in flight): P aborted a
@@ -31,4 +32,26 @@ export const RoomBeforePayload = sometimes(
   'RoomBeforePayload',
   (m) => m.fault['aux-torn'] && !m.mechanism['room-lands-last'],
   (m, s) => anyRequest(m, (r) => auxRoomOf(m, s) === bodyLabel(r) && auxPayloadOf(m, s) !== bodyLabel(r)),
+);
+
+/** With `draft`: some page holds a draft model's KV (a draft part landed, or a decode step wrote a token's). Under every variant. */
+export const DraftLanded = sometimes(
+  'DraftLanded',
+  (m) => hasDraft(m),
+  (m, s) => {
+    for (let p = m.firstPage; p < m.pages; p++) if (draftOf(m, s, p) !== 0) return true;
+    return false;
+  },
+);
+
+/**
+ * With `draft-stale` (and `draft`, a prompt prefix): D committed a request whose prefix
+ * positions P wrote (D's cache did not share them), so P's cache hit them and the draft
+ * part skipped them, or, under `hardened`, filled them first (`draft-fills-hit`): the
+ * witness applies there as well.
+ */
+export const DraftPrefixHit = sometimes(
+  'DraftPrefixHit',
+  (m) => hasDraft(m) && m.fault['draft-stale'] && m.groups > 0,
+  (m, s) => anyRequest(m, (r) => (m.group[r] ?? -1) >= 0 && isCommitted(phaseOf(m, s, r)) && sharedPages(m, s, r) < prefixLength(m, r)),
 );

@@ -6,6 +6,8 @@
 import {
   bodyLabel,
   dataOf,
+  draftOf,
+  hasDraft,
   flagsOf,
   holderOf,
   isFinished,
@@ -78,6 +80,12 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
         read.push({ r, page, what: '', inRun: '', stale: staleRead(m, trace, r, i, page, rec), history });
         continue;
       }
+      // With a draft model, the read that broke it may be the page's draft KV, not its target's (spec/draft.ts).
+      const draft = draftRead(m, stateAt(trace, k - 1), page, label);
+      if (draft !== undefined) {
+        read.push({ r, page, what: draft, inRun: draft, history });
+        continue;
+      }
       const w = label === 0 ? 0 : lastWrite(m, trace, page, k - 1);
       // A run of misplaced reads is one sentence: the positions differ page by page, what went wrong does not.
       const said = (misplaced: string): string =>
@@ -97,6 +105,13 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
   const details = perPageLines(ids, (_, j) => read[j]!.history);
   if (headline.length === 0) headline.push(invariant.name === 'Isolation' ? 'a request has read data written by another request.' : 'a request read content not written for it.');
   return { invariant: invariant.name, step: at, pages, headline, details };
+}
+
+/** What page `p` held when a read of `label` there came from its draft KV (config `draft`), or `undefined` when the read was its target's. */
+function draftRead(m: Model, s: State, p: number, label: number): string | undefined {
+  if (!hasDraft(m) || label !== draftOf(m, s, p) || label === dataOf(m, s, p)) return undefined;
+  const target = dataWords(m, dataOf(m, s, p));
+  return label === 0 ? `holds ${target} as its target KV, but its draft KV was never written` : `holds ${target} as its target KV and ${dataWords(m, label)} as its draft KV`;
 }
 
 /**

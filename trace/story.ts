@@ -10,7 +10,7 @@ import { stateAt } from './facts.ts';
 
 /** One page at one state, with what the printers highlight. */
 export interface PageCell extends PageView {
-  /** Its holder, data or tag changed at this step. */
+  /** Its holder, data, tag or draft changed at this step. */
   readonly changed: boolean;
   /** It is a cell the violation's explanation points at. */
   readonly leak: boolean;
@@ -69,6 +69,7 @@ export function describeModel(m: Model): string {
     c.eviction === true ? (c.radix === true ? 'eviction, radix tree' : 'eviction') : '',
     c.decodeSteps === undefined || c.decodeSteps === 1 ? '' : `decode steps ${c.decodeSteps}`,
     c.tableGrowth === true ? 'table growth' : '',
+    c.draft === true ? "a draft model's KV" : '',
   ].filter((x) => x !== '');
   return `${c.variant}, ${c.pages} pages${size}, prefill limit ${limit}, requests ${requests.join(', ')}; ${faults}${more.length === 0 ? '' : `; ${more.join(', ')}`}`;
 }
@@ -83,7 +84,7 @@ export function tell(m: Model, trace: Trace, violation?: string): Story {
     const taken = k === 0 ? undefined : trace.steps[k - 1];
     const pages = v.pages.map((p): PageCell => {
       const was = previous?.[p.id];
-      const changed = was !== undefined && (was.holder !== p.holder || was.data !== p.data || was.tag !== p.tag);
+      const changed = was !== undefined && (was.holder !== p.holder || was.data !== p.data || was.tag !== p.tag || was.draft !== p.draft);
       const leak = explanation !== undefined && explanation.step === k && explanation.pages.includes(p.id);
       return { ...p, changed, leak };
     });

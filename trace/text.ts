@@ -36,9 +36,9 @@ const plain = (s: string): string => s;
 const COLOR: Paint = { bold: sgr('1'), dim: sgr('2'), changed: sgr('1;33'), leak: sgr('1;97;41'), bad: sgr('1;31') };
 const NONE: Paint = { bold: plain, dim: plain, changed: plain, leak: plain, bad: plain };
 
-/** A page cell's words: `holder/data`, with `/tag` when tags matter; `-` for nobody. */
+/** A page cell's words: `holder/data`, with `/tag` when tags matter and `/draft` with a draft model's KV; `-` for nobody. */
 export function cellText(cell: PageCell, tags: boolean): string {
-  const parts = [cell.holder, cell.data, ...(tags ? [cell.tag] : [])];
+  const parts = [cell.holder, cell.data, ...(tags ? [cell.tag] : []), ...(cell.draft === undefined ? [] : [cell.draft])];
   return parts.map((x) => x ?? '-').join('/');
 }
 
@@ -84,7 +84,7 @@ export function formatTrace(m: Model, trace: Trace, format: TraceFormat): string
   if (x !== undefined) lines.push(paint.bad(`${x.invariant} violated after ${n} ${n === 1 ? 'step' : 'steps'}: ${x.headline.join(' ')}`));
   else lines.push(paint.bold(`trace of ${n} ${n === 1 ? 'step' : 'steps'}`));
   lines.push(`model: ${story.model}`);
-  const legend = story.tags ? 'holder/data/tag' : 'holder/data';
+  const legend = `${story.tags ? 'holder/data/tag' : 'holder/data'}${story.steps[0]?.pages[0]?.draft === undefined ? '' : '/draft'}`;
   lines.push(paint.dim(`page cells: ${legend}, "-" = free or never written; * = changed at this step${x === undefined ? '' : ', ! = the violation'}`));
   for (const [k, s] of story.steps.entries()) {
     lines.push('');

@@ -1,11 +1,11 @@
 /**
  * The wording of the metadata slot's actions (fault `aux-torn`, spec/aux.ts), in both
  * forms, beside trace/wording.ts: which part of the metadata write landed, and what the
- * slot now holds.
+ * slot now holds; and of the draft part of a write (config `draft`, spec/draft.ts).
  */
-import { auxPayloadOf, auxRoomOf } from '../spec/index.ts';
+import { auxPayloadOf, auxRoomOf, draftOf, draftSkips, writeLabel } from '../spec/index.ts';
 import { dataWords } from './facts.ts';
-import type { Phrasing, Told } from './phrasing.ts';
+import { ids, type Phrasing, type Told } from './phrasing.ts';
 
 /** A `landRoom` or `landPayload`: the part of the request's metadata write that landed, and the slot's room and payload after it. */
 export function landAux(t: Told, kind: 'landRoom' | 'landPayload'): Phrasing {
@@ -16,5 +16,17 @@ export function landAux(t: Told, kind: 'landRoom' | 'landPayload'): Phrasing {
   return {
     sentence: `the ${part} part of ${who}'s metadata write lands in D's metadata slot; the slot now holds ${holds}.`,
     messages: [`P->>D: ${label}: ${who}'s ${part} lands in the metadata slot (${holds})`],
+  };
+}
+
+/** A `landDraft` (config `draft`, spec/draft.ts): the draft part of the request's write landed; which pages' draft KV it wrote, and which it skipped (fault `draft-stale`). */
+export function landDraftWords(t: Told): Phrasing {
+  const { m, r, who, label, after, table, shared } = t;
+  const written = table.filter((p, i) => i >= shared && !draftSkips(m, r, i) && draftOf(m, after, p) === writeLabel(m, r, i));
+  const stale = table.filter((p, i) => i >= shared && draftSkips(m, r, i));
+  const kept = stale.length === 0 ? '' : `; ${ids(stale)} ${stale.length === 1 ? 'keeps its' : 'keep their'} old draft KV (${stale.map((p) => dataWords(m, draftOf(m, after, p))).join(', ')}): P's cache hit the prefix, and its draft was never filled`;
+  return {
+    sentence: `the draft part of ${who}'s write lands: the draft model's KV in ${ids(written)}${kept}.`,
+    messages: [`P->>D: ${label}: ${who}'s draft KV lands in ${ids(written)}${kept === '' ? '' : `, ${ids(stale)} skipped`}`],
   };
 }

@@ -29,7 +29,7 @@ import {
 import { pageIds, perPageWords } from './long-lists.ts';
 import { ids, perPages, type Phrasing, type Told } from './phrasing.ts';
 import { retraction } from './wording-retraction.ts';
-import { landAux } from './wording-wire.ts';
+import { landAux, landDraftWords } from './wording-wire.ts';
 import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pageCount, pagesWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 export type { Phrasing, Told } from './phrasing.ts';
@@ -259,6 +259,7 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
   resume: (t) => retraction(t, 'resume'),
   landRoom: (t) => landAux(t, 'landRoom'),
   landPayload: (t) => landAux(t, 'landPayload'),
+  landDraft: landDraftWords,
   allocFail: (t) => ({
     sentence: `D asks for ${t.who}'s pages and gets none: the free list and the release list hold too few; the release list is merged into the free list and sorted all the same.`,
     messages: [`D->>Pool: ${t.label}: take ${pageCount(t.m.promptPages[t.r] ?? 0)} for ${t.who}`, 'Pool-->>D: none (the release list merged and sorted)'],

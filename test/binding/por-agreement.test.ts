@@ -40,6 +40,8 @@ const PINNED: readonly (readonly [string, Config, CheckOptions])[] = [
   ['source-pages.test.ts: hardened, P aborts a write in flight', { ...configFrom({ pages: 3, prefillLimit: 3, requests: requests([2, 1]), variant: 'hardened', faults: ['torn-write', 'source-early-free', 'early-free'] }), sourcePages: true }, { continueAfterViolation: true }],
   ['radix.test.ts: lock-underflow on the tree, owner-check', configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }, { length: 2 }], variant: 'owner-check', faults: ['lock-underflow'], eviction: true, radix: true }), { continueAfterViolation: true }],
   ['radix.test.ts: hardened, every fault but retraction\'s and auto-truncate', configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 2, prefix: 'sys' }, { length: 3 }], variant: 'hardened', faults: FAULTS.filter((f) => f !== 'auto-truncate' && f !== 'offload-after-free' && f !== 'resume-stale'), eviction: true, radix: true }), {}],
+  ['draft.test.ts: owner-check, the stale draft', { ...configFrom({ pages: 3, prefillLimit: 3, requests: [{ length: 1 }, { length: 2, prefix: 'sys' }], variant: 'owner-check', faults: ['draft-stale'] }), draft: true }, { continueAfterViolation: true }],
+  ['draft.test.ts: hardened, every fault of issue 24', { ...configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }, { length: 3 }], variant: 'hardened', faults: ['silent-stub', 'early-free', 'stale-free', 'torn-write', 'premature-success', 'aux-torn', 'draft-stale'] }), draft: true }, {}],
   ['retraction (no reduction offered)', configFrom({ pages: 3, prefillLimit: 2, requests: requests([1, 2]), variant: 'owner-check', retraction: true, faults: ['offload-after-free'] }), { continueAfterViolation: true }],
 ];
 
@@ -66,6 +68,7 @@ describe('partial-order reduction agrees with the plain search', () => {
       'storage.test.ts: 6 pages 2,3,2,3,2, stops at the leak': [1488, 709],
       'source-pages.test.ts: hardened, P aborts a write in flight': [1512, 1504],
       'source-pages.test.ts: owner-check, P aborts a write in flight': [4742, 4686],
+      'draft.test.ts: owner-check, the stale draft': [131, 115],
     });
   }, 120_000);
 

@@ -167,8 +167,8 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    // 4 variants × 12 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, and aux-torn).
-    expect(cells).toHaveLength(56);
+    // 4 variants × 15 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, and draft-stale, whose cells turn --draft on).
+    expect(cells).toHaveLength(60);
     expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',
@@ -182,6 +182,7 @@ describe('pagecheck matrix and demo', () => {
       'buggy source-early-free',
       'buggy premature-success',
       'buggy aux-torn',
+      'buggy draft-stale',
       'length-fix early-free',
       'length-fix stale-free',
       'length-fix prefix-poison',
@@ -192,11 +193,13 @@ describe('pagecheck matrix and demo', () => {
       'length-fix source-early-free',
       'length-fix premature-success',
       'length-fix aux-torn',
+      'length-fix draft-stale',
       'owner-check torn-write',
       'owner-check offload-after-free',
       'owner-check source-early-free',
       'owner-check premature-success',
       'owner-check aux-torn',
+      'owner-check draft-stale',
     ]);
   });
 

@@ -100,8 +100,9 @@ function replayed(line: string): Config {
 }
 
 describe('replay lines give back the configuration', () => {
-  // Required<Config>: a field added to Config fails to typecheck here until this test sets it.
-  const every: Required<Config> = {
+  // Required<Config>: a field added to Config fails to typecheck here until this test sets it. `draft` is refused with
+  // retraction (spec/config-checks.ts), so it has a test of its own below.
+  const every: Required<Omit<Config, 'draft'>> = {
     pages: 4,
     prefillLimit: 6,
     // Lengths in tokens: 2, 4 and 3 pages of 2 tokens.
@@ -134,6 +135,14 @@ describe('replay lines give back the configuration', () => {
     expect(line).toContain('--retraction');
     expect(line).toContain('--without revoke-writer,unlock-once');
     expect(replayed(line)).toEqual(every);
+  });
+
+  it('--draft survives too, with every other field but retraction (refused with it)', () => {
+    const { retraction: _refused, ...rest } = every;
+    const drafted: Required<Omit<Config, 'retraction'>> = { ...rest, draft: true };
+    const line = replayCommand(drafted);
+    expect(line).toContain('--draft');
+    expect(replayed(line)).toEqual(drafted);
   });
 
   it('fields at their defaults are left out and still come back', () => {

@@ -37,4 +37,6 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'commit-counts-landed': [],
   // aux-torn only, which the proof does not cover: without the fault there is no metadata slot
   'room-lands-last': [],
+  // config draft only, which the proof does not cover: without it no page holds a draft
+  'draft-fills-hit': [],
 };

@@ -5,7 +5,8 @@
  * returns the problems it found as sentences (empty: none), so that the test prints the
  * first and the counts.
  */
-import { FOOTPRINTS, readsOf, setsOf, writesOf, type Reach } from '../../spec/footprint.ts';
+import { FOOTPRINTS, type Reach } from '../../spec/footprint.ts';
+import { readsOf, setsOf, writesOf } from '../../spec/footprint-of.ts';
 import { propertyReads, type PropertyReads } from '../../spec/property-reads.ts';
 import { actionLabel, bodyLabel, freeCopies, holderOf, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
 

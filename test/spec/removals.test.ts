@@ -15,6 +15,7 @@ const PINNED: Readonly<Record<Mechanism, { holds: [number, number]; without: [nu
   'unlock-once': { holds: [72, 15], without: [24, 'ExclusiveHold', 'allocate(A) prefill(A) handoff(A) allocate(B) decode(A) free(A) evict(C)'] },
   'hold-source': { holds: [11, 7], without: [15, 'Isolation', 'allocate(A) prefill(A) landTag(A) abortSource(A) landData(A) handoff(A) decode(A)'] },
   'commit-counts-landed': { holds: [81, 14], without: [584, 'Isolation', 'allocate(A) prefill(A) handoff(A) decode(A) free(A) allocate(B) prefill(B) handoff(B) landData(A) landTag(B) decode(B)'] },
+  'draft-fills-hit': { holds: [131, 13], without: [111, 'Isolation', 'allocate(A) prefill(A) landDraft(A) handoff(A) decode(A) free(A) allocate(B) prefill(B) landDraft(B) handoff(B) decode(B)'] },
   'room-lands-last': { holds: [36, 14], without: [46, 'Isolation', 'allocate(A) prefill(A) landRoom(A) landPayload(A) handoff(A) allocate(B) prefill(B) landRoom(B) handoff(B)'] },
 };
 

@@ -139,6 +139,16 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     past: ['landPayload(A)'],
     never: [{ config: config('buggy', ['aux-torn'], 2, 2, ['1']), labels: ['allocate(A)', 'prefill(A)', 'landPayload(A)', 'landRoom(A)', 'handoff(A)'] }],
   },
+  // the draft part of A's write lands; before it no page holds a draft model's KV
+  DraftLanded: {
+    config: config('buggy', [], 2, 2, ['1'], { draft: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'landDraft(A)'],
+  },
+  // D commits A, whose prefix position P wrote (a hit in P's cache, whose draft hardened fills)
+  DraftPrefixHit: {
+    config: config('hardened', ['draft-stale'], 3, 3, ['2:sys'], { draft: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'landDraft(A)', 'handoff(A)'],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
