@@ -73,14 +73,14 @@ const conditional = (m: Model, fp: Footprint): boolean => fp.withVariable !== un
 /** What kind `kind` may read under `m`: its reads, with those its layout brings, over the variables `m` has. */
 export function readsOf(m: Model, kind: ActionKind): Accesses {
   const fp = FOOTPRINTS[kind];
-  return present(m, conditional(m, fp) ? { ...fp.reads, ...fp.withVariable?.reads } : fp.reads);
+  return withPool(m, kind, 'reads', present(m, conditional(m, fp) ? { ...fp.reads, ...fp.withVariable?.reads } : fp.reads));
 }
 
 /** What kind `kind` may write under `m`: its writes, narrowed where `m` has the mechanism that narrows them, with those its layout brings, over the variables `m` has. */
 export function writesOf(m: Model, kind: ActionKind): Omit<Accesses, 'flags'> {
   const fp = FOOTPRINTS[kind];
   const base = fp.narrowed !== undefined && m.mechanism[fp.narrowed.mechanism] ? fp.narrowed.writes : fp.writes;
-  return present(m, conditional(m, fp) ? { ...base, ...fp.withVariable?.writes } : base);
+  return withPool(m, kind, 'writes', present(m, conditional(m, fp) ? { ...base, ...fp.withVariable?.writes } : base));
 }
 
 /** A page's content as a write leaves it: label, position, filled slots, and the owner tag with its count. */
@@ -243,3 +243,25 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     writes: { auxPayload: 'any' },
   },
 };
+
+/** D's state slots and metadata rows (config `stateSlots`, `state-slots.ts`): every slot and row, and the request's indices. */
+const POOL = { stateHolder: 'any', stateOf: 'any', metaHolder: 'any', metaOf: 'any', stateIdx: 'own', metaIdx: 'own' } as const;
+
+/** What each kind touches of the slots and rows, beside its footprint, where the layout has them: allocate takes them, a write lands in them, the commit reads and frees, decode reads, a release frees. */
+const POOL_FOOTPRINTS: Partial<Readonly<Record<ActionKind, { readonly reads: Accesses; readonly writes: Omit<Accesses, 'flags'> }>>> = {
+  allocate: { reads: POOL, writes: POOL },
+  prefill: { reads: POOL, writes: POOL },
+  stub: { reads: POOL, writes: POOL },
+  landData: { reads: POOL, writes: POOL },
+  landTag: { reads: POOL, writes: POOL },
+  handoff: { reads: { ...POOL, reads: 'own', observed: 'own' }, writes: { ...POOL, reads: 'own', observed: 'own' } },
+  decode: { reads: POOL, writes: {} },
+  free: { reads: POOL, writes: POOL },
+  timeout: { reads: POOL, writes: POOL },
+};
+
+/** `accesses` with kind `kind`'s accesses of the slots and rows (`side`), where `m`'s layout has them. */
+function withPool<T extends Accesses>(m: Model, kind: ActionKind, side: 'reads' | 'writes', accesses: T): T {
+  const extra = POOL_FOOTPRINTS[kind];
+  return extra === undefined || m.layout.fields.stateIdx === undefined ? accesses : ({ ...accesses, ...extra[side] } as T);
+}

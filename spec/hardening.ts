@@ -102,10 +102,24 @@
  * has landed vouches for a payload that has. Left out: resetting the payload with the
  * room (a payload not yet landed is then no token at all, garbage rather than a leak), and
  * a room inside each payload buffer (the same order, in one write per buffer).
+ *
+ * The ninth and tenth, for D's state slots and metadata rows (config `stateSlots`,
+ * spec/state-slots.ts). A state slot freed at the commit (fault `state-slot-reuse`) is
+ * taken by the next allocation while its first holder still decodes from it, and its new
+ * holder's transfer writes another user's state there: no page tag sees it, since the slot
+ * has none. So the slot's free belongs to the request's own release, as its pages' does:
+ * the commit frees the metadata row only (`slot-freed-with-request`). Left out: a holder
+ * check at every decode step, which would see the reuse but fail every request whose
+ * commit freed its slot, so that no request would decode at all (the checker finds no
+ * successful decode with it). A metadata index handed to two requests
+ * (`metadata-collision`) is stopped where it is made: the allocator hands out only an
+ * index nobody holds (`metadata-alloc-checks-holder`, a free set rather than a deque that
+ * can hold one index twice). Left out: D's check of the row's `bootstrap_room` at commit,
+ * which fault `aux-torn` shows a room can pass on another request's payload.
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'slot-freed-with-request', 'metadata-alloc-checks-holder'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -179,5 +193,19 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "P's aux transfer (`send_aux` of the Mooncake/NIXL managers, from `MetadataBuffers.get_buf_infos`): post the `bootstrap_room` buffer's write last, after the other buffers' writes on the same queue pair, with a fence (or as the write with immediate that completes the transfer); D's `_apply_metadata_gate` and `_commit_transfer_to_req` stay as they are.",
     cost: 'One fenced write per transfer, after the payload: no more bytes, a little more latency on the last write.',
+  },
+  'slot-freed-with-request': {
+    what:
+      "With `stateSlots`: a request's state slot is freed only by the request's own release (`free`, `timeout`), with its pages; the commit frees its metadata row and nothing else, so no allocation takes a slot that a decoding request still reads.",
+    where:
+      "`HybridReqToTokenPool.free` / `free_mamba_cache` (`mem_cache/memory_pool.py`): called from `release_kv_cache` at the request's end only; `pop_transferred` (`disaggregation/decode.py`) frees the metadata buffer index (`req_to_metadata_buffer_idx_allocator.free`) and no state slot.",
+    cost: 'None at run time: where the free is called, not an extra step.',
+  },
+  'metadata-alloc-checks-holder': {
+    what:
+      "With `stateSlots`: the metadata buffer index allocator hands out only an index nobody holds; an index freed twice is on its free list once, so two requests in flight never share a `MetadataBuffers` row.",
+    where:
+      "`ReqToMetadataIdxAllocator` (`disaggregation/utils.py`): keep the free indices as a set (or a per-index in-use bit), make `free` of an index not in use a no-op (or an error) and `alloc` skip an index in use; the allocator `pop_preallocated` and `pop_transferred` share (SGLang #22716).",
+    cost: 'One bit per metadata row, set at alloc and cleared at free: nothing on the decode path.',
   },
 };

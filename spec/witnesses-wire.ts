@@ -4,7 +4,8 @@
  * slot's room landing before its payload.
  */
 import { bodyLabel } from './model.ts';
-import { auxPayloadOf, auxRoomOf, phaseOf, sourceFreedOf } from './state.ts';
+import { auxPayloadOf, auxRoomOf, phaseOf, Ph, poolOf, sourceFreedOf } from './state.ts';
+import { hasStateSlots } from './state-slots.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
 
@@ -31,4 +32,24 @@ export const RoomBeforePayload = sometimes(
   'RoomBeforePayload',
   (m) => m.fault['aux-torn'] && !m.mechanism['room-lands-last'],
   (m, s) => anyRequest(m, (r) => auxRoomOf(m, s) === bodyLabel(r) && auxPayloadOf(m, s) !== bodyLabel(r)),
+);
+
+/** With `state-slot-reuse`: a committed request still decoding from a state slot that another request now holds (the slot was freed at its commit and taken again). */
+export const StateSlotReused = sometimes(
+  'StateSlotReused',
+  (m) => hasStateSlots(m) && m.fault['state-slot-reuse'] && !m.mechanism['slot-freed-with-request'],
+  (m, s) =>
+    anyRequest(m, (r) => {
+      const phase = phaseOf(m, s, r);
+      const k = poolOf(m, s, 'stateIdx', r);
+      const holder = k > 0 ? poolOf(m, s, 'stateHolder', k - 1) : 0;
+      return (phase === Ph.handedOff || phase === Ph.decoding) && holder !== 0 && holder !== bodyLabel(r);
+    }),
+);
+
+/** With `metadata-collision`: two requests in flight hold one metadata row. */
+export const MetadataShared = sometimes(
+  'MetadataShared',
+  (m) => hasStateSlots(m) && m.fault['metadata-collision'] && !m.mechanism['metadata-alloc-checks-holder'],
+  (m, s) => anyRequest(m, (r) => poolOf(m, s, 'metaIdx', r) > 0 && anyRequest(m, (q) => q !== r && poolOf(m, s, 'metaIdx', q) === poolOf(m, s, 'metaIdx', r))),
 );

@@ -9,7 +9,7 @@ import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLi
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
-import { EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+import { EarlyCommit, MetadataShared, RoomBeforePayload, SourceFreed, StateSlotReused } from './witnesses-wire.ts';
 
 export { EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
@@ -247,6 +247,8 @@ export const WITNESSES: readonly Property[] = [
   SourceFreed,
   EarlyCommit,
   RoomBeforePayload,
+  StateSlotReused,
+  MetadataShared,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -267,4 +269,6 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'source-early-free': SourceFreed,
   'premature-success': EarlyCommit,
   'aux-torn': RoomBeforePayload,
+  'state-slot-reuse': StateSlotReused,
+  'metadata-collision': MetadataShared,
 };

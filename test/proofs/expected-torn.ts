@@ -37,4 +37,7 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'commit-counts-landed': [],
   // aux-torn only, which the proof does not cover: without the fault there is no metadata slot
   'room-lands-last': [],
+  // --state-slots only, which the proof does not model (its coverage refuses it)
+  'slot-freed-with-request': [],
+  'metadata-alloc-checks-holder': [],
 };
