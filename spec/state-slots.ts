@@ -47,6 +47,17 @@ export function hasStateSlots(m: Model): boolean {
   return m.config.stateSlots === true;
 }
 
+/**
+ * Whether two requests can be in flight together: the two shortest prompts fit D's pages
+ * at once. Both faults need it: a slot is reused, or a row shared, only by a request
+ * allocated while another still holds pages (a prefix hit that shares pages is not
+ * counted, so this can say no where sharing would fit).
+ */
+export function twoInFlight(m: Model): boolean {
+  const lengths = Array.from(m.promptPages).sort((a, b) => a - b);
+  return lengths.length >= 2 && lengths[0]! + lengths[1]! <= m.config.pages;
+}
+
 /** The lowest slot of `holders` nobody holds (one exists: the pool has a slot per request). */
 function lowestFree(m: Model, s: State, holders: PoolVariable): number {
   let k = 0;

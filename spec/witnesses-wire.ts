@@ -5,7 +5,7 @@
  */
 import { bodyLabel } from './model.ts';
 import { auxPayloadOf, auxRoomOf, phaseOf, Ph, poolOf, sourceFreedOf } from './state.ts';
-import { hasStateSlots } from './state-slots.ts';
+import { hasStateSlots, twoInFlight } from './state-slots.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
 
@@ -34,10 +34,10 @@ export const RoomBeforePayload = sometimes(
   (m, s) => anyRequest(m, (r) => auxRoomOf(m, s) === bodyLabel(r) && auxPayloadOf(m, s) !== bodyLabel(r)),
 );
 
-/** With `state-slot-reuse`: a committed request still decoding from a state slot that another request now holds (the slot was freed at its commit and taken again). */
+/** With `state-slot-reuse` (and two requests that fit D's pages together): a committed request still decoding from a state slot that another request now holds (the slot was freed at its commit and taken again). */
 export const StateSlotReused = sometimes(
   'StateSlotReused',
-  (m) => hasStateSlots(m) && m.fault['state-slot-reuse'] && !m.mechanism['slot-freed-with-request'],
+  (m) => hasStateSlots(m) && m.fault['state-slot-reuse'] && !m.mechanism['slot-freed-with-request'] && twoInFlight(m),
   (m, s) =>
     anyRequest(m, (r) => {
       const phase = phaseOf(m, s, r);
@@ -47,9 +47,9 @@ export const StateSlotReused = sometimes(
     }),
 );
 
-/** With `metadata-collision`: two requests in flight hold one metadata row. */
+/** With `metadata-collision` (and two requests that fit D's pages together): two requests in flight hold one metadata row. */
 export const MetadataShared = sometimes(
   'MetadataShared',
-  (m) => hasStateSlots(m) && m.fault['metadata-collision'] && !m.mechanism['metadata-alloc-checks-holder'],
+  (m) => hasStateSlots(m) && m.fault['metadata-collision'] && !m.mechanism['metadata-alloc-checks-holder'] && twoInFlight(m),
   (m, s) => anyRequest(m, (r) => poolOf(m, s, 'metaIdx', r) > 0 && anyRequest(m, (q) => q !== r && poolOf(m, s, 'metaIdx', q) === poolOf(m, s, 'metaIdx', r))),
 );
