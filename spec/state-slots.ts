@@ -92,11 +92,11 @@ export function landSlots(m: Model, t: State, r: number): void {
   if (row > 0) setPool(m, t, 'metaOf', row - 1, bodyLabel(r));
 }
 
-/** A read of content `label` from one of `r`'s slots: another's, or none, joins its read set and its read record at position 0. */
-function readSlot(m: Model, s: State, t: State, r: number, label: number): void {
+/** A read of content `label` from one of `r`'s slots: another's, or none, joins its read set and its read record at position 0 (kept with what the step read there already, in `t`). */
+function readSlot(m: Model, t: State, r: number, label: number): void {
   if (label === bodyLabel(r)) return;
   if (label !== 0) addObserved(m, t, r, label);
-  setReadRecord(m, t, r, 0, keptRecord(m, r, 0, readRecordOf(m, s, r, 0), readRecord(label, 0, 0)));
+  setReadRecord(m, t, r, 0, keptRecord(m, r, 0, readRecordOf(m, t, r, 0), readRecord(label, 0, 0)));
 }
 
 /**
@@ -110,7 +110,7 @@ export function commitSlots(m: Model, s: State, t: State, r: number): void {
   if (!hasStateSlots(m)) return;
   const row = poolOf(m, s, 'metaIdx', r);
   if (row > 0) {
-    readSlot(m, s, t, r, poolOf(m, s, 'metaOf', row - 1));
+    readSlot(m, t, r, poolOf(m, s, 'metaOf', row - 1));
     if (poolOf(m, s, 'metaHolder', row - 1) === bodyLabel(r)) setPool(m, t, 'metaHolder', row - 1, 0);
     setPool(m, t, 'metaIdx', r, 0);
   }
@@ -121,7 +121,7 @@ export function commitSlots(m: Model, s: State, t: State, r: number): void {
 export function readState(m: Model, s: State, t: State, r: number): void {
   if (!hasStateSlots(m)) return;
   const k = poolOf(m, s, 'stateIdx', r);
-  if (k > 0) readSlot(m, s, t, r, poolOf(m, s, 'stateOf', k - 1));
+  if (k > 0) readSlot(m, t, r, poolOf(m, s, 'stateOf', k - 1));
 }
 
 /**
