@@ -6,6 +6,7 @@
  * verdict with each fault and with every fault, the removal test of each mechanism, the
  * warnings, and the bad input.
  */
+import { readFileSync } from 'node:fs';
 import { Either } from 'effect';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
