@@ -47,7 +47,8 @@ export function describeConfig(config: Config): string {
   const growth = config.tableGrowth === true ? ' · table growth' : '';
   const retraction = config.retraction === true ? ' · retraction' : '';
   const source = config.sourcePages === true ? " · P's source pages" : '';
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}${retraction}${source}`;
+  const stateSlots = config.stateSlots === true ? ' · state slots' : '';
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}${retraction}${source}${stateSlots}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */

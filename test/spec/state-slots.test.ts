@@ -65,6 +65,11 @@ describe('shortest counterexamples', () => {
     expect(labels(m, r.violations[0]!.trace)).toEqual(trace);
   });
 
+  it('docs/WIRE.md quotes both traces', () => {
+    const text = readFileSync(new URL('../../docs/WIRE.md', import.meta.url), 'utf8');
+    for (const trace of [REUSE, COLLIDE]) expect(text).toContain(trace.join(' '));
+  });
+
   it("state-slot-reuse: A decodes from the slot B's transfer wrote; the slot's content and holder are B's", () => {
     const { m, last } = runLabels(smallest('owner-check', ['state-slot-reuse']), ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'decode(A)']);
     expect([poolOf(m, last, 'stateIdx', 0), poolOf(m, last, 'stateIdx', 1), poolOf(m, last, 'stateOf', 0), poolOf(m, last, 'stateHolder', 0)]).toEqual([1, 1, 2, 2]);
