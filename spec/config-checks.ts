@@ -38,6 +38,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   lifoAgainstPages,
   faultsNamedOnce,
   prematureAgainstRetraction,
+  stateSlotsAgainstRequests,
 ];
 
 /** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
@@ -234,4 +235,11 @@ function anyActions(
 function prematureAgainstRetraction(input: Input): InputIssue[] {
   if (input.retraction !== true || !(input.faults ?? []).includes('premature-success')) return [];
   return [{ path: 'retraction', message: 'retraction with fault premature-success is not modelled: a request retracted while parts of its write are still landing would take new pages, and the parts are addressed to the old ones; check premature-success without retraction' }];
+}
+
+/** Config `stateSlots` against the request count: a request's slot and row index (plus one) is a byte (spec/state-slots.ts). */
+function stateSlotsAgainstRequests(input: Input): InputIssue[] {
+  const n = Array.isArray(input.requests) ? input.requests.length : 0;
+  if (input.stateSlots !== true || n <= LIMITS.maxCountedRequests) return [];
+  return [{ path: 'requests', message: `a request's state slot and metadata row are one byte each: at most ${LIMITS.maxCountedRequests} requests with stateSlots, got ${n}` }];
 }

@@ -121,6 +121,13 @@ describe('warnings and bad input', () => {
     expect(configWarnings(compile(smallest('owner-check', ['state-slot-reuse', 'metadata-collision'])))).toEqual([]);
   });
 
+  it('more requests than a one-byte index holds are refused with --state-slots (255: one past the limit)', () => {
+    const many = { ...configFrom({ pages: 255, prefillLimit: 2, requests: Array.from({ length: 255 }, () => ({ length: 1 })), variant: 'buggy' }), stateSlots: true };
+    const bad = decodeConfig(many);
+    expect(Either.isLeft(bad) ? bad.left.issues.map((i) => `${i.path}: ${i.message}`) : []).toEqual(["requests: a request's state slot and metadata row are one byte each: at most 254 requests with stateSlots, got 255"]);
+    expect(Either.isRight(decodeConfig({ ...many, stateSlots: false }))).toBe(true);
+  });
+
   it('stateSlots that is not a boolean is refused with its reason', () => {
     const bad = decodeConfig({ ...smallest('buggy', []), stateSlots: 'yes' });
     expect(Either.isLeft(bad) ? bad.left.issues.map((i) => `${i.path}: ${i.message}`) : []).toEqual(['stateSlots: expected true or false, got "yes"']);
