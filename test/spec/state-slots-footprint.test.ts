@@ -3,11 +3,14 @@
  * against the spec, and partial-order reduction against the plain search, with
  * `--state-slots`: the draws of test/spec/footprint.test.ts and
  * test/binding/por-agreement.test.ts leave the switch off (test/support/small-configs.ts),
- * so these configurations are checked here, every reachable state and every action.
+ * so these configurations are checked here, every reachable state and every action; and
+ * symmetry's canonical form against an orbit count made here, with the pools renamed by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { allActions, compile, configFrom, initial, INVARIANTS, step, WITNESSES, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
-import { keyOf } from '../checker/orbits.ts';
+import { allActions, compile, configFrom, initial, INVARIANTS, poolOf, setPool, step, WITNESSES, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
+import { keyOf, reachable, rename, renamings } from '../checker/orbits.ts';
+import { check } from '../../checker/index.ts';
+import { checkedModel } from '../../binding/index.ts';
 import { bytesOf, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
 import { agreement } from '../binding/por-agreement.ts';
 
@@ -67,4 +70,27 @@ describe('with --state-slots', () => {
   it('partial-order reduction agrees with the plain search on each', () => {
     for (const config of CONFIGS) expect(agreement(config, { continueAfterViolation: true }).difference, JSON.stringify(config.faults)).toBeUndefined();
   }, 120_000);
+});
+
+/** `s` with every request `r` renamed `perm[r]`, the pools too: their holders and contents relabelled in place, each request's slot and row index moved with it. */
+function renameWithPools(m: Model, s: State, perm: readonly number[]): State {
+  const t = rename(m, s, perm);
+  const label = (l: number): number => (l >= 1 && l <= m.n ? perm[l - 1]! + 1 : l);
+  for (let k = 0; k < m.n; k++) for (const v of ['stateHolder', 'stateOf', 'metaHolder', 'metaOf'] as const) setPool(m, t, v, k, label(poolOf(m, s, v, k)));
+  for (let r = 0; r < m.n; r++) for (const v of ['stateIdx', 'metaIdx'] as const) setPool(m, t, v, perm[r]!, poolOf(m, s, v, r));
+  return t;
+}
+
+describe('symmetry with --state-slots', () => {
+  it.each([
+    ['buggy', ['state-slot-reuse', 'metadata-collision'], 3387],
+    ['hardened', ['state-slot-reuse', 'stale-free'], 1205],
+  ] as const)('%s with %s, three requests of one page on 3 pages: the reduced count is the number of orbits (%i)', (variant, faults, orbits) => {
+    const m = compile({ ...configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant, faults: [...faults] }), stateSlots: true });
+    const perms = renamings(m);
+    const seen = new Set<string>();
+    for (const s of reachable(m)) seen.add(perms.map((p) => keyOf(renameWithPools(m, s, p))).sort()[0]!);
+    const reduced = check(checkedModel(m), { continueAfterViolation: true }).distinctStates;
+    expect([reduced, seen.size]).toEqual([orbits, orbits]);
+  }, 60_000);
 });
