@@ -35,6 +35,8 @@ export function inFastFamily(m: Model): boolean {
     oneByteLayout(m) &&
     m.fillAt < 0 &&
     !m.rereadsFinishedTable &&
+    // D's state slots and metadata rows (spec/state-slots.ts) are not in the description.
+    m.config.stateSlots !== true &&
     faultsOn.every((f) => f === 'silent-stub') &&
     sameActions(m)
   );

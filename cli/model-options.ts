@@ -53,6 +53,8 @@ export interface ModelFlags {
   readonly without?: string;
   /** `--draft`. */
   readonly draft?: boolean;
+  /** `--state-slots`. */
+  readonly stateSlots?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -75,6 +77,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
     .option('--without <mechanisms>', "hardened without these of its mechanisms, comma-separated: the counterexample each one stops (docs/VARIANTS.md)")
     .option('--draft', "speculative decoding: every page holds a draft model's KV beside the target's, landed by a transfer part of its own (action landDraft) and read by decode with it (fault draft-stale)")
+    .option('--state-slots', "model D's state slot and metadata row per request: taken at allocation, written with the transfer, read at commit and every decode step (faults state-slot-reuse, metadata-collision)")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
@@ -164,6 +167,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.sourcePages === true) set('sourcePages', true);
   if (flags.without !== undefined) set('without', parseNameList('--without', flags.without, MECHANISMS, "hardened's mechanisms"));
   if (flags.draft === true) set('draft', true);
+  if (flags.stateSlots === true) set('stateSlots', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

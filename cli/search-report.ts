@@ -48,7 +48,8 @@ export function describeConfig(config: Config): string {
   const retraction = config.retraction === true ? ' · retraction' : '';
   const source = config.sourcePages === true ? " · P's source pages" : '';
   const draft = config.draft === true ? ' · draft KV' : '';
-  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}${retraction}${source}${draft}`;
+  const stateSlots = config.stateSlots === true ? ' · state slots' : '';
+  return `${config.variant} · ${config.pages} pages · prefill limit ${config.prefillLimit} · requests ${requests} · ${faults}${allocator}${pageSize}${rule}${eviction}${prefixes}${decodeSteps}${growth}${retraction}${source}${draft}${stateSlots}`;
 }
 
 /** Witnesses that apply here and were not reached: a warning, since invariants may then hold vacuously. */

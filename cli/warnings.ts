@@ -20,6 +20,7 @@ function why(m: Model, fault: Fault): string {
   if (fault === 'torn-write' && !m.ownerCheck) return 'without an owner check a page write has no tag part to land apart from its content';
   if (fault === 'source-early-free') return "without torn-write P's write lands whole when it is posted: no transfer is in flight for P's abort to overtake";
   if (fault === 'draft-stale') return `${SWITCH_DOCS.prefixes.off}: the draft part has no prefix position to skip`;
+  if (fault === 'state-slot-reuse' || fault === 'metadata-collision') return "no two requests fit D's pages together: a slot is reused, or a row shared, only by a request allocated while another is in flight";
   if (fault === 'segment-overlap') return 'no request has a prompt prefix or, with token slots, a prompt that ends mid-page: no release makes two calls';
   return `its witness ${FAULT_WITNESSES[fault].name} does not apply`;
 }

@@ -2,14 +2,15 @@
  * The README's table of designs against faults, in words: per variant and fault (the
  * `matrix` run on its configuration), whether the design lets the fault leak, lets it read
  * garbage, turns it into a loud failure (its check fails the request), refuses the prompt,
- * or holds with nothing going wrong at a read. Derived from the matrix's cells and their
+ * or holds with nothing going wrong at a read; a fault whose witness applies in no cell of
+ * its column cannot fire on that configuration, and says so. Derived from the matrix's cells and their
  * witnesses, not written by hand.
  */
 import { checkedModel } from '../binding/index.ts';
 import { check } from '../checker/index.ts';
 import { runMatrix, type MatrixCell } from '../matrix/matrix.ts';
 import { configArgs } from '../spec/config-flags.ts';
-import { actionLabel, compile, FAULTS, REMOVAL_LIST, VARIANTS, withoutMechanism, type Fault } from '../spec/index.ts';
+import { actionLabel, compile, FAULT_WITNESSES, FAULTS, REMOVAL_LIST, VARIANTS, withoutMechanism, type Fault } from '../spec/index.ts';
 import type { Figure } from './readme-figures.ts';
 
 /** The mechanisms of `hardened` that stop fault `f` (spec/removals.ts), as the designs table names them after hardened's word. */
@@ -21,8 +22,13 @@ const stoppedBy = (f: Fault): string => {
 /** Whether witness `name` was reached in the cell. */
 const reached = (c: MatrixCell, name: string): boolean => c.witnesses.some((w) => w.name === name && w.reached);
 
+/** Whether the fault's witness applies in no cell of its column: it cannot fire on the matrix's configuration (state-slot-reuse and metadata-collision need two requests in flight together), and every cell would hold vacuously. */
+const cannotFire = (cells: readonly MatrixCell[], fault: Fault): boolean =>
+  cells.filter((c) => c.fault === fault).every((c) => !c.witnesses.some((w) => w.name === FAULT_WITNESSES[fault].name && w.applies));
+
 /** One cell in words. */
-function word(c: MatrixCell): string {
+function word(c: MatrixCell, cells: readonly MatrixCell[]): string {
+  if (cannotFire(cells, c.fault)) return 'cannot fire here';
   if (c.isolation === 'leak') return `**leaks** (${c.traceLength})`;
   if (c.integrity === 'garbage') return `garbage (${c.integrityTraceLength})`;
   if (reached(c, 'FailsLoudly')) return 'fails loudly';
@@ -37,7 +43,7 @@ export const designs: Figure = {
   render: async () => {
     const { cells } = runMatrix();
     const faults = FAULTS.filter((f) => cells.some((c) => c.fault === f));
-    const cell = (v: (typeof VARIANTS)[number], f: Fault): string => word(cells.find((c) => c.variant === v && c.fault === f)!) + (v === 'hardened' ? stoppedBy(f) : '');
+    const cell = (v: (typeof VARIANTS)[number], f: Fault): string => word(cells.find((c) => c.variant === v && c.fault === f)!, cells) + (v === 'hardened' ? stoppedBy(f) : '');
     const rows = VARIANTS.map((v) => `| \`${v}\` | ${faults.map((f) => cell(v, f)).join(' | ')} |`);
     return [`| design | ${faults.map((f) => `\`${f}\``).join(' | ')} |`, `|---|${faults.map(() => '---').join('|')}|`, ...rows].join('\n');
   },

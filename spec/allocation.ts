@@ -9,6 +9,7 @@ import type { Model } from './model.ts';
 import { phaseOf, Ph, type State } from './state.ts';
 import { planHold, takeHold } from './hold.ts';
 import { slotFree, takeSlot } from './aux.ts';
+import { takeSlots } from './state-slots.ts';
 
 /**
  * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
@@ -24,7 +25,8 @@ import { slotFree, takeSlot } from './aux.ts';
  * Page contents are not touched.
  * Under allocator `any` the action names the pages it takes, and every choice of free
  * pages is its own action. With fault `aux-torn` it also takes D's one metadata slot, and
- * waits while another request holds it (`aux.ts`).
+ * waits while another request holds it (`aux.ts`); with `stateSlots`, a state slot and a
+ * metadata row (`state-slots.ts`).
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
@@ -36,6 +38,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   const t = s.slice();
   takeHold(m, s, t, r, plan, promptTokensTaken(m, r, plan.need), pages);
   takeSlot(m, t, r);
+  takeSlots(m, s, t, r);
   enter(m, t, r, 'allocated');
   return t;
 }

@@ -40,6 +40,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   faultsNamedOnce,
   prematureAgainstRetraction,
   draftAgainstRetraction,
+  stateSlotsAgainstRequests,
 ];
 
 /** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
@@ -252,4 +253,11 @@ function prematureAgainstRetraction(input: Input): InputIssue[] {
 function draftAgainstRetraction(input: Input): InputIssue[] {
   if (input.draft !== true || input.retraction !== true) return [];
   return [{ path: 'draft', message: "draft with retraction is not modelled: the saved copy and its load hold the target's KV only, and a resumed request would read its new pages' old draft KV; check draft without retraction" }];
+}
+
+/** Config `stateSlots` against the request count: a request's slot and row index (plus one) is a byte (spec/state-slots.ts). */
+function stateSlotsAgainstRequests(input: Input): InputIssue[] {
+  const n = Array.isArray(input.requests) ? input.requests.length : 0;
+  if (input.stateSlots !== true || n <= LIMITS.maxCountedRequests) return [];
+  return [{ path: 'requests', message: `a request's state slot and metadata row are one byte each: at most ${LIMITS.maxCountedRequests} requests with stateSlots, got ${n}` }];
 }

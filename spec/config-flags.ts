@@ -35,8 +35,9 @@ export const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: str
   retraction: { flag: '--retraction', value: (c) => (c.retraction === true ? true : undefined) },
   radix: { flag: '--radix', value: (c) => (c.radix === true ? true : undefined) },
   sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
-  without: { flag: '--without', value: (c) => (c.without === undefined || c.without.length === 0 ? undefined : c.without.join(',')) },
   draft: { flag: '--draft', value: (c) => (c.draft === true ? true : undefined) },
+  stateSlots: { flag: '--state-slots', value: (c) => (c.stateSlots === true ? true : undefined) },
+  without: { flag: '--without', value: (c) => (c.without === undefined || c.without.length === 0 ? undefined : c.without.join(',')) },
 };
 
 /** Each configuration field's flag, by field name. */

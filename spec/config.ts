@@ -12,7 +12,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn', 'draft-stale'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn', 'draft-stale', 'state-slot-reuse', 'metadata-collision'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -61,6 +61,10 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "The metadata slot (SGLang's `MetadataBuffers` row: the first output token and, apart, its `bootstrap_room`) lands apart from its payload: D's gate and check read the room only (`_apply_metadata_gate` in `disaggregation/utils.py`, `_commit_transfer_to_req` in `disaggregation/decode.py`), and only the room is reset to 0 before the slot is reused (`pop_transferred`), so a room that lands before its payload passes on the slot's previous holder's first token (spec/aux.ts).",
   'draft-stale':
     "With `draft`: on a prefix hit in P's cache the draft part of the write skips the prefix pages (P's draft extend covers the extend tokens only, and the draft KV of the cached positions is never filled: SGLang PR #19897), so D's pages keep whatever draft KV was there, possibly another request's from before the page was freed and reused; speculative decode reads it beside the target KV, which is the request's own, under the request's own tag (spec/draft.ts).",
+  'state-slot-reuse':
+    "With `stateSlots`: D frees a request's state slot (its recurrent state, SGLang's `MambaPool` slot held through `HybridReqToTokenPool`) at the commit, with its metadata buffer index (`pop_transferred`), instead of at the request's end; the next allocation takes it, that request's transfer writes its own state there, and the first request's next decode step reads another user's state (SGLang PRs #22811, #31108; spec/state-slots.ts).",
+  'metadata-collision':
+    "With `stateSlots`: the metadata buffer index allocator (`ReqToMetadataIdxAllocator`) hands an index that a request still holds to a second request (an index on its free list twice), so both transfers write their first output token into one `MetadataBuffers` row and the commit of one reads the other's (SGLang #22716, #17259; spec/state-slots.ts).",
 };
 
 /**
@@ -109,15 +113,20 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // The metadata slot is released at the commit, with the table still live.
   'aux-torn': false,  // It acts on a write into a live table.
   'draft-stale': false,
+  // Both act on slots held by live requests.
+  'state-slot-reuse': false,
+  'metadata-collision': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */
-export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages' | 'draft'>>> = {
+export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages' | 'draft' | 'stateSlots'>>> = {
   'lock-underflow': 'eviction',
   'offload-after-free': 'retraction',
   'resume-stale': 'retraction',
   'source-early-free': 'sourcePages',
   'draft-stale': 'draft',
+  'state-slot-reuse': 'stateSlots',
+  'metadata-collision': 'stateSlots',
 };
 
 /** `config` with every switch its faults act under turned on ({@link FAULT_NEEDS}): no fault of it is left unable to fire for want of its switch. */
@@ -232,6 +241,13 @@ export interface Config {
    * (`landDraft`), and decode reads both. Needed by fault `draft-stale`; `false` when absent.
    */
   readonly draft?: boolean;
+  /**
+   * Whether D's per-request slots beside the pages are modelled (spec/state-slots.ts): a
+   * state slot (the recurrent state) and a metadata buffer row per request, taken at
+   * allocation, written with the transfer, read at commit and at every decode step.
+   * Needed by faults `state-slot-reuse` and `metadata-collision`; `false` when absent.
+   */
+  readonly stateSlots?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

@@ -10,6 +10,7 @@ import { bodyLabel, mayReadAt, type Model } from './model.ts';
 import { keptRecord } from './reads.ts';
 import { readDraft } from './draft.ts';
 import { addFlags, holderOf, phaseOf, Ph, READ_LABEL, READ_UNHELD, readRecordOf, setHolder, setReadRecord, setSteps, setTablePage, setTag, sharedPages, stepsOf, tablePage, tableRoom, tagOf, type State, addObserved } from './state.ts';
+import { readState } from './state-slots.ts';
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 
 /**
@@ -72,7 +73,8 @@ export function grow(m: Model, s: State, r: number, pages?: readonly number[]): 
  * of its table (its content, for that position; with one slot per page, into its last
  * page). After the last step the request is decoded, before it `decoding`. With config
  * `draft`, speculative decode reads each page's draft KV beside its content, into the same
- * read set and record, and the token write writes the token's draft KV too (`draft.ts`).
+ * read set and record, and the token write writes the token's draft KV too (`draft.ts`). With `stateSlots`
+ * each step also reads the request's state slot (`state-slots.ts`).
  * @variant owner-check Before reading, at every step, the tag of every page is compared
  * with the request's own label, and at each prefix position `j` with the label of its
  * prefix's page `j`. On
@@ -92,6 +94,7 @@ export function decode(m: Model, s: State, r: number): State | undefined {
     return t;
   }
   readTable(m, s, t, r);
+  readState(m, s, t, r);
   const steps = stepsOf(m, s, r) + 1;
   if (steps > 1) writeToken(m, s, t, r);
   setSteps(m, t, r, steps);

@@ -14,7 +14,7 @@ import { checksOwner } from './behaviour.ts';
 import { ALLOCATORS, FAULT_NEEDS, FAULTS, VARIANTS, type Allocator, type Config, type Fault, type Variant } from './config.ts';
 
 /** The switches of a configuration a consumer may not follow, in the order refusals name them. */
-export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages', 'draft', 'without'] as const;
+export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages', 'draft', 'stateSlots', 'without'] as const;
 
 /** One of {@link SWITCHES}. */
 export type Switch = (typeof SWITCHES)[number];
@@ -32,7 +32,7 @@ export interface SwitchDoc {
   /** Whether `config` has it on. */
   readonly on: (config: Config) => boolean;
   /** The configuration's field that turns it on, where that is a field of its own set to `true`: a log's `config` event refuses it by name. */
-  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction' | 'sourcePages' | 'draft';
+  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction' | 'sourcePages' | 'draft' | 'stateSlots';
 }
 
 /** Whether some request of `config` has a prompt prefix. */
@@ -51,6 +51,7 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   prefixPages: { flag: '--prefix-pages', words: 'prefixes of more than one page', checks: '--requests 2,3:sys --prefix-pages sys=2', off: 'every prefix is one page here', on: (c) => Object.keys(c.prefixPages ?? {}).length > 0 },
   lengthRule: { flag: '--length-rule', words: 'length rule ge', checks: '--length-rule ge', off: 'the length rule is gt here', on: (c) => c.lengthRule === 'ge' },
   sourcePages: { flag: '--source-pages', words: "P's source pages", checks: '--source-pages', off: "P's source pages are not modelled here", on: (c) => c.sourcePages === true, field: 'sourcePages' },
+  stateSlots: { flag: '--state-slots', words: "D's state slots and metadata rows", checks: '--state-slots', off: "D's state slots and metadata rows are not modelled here", on: (c) => c.stateSlots === true, field: 'stateSlots' },
   draft: { flag: '--draft', words: 'draft-model KV (speculative decoding)', checks: '--draft', off: "no draft model's KV is modelled here", on: (c) => c.draft === true, field: 'draft' },
   // A consumer that reads the model's mechanisms (m.mechanism) follows it as it is; one that asks the variant (hasMechanism) would give hardened all of them.
   without: { flag: '--without', words: 'hardened without some of its mechanisms', checks: '--variant hardened --without revoke-writer', off: 'hardened has all its mechanisms here', on: (c) => (c.without?.length ?? 0) > 0 },

@@ -108,6 +108,11 @@ const INSERTS = {
 /** What P's write does to the draft model's KV (config `draft`, `draft.ts`): its draft part posted, or, late, landed with it. */
 const DRAFT_POSTED = { draft: 'table', draftPending: 'own' } as const;
 
+/** D's state slots and metadata rows (config `stateSlots`, `state-slots.ts`), present where `stateIdx` is: every slot and row, and the request's indices. */
+const POOL = { stateHolder: 'any', stateOf: 'any', metaHolder: 'any', metaOf: 'any', stateIdx: 'own', metaIdx: 'own' } as const;
+/** An allocation takes a slot and a row, a write lands in them, a release frees them. */
+const POOLED = { variable: 'stateIdx', reads: POOL, writes: POOL } as const;
+
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
 
@@ -118,19 +123,21 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: HIT,
     reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any' },
     writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any' },
-    withVariables: [LOCKS],
+    withVariables: [LOCKS, POOLED],
   },
   prefill: {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
     sets: 0,
     reads: WRITE_SET,
     writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', ...DRAFT_POSTED },
+    withVariables: [POOLED],
   },
   stub: {
     moves: { allocated: ['refused', 'written', 'writing'], timedOut: ['freed', 'landed', 'landing'] },
     sets: 0,
     reads: { ...WRITE_SET, auxHolder: 'any' },
     writes: { ...CONTENT, dataParts: 'own', tagParts: 'own', auxHolder: 'any', auxRoom: 'any', ...DRAFT_POSTED },
+    withVariables: [POOLED],
   },
   // Under `premature-success` also from `writing`: the guard reads the phase only.
   // Under `aux-torn` (the slot in the layout) it waits for the room, reads the payload (a read record, the read set) and frees the slot.
@@ -141,7 +148,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     // With `draft`, the commit waits for the draft part (draft.ts).
     reads: { draftPending: 'own' },
     writes: {},
-    withVariables: [{ variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } }, INSERTS],
+    withVariables: [{ variable: 'auxHolder', reads: { ...SLOT, reads: 'own', observed: 'own' }, writes: { auxHolder: 'any', auxRoom: 'any', reads: 'own', observed: 'own' } }, INSERTS, { variable: 'stateIdx', reads: { ...POOL, reads: 'own', observed: 'own' }, writes: { ...POOL, reads: 'own', observed: 'own' } }],
   },
   grow: {
     moves: { decoding: ['decoding'] },
@@ -157,6 +164,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     // Under `radix` the pages it may read as shared are its matched depth's (`sharedPages`).
     reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', depth: 'own', ...CONTENT, draft: 'table' },
     writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT, draft: 'table' },
+    withVariables: [{ variable: 'stateIdx', reads: POOL, writes: { reads: 'own', observed: 'own' } }],
   },
   free: {
     // Under `premature-success` a release with parts in flight leaves the request `landing`.
@@ -164,7 +172,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', dataParts: 'own', tagParts: 'own' },
     writes: { ...RELEASE, lock: 'any' },
-    withVariables: [LOCKS],
+    withVariables: [LOCKS, POOLED],
     ...CHECKED_RELEASE,
   },
   timeout: {
@@ -172,7 +180,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: OVERLAPPED,
     reads: { table: 'own', flags: 'own', ...RELEASE, lock: 'any', auxHolder: 'any' },
     writes: { ...RELEASE, lock: 'any', auxHolder: 'any', auxRoom: 'any' },
-    withVariables: [LOCKS],
+    withVariables: [LOCKS, POOLED],
     ...CHECKED_RELEASE,
   },
   insert: {
@@ -198,6 +206,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own', sourceFreed: 'own' },
     writes: { data: 'table', dataPos: 'table', fill: 'table', dataParts: 'own', sourceFreed: 'own' },
+    withVariables: [POOLED],
   },
   landTag: {
     // Under `premature-success` also after an early commit, which it leaves as it was.
@@ -205,6 +214,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { ...WRITE_SET, dataParts: 'own', tagParts: 'own' },
     writes: { tag: 'table', tagFill: 'table', tagParts: 'own' },
+    withVariables: [POOLED],
   },
   retract: {
     moves: { handedOff: ['retracted', 'offloading'], decoding: ['retracted', 'offloading'] },
@@ -259,7 +269,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { auxHolder: 'any', auxPayload: 'any' },
     writes: { auxPayload: 'any' },
-  },  // The draft part of the write lands by page id (draft.ts); which positions it covers is the write set's.
+  },
+  // The draft part of the write lands by page id (draft.ts); which positions it covers is the write set's.
   landDraft: {
     moves: { writing: ['writing'], written: ['written'], landing: ['landing'] },
     sets: 0,
@@ -268,3 +279,4 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     localGuard: (m, s, r) => draftPendingOf(m, s, r),
   },
 };
+

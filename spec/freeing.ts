@@ -11,6 +11,7 @@ import { holdsKv, releaseTable } from './release.ts';
 import { unlockPrefix } from './hold.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { releaseSlot } from './aux.ts';
+import { releaseState } from './state-slots.ts';
 
 /**
  * D finishes the request and releases its pages (`release_kv_cache`): the page ids go
@@ -42,6 +43,8 @@ export function free(m: Model, s: State, r: number): State | undefined {
   const t = s.slice();
   release(m, s, t, r);
   if (normal) unlockPrefix(m, s, t, r);
+  // With `stateSlots` the request's state slot goes back with its pages (state-slots.ts).
+  releaseState(m, s, t, r, true);
   enter(m, t, r, normal ? (m.fault['premature-success'] && isCommitted(phase) && partsInFlight(m, s, r) ? 'landing' : 'freed') : 'released');
   return t;
 }
@@ -67,6 +70,7 @@ export function timeout(m: Model, s: State, r: number): State | undefined {
   unlockPrefix(m, s, t, r);
   // The abort path of `pop_transferred` frees the metadata slot too (fault `aux-torn`; the late metadata is not modelled).
   releaseSlot(m, s, t, r);
+  releaseState(m, s, t, r, true);
   if (phase === Ph.allocated) enter(m, t, r, 'timedOut');
   else enter(m, t, r, m.mechanism['revoke-writer'] ? 'landed' : 'landing');
   return t;

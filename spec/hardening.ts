@@ -111,10 +111,24 @@
  * an owner tag over both parts (a draft tag D checks beside the target's): it turns the
  * leak into a loud failure of every request whose prefix P's cache hit, so no such request
  * would ever decode.
+ *
+ * The tenth and eleventh, for D's state slots and metadata rows (config `stateSlots`,
+ * spec/state-slots.ts). A state slot freed at the commit (fault `state-slot-reuse`) is
+ * taken by the next allocation while its first holder still decodes from it, and its new
+ * holder's transfer writes another user's state there: no page tag sees it, since the slot
+ * has none. So the slot's free belongs to the request's own release, as its pages' does:
+ * the commit frees the metadata row only (`slot-freed-with-request`). Left out: a holder
+ * check at every decode step, which would see the reuse but fail every request whose
+ * commit freed its slot, so that no request would decode at all (the checker finds no
+ * successful decode with it). A metadata index handed to two requests
+ * (`metadata-collision`) is stopped where it is made: the allocator hands out only an
+ * index nobody holds (`metadata-alloc-checks-holder`, a free set rather than a deque that
+ * can hold one index twice). Left out: D's check of the row's `bootstrap_room` at commit,
+ * which fault `aux-torn` shows a room can pass on another request's payload.
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit', 'slot-freed-with-request', 'metadata-alloc-checks-holder'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -195,5 +209,19 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "P's speculative worker (`speculative/eagle_worker.py`, the draft extend after the target's prefill): run the draft model over the cached prefix tokens too (or, as SGLang PR #19897 does for eagle-v2, fill the draft KV at `extend_prefix_lens` positions) before `send_kv_chunk` posts the request's pages, whose draft buffers `_init_kv_manager` appended to the target's.",
     cost: "The draft model's forward over a hit's prefix tokens (a small model: a fraction of the target's prefill of them); nothing on a miss.",
+  },
+  'slot-freed-with-request': {
+    what:
+      "With `stateSlots`: a request's state slot is freed only by the request's own release (`free`, `timeout`), with its pages; the commit frees its metadata row and nothing else, so no allocation takes a slot that a decoding request still reads.",
+    where:
+      "`HybridReqToTokenPool.free` / `free_mamba_cache` (`mem_cache/memory_pool.py`): called from `release_kv_cache` at the request's end only; `pop_transferred` (`disaggregation/decode.py`) frees the metadata buffer index (`req_to_metadata_buffer_idx_allocator.free`) and no state slot.",
+    cost: 'None at run time: where the free is called, not an extra step.',
+  },
+  'metadata-alloc-checks-holder': {
+    what:
+      "With `stateSlots`: the metadata buffer index allocator hands out only an index nobody holds; an index freed twice is on its free list once, so two requests in flight never share a `MetadataBuffers` row.",
+    where:
+      "`ReqToMetadataIdxAllocator` (`disaggregation/utils.py`): keep the free indices as a set (or a per-index in-use bit), make `free` of an index not in use a no-op (or an error) and `alloc` skip an index in use; the allocator `pop_preallocated` and `pop_transferred` share (SGLang #22716).",
+    cost: 'One bit per metadata row, set at alloc and cleared at free: nothing on the decode path.',
   },
 };

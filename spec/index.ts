@@ -63,6 +63,7 @@ export * from './release.ts';
 export * from './retraction.ts';
 export * from './source-pages.ts';
 export * from './draft.ts';
+export * from './state-slots.ts';
 export * from './alloc-fail.ts';
 export * from './abort-commit.ts';
 export * from './features.ts';

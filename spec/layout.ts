@@ -22,8 +22,8 @@
 import { checksOwner } from './behaviour.ts';
 import type { Allocator, Config } from './config.ts';
 
-/** How many of a variable a state holds: one per page, per request, per table position of every request, per prefix, per entry of `lifo`'s free list, or one for D's metadata slot (fault `aux-torn`). */
-export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list' | 'slot';
+/** How many of a variable a state holds: one per page, per request, per table position of every request, per prefix, per entry of `lifo`'s free list, or one for D's metadata slot (fault `aux-torn`), or one per request in D's pools of state slots and metadata rows (config `stateSlots`). */
+export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list' | 'slot' | 'pool';
 
 /** What a variable's values are, which decides its width (see {@link widthsOf}). */
 export type Kind = 'label' | 'page' | 'position' | 'parts' | 'labelSet' | 'record' | 'byte';
@@ -57,6 +57,8 @@ export interface Presence {
   readonly aux: boolean;
   /** Config `draft`: a draft model's KV per page (spec/draft.ts). */
   readonly draft: boolean;
+  /** Config `stateSlots`: D's state slots and metadata rows (spec/state-slots.ts). */
+  readonly stateSlots: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -74,6 +76,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     sourcePages: config.sourcePages === true,
     aux: config.faults.includes('aux-torn'),
     draft: config.draft === true,
+    stateSlots: config.stateSlots === true,
   };
 }
 
@@ -107,6 +110,11 @@ export const LAYOUT = [
   { name: 'auxRoom', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: "The slot's `bootstrap_room`: 0 (not yet written) or the request whose room landed." },
   { name: 'auxPayload', scope: 'slot', kind: 'label', present: (c) => c.aux, moves: 'labels', diesWithTable: false, doc: "Whose first output token the slot holds: the last payload that landed; never cleared." },
   { name: 'draft', scope: 'page', kind: 'label', present: (c) => c.draft, moves: 'labels', diesWithTable: false, doc: "Whose draft-model KV the page holds (config `draft`, spec/draft.ts): the last draft part's label; never cleared." },
+  // D's pools of state slots and metadata rows, one of each per request (config `stateSlots`, spec/state-slots.ts): labels, so among the label fields.
+  { name: 'stateHolder', scope: 'pool', kind: 'label', present: (c) => c.stateSlots, moves: 'labels', diesWithTable: false, doc: 'Who holds the state slot: nobody (0) or a request, from its allocation to its release.' },
+  { name: 'stateOf', scope: 'pool', kind: 'label', present: (c) => c.stateSlots, moves: 'labels', diesWithTable: false, doc: "Whose recurrent state the slot holds: the last transfer's that wrote it; never cleared." },
+  { name: 'metaHolder', scope: 'pool', kind: 'label', present: (c) => c.stateSlots, moves: 'labels', diesWithTable: false, doc: 'Who holds the metadata row: nobody (0) or the request it was last handed to, from its allocation to its commit.' },
+  { name: 'metaOf', scope: 'pool', kind: 'label', present: (c) => c.stateSlots, moves: 'labels', diesWithTable: false, doc: "Whose first output token the metadata row holds: the last transfer's that wrote it; never cleared." },
   { name: 'phase', scope: 'request', kind: 'byte', present: always, moves: 'value', diesWithTable: false, doc: "The request's lifecycle phase (`PHASES`)." },
   { name: 'flags', scope: 'request', kind: 'byte', present: always, moves: 'value', diesWithTable: false, doc: 'HIT, INSERTED, READ_UNHELD, EVICTED_FOR.' },
   { name: 'observed', scope: 'request', kind: 'labelSet', present: always, moves: 'labelSet', diesWithTable: false, doc: 'The labels its decode read, bit `label - 1`.' },
@@ -132,6 +140,8 @@ export const LAYOUT = [
   { name: 'depth', scope: 'request', kind: 'byte', present: (c) => c.radix, moves: 'value', diesWithTable: false, doc: "The depth of its last node: how many leading table positions are tree nodes it locked (SGLang's `last_node`)." },
   { name: 'sourceFreed', scope: 'request', kind: 'byte', present: (c) => c.sourcePages, moves: 'value', diesWithTable: false, doc: "1 while P has freed the source pages of the request's write in flight (`abortSource`); back to 0 when its last content part lands." },
   { name: 'draftPending', scope: 'request', kind: 'byte', present: (c) => c.draft, moves: 'value', diesWithTable: false, doc: "1 while the draft part of the request's write is still to land (`landDraft`)." },
+  { name: 'stateIdx', scope: 'request', kind: 'byte', present: (c) => c.stateSlots, moves: 'value', diesWithTable: false, doc: 'The state slot it was given, plus one (0: none yet, or its request has ended).' },
+  { name: 'metaIdx', scope: 'request', kind: 'byte', present: (c) => c.stateSlots, moves: 'value', diesWithTable: false, doc: 'The metadata row it was given, plus one (0: none yet, or its commit has read it).' },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */
@@ -230,7 +240,7 @@ export function layOut(c: Presence, z: Sizes): Laid {
       }
       field = { name: row.name, row, at, width, bytes, starts };
     } else {
-      const count = row.scope === 'page' ? z.pages : row.scope === 'request' ? z.n : row.scope === 'prefix' ? z.groups : row.scope === 'slot' ? 1 : z.listCap;
+      const count = row.scope === 'page' ? z.pages : row.scope === 'request' ? z.n : row.scope === 'prefix' ? z.groups : row.scope === 'slot' ? 1 : row.scope === 'pool' ? z.n : z.listCap;
       field = { name: row.name, row, at, width, bytes: width * count };
     }
     fields[row.name] = field;

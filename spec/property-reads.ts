@@ -74,6 +74,8 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   DraftLanded: reads(['draft']),
   // A committed request's shared pages: its flags, or under `radix` its depth.
   DraftPrefixHit: reads(['depth'], [['handedOff', 'decoding', 'decoded', 'failed']], SHARED),
+  StateSlotReused: reads(['stateIdx', 'stateHolder'], [['handedOff', 'decoding']]),
+  MetadataShared: reads(['metaIdx']),
 };
 
 /** The reads of the property named `name`, or `undefined` when it declares none (every action is then visible to it). */

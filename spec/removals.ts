@@ -45,6 +45,8 @@ export const REMOVALS: Readonly<Record<Mechanism, Removal>> = {
   'commit-counts-landed': { stops: ['premature-success'], config: hardenedOn(2, 2, '1,1', ['torn-write', 'premature-success']) },
   'room-lands-last': { stops: ['aux-torn'], config: hardenedOn(2, 2, '1,1', ['aux-torn']) },
   'draft-fills-hit': { stops: ['draft-stale'], config: hardenedOn(3, 3, '1,2:sys', ['draft-stale'], { draft: true }) },
+  'slot-freed-with-request': { stops: ['state-slot-reuse'], config: hardenedOn(2, 2, '1,1', ['state-slot-reuse'], { stateSlots: true }) },
+  'metadata-alloc-checks-holder': { stops: ['metadata-collision'], config: hardenedOn(2, 2, '1,1', ['metadata-collision'], { stateSlots: true }) },
 };
 
 /** The configuration of mechanism `k`'s removal test: `hardened` without `k`. */

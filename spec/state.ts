@@ -60,6 +60,7 @@ export * from './state-page.ts';
 export * from './state-position.ts';
 export * from './state-entry.ts';
 export * from './state-slot.ts';
+export * from './state-pool.ts';
 
 /** A state: `Model.size` bytes laid out as `model.ts` describes. */
 export type State = Uint8Array;

@@ -13,6 +13,7 @@ import { writeCount, writeLabel, writePosition, writeSlots } from './writes.ts';
 import { sourceLabel, sourceRead } from './source-pages.ts';
 import { readPayload, releaseSlot, roomLanded } from './aux.ts';
 import { draftLanded, postDraft } from './draft.ts';
+import { commitSlots, landSlots } from './state-slots.ts';
 
 /**
  * P computes the prompt's KV and writes it into D's pages by RDMA, page by page.
@@ -142,6 +143,7 @@ export function handoff(m: Model, s: State, r: number): State | undefined {
   if (m.radix && canInsertPath(m, s, r)) insertPath(m, s, t, r);
   readPayload(m, s, t, r);
   releaseSlot(m, s, t, r);
+  commitSlots(m, s, t, r);
   enter(m, t, r, 'handedOff');
   return t;
 }
@@ -176,12 +178,15 @@ function postWrite(m: Model, s: State, t: State, r: number, late: boolean): void
     const i = writePosition(m, s, r, k);
     writePage(m, t, tablePage(m, s, r, i), writeLabel(m, r, i), i, writeSlots(m, r, i));
   }
+  if (!late) landSlots(m, t, r);
   enter(m, t, r, late ? 'landed' : 'written');
 }
 
 /** After a part landed: when every part of `r`'s write has, `r` is written (or, late, landed); a request D already committed stays in its phase. */
 function finishIfLanded(m: Model, t: State, r: number): void {
   const phase = phaseOf(m, t, r);
+  // The slots' part lands with the write's last part (state-slots.ts); a late write's is dropped.
+  if ((phase === Ph.writing || isCommitted(phase)) && !partsInFlight(m, t, r)) landSlots(m, t, r);
   if (phase !== Ph.writing && phase !== Ph.landing) return;
   if (partsInFlight(m, t, r)) return;
   enter(m, t, r, phase === Ph.landing ? 'landed' : 'written');

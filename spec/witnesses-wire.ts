@@ -4,7 +4,8 @@
  * slot's room landing before its payload, and the draft model's KV.
  */
 import { bodyLabel, prefixLength } from './model.ts';
-import { auxPayloadOf, auxRoomOf, draftOf, phaseOf, sharedPages, sourceFreedOf } from './state.ts';
+import { auxPayloadOf, auxRoomOf, draftOf, phaseOf, Ph, poolOf, sharedPages, sourceFreedOf } from './state.ts';
+import { hasStateSlots, twoInFlight } from './state-slots.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
 import { hasDraft } from './draft.ts';
@@ -54,4 +55,24 @@ export const DraftPrefixHit = sometimes(
   'DraftPrefixHit',
   (m) => hasDraft(m) && m.fault['draft-stale'] && m.groups > 0,
   (m, s) => anyRequest(m, (r) => (m.group[r] ?? -1) >= 0 && isCommitted(phaseOf(m, s, r)) && sharedPages(m, s, r) < prefixLength(m, r)),
+);
+
+/** With `state-slot-reuse` (and two requests that fit D's pages together): a committed request still decoding from a state slot that another request now holds (the slot was freed at its commit and taken again). */
+export const StateSlotReused = sometimes(
+  'StateSlotReused',
+  (m) => hasStateSlots(m) && m.fault['state-slot-reuse'] && !m.mechanism['slot-freed-with-request'] && twoInFlight(m),
+  (m, s) =>
+    anyRequest(m, (r) => {
+      const phase = phaseOf(m, s, r);
+      const k = poolOf(m, s, 'stateIdx', r);
+      const holder = k > 0 ? poolOf(m, s, 'stateHolder', k - 1) : 0;
+      return (phase === Ph.handedOff || phase === Ph.decoding) && holder !== 0 && holder !== bodyLabel(r);
+    }),
+);
+
+/** With `metadata-collision` (and two requests that fit D's pages together): two requests in flight hold one metadata row. */
+export const MetadataShared = sometimes(
+  'MetadataShared',
+  (m) => hasStateSlots(m) && m.fault['metadata-collision'] && !m.mechanism['metadata-alloc-checks-holder'] && twoInFlight(m),
+  (m, s) => anyRequest(m, (r) => poolOf(m, s, 'metaIdx', r) > 0 && anyRequest(m, (q) => q !== r && poolOf(m, s, 'metaIdx', q) === poolOf(m, s, 'metaIdx', r))),
 );

@@ -9,7 +9,7 @@ import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLi
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
-import { DraftLanded, DraftPrefixHit, EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+import { DraftLanded, DraftPrefixHit, EarlyCommit, MetadataShared, RoomBeforePayload, SourceFreed, StateSlotReused } from './witnesses-wire.ts';
 
 export { DraftLanded, DraftPrefixHit, EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
@@ -249,6 +249,8 @@ export const WITNESSES: readonly Property[] = [
   RoomBeforePayload,
   DraftLanded,
   DraftPrefixHit,
+  StateSlotReused,
+  MetadataShared,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -270,4 +272,6 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'premature-success': EarlyCommit,
   'aux-torn': RoomBeforePayload,
   'draft-stale': DraftPrefixHit,
+  'state-slot-reuse': StateSlotReused,
+  'metadata-collision': MetadataShared,
 };

@@ -31,6 +31,7 @@ import {
   type Trace,
 } from '../spec/index.ts';
 import { perPageLines, perPageSentences, runsIfLong, span } from './long-lists.ts';
+import { slotRead } from './explain-slots.ts';
 import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, slotsRead, stateAt, stepRef, tokensWords } from './facts.ts';
 
 /** A violation in words. */
@@ -76,6 +77,12 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
       const label = rec & READ_LABEL;
       const history = pageHistory(m, trace, page, k);
       if (k === at) pages.push(page);
+      // With D's slots, position 0 also records the reads of the request's state slot and metadata row (explain-slots.ts).
+      const slot = slotRead(m, trace, r, i, page, k);
+      if (slot !== undefined) {
+        read.push({ r, page, what: '', inRun: '', stale: slot, history });
+        continue;
+      }
       if (label === m.staleLabel) {
         read.push({ r, page, what: '', inRun: '', stale: staleRead(m, trace, r, i, page, rec), history });
         continue;

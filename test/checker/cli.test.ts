@@ -167,8 +167,8 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    // 4 variants × 15 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, and draft-stale, whose cells turn --draft on).
-    expect(cells).toHaveLength(60);
+    // 4 variants × 17 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, draft-stale, whose cells turn --draft on, and state-slot-reuse and metadata-collision, whose cells turn --state-slots on and hold).
+    expect(cells).toHaveLength(68);
     expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',

@@ -55,6 +55,12 @@ import { checkedModel } from '../../binding/index.ts';
  * (Integrity at 5), or, once A has decoded and freed it, A's draft (Isolation at 11). The
  * owner check compares the target's tag, which is C's own, so it fails nobody loudly;
  * hardened's draft-fills-hit fills the hit's draft before the transfer.
+ * The state-slot-reuse and metadata-collision columns (issue 24, measured with this
+ * checker) turn --state-slots on: the state slots and metadata rows add their states (83,
+ * 88), but no two requests of this configuration are ever in flight together (3 pages: A
+ * and C take 2 each, B 3), so no slot is reused and no row shared: every cell holds, and
+ * the faults' witnesses do not apply (the warning says why). Their counterexamples are
+ * in test/spec/state-slots.test.ts.
  */
 const EXPECTED = `
 buggy        silent-stub    156 16 Isolation@9 Integrity@4
@@ -72,6 +78,8 @@ buggy        source-early-free 600 20 Isolation@7 Integrity@7
 buggy        premature-success 3569 18 Isolation@10 Integrity@4
 buggy        aux-torn       276 18 Isolation@11 Integrity@4
 buggy        draft-stale     94 16 Isolation@11 Integrity@5
+buggy        state-slot-reuse 83 14
+buggy        metadata-collision 83 14
 length-fix   silent-stub     83 14
 length-fix   early-free     331 14 Isolation@7 Integrity@7
 length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10 Integrity@10
@@ -87,6 +95,8 @@ length-fix   source-early-free 600 20 Isolation@7 Integrity@7
 length-fix   premature-success 3569 18 Isolation@10 Integrity@4
 length-fix   aux-torn       276 18 Isolation@11 Integrity@4
 length-fix   draft-stale     94 16 Isolation@11 Integrity@5
+length-fix   state-slot-reuse 83 14
+length-fix   metadata-collision 83 14
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
@@ -102,6 +112,8 @@ owner-check  source-early-free 1034 24 Isolation@9 Integrity@9
 owner-check  premature-success 21910 22 Isolation@12 Integrity@6
 owner-check  aux-torn       292 18 Isolation@11 Integrity@4
 owner-check  draft-stale     99 16 Isolation@11 Integrity@5
+owner-check  state-slot-reuse 88 14
+owner-check  metadata-collision 88 14
 hardened     silent-stub    106 16
 hardened     early-free     280 14
 hardened     stale-free     288 17
@@ -117,6 +129,8 @@ hardened     source-early-free 242 22
 hardened     premature-success 176 22
 hardened     aux-torn       110 18
 hardened     draft-stale     99 16
+hardened     state-slot-reuse 88 14
+hardened     metadata-collision 88 14
 `;
 
 describe('the fault matrix', () => {
@@ -129,18 +143,17 @@ describe('the fault matrix', () => {
   it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11', 'leak 11'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11', 'leak 11', 'holds', 'holds'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
     ]);
     const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
     expect(garbage).toEqual([
-      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5],
-      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5],
-      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4, 5],
-      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-
+      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0],
+      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0],
+      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4, 5, 0, 0],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     ]);
   });
 
@@ -174,8 +187,8 @@ describe('the fault matrix', () => {
     for (const c of cells.filter((x) => x.fault === 'torn-write' && (x.variant === 'owner-check' || x.variant === 'hardened'))) {
       expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true, trivial: false });
     }
-    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data), and aux-torn's payload is read at the commit, before any tag check; draft-stale's stale draft sits under the target's tag, which is the reader's own.
-    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free', 'aux-torn', 'draft-stale'];
+    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data), and aux-torn's payload is read at the commit, before any tag check; draft-stale's stale draft sits under the target's tag, which is the reader's own; state-slot-reuse and metadata-collision cannot fire here.
+    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free', 'aux-torn', 'draft-stale', 'state-slot-reuse', 'metadata-collision'];
     for (const c of cells.filter((x) => x.variant === 'owner-check' && !unseen.includes(x.fault))) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached, c.fault).toBe(true);
   });
 

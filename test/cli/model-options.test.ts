@@ -121,6 +121,7 @@ describe('replay lines give back the configuration', () => {
     pageSize: 2,
     lengthRule: 'ge',
     sourcePages: true,
+    stateSlots: true,
     decodeSteps: 3,
     tableGrowth: true,
     retraction: true,

@@ -39,4 +39,7 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'room-lands-last': [],
   // config draft only, which the proof does not cover: without it no page holds a draft
   'draft-fills-hit': [],
+  // --state-slots only, which the proof does not model (its coverage refuses it)
+  'slot-freed-with-request': [],
+  'metadata-alloc-checks-holder': [],
 };

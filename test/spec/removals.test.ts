@@ -16,6 +16,8 @@ const PINNED: Readonly<Record<Mechanism, { holds: [number, number]; without: [nu
   'hold-source': { holds: [11, 7], without: [15, 'Isolation', 'allocate(A) prefill(A) landTag(A) abortSource(A) landData(A) handoff(A) decode(A)'] },
   'commit-counts-landed': { holds: [81, 14], without: [584, 'Isolation', 'allocate(A) prefill(A) handoff(A) decode(A) free(A) allocate(B) prefill(B) handoff(B) landData(A) landTag(B) decode(B)'] },
   'draft-fills-hit': { holds: [131, 13], without: [111, 'Isolation', 'allocate(A) prefill(A) landDraft(A) handoff(A) decode(A) free(A) allocate(B) prefill(B) landDraft(B) handoff(B) decode(B)'] },
+  'slot-freed-with-request': { holds: [51, 10], without: [26, 'Isolation', 'allocate(A) prefill(A) handoff(A) allocate(B) prefill(B) decode(A)'] },
+  'metadata-alloc-checks-holder': { holds: [51, 10], without: [13, 'Isolation', 'allocate(A) allocate(B) prefill(A) prefill(B) handoff(A)'] },
   'room-lands-last': { holds: [36, 14], without: [46, 'Isolation', 'allocate(A) prefill(A) landRoom(A) landPayload(A) handoff(A) allocate(B) prefill(B) landRoom(B) handoff(B)'] },
 };
 

@@ -149,6 +149,20 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     config: config('hardened', ['draft-stale'], 3, 3, ['2:sys'], { draft: true }),
     labels: ['allocate(A)', 'prefill(A)', 'landDraft(A)', 'handoff(A)'],
   },
+  // A's commit frees its state slot and B's allocation takes it while A still decodes; once A has decoded, no more; B allocated after A decoded reuses nothing A reads
+  StateSlotReused: {
+    config: config('buggy', ['state-slot-reuse'], 2, 2, ['1', '1'], { stateSlots: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)'],
+    past: ['decode(A)'],
+    never: [{ config: config('buggy', ['state-slot-reuse'], 2, 2, ['1', '1'], { stateSlots: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)'] }],
+  },
+  // B is handed A's metadata row; A's commit gives it up; B allocated after A's commit shares nothing
+  MetadataShared: {
+    config: config('buggy', ['metadata-collision'], 2, 2, ['1', '1'], { stateSlots: true }),
+    labels: ['allocate(A)', 'allocate(B)'],
+    past: ['prefill(A)', 'handoff(A)'],
+    never: [{ config: config('buggy', ['metadata-collision'], 2, 2, ['1', '1'], { stateSlots: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)'] }],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */
