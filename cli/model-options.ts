@@ -49,6 +49,8 @@ export interface ModelFlags {
   readonly radix?: boolean;
   /** `--source-pages`. */
   readonly sourcePages?: boolean;
+  /** `--loadback`. */
+  readonly loadback?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -69,6 +71,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--retraction', "D may retract a running request and resume it on new pages (actions retract and resume, SGLang's retract_decode and resume_retracted_reqs)")
     .option('--radix', "the prefix cache is a radix tree (SGLang's RadixCache): a node per cached prefix page, the handoff inserts the prompt's prefix, eviction frees unlocked leaves, lock_ref per node with no clamp; needs --eviction")
     .option('--source-pages', "model P's source pages: a write's content parts copy what P's source page holds when they land (fault source-early-free)")
+    .option('--loadback', "D's prefix cache has a host tier: a prefix found only in host memory is loaded back into pages of the request's own (action loadBack, SGLang's HiRadixCache.init_load_back; faults host-evict-during-load, read-before-load); needs a request with a prefix")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
@@ -149,6 +152,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.retraction === true) set('retraction', true);
   if (flags.radix === true) set('radix', true);
   if (flags.sourcePages === true) set('sourcePages', true);
+  if (flags.loadback === true) set('loadback', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

@@ -129,6 +129,10 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
     case 'abortSource':
       // Never reached: P's source pages are not a switch validate-log follows (conformance/coverage.ts).
       return false;
+    case 'loadBack':
+    case 'evictHost':
+      // Never reached: the host cache's load back is not a switch validate-log follows (conformance/coverage.ts).
+      return false;
     default:
       return unreachable(kind);
   }

@@ -16,7 +16,7 @@ import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'abortSource', 'landRoom', 'landPayload'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'abortSource', 'landRoom', 'landPayload', 'loadBack', 'evictHost'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -56,6 +56,10 @@ export interface KindSwitches {
   readonly sourceEarlyFree: boolean;
   /** Fault `aux-torn` (actions `landRoom`, `landPayload`). */
   readonly auxTorn: boolean;
+  /** Config `loadback` with a prefix (action `loadBack`). */
+  readonly loadback: boolean;
+  /** Fault `host-evict-during-load` with `loadback` (action `evictHost`). */
+  readonly hostEvict: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
@@ -72,6 +76,8 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('offload', () => on.retraction && on.offloadAfterFree)
     .with('abortSource', () => on.sourceEarlyFree)
     .with('landRoom', 'landPayload', () => on.auxTorn)
+    .with('loadBack', () => on.loadback)
+    .with('evictHost', () => on.hostEvict)
     // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
     .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
@@ -80,7 +86,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'] }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], loadback: m.layout.fields.load !== undefined, hostEvict: m.layout.fields.load !== undefined && m.fault['host-evict-during-load'] }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

@@ -9,6 +9,7 @@ import type { Model } from './model.ts';
 import { phaseOf, Ph, type State } from './state.ts';
 import { planHold, takeHold } from './hold.ts';
 import { slotFree, takeSlot } from './aux.ts';
+import { postLoad } from './loadback.ts';
 
 /**
  * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
@@ -24,7 +25,9 @@ import { slotFree, takeSlot } from './aux.ts';
  * Page contents are not touched.
  * Under allocator `any` the action names the pages it takes, and every choice of free
  * pages is its own action. With fault `aux-torn` it also takes D's one metadata slot, and
- * waits while another request holds it (`aux.ts`).
+ * waits while another request holds it (`aux.ts`). With `loadback`, a prefix that missed
+ * D's cache but is in host memory gets pages of the request's own, and a load is posted
+ * into them (`loadback.ts`).
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
@@ -36,6 +39,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   const t = s.slice();
   takeHold(m, s, t, r, plan, promptTokensTaken(m, r, plan.need), pages);
   takeSlot(m, t, r);
+  postLoad(m, s, t, r, plan.hit);
   enter(m, t, r, 'allocated');
   return t;
 }

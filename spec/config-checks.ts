@@ -38,6 +38,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   lifoAgainstPages,
   faultsNamedOnce,
   prematureAgainstRetraction,
+  loadbackAgainstPrefixes,
 ];
 
 /** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
@@ -159,6 +160,8 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     offloadAfterFree: false,
     sourceEarlyFree: faults.includes('source-early-free') && input.sourcePages === true,
     auxTorn: faults.includes('aux-torn'),
+    loadback: input.loadback === true && prefixes,
+    hostEvict: faults.includes('host-evict-during-load') && input.loadback === true && prefixes,
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);
@@ -234,4 +237,16 @@ function anyActions(
 function prematureAgainstRetraction(input: Input): InputIssue[] {
   if (input.retraction !== true || !(input.faults ?? []).includes('premature-success')) return [];
   return [{ path: 'retraction', message: 'retraction with fault premature-success is not modelled: a request retracted while parts of its write are still landing would take new pages, and the parts are addressed to the old ones; check premature-success without retraction' }];
+}
+
+/** The host cache's load back against what it needs: a prefix to load (spec/loadback.ts); not modelled with the radix tree or retraction. */
+function loadbackAgainstPrefixes(input: Input): InputIssue[] {
+  if (input.loadback !== true) return [];
+  if (!input.requests.some((q) => q.prefix !== undefined)) {
+    return [{ path: 'loadback', message: 'loadback loads a prompt prefix back from host memory: it needs a request with a prefix (LEN:PREFIX in --requests)' }];
+  }
+  if (input.radix === true || input.retraction === true) {
+    return [{ path: 'loadback', message: `loadback is modelled with one entry per prefix and no retraction: ${input.radix === true ? 'radix' : 'retraction'} with loadback is not modelled yet (spec/loadback.ts)` }];
+  }
+  return [];
 }

@@ -35,6 +35,7 @@ export const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: str
   retraction: { flag: '--retraction', value: (c) => (c.retraction === true ? true : undefined) },
   radix: { flag: '--radix', value: (c) => (c.radix === true ? true : undefined) },
   sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
+  loadback: { flag: '--loadback', value: (c) => (c.loadback === true ? true : undefined) },
 };
 
 /** Each configuration field's flag, by field name. */

@@ -11,7 +11,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn', 'host-evict-during-load', 'read-before-load'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -58,6 +58,10 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
     "With `torn-write`: the transfer engine reports Success at the sender before every part of the write is visible at D (kvcache-ai/vllm PR #3; vllm #44238, #42395), so D commits the request (`handoff`) while its parts are still landing; decode reads pages whose content has not landed, and the parts still in flight land after D has released the pages (spec/transfer.ts).",
   'aux-torn':
     "The metadata slot (SGLang's `MetadataBuffers` row: the first output token and, apart, its `bootstrap_room`) lands apart from its payload: D's gate and check read the room only (`_apply_metadata_gate` in `disaggregation/utils.py`, `_commit_transfer_to_req` in `disaggregation/decode.py`), and only the room is reset to 0 before the slot is reused (`pop_transferred`), so a room that lands before its payload passes on the slot's previous holder's first token (spec/aux.ts).",
+  'host-evict-during-load':
+    "With `loadback`: the host copy a load back is still reading is evicted from host memory and its slot reused for another request's KV (`evict_host` takes a node whose host value a running load reads: no `protect_host` on it); the rest of the load copies that KV into D's pages under the request's tag (spec/loadback.ts).",
+  'read-before-load':
+    "With `loadback`: decode reads the request's loaded-back prefix pages before the load has landed (the forward does not wait on the load's own completion, `LayerDoneCounter.wait_until` for its producer), so it reads what the pages held before, the previous holder's KV (spec/loadback.ts).",
 };
 
 /**
@@ -105,14 +109,19 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   'premature-success': false,
   // The metadata slot is released at the commit, with the table still live.
   'aux-torn': false,
+  // Both act on a request that holds its table: a load in flight, a decode.
+  'host-evict-during-load': false,
+  'read-before-load': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */
-export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages'>>> = {
+export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages' | 'loadback'>>> = {
   'lock-underflow': 'eviction',
   'offload-after-free': 'retraction',
   'resume-stale': 'retraction',
   'source-early-free': 'sourcePages',
+  'host-evict-during-load': 'loadback',
+  'read-before-load': 'loadback',
 };
 
 /** `config` with every switch its faults act under turned on ({@link FAULT_NEEDS}): no fault of it is left unable to fire for want of its switch. */
@@ -215,6 +224,12 @@ export interface Config {
    * it lands. Needed by fault `source-early-free`; `false` when absent.
    */
   readonly sourcePages?: boolean;
+  /**
+   * Whether D's prefix cache has a host tier that loads back (spec/loadback.ts): a request
+   * whose prefix is not on D but in host memory gets pages of its own for it, filled by a
+   * load from the host copy. Needs a request with a prefix; `false` when absent.
+   */
+  readonly loadback?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

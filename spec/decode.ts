@@ -73,6 +73,7 @@ export const ConfigSchema = Schema.Struct({
   retraction: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   radix: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   sourcePages: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
+  loadback: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   prefixPages: Schema.optionalWith(
     Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
@@ -145,6 +146,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.retraction === true ? { retraction: true } : {}),
     ...(c.radix === true ? { radix: true } : {}),
     ...(c.sourcePages === true ? { sourcePages: true } : {}),
+    ...(c.loadback === true ? { loadback: true } : {}),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }

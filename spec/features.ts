@@ -14,7 +14,7 @@ import { checksOwner } from './behaviour.ts';
 import { ALLOCATORS, FAULT_NEEDS, FAULTS, VARIANTS, type Allocator, type Config, type Fault, type Variant } from './config.ts';
 
 /** The switches of a configuration a consumer may not follow, in the order refusals name them. */
-export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages'] as const;
+export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages', 'loadback'] as const;
 
 /** One of {@link SWITCHES}. */
 export type Switch = (typeof SWITCHES)[number];
@@ -32,7 +32,7 @@ export interface SwitchDoc {
   /** Whether `config` has it on. */
   readonly on: (config: Config) => boolean;
   /** The configuration's field that turns it on, where that is a field of its own set to `true`: a log's `config` event refuses it by name. */
-  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction' | 'sourcePages';
+  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction' | 'sourcePages' | 'loadback';
 }
 
 /** Whether some request of `config` has a prompt prefix. */
@@ -51,6 +51,8 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   prefixPages: { flag: '--prefix-pages', words: 'prefixes of more than one page', checks: '--requests 2,3:sys --prefix-pages sys=2', off: 'every prefix is one page here', on: (c) => Object.keys(c.prefixPages ?? {}).length > 0 },
   lengthRule: { flag: '--length-rule', words: 'length rule ge', checks: '--length-rule ge', off: 'the length rule is gt here', on: (c) => c.lengthRule === 'ge' },
   sourcePages: { flag: '--source-pages', words: "P's source pages", checks: '--source-pages', off: "P's source pages are not modelled here", on: (c) => c.sourcePages === true, field: 'sourcePages' },
+  // As the model has it: without a prefix there is nothing in host memory to load back.
+  loadback: { flag: '--loadback', words: "the host cache's load back", checks: '--requests 1,2:sys --loadback', off: 'no prefix is loaded back from host memory here', on: (c) => c.loadback === true && hasPrefix(c), field: 'loadback' },
 };
 
 /** A feature: a variant, an allocation order, a switch, a fault or an action kind. */
@@ -98,6 +100,8 @@ function kindsUnder(features: ReadonlySet<Feature>): ActionKind[] {
     offloadAfterFree: has('fault:offload-after-free'),
     sourceEarlyFree: has('fault:source-early-free') && has('sourcePages'),
     auxTorn: has('fault:aux-torn'),
+    loadback: has('loadback') && has('prefixes'),
+    hostEvict: has('fault:host-evict-during-load') && has('loadback') && has('prefixes'),
   };
   return ACTION_KINDS.filter((k) => kindPresent(k, on));
 }

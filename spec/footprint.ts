@@ -32,7 +32,7 @@ import type { Mechanism } from './hardening.ts';
 import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
-import { EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
+import { EVICTED_FOR, HIT, INSERTED, PHASES, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
@@ -95,11 +95,14 @@ const CHECKED_RELEASE = { narrowed: { mechanism: 'release-checks-holder', writes
 const SAVED = { savedData: 'own', savedPos: 'own', savedTag: 'own', savedFill: 'own', savedTagFill: 'own' } as const;
 /** An allocation's writes to the pages it takes: held, owner tag cleared. */
 const TAKEN = { holder: 'free', tag: 'free', tagFill: 'free' } as const;
-/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags. */
-const WRITE_SET = { table: 'own', flags: 'own' } as const;
+/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags (and its load back, which P does not write). */
+const WRITE_SET = { table: 'own', flags: 'own', load: 'own' } as const;
 
 /** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
 const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
+
+/** Every phase after the allocation, each left as it is: a load back lands, or its host copy is evicted, whatever its request does meanwhile. */
+const LOAD_PHASES = Object.fromEntries(PHASES.filter((p) => p !== 'new').map((p) => [p, [p]])) as Footprint['moves'];
 
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
@@ -109,8 +112,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   allocate: {
     moves: { new: ['allocated'] },
     sets: HIT,
-    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any' },
-    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any' },
+    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any', hostCopy: 'any' },
+    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any', load: 'own' },
   },
   prefill: {
     moves: { allocated: ['written', 'writing'], timedOut: ['landed', 'landing'] },
@@ -144,7 +147,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   decode: {
     moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },
     sets: READ_UNHELD,
-    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', ...CONTENT },
+    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', ...CONTENT, load: 'own' },
     writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT },
   },
   free: {
@@ -241,5 +244,18 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { auxHolder: 'any', auxPayload: 'any' },
     writes: { auxPayload: 'any' },
+  },
+  // The load back from host memory (loadback.ts) lands in whatever phase its request is in, and leaves it there.
+  loadBack: {
+    moves: LOAD_PHASES,
+    sets: 0,
+    reads: { load: 'own', hostCopy: 'any', table: 'own' },
+    writes: { ...CONTENT, load: 'own' },
+  },
+  evictHost: {
+    moves: LOAD_PHASES,
+    sets: 0,
+    reads: { load: 'own', hostCopy: 'any' },
+    writes: { hostCopy: 'any' },
   },
 };

@@ -102,10 +102,22 @@
  * has landed vouches for a payload that has. Left out: resetting the payload with the
  * room (a payload not yet landed is then no token at all, garbage rather than a leak), and
  * a room inside each payload buffer (the same order, in one write per buffer).
+ *
+ * The ninth and tenth, for the host cache's load back (config `loadback`,
+ * spec/loadback.ts). A load copies the prefix's host copy into pages of the request's own,
+ * and D tags the pages with what it asked to load, not with what the host slot held: a
+ * host copy evicted and reused under the load (`host-evict-during-load`) lands another
+ * user's KV under the prefix's tag, and the owner check passes it. So the load holds the
+ * host copy until the load is acknowledged (`protect-host`: `protect_host` from
+ * `init_load_back` to `loading_check`). A decode that reads before the load lands
+ * (`read-before-load`) is stopped by the owner check already (the allocation cleared the
+ * tags; only the load stamps them), but as a loud failure of a request that did nothing
+ * wrong: `wait-own-load` makes decode wait for its own load's completion instead, so
+ * the failure is gone, not only the leak (test/spec/loadback.test.ts pins both removals).
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'protect-host', 'wait-own-load'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -179,5 +191,19 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "P's aux transfer (`send_aux` of the Mooncake/NIXL managers, from `MetadataBuffers.get_buf_infos`): post the `bootstrap_room` buffer's write last, after the other buffers' writes on the same queue pair, with a fence (or as the write with immediate that completes the transfer); D's `_apply_metadata_gate` and `_commit_transfer_to_req` stay as they are.",
     cost: 'One fenced write per transfer, after the payload: no more bytes, a little more latency on the last write.',
+  },
+  'protect-host': {
+    what:
+      "With `loadback`: a load back holds its host copy from the moment it is posted until it is acknowledged, so `evict_host` skips the copy and no other request's write-back reuses its slot while the load reads it.",
+    where:
+      "`HiRadixCache.load_back` (`mem_cache/hiradix_cache.py`): call `protect_host()` on every node it loads (and `release_host()` in `loading_check` when `ack_load_queue` acknowledges the node id); `evict_host` already skips a node with `host_ref_counter > 0`.",
+    cost: 'A reference count per loading node, raised and dropped once per load; the host slots of loads in flight stay out of eviction for as long as the copy takes.',
+  },
+  'wait-own-load': {
+    what:
+      "With `loadback`: a request's decode waits on the completion of its own load back (the producer index its load was given), never on another load's or none, so the forward reads the prefix pages only once the load has landed.",
+    where:
+      "`HiRadixCache.ready_to_load_host_cache` and `LayerDoneCounter` (`managers/cache_controller.py`): every batch with a request whose prefix was loaded back carries that load's producer index (`hicache_consumer_index`), also on the disaggregated decode path's prebuilt batches, and each layer's attention calls `wait_until` on it before reading.",
+    cost: 'A wait per layer on an event the load already records; none where no load is in flight.',
   },
 };

@@ -65,3 +65,4 @@ export * from './alloc-fail.ts';
 export * from './abort-commit.ts';
 export * from './features.ts';
 export * from './coverage.ts';
+export * from './loadback.ts';

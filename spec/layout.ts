@@ -1,23 +1,19 @@
 /**
- * The state layout as one table. A state is a flat byte string (`state.ts`); this table
- * says which variables it holds, in which order, how many of each (the scope), how wide
- * each is, and under which configurations it is there at all. `compile` (`model.ts`)
- * lays the table out for one configuration: the offsets, the widths, the accessors of
- * `state.ts`, the liveness resets (`liveness.ts`) and the symmetry reduction's renaming
- * (`binding/symmetry.ts`) all follow from it, so a new variable is one row here.
+ * The state layout as one table. A state is a flat byte string (`state.ts`); this table says which variables it holds,
+ * in which order, how many of each (the scope), how wide each is, and under which configurations it is there at all.
+ * `compile` (`model.ts`) lays the table out for one configuration: the offsets, the widths, the accessors of `state.ts`,
+ * the liveness resets (`liveness.ts`) and the symmetry reduction's renaming (`binding/symmetry.ts`) all follow from it,
+ * so a new variable is one row here.
  *
- * Widths follow the configuration. A label (a request, a prefix page, nobody), a page id,
- * a table position or a count takes one byte while the configuration's values fit one,
- * and two (little-endian) past that: a label past 255 labels, a page id past 254 pages
- * (all-ones is the empty table slot), a position in a table longer than 256 pages. A read
- * set has a bit per label: 1, 2 or 4 bytes up to 32 labels, then a byte per 8 labels. A
- * read record holds a label and two flags: one byte while labels fit 6 bits, else two
- * (14 bits). The limits (`LAYOUT_LIMITS`) are where two bytes run out; `decode.ts`
- * refuses a configuration past one, naming it.
+ * Widths follow the configuration. A label (a request, a prefix page, nobody), a page id, a table position or a count
+ * takes one byte while the configuration's values fit one, and two (little-endian) past that: a label past 255 labels, a
+ * page id past 254 pages (all-ones is the empty table slot), a position in a table longer than 256 pages. A read set has
+ * a bit per label: 1, 2 or 4 bytes up to 32 labels, then a byte per 8 labels. A read record holds a label and two flags:
+ * one byte while labels fit 6 bits, else two (14 bits). The limits (`LAYOUT_LIMITS`) are where two bytes run out;
+ * `decode.ts` refuses a configuration past one, naming it.
  *
- * The order of the rows is the byte order, and it is the first model's order with every
- * later variable appended: a configuration of one-byte widths has the layout it always
- * had, so pinned states, fingerprints and traces do not move.
+ * The order of the rows is the byte order, and it is the first model's order with every later variable appended: a
+ * configuration of one-byte widths has the layout it always had, so pinned states, fingerprints and traces do not move.
  */
 import { checksOwner } from './behaviour.ts';
 import type { Allocator, Config } from './config.ts';
@@ -55,6 +51,8 @@ export interface Presence {
   readonly sourcePages: boolean;
   /** Fault `aux-torn`: D's metadata slot (spec/aux.ts). */
   readonly aux: boolean;
+  /** Config `loadback` with a prefix: the host copies and the loads back (spec/loadback.ts). */
+  readonly loadback: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -71,6 +69,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     radix: config.radix === true && config.eviction === true && prefixes,
     sourcePages: config.sourcePages === true,
     aux: config.faults.includes('aux-torn'),
+    loadback: config.loadback === true && prefixes,
   };
 }
 
@@ -127,6 +126,8 @@ export const LAYOUT = [
   { name: 'nodeLock', scope: 'page', kind: 'byte', present: (c) => c.radix, moves: 'stays', diesWithTable: false, doc: "The lock_ref of the tree node the page is (a signed byte; 0 while the page is no node)." },
   { name: 'depth', scope: 'request', kind: 'byte', present: (c) => c.radix, moves: 'value', diesWithTable: false, doc: "The depth of its last node: how many leading table positions are tree nodes it locked (SGLang's `last_node`)." },
   { name: 'sourceFreed', scope: 'request', kind: 'byte', present: (c) => c.sourcePages, moves: 'value', diesWithTable: false, doc: "1 while P has freed the source pages of the request's write in flight (`abortSource`); back to 0 when its last content part lands." },
+  { name: 'hostCopy', scope: 'prefix', kind: 'byte', present: (c) => c.loadback, moves: 'stays', diesWithTable: false, doc: "What the prefix's host slot holds: 0 the prefix's KV, 1 another request's (the copy was evicted and the slot reused)." },
+  { name: 'load', scope: 'request', kind: 'byte', present: (c) => c.loadback, moves: 'value', diesWithTable: false, doc: 'Its load back from host memory: 0 none, 1 posted (reading the host copy), 2 landed.' },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */
@@ -256,9 +257,8 @@ export function requireField(laid: Laid, name: VariableName): Field {
  * as it is (a phase, flags, page ids); a `labelSet` is a little-endian set (of its width, up to 32 bits) of
  * content labels (bit `label - 1`), whose request bits are renamed too; a `readRecord`
  * byte holds a label in its low bits (`READ_LABEL` in `state.ts`), renamed too, and flags
- * above them. Every
- * per-request variable is listed here, in the order the symmetry key compares them: a
- * new variable registered here is permuted, and compared, with no other change.
+ * above them. Every per-request variable is listed here, in the order the symmetry key
+ * compares them: a new variable registered here is permuted, and compared, with no other change.
  */
 export interface RequestField {
   /** The variable's name. */

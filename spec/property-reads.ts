@@ -71,6 +71,9 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   // The parts in flight against the write's count, which skips the shared prefix pages of a hit.
   EarlyCommit: reads(['dataParts', 'tagParts'], [['handedOff', 'decoding', 'decoded', 'failed']], HIT),
   RoomBeforePayload: reads(['auxRoom', 'auxPayload']),
+  LoadedBack: reads(['load']),
+  HostReusedUnderLoad: reads(['load', 'hostCopy']),
+  ReadBeforeLoad: reads(['load'], [['decoding', 'decoded', 'failed']]),
 };
 
 /** The reads of the property named `name`, or `undefined` when it declares none (every action is then visible to it). */

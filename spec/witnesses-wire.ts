@@ -4,7 +4,8 @@
  * slot's room landing before its payload.
  */
 import { bodyLabel } from './model.ts';
-import { auxPayloadOf, auxRoomOf, phaseOf, sourceFreedOf } from './state.ts';
+import { auxPayloadOf, auxRoomOf, hostReusedOf, loadOf, phaseOf, Ph, sourceFreedOf } from './state.ts';
+import { LOAD, loadsBack } from './loadback.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
 
@@ -31,4 +32,29 @@ export const RoomBeforePayload = sometimes(
   'RoomBeforePayload',
   (m) => m.fault['aux-torn'] && !m.mechanism['room-lands-last'],
   (m, s) => anyRequest(m, (r) => auxRoomOf(m, s) === bodyLabel(r) && auxPayloadOf(m, s) !== bodyLabel(r)),
+);
+
+/** With `loadback`: a request's load from host memory has landed in its prefix pages. */
+export const LoadedBack = sometimes(
+  'LoadedBack',
+  (m) => loadsBack(m),
+  (m, s) => anyRequest(m, (r) => loadOf(m, s, r) === LOAD.landed),
+);
+
+/** With `host-evict-during-load`: the host copy a posted load still reads was evicted and its slot reused. */
+export const HostReusedUnderLoad = sometimes(
+  'HostReusedUnderLoad',
+  (m) => loadsBack(m) && m.fault['host-evict-during-load'] && !m.mechanism['protect-host'],
+  (m, s) => anyRequest(m, (r) => loadOf(m, s, r) === LOAD.posted && hostReusedOf(m, s, m.group[r]!)),
+);
+
+/** With `read-before-load`: a request took a decode step (or failed its check) while its load had not landed. */
+export const ReadBeforeLoad = sometimes(
+  'ReadBeforeLoad',
+  (m) => loadsBack(m) && m.fault['read-before-load'] && !m.mechanism['wait-own-load'],
+  (m, s) =>
+    anyRequest(m, (r) => {
+      const phase = phaseOf(m, s, r);
+      return loadOf(m, s, r) === LOAD.posted && (phase === Ph.decoding || phase === Ph.decoded || phase === Ph.failed);
+    }),
 );

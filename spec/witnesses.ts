@@ -9,9 +9,9 @@ import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLi
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
-import { EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+import { EarlyCommit, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
-export { EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+export { EarlyCommit, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
 const hasOverLong = (m: Model): boolean => m.config.requests.some((_, r) => isOverLong(m, r));
 
@@ -247,6 +247,9 @@ export const WITNESSES: readonly Property[] = [
   SourceFreed,
   EarlyCommit,
   RoomBeforePayload,
+  LoadedBack,
+  HostReusedUnderLoad,
+  ReadBeforeLoad,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -267,4 +270,6 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'source-early-free': SourceFreed,
   'premature-success': EarlyCommit,
   'aux-torn': RoomBeforePayload,
+  'host-evict-during-load': HostReusedUnderLoad,
+  'read-before-load': ReadBeforeLoad,
 };

@@ -3,9 +3,9 @@
  * forms, beside trace/wording.ts: which part of the metadata write landed, and what the
  * slot now holds.
  */
-import { auxPayloadOf, auxRoomOf } from '../spec/index.ts';
+import { auxPayloadOf, auxRoomOf, dataOf, prefixLength } from '../spec/index.ts';
 import { dataWords } from './facts.ts';
-import type { Phrasing, Told } from './phrasing.ts';
+import { ids, perPages, type Phrasing, type Told } from './phrasing.ts';
 
 /** A `landRoom` or `landPayload`: the part of the request's metadata write that landed, and the slot's room and payload after it. */
 export function landAux(t: Told, kind: 'landRoom' | 'landPayload'): Phrasing {
@@ -16,5 +16,25 @@ export function landAux(t: Told, kind: 'landRoom' | 'landPayload'): Phrasing {
   return {
     sentence: `the ${part} part of ${who}'s metadata write lands in D's metadata slot; the slot now holds ${holds}.`,
     messages: [`P->>D: ${label}: ${who}'s ${part} lands in the metadata slot (${holds})`],
+  };
+}
+
+/** A `loadBack` (spec/loadback.ts): the load from host memory lands in the request's prefix pages, with what the host slot held. */
+export function loadBackWords(t: Told): Phrasing {
+  const { m, who, label, table, after } = t;
+  const pages = table.slice(0, prefixLength(m, t.r));
+  const got = pages.map((p) => dataWords(m, dataOf(m, after, p))).join(', ');
+  return {
+    sentence: `the load of ${who}'s prefix from host memory lands in ${ids(pages)}, which now ${perPages(pages, 'holds', 'hold')}: ${got}${m.ownerCheck ? ", tagged as the prefix's" : ''}.`,
+    messages: [`Host->>D: ${label}: ${who}'s prefix loaded into ${ids(pages)} (${got})`],
+  };
+}
+
+/** An `evictHost` (spec/loadback.ts): the host copy a load still reads is evicted and its slot reused. */
+export function evictHostWords(t: Told): Phrasing {
+  const { who, label } = t;
+  return {
+    sentence: `host memory runs short: the host copy of ${who}'s prefix is evicted while ${who}'s load still reads it, and another request's write-back reuses its slot.`,
+    messages: [`Note over Host: ${label}: evict the host copy ${who}'s load reads; its slot now holds another request's KV`],
   };
 }

@@ -123,6 +123,7 @@ describe('replay lines give back the configuration', () => {
     tableGrowth: true,
     retraction: true,
     radix: true,
+    loadback: true,
   };
 
   it('every field, none at its default, survives replayCommand and the flag parser', () => {

@@ -26,8 +26,8 @@ const acceptance = (variant: 'owner-check' | 'hardened', faults: readonly Fault[
     ...(eviction ? { eviction } : {}),
   });
 
-/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `unlock-once` only with the radix tree (test/spec/radix.test.ts), `hold-source` only with P's source pages (test/spec/source-pages.test.ts), `commit-counts-landed` only with premature-success and `room-lands-last` only with aux-torn (test/spec/wire.test.ts). */
-const ONE_FEATURE = ['tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last'] as const;
+/** The mechanisms of whole pages and one hold; `tag-counts-tokens` matters only with token slots (its removal test is in test/spec/slots.test.ts), `copy-carries-tag` only with retraction (test/spec/retraction.test.ts), `unlock-once` only with the radix tree (test/spec/radix.test.ts), `hold-source` only with P's source pages (test/spec/source-pages.test.ts), `commit-counts-landed` only with premature-success and `room-lands-last` only with aux-torn (test/spec/wire.test.ts), `protect-host` and `wait-own-load` only with the host cache's load back (test/spec/loadback.test.ts). */
+const ONE_FEATURE = ['tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'protect-host', 'wait-own-load'] as const;
 const PAGE_MECHANISMS = MECHANISMS.filter((k): k is Exclude<Mechanism, (typeof ONE_FEATURE)[number]> => !(ONE_FEATURE as readonly Mechanism[]).includes(k));
 type PageMechanism = (typeof PAGE_MECHANISMS)[number];
 

@@ -37,4 +37,7 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   'commit-counts-landed': [],
   // aux-torn only, which the proof does not cover: without the fault there is no metadata slot
   'room-lands-last': [],
+  // loadback only, which the proof does not cover (its coverage refuses --loadback)
+  'protect-host': [],
+  'wait-own-load': [],
 };
