@@ -239,14 +239,11 @@ function prematureAgainstRetraction(input: Input): InputIssue[] {
   return [{ path: 'retraction', message: 'retraction with fault premature-success is not modelled: a request retracted while parts of its write are still landing would take new pages, and the parts are addressed to the old ones; check premature-success without retraction' }];
 }
 
-/** The host cache's load back against what it needs: a prefix to load (spec/loadback.ts); not modelled with the radix tree or retraction. */
+/** The host cache's load back against what it needs: a prefix to load (spec/loadback.ts). */
 function loadbackAgainstPrefixes(input: Input): InputIssue[] {
   if (input.loadback !== true) return [];
   if (!input.requests.some((q) => q.prefix !== undefined)) {
     return [{ path: 'loadback', message: 'loadback loads a prompt prefix back from host memory: it needs a request with a prefix (LEN:PREFIX in --requests)' }];
-  }
-  if (input.radix === true || input.retraction === true) {
-    return [{ path: 'loadback', message: `loadback is modelled with one entry per prefix and no retraction: ${input.radix === true ? 'radix' : 'retraction'} with loadback is not modelled yet (spec/loadback.ts)` }];
   }
   return [];
 }

@@ -139,6 +139,26 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     past: ['landPayload(A)'],
     never: [{ config: config('buggy', ['aux-torn'], 2, 2, ['1']), labels: ['allocate(A)', 'prefill(A)', 'landPayload(A)', 'landRoom(A)', 'handoff(A)'] }],
   },
+  // the load from host memory lands; a request with no prefix, or whose prefix is on D, loads nothing
+  LoadedBack: {
+    config: config('buggy', [], 2, 2, ['1', '2:sys'], { loadback: true }),
+    labels: ['allocate(B)', 'prefill(B)', 'loadBack(B)'],
+    never: [{ config: config('buggy', [], 2, 2, ['1', '2:sys'], { loadback: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
+  },
+  // the host copy is reused under a load still reading it; once the load lands, it no longer reads it
+  HostReusedUnderLoad: {
+    config: config('buggy', ['host-evict-during-load'], 2, 2, ['2:sys'], { loadback: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'evictHost(A)'],
+    past: ['loadBack(A)'],
+    never: [{ config: config('buggy', ['host-evict-during-load'], 2, 2, ['2:sys'], { loadback: true }), labels: ['allocate(A)', 'loadBack(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
+  },
+  // decode before the load lands; after the load, a decode is not early
+  ReadBeforeLoad: {
+    config: config('buggy', ['read-before-load'], 2, 2, ['2:sys'], { loadback: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'],
+    past: ['loadBack(A)'],
+    never: [{ config: config('buggy', ['read-before-load'], 2, 2, ['2:sys'], { loadback: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'loadBack(A)', 'decode(A)'] }],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */

@@ -36,7 +36,8 @@ const draw: fc.Arbitrary<SmallDraw> = fc.record({
   lengths: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 3 }),
   variant: fc.constantFrom(...VARIANTS),
   // Not source-early-free: it acts only under --source-pages, which the draws leave off (test/spec/footprint.test.ts and test/binding/por-agreement.test.ts take it on their own), so the draws stay those pinned before it.
-  faults: fc.subarray(FAULTS.filter((f) => f !== 'source-early-free'), { maxLength: 3 }),
+  // Nor the host cache's faults: they act only under --loadback, which the draws leave off too.
+  faults: fc.subarray(FAULTS.filter((f) => f !== 'source-early-free' && f !== 'host-evict-during-load' && f !== 'read-before-load'), { maxLength: 3 }),
   allocator: fc.constantFrom(...ALLOCATORS),
   pageSize: fc.constantFrom(1, 1, 2),
   decodeSteps: fc.constantFrom(1, 1, 2, 3),
