@@ -56,10 +56,8 @@ export interface KindSwitches {
   readonly sourceEarlyFree: boolean;
   /** Fault `aux-torn` (actions `landRoom`, `landPayload`). */
   readonly auxTorn: boolean;
-  /** Config `loadback` with a prefix (action `loadBack`). */
+  /** Config `loadback` with a prefix (actions `loadBack`, `evictHost`). */
   readonly loadback: boolean;
-  /** Fault `host-evict-during-load` with `loadback` (action `evictHost`). */
-  readonly hostEvict: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
@@ -76,8 +74,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('offload', () => on.retraction && on.offloadAfterFree)
     .with('abortSource', () => on.sourceEarlyFree)
     .with('landRoom', 'landPayload', () => on.auxTorn)
-    .with('loadBack', () => on.loadback)
-    .with('evictHost', () => on.hostEvict)
+    .with('loadBack', 'evictHost', () => on.loadback)
     // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
     .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
@@ -86,7 +83,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], loadback: m.layout.fields.load !== undefined, hostEvict: m.layout.fields.load !== undefined && m.fault['host-evict-during-load'] }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], loadback: m.layout.fields.load !== undefined }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

@@ -160,8 +160,7 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     offloadAfterFree: false,
     sourceEarlyFree: faults.includes('source-early-free') && input.sourcePages === true,
     auxTorn: faults.includes('aux-torn'),
-    loadback: input.loadback === true && prefixes,
-    hostEvict: faults.includes('host-evict-during-load') && input.loadback === true && prefixes,
+    loadback: input.loadback === true && prefixes && input.radix !== true && input.retraction !== true,
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);

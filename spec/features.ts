@@ -51,8 +51,8 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   prefixPages: { flag: '--prefix-pages', words: 'prefixes of more than one page', checks: '--requests 2,3:sys --prefix-pages sys=2', off: 'every prefix is one page here', on: (c) => Object.keys(c.prefixPages ?? {}).length > 0 },
   lengthRule: { flag: '--length-rule', words: 'length rule ge', checks: '--length-rule ge', off: 'the length rule is gt here', on: (c) => c.lengthRule === 'ge' },
   sourcePages: { flag: '--source-pages', words: "P's source pages", checks: '--source-pages', off: "P's source pages are not modelled here", on: (c) => c.sourcePages === true, field: 'sourcePages' },
-  // As the model has it: without a prefix there is nothing in host memory to load back.
-  loadback: { flag: '--loadback', words: "the host cache's load back", checks: '--requests 1,2:sys --loadback', off: 'no prefix is loaded back from host memory here', on: (c) => c.loadback === true && hasPrefix(c), field: 'loadback' },
+  // As the model has it: without a prefix there is nothing in host memory to load back; not modelled with radix or retraction (spec/loadback.ts).
+  loadback: { flag: '--loadback', words: "the host cache's load back", checks: '--requests 1,2:sys --loadback', off: 'no prefix is loaded back from host memory here', on: (c) => c.loadback === true && hasPrefix(c) && c.radix !== true && c.retraction !== true, field: 'loadback' },
 };
 
 /** A feature: a variant, an allocation order, a switch, a fault or an action kind. */
@@ -101,7 +101,6 @@ function kindsUnder(features: ReadonlySet<Feature>): ActionKind[] {
     sourceEarlyFree: has('fault:source-early-free') && has('sourcePages'),
     auxTorn: has('fault:aux-torn'),
     loadback: has('loadback') && has('prefixes'),
-    hostEvict: has('fault:host-evict-during-load') && has('loadback') && has('prefixes'),
   };
   return ACTION_KINDS.filter((k) => kindPresent(k, on));
 }

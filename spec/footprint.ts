@@ -103,6 +103,8 @@ const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], deco
 
 /** Every phase after the allocation, each left as it is: a load back lands, or its host copy is evicted, whatever its request does meanwhile. */
 const LOAD_PHASES = Object.fromEntries(PHASES.filter((p) => p !== 'new').map((p) => [p, [p]])) as Footprint['moves'];
+/** Every phase, each left as it is. */
+const ALL_PHASES = Object.fromEntries(PHASES.map((p) => [p, [p]])) as Footprint['moves'];
 
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
@@ -250,12 +252,14 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     moves: LOAD_PHASES,
     sets: 0,
     reads: { load: 'own', hostCopy: 'any', table: 'own' },
+    // It writes only while its request is live (its phase, which moves declares).
     writes: { ...CONTENT, load: 'own' },
   },
+  // Any request with the prefix, in any phase; its guard reads every request's load on the copy.
   evictHost: {
-    moves: LOAD_PHASES,
+    moves: ALL_PHASES,
     sets: 0,
-    reads: { load: 'own', hostCopy: 'any' },
+    reads: { load: 'any', hostCopy: 'any' },
     writes: { hostCopy: 'any' },
   },
 };

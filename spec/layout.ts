@@ -51,7 +51,7 @@ export interface Presence {
   readonly sourcePages: boolean;
   /** Fault `aux-torn`: D's metadata slot (spec/aux.ts). */
   readonly aux: boolean;
-  /** Config `loadback` with a prefix: the host copies and the loads back (spec/loadback.ts). */
+  /** Config `loadback` with a prefix, without radix and retraction: the host copies and loads (spec/loadback.ts). */
   readonly loadback: boolean;
 }
 
@@ -69,7 +69,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     radix: config.radix === true && config.eviction === true && prefixes,
     sourcePages: config.sourcePages === true,
     aux: config.faults.includes('aux-torn'),
-    loadback: config.loadback === true && prefixes,
+    loadback: config.loadback === true && prefixes && config.radix !== true && config.retraction !== true,
   };
 }
 

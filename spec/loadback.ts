@@ -27,20 +27,20 @@
  * host copy holds now, and under an owner check the tag of the prefix's page (the load is
  * a write for that content). Decode waits for the load (`load` = 2). After its decode the
  * request may insert those pages into D's cache as any request that computed them.
- * Two faults:
- * - `host-evict-during-load` (action `evictHost`): the host copy is evicted while a load
- *   still reads it and its slot is reused; the load copies another user's KV, tagged as the
- *   prefix's, so an owner check passes it.
+ * Host memory runs short at any time (`evictHost`): a copy no load reads is evicted and its
+ * slot reused, and later requests with that prefix miss and have P compute it. Two faults:
+ * - `host-evict-during-load`: the eviction also takes a copy that a load still reads; the
+ *   load copies another user's KV, tagged as the prefix's, so an owner check passes it.
  * - `read-before-load`: decode does not wait for the load, and reads what the pages held
  *   before: the previous holder's KV, or nothing. An owner check stops it loudly: the
  *   allocation cleared the tags, and only the load stamps them.
  * What stops them (`hardening.ts`): `protect-host` (the load holds the host copy until it
  * is acknowledged) and `wait-own-load` (decode waits on its own load's completion).
- * Not modelled: the radix tree, retraction (both refused with `loadback`), a load's
- * layers landing apart, and a load that outlives its request's pages (it lands nowhere).
+ * Not modelled: the radix tree, retraction (with either, `loadback` is inert), a load's
+ * layers landing apart, and the pages of a load that outlives its request (it lands nowhere).
  */
 import { NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
-import { hostReusedOf, loadOf, setHostReused, setLoad, setTag, tablePage, writeContent, type State } from './state.ts';
+import { hostReusedOf, isLive, loadOf, phaseOf, setHostReused, setLoad, setTag, tablePage, writeContent, type State } from './state.ts';
 
 /** Load state: none, posted (reading the host copy), landed. */
 export const LOAD = { none: 0, posted: 1, landed: 2 } as const;
@@ -69,9 +69,12 @@ export function postLoad(m: Model, s: State, t: State, r: number, hit: boolean):
  * The load from host memory lands (`HiCacheController.load` done, acknowledged in
  * `loading_check`).
  * @guard Config `loadback`; the request posted a load that has not landed.
- * @effect Each of the request's prefix positions `j` still in its table receives what the
- * host copy holds now: page `j` of the prefix's KV, or, when the copy was evicted and its
- * slot reused (`host-evict-during-load`), another user's KV. The load has landed.
+ * @effect While the request holds its table, each of its prefix positions `j` receives
+ * what the host copy holds now: page `j` of the prefix's KV, or, when the copy was evicted
+ * and its slot reused (`host-evict-during-load`), another user's KV. A request that has let
+ * go of its pages (timed out, released) writes nothing: SGLang's loading nodes stay locked
+ * until `loading_check`, so no other request holds them while the copy runs. The load has
+ * landed.
  * @variant owner-check Each page loaded is stamped with the tag of the prefix's page `j`,
  * whatever the host slot held: D tags what it asked to load.
  */
@@ -80,7 +83,9 @@ export function loadBack(m: Model, s: State, r: number): State | undefined {
   const g = m.group[r]!;
   const t = s.slice();
   const reused = hostReusedOf(m, s, g);
-  for (let j = 0; j < prefixLength(m, r); j++) {
+  // A request that let go of its pages (a timeout, a release) drops its load: SGLang keeps loading nodes locked until the ack, so nobody else holds them meanwhile.
+  const lands = isLive(phaseOf(m, s, r));
+  for (let j = 0; lands && j < prefixLength(m, r); j++) {
     const p = tablePage(m, s, r, j);
     if (p === NO_PAGE) continue;
     writeContent(m, t, p, reused ? m.staleLabel : prefixLabel(m, g, j), j);
@@ -91,24 +96,31 @@ export function loadBack(m: Model, s: State, r: number): State | undefined {
 }
 
 /**
- * Host memory runs short and `evict_host` frees the host copy of the request's prefix while
- * the request's load still reads it; the next `write_backup` puts another request's KV in
- * the slot.
- * @guard Fault `host-evict-during-load` with `loadback`; the request's load is posted and
- * not landed, and its prefix's host copy still holds the prefix's KV.
- * @effect The host copy is evicted and its slot holds another user's KV: the rest of the
- * load copies that, and no later request finds the prefix on the host.
+ * Host memory runs short and `evict_host` frees the host copy of the request's prefix; the
+ * next `write_backup` puts another request's KV in its slot. Taken on behalf of any request
+ * with that prefix, at any time: host pressure comes from traffic the configuration does
+ * not name.
+ * @guard Config `loadback`; the request has a prefix whose host copy still holds its KV,
+ * and no posted load reads that copy (`evict_host` skips a node whose device value is
+ * loading). With fault `host-evict-during-load`, also while a load reads it.
+ * @effect The host copy is evicted and its slot holds another user's KV: a load still
+ * reading it copies that, and no later request finds the prefix on the host (P computes it).
  * @variant hardened With `protect-host`, a load holds the host copy until it is
- * acknowledged: the eviction skips it (never enabled).
+ * acknowledged: the eviction skips a copy under a load, fault or not.
  */
 export function evictHost(m: Model, s: State, r: number): State | undefined {
-  if (!m.fault['host-evict-during-load'] || m.mechanism['protect-host']) return undefined;
-  if (loadOf(m, s, r) !== LOAD.posted) return undefined;
-  const g = m.group[r]!;
-  if (hostReusedOf(m, s, g)) return undefined;
+  const g = m.group[r] ?? -1;
+  if (!loadsBack(m) || g < 0 || hostReusedOf(m, s, g)) return undefined;
+  if (copyUnderLoad(m, s, g) && !(m.fault['host-evict-during-load'] && !m.mechanism['protect-host'])) return undefined;
   const t = s.slice();
   setHostReused(m, t, g);
   return t;
+}
+
+/** Whether a posted load of some request reads prefix group `g`'s host copy. */
+export function copyUnderLoad(m: Model, s: State, g: number): boolean {
+  for (let q = 0; q < m.n; q++) if (m.group[q] === g && loadOf(m, s, q) === LOAD.posted) return true;
+  return false;
 }
 
 /** Whether `r`'s decode may read now: it has no load in flight, or under `read-before-load` (without `wait-own-load`) the forward does not wait for it. */

@@ -72,6 +72,7 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   EarlyCommit: reads(['dataParts', 'tagParts'], [['handedOff', 'decoding', 'decoded', 'failed']], HIT),
   RoomBeforePayload: reads(['auxRoom', 'auxPayload']),
   LoadedBack: reads(['load']),
+  HostEvicted: reads(['hostCopy']),
   HostReusedUnderLoad: reads(['load', 'hostCopy']),
   ReadBeforeLoad: reads(['load'], [['decoding', 'decoded', 'failed']]),
 };

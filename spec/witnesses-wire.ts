@@ -41,6 +41,13 @@ export const LoadedBack = sometimes(
   (m, s) => anyRequest(m, (r) => loadOf(m, s, r) === LOAD.landed),
 );
 
+/** With `loadback`: a prefix's host copy was evicted and its slot reused (`evictHost`). */
+export const HostEvicted = sometimes(
+  'HostEvicted',
+  (m) => loadsBack(m),
+  (m, s) => m.groupNames.some((_, g) => hostReusedOf(m, s, g)),
+);
+
 /** With `host-evict-during-load`: the host copy a posted load still reads was evicted and its slot reused. */
 export const HostReusedUnderLoad = sometimes(
   'HostReusedUnderLoad',

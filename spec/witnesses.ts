@@ -9,9 +9,9 @@ import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLi
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
-import { EarlyCommit, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+import { EarlyCommit, HostEvicted, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
-export { EarlyCommit, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+export { EarlyCommit, HostEvicted, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
 const hasOverLong = (m: Model): boolean => m.config.requests.some((_, r) => isOverLong(m, r));
 
@@ -248,6 +248,7 @@ export const WITNESSES: readonly Property[] = [
   EarlyCommit,
   RoomBeforePayload,
   LoadedBack,
+  HostEvicted,
   HostReusedUnderLoad,
   ReadBeforeLoad,
 ];

@@ -3,7 +3,7 @@
  * forms, beside trace/wording.ts: which part of the metadata write landed, and what the
  * slot now holds.
  */
-import { auxPayloadOf, auxRoomOf, dataOf, prefixLength } from '../spec/index.ts';
+import { auxPayloadOf, auxRoomOf, copyUnderLoad, dataOf, prefixLength } from '../spec/index.ts';
 import { dataWords } from './facts.ts';
 import { ids, perPages, type Phrasing, type Told } from './phrasing.ts';
 
@@ -30,11 +30,13 @@ export function loadBackWords(t: Told): Phrasing {
   };
 }
 
-/** An `evictHost` (spec/loadback.ts): the host copy a load still reads is evicted and its slot reused. */
+/** An `evictHost` (spec/loadback.ts): the host copy of the request's prefix is evicted and its slot reused, perhaps under a load that still reads it. */
 export function evictHostWords(t: Told): Phrasing {
-  const { who, label } = t;
+  const { m, who, label, before, r } = t;
+  const prefix = m.groupNames[m.group[r] ?? -1] ?? '?';
+  const reading = copyUnderLoad(m, before, m.group[r] ?? -1) ? ' while a load still reads it' : '';
   return {
-    sentence: `host memory runs short: the host copy of ${who}'s prefix is evicted while ${who}'s load still reads it, and another request's write-back reuses its slot.`,
-    messages: [`Note over Host: ${label}: evict the host copy ${who}'s load reads; its slot now holds another request's KV`],
+    sentence: `host memory runs short: the host copy of prefix ${prefix} (${who}'s) is evicted${reading}, and another request's write-back reuses its slot.`,
+    messages: [`Note over Host: ${label}: evict the host copy of ${prefix}${reading}; its slot now holds another request's KV`],
   };
 }

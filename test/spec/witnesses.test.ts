@@ -145,6 +145,12 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     labels: ['allocate(B)', 'prefill(B)', 'loadBack(B)'],
     never: [{ config: config('buggy', [], 2, 2, ['1', '2:sys'], { loadback: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
   },
+  // a host copy is evicted; a run with no eviction never
+  HostEvicted: {
+    config: config('buggy', [], 2, 2, ['2:sys'], { loadback: true }),
+    labels: ['evictHost(A)'],
+    never: [{ config: config('buggy', [], 2, 2, ['2:sys'], { loadback: true }), labels: ['allocate(A)', 'loadBack(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
+  },
   // the host copy is reused under a load still reading it; once the load lands, it no longer reads it
   HostReusedUnderLoad: {
     config: config('buggy', ['host-evict-during-load'], 2, 2, ['2:sys'], { loadback: true }),
