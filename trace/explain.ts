@@ -109,7 +109,11 @@ function staleRead(m: Model, trace: Trace, r: number, i: number, page: number, r
   const w = lastWrite(m, trace, page, k - 1);
   const by = w > 0 ? ` by ${stepRef(m, trace, w)}` : '';
   // With P's source pages, the whole page can hold another user's KV, copied from a source page P freed early (spec/source-pages.ts).
-  if (dataOf(m, stateAt(trace, k - 1), page) === m.staleLabel) return `${name(m, r)} read page ${page}, which holds another user's KV from P's pool, copied${by} from a source page that P had freed and reused.`;
+  if (dataOf(m, stateAt(trace, k - 1), page) === m.staleLabel) {
+    // With `loadback`, a load from a host copy that was evicted and reused (spec/loadback.ts).
+    if (w > 0 && trace.steps[w - 1]?.action.kind === 'loadBack') return `${name(m, r)} read page ${page}, which holds another user's KV, loaded${by} from a host copy that was evicted and reused while the load read it.`;
+    return `${name(m, r)} read page ${page}, which holds another user's KV from P's pool, copied${by} from a source page that P had freed and reused.`;
+  }
   const filled = stale - first;
   return `${name(m, r)} read ${tokensWords(first, last)} in page ${page}, but only ${filled} of its slots ${filled === 1 ? 'was' : 'were'} written for it${by}: ${tokensWords(stale, last)} ${stale === last ? 'is' : 'are'} stale P-side data (another user's).`;
 }
