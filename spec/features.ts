@@ -52,7 +52,7 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   lengthRule: { flag: '--length-rule', words: 'length rule ge', checks: '--length-rule ge', off: 'the length rule is gt here', on: (c) => c.lengthRule === 'ge' },
   sourcePages: { flag: '--source-pages', words: "P's source pages", checks: '--source-pages', off: "P's source pages are not modelled here", on: (c) => c.sourcePages === true, field: 'sourcePages' },
   // As the model has it: without a prefix there is nothing in host memory to load back; not modelled with radix or retraction (spec/loadback.ts).
-  loadback: { flag: '--loadback', words: "the host cache's load back", checks: '--requests 1,2:sys --loadback', off: 'no prefix is loaded back from host memory here', on: (c) => c.loadback === true && hasPrefix(c) && c.radix !== true && c.retraction !== true, field: 'loadback' },
+  loadback: { flag: '--loadback', words: 'host-cache load back', checks: '--requests 1,2:sys --loadback', off: 'no prefix is loaded back from host memory here', on: (c) => c.loadback === true && hasPrefix(c) && c.radix !== true && c.retraction !== true, field: 'loadback' },
 };
 
 /** A feature: a variant, an allocation order, a switch, a fault or an action kind. */
