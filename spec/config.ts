@@ -59,7 +59,7 @@ export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
   'aux-torn':
     "The metadata slot (SGLang's `MetadataBuffers` row: the first output token and, apart, its `bootstrap_room`) lands apart from its payload: D's gate and check read the room only (`_apply_metadata_gate` in `disaggregation/utils.py`, `_commit_transfer_to_req` in `disaggregation/decode.py`), and only the room is reset to 0 before the slot is reused (`pop_transferred`), so a room that lands before its payload passes on the slot's previous holder's first token (spec/aux.ts).",
   'host-evict-during-load':
-    "With `loadback`: the host copy a load back is still reading is evicted from host memory and its slot reused for another request's KV (`evict_host` takes a node whose host value a running load reads: no `protect_host` on it); the rest of the load copies that KV into D's pages under the request's tag (spec/loadback.ts).",
+    "With `loadback`: the host copy a load back is still reading is evicted from host memory and its slot reused for another request's KV (`evict_host` takes a node whose host value a running load reads: no `protect_host` on it); the load copies that KV into D's pages, tagged as the prefix's (D tags what it asked to load), so an owner check passes it (spec/loadback.ts).",
   'read-before-load':
     "With `loadback`: decode reads the request's loaded-back prefix pages before the load has landed (the forward does not wait on the load's own completion, `LayerDoneCounter.wait_until` for its producer), so it reads what the pages held before, the previous holder's KV (spec/loadback.ts).",
 };
