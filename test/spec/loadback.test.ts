@@ -45,6 +45,7 @@ describe('the switch', () => {
     const refused = decodeConfig({ pages: 2, prefillLimit: 2, requests: [{ length: 1 }, { length: 2 }], loadback: true });
     expect(refused._tag).toBe('Left');
     expect(JSON.stringify(refused)).toContain('loadback loads a prompt prefix back from host memory: it needs a request with a prefix');
+    expect(JSON.stringify(decodeConfig({ pages: 2, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }], loadback: 'yes' }))).toContain('expected true or false, got \\"yes\\"');
     const base = configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2, prefix: 'sys' }], variant: 'buggy', faults: [], eviction: true, radix: true });
     expect(compile({ ...base, loadback: true }).layout.fields.load).toBeUndefined();
   });
