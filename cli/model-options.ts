@@ -55,6 +55,8 @@ export interface ModelFlags {
   readonly draft?: boolean;
   /** `--state-slots`. */
   readonly stateSlots?: boolean;
+  /** `--loadback`. */
+  readonly loadback?: boolean;
 }
 
 /** Adds the model flags to a command. */
@@ -78,6 +80,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--without <mechanisms>', "hardened without these of its mechanisms, comma-separated: the counterexample each one stops (docs/VARIANTS.md)")
     .option('--draft', "speculative decoding: every page holds a draft model's KV beside the target's, landed by a transfer part of its own (action landDraft) and read by decode with it (fault draft-stale)")
     .option('--state-slots', "model D's state slot and metadata row per request: taken at allocation, written with the transfer, read at commit and every decode step (faults state-slot-reuse, metadata-collision)")
+    .option('--loadback', "D's prefix cache has a host tier: a prefix found only in host memory is loaded back into pages of the request's own (action loadBack, SGLang's HiRadixCache.init_load_back; faults host-evict-during-load, read-before-load); needs a request with a prefix")
 
     .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
 }
@@ -168,6 +171,7 @@ export function configFromFlags(flags: ModelFlags, defaults: Partial<Record<stri
   if (flags.without !== undefined) set('without', parseNameList('--without', flags.without, MECHANISMS, "hardened's mechanisms"));
   if (flags.draft === true) set('draft', true);
   if (flags.stateSlots === true) set('stateSlots', true);
+  if (flags.loadback === true) set('loadback', true);
   // The flag's lengths join the file's: a prefix the flag names gets the flag's length.
   if (flags.prefixPages !== undefined) set('prefixPages', { ...(isRecord(input.prefixPages) ? input.prefixPages : {}), ...parsePrefixPages(flags.prefixPages) });
   if (flags.faults !== undefined) {

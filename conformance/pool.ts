@@ -131,6 +131,9 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       return false;
     case 'landDraft':
       // Never reached: the draft model's KV is not a switch validate-log follows (conformance/coverage.ts).
+    case 'loadBack':
+    case 'evictHost':
+      // Never reached: the host cache's load back is not a switch validate-log follows (conformance/coverage.ts).
       return false;
     default:
       return unreachable(kind);

@@ -59,7 +59,8 @@ export const removals: Figure = {
       const m = compile(config);
       const bare = check(checkedModel(m));
       const v = bare.violations[0];
-      const found = v === undefined ? `${bare.verdict}` : `${v.invariant} in ${v.trace.steps.length} actions: ${v.trace.steps.map((s) => actionLabel(m, s.action)).join(' ')}`;
+      const loud = bare.witnesses.some((w) => w.name === 'FailsLoudly' && w.reached);
+      const found = v === undefined ? `${bare.verdict}: no leak, ${r.loud === true && loud ? 'but the request fails loudly (the owner check)' : 'nothing to stop here'}` : `${v.invariant} in ${v.trace.steps.length} actions: ${v.trace.steps.map((s) => actionLabel(m, s.action)).join(' ')}`;
       const held = check(checkedModel(compile(r.config)));
       return `| \`${r.mechanism}\` | ${r.stops.map((f) => `\`${f}\``).join(', ')} | \`npm run -s pagecheck -- check ${configArgs(config, true).join(' ')}\` | ${found} | ${held.verdict}, ${held.distinctStates.toLocaleString('en-US')} states |`;
     });

@@ -17,7 +17,7 @@ import { match } from 'ts-pattern';
 import type { Model } from './model.ts';
 
 /** Action kinds in their fixed order; the order is part of the spec (it decides which shortest trace is found first). */
-export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'abortSource', 'landRoom', 'landPayload', 'landDraft'] as const;
+export const ACTION_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'landData', 'landTag', 'retract', 'offload', 'resume', 'allocFail', 'abortCommit', 'abortSource', 'landRoom', 'landPayload', 'landDraft', 'loadBack', 'evictHost'] as const;
 
 /** One of {@link ACTION_KINDS}. */
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -59,6 +59,8 @@ export interface KindSwitches {
   readonly auxTorn: boolean;
   /** Config `draft` (action `landDraft`). */
   readonly draft: boolean;
+  /** Config `loadback` with a prefix (actions `loadBack`, `evictHost`). */
+  readonly loadback: boolean;
 }
 
 /** Whether kind `k` exists under `on`: the one rule that `allActions` and the configuration's size check share. */
@@ -76,6 +78,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .with('abortSource', () => on.sourceEarlyFree)
     .with('landRoom', 'landPayload', () => on.auxTorn)
     .with('landDraft', () => on.draft)
+    .with('loadBack', 'evictHost', () => on.loadback)
     // Taken only where a harness or a log observed one (OBSERVED_ONLY_KINDS): SGLang's D never makes a failed attempt, and a commit-time abort only frees what free would.
     .with(...OBSERVED_ONLY_KINDS, () => false)
     .exhaustive();
@@ -84,7 +87,7 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
-    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], draft: m.config.draft === true }),
+    kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], draft: m.config.draft === true, loadback: m.layout.fields.load !== undefined }),
   );
   const out: Action[] = [];
   for (const kind of kinds) {

@@ -10,6 +10,7 @@ import { phaseOf, Ph, type State } from './state.ts';
 import { planHold, takeHold } from './hold.ts';
 import { slotFree, takeSlot } from './aux.ts';
 import { takeSlots } from './state-slots.ts';
+import { postLoad } from './loadback.ts';
 
 /**
  * D reserves pages for the whole prompt (`alloc_extend`) and sends their ids to P. Which
@@ -26,7 +27,9 @@ import { takeSlots } from './state-slots.ts';
  * Under allocator `any` the action names the pages it takes, and every choice of free
  * pages is its own action. With fault `aux-torn` it also takes D's one metadata slot, and
  * waits while another request holds it (`aux.ts`); with `stateSlots`, a state slot and a
- * metadata row (`state-slots.ts`).
+ * metadata row (`state-slots.ts`). With `loadback`, a prefix that missed D's cache but is
+ * in host memory gets pages of the request's own, and a load is posted into them
+ * (`loadback.ts`).
  * @variant owner-check The owner tags of the pages taken are cleared: a tag that is cheap
  * to clear is what makes "written during the current hold" checkable.
  */
@@ -39,6 +42,7 @@ export function allocate(m: Model, s: State, r: number, pages?: readonly number[
   takeHold(m, s, t, r, plan, promptTokensTaken(m, r, plan.need), pages);
   takeSlot(m, t, r);
   takeSlots(m, s, t, r);
+  postLoad(m, s, t, r, plan.hit);
   enter(m, t, r, 'allocated');
   return t;
 }

@@ -41,6 +41,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   prematureAgainstRetraction,
   draftAgainstRetraction,
   stateSlotsAgainstRequests,
+  loadbackAgainstPrefixes,
 ];
 
 /** Checks what a schema cannot see field by field: lengths against the pool, counts against the encoding. */
@@ -172,6 +173,7 @@ function anyAgainstActionLimit(input: Input): InputIssue[] {
     sourceEarlyFree: faults.includes('source-early-free') && input.sourcePages === true,
     auxTorn: faults.includes('aux-torn'),
     draft: input.draft === true,
+    loadback: input.loadback === true && prefixes && input.radix !== true && input.retraction !== true,
   };
   // Every kind but allocate and grow is one action per request; their choices are counted by anyActions (grow: one per page).
   const kinds = ACTION_KINDS.filter((k) => k !== 'allocate' && k !== 'grow' && kindPresent(k, on)).length + (on.tableGrowth ? input.pages : 0);
@@ -260,4 +262,13 @@ function stateSlotsAgainstRequests(input: Input): InputIssue[] {
   const n = Array.isArray(input.requests) ? input.requests.length : 0;
   if (input.stateSlots !== true || n <= LIMITS.maxCountedRequests) return [];
   return [{ path: 'requests', message: `a request's state slot and metadata row are one byte each: at most ${LIMITS.maxCountedRequests} requests with stateSlots, got ${n}` }];
+}
+
+/** The host cache's load back against what it needs: a prefix to load (spec/loadback.ts). */
+function loadbackAgainstPrefixes(input: Input): InputIssue[] {
+  if (input.loadback !== true) return [];
+  if (!input.requests.some((q) => q.prefix !== undefined)) {
+    return [{ path: 'loadback', message: 'loadback loads a prompt prefix back from host memory: it needs a request with a prefix (LEN:PREFIX in --requests)' }];
+  }
+  return [];
 }

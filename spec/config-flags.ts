@@ -37,6 +37,7 @@ export const FIELD_FLAGS: { readonly [K in keyof Config]-?: { readonly flag: str
   sourcePages: { flag: '--source-pages', value: (c) => (c.sourcePages === true ? true : undefined) },
   draft: { flag: '--draft', value: (c) => (c.draft === true ? true : undefined) },
   stateSlots: { flag: '--state-slots', value: (c) => (c.stateSlots === true ? true : undefined) },
+  loadback: { flag: '--loadback', value: (c) => (c.loadback === true ? true : undefined) },
   without: { flag: '--without', value: (c) => (c.without === undefined || c.without.length === 0 ? undefined : c.without.join(',')) },
 };
 

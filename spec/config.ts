@@ -12,7 +12,7 @@ export const VARIANTS = ['buggy', 'length-fix', 'owner-check', 'hardened'] as co
 export type Variant = (typeof VARIANTS)[number];
 
 /** The fault catalogue: bug classes of the same family as the incident, each a switch on the model. */
-export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn', 'draft-stale', 'state-slot-reuse', 'metadata-collision'] as const;
+export const FAULTS = ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'segment-overlap', 'offload-after-free', 'resume-stale', 'source-early-free', 'premature-success', 'aux-torn', 'draft-stale', 'state-slot-reuse', 'metadata-collision', 'host-evict-during-load', 'read-before-load'] as const;
 
 /** One of {@link FAULTS}. */
 export type Fault = (typeof FAULTS)[number];
@@ -27,44 +27,6 @@ export const VARIANT_DOCS: Readonly<Record<Variant, string>> = {
     'The stub bug is still there, but every page carries a small owner tag, stamped with the content written into it and cleared when the page is handed out; decode checks the tag of every page it reads, at every step, and fails the request loudly on a foreign one (a prefix tag passes only at the prefix\'s own position).',
   hardened:
     'The owner check plus the mechanisms that the checker shows are needed once writes land part by part: the writer\'s access is revoked when D times a request out, and a release frees only pages that the releasing request still holds; with token slots, the tag also counts the slots written, and decode checks that the count covers what it reads (see spec/hardening.ts).',
-};
-
-/** What each fault is, in one sentence; the documentation's source. */
-export const FAULT_DOCS: Readonly<Record<Fault, string>> = {
-  'silent-stub':
-    'The incident: prefill replaces an over-long prompt by a one-page dummy and reports success; decode reads every page it reserved.',
-  'early-free':
-    'Decode times a request out before the handoff and frees its pages at once, while prefill\'s write is still in flight; the write lands later, by page id, in pages that may now belong to another request (SGLang #24527).',
-  'stale-free':
-    'A late second release (the abort path and the normal path both run) frees a request\'s old page table, whose pages may since have been handed to another request.',
-  'prefix-poison':
-    'Decode inserts a request\'s prefix pages into the prefix cache although they were not written for that prefix (the request was refused or failed); a later request with the same prefix reads it.',
-  'lock-underflow':
-    'A request that hits the prefix cache locks another node than the cached page it reads (and its unlock underflows), so with eviction on the page is evicted and handed to another request while the first still reads it. Under --radix, a release walks dec_lock_ref from its last node twice with no floor, so lock_ref goes below 0 and cancels another request\'s lock on the same nodes, which eviction then takes while that request reads them (SGLang #27666).',
-  'double-free':
-    'The free list is a list, not a set: a second release of pages that are still free (the abort path and the normal path both run) leaves them there twice, and two later allocations can both be handed one of them (SGLang #27731, #38840, #38941).',
-  'torn-write':
-    'A write by P into a page is two parts, its content and its owner tag, that land one at a time, in any order and interleaved with every other action (one-sided RDMA, as D\'s CPU does not see it land); a late write can land part by part in a page that has a new holder.',
-  'auto-truncate':
-    'P cuts an over-long prompt to the prefill limit (`allow_auto_truncate`) and prefills what is left, reporting an ordinary success; D still believes the full length and reads every slot of it, past the cut: the pages P did not write, and the stale tail of the page P cut in.',
-  'segment-overlap':
-    "Two allocator calls of one release name the same page: the segment (`free_segment`) starts one page early, on the last page that `cache_finished_req`'s frees already released; it is a double free with no second release, and a free list that keeps duplicates (SGLang's tensor) then holds the page twice, so two later allocations can both be handed it (SGLang #38941, #38840; spec/release.ts).",
-  'offload-after-free':
-    "With `retraction`: D releases a retracted request's pages before the copy to host memory has read them (`offload_kv_cache` is asynchronous); the copy reads the pages later (action `offload`), when another request may hold them and have written its own KV there, and `resume` loads that copy back as the request's own (SGLang PR #30899; spec/retraction.ts).",
-  'resume-stale':
-    "With `retraction`: `resume` allocates the request's new pages but does not load its saved copy into them (the load is skipped, or reads a slot another request now holds), and reports the request resumed; decode reads whatever the new pages held before (SGLang PR #35957; spec/retraction.ts).",
-  'source-early-free':
-    "With `sourcePages`: P aborts a request whose transfer is still reading P's source pages and frees them at once (`process_disagg_prefill_inflight_queue` calls `release_kv_cache` on `KVPoll.Failed`, while a chunk the transfer worker already took keeps reading); P's next prefill computes another user's KV into them, and the parts of the write still to land copy it into D's pages under the request's own tag (SGLang #38961; spec/source-pages.ts).",
-  'premature-success':
-    "With `torn-write`: the transfer engine reports Success at the sender before every part of the write is visible at D (kvcache-ai/vllm PR #3; vllm #44238, #42395), so D commits the request (`handoff`) while its parts are still landing; decode reads pages whose content has not landed, and the parts still in flight land after D has released the pages (spec/transfer.ts).",
-  'aux-torn':
-    "The metadata slot (SGLang's `MetadataBuffers` row: the first output token and, apart, its `bootstrap_room`) lands apart from its payload: D's gate and check read the room only (`_apply_metadata_gate` in `disaggregation/utils.py`, `_commit_transfer_to_req` in `disaggregation/decode.py`), and only the room is reset to 0 before the slot is reused (`pop_transferred`), so a room that lands before its payload passes on the slot's previous holder's first token (spec/aux.ts).",
-  'draft-stale':
-    "With `draft`: on a prefix hit in P's cache the draft part of the write skips the prefix pages (P's draft extend covers the extend tokens only, and the draft KV of the cached positions is never filled: SGLang PR #19897), so D's pages keep whatever draft KV was there, possibly another request's from before the page was freed and reused; speculative decode reads it beside the target KV, which is the request's own, under the request's own tag (spec/draft.ts).",
-  'state-slot-reuse':
-    "With `stateSlots`: D frees a request's state slot (its recurrent state, SGLang's `MambaPool` slot held through `HybridReqToTokenPool`) at the commit, with its metadata buffer index (`pop_transferred`), instead of at the request's end; the next allocation takes it, that request's transfer writes its own state there, and the first request's next decode step reads another user's state (SGLang PRs #22811, #31108; spec/state-slots.ts).",
-  'metadata-collision':
-    "With `stateSlots`: the metadata buffer index allocator (`ReqToMetadataIdxAllocator`) hands an index that a request still holds to a second request (an index on its free list twice), so both transfers write their first output token into one `MetadataBuffers` row and the commit of one reads the other's (SGLang #22716, #17259; spec/state-slots.ts).",
 };
 
 /**
@@ -116,10 +78,13 @@ export const FAULT_REREADS_FINISHED_TABLE: Readonly<Record<Fault, boolean>> = {
   // Both act on slots held by live requests.
   'state-slot-reuse': false,
   'metadata-collision': false,
+  // Both act on a request that holds its table: a load in flight, a decode.
+  'host-evict-during-load': false,
+  'read-before-load': false,
 };
 
 /** The configuration switch a fault acts under, where it needs one (a fault without its switch cannot fire): the matrix's cells of that fault turn it on. */
-export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages' | 'draft' | 'stateSlots'>>> = {
+export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retraction' | 'sourcePages' | 'draft' | 'stateSlots' | 'loadback'>>> = {
   'lock-underflow': 'eviction',
   'offload-after-free': 'retraction',
   'resume-stale': 'retraction',
@@ -127,6 +92,8 @@ export const FAULT_NEEDS: Readonly<Partial<Record<Fault, 'eviction' | 'retractio
   'draft-stale': 'draft',
   'state-slot-reuse': 'stateSlots',
   'metadata-collision': 'stateSlots',
+  'host-evict-during-load': 'loadback',
+  'read-before-load': 'loadback',
 };
 
 /** `config` with every switch its faults act under turned on ({@link FAULT_NEEDS}): no fault of it is left unable to fire for want of its switch. */
@@ -248,6 +215,12 @@ export interface Config {
    * Needed by faults `state-slot-reuse` and `metadata-collision`; `false` when absent.
    */
   readonly stateSlots?: boolean;
+  /**
+   * Whether D's prefix cache has a host tier that loads back (spec/loadback.ts): a request
+   * whose prefix is not on D but in host memory gets pages of its own for it, filled by a
+   * load from the host copy. Needs a request with a prefix; `false` when absent.
+   */
+  readonly loadback?: boolean;
 }
 
 /** The encoding's bounds: a label, a page id, a table position and a count take one byte where the configuration's values fit and two above (spec/layout.ts), so a pool is at most 65,535 pages (ids below the all-ones empty slot) and requests and prefix pages together at most 16,382 labels (a read record holds a label in 14 bits, and the stale P-side label is one more); a page's free-list copies and a prefix's lock count are one byte, and an action index is a byte. */

@@ -11,6 +11,7 @@ import { keptRecord } from './reads.ts';
 import { readDraft } from './draft.ts';
 import { addFlags, holderOf, phaseOf, Ph, READ_LABEL, READ_UNHELD, readRecordOf, setHolder, setReadRecord, setSteps, setTablePage, setTag, sharedPages, stepsOf, tablePage, tableRoom, tagOf, type State, addObserved } from './state.ts';
 import { readState } from './state-slots.ts';
+import { loadLetsDecode } from './loadback.ts';
 import { needsPage, positionsRead, readEnd, slotRecord, slotsReadAt, tagCovers, writeToken } from './slots.ts';
 
 /**
@@ -64,7 +65,8 @@ export function grow(m: Model, s: State, r: number, pages?: readonly number[]): 
  * `decodeSteps` such steps, one per generated token, and anything may happen between
  * two of them. With token slots it reads the slots up to its own length: the prompt's,
  * then one more per token decoded (`slots.ts`).
- * @guard The request was handed off, or has taken some but not all of its steps.
+ * @guard The request was handed off, or has taken some but not all of its steps. With
+ * `loadback`, its load from host memory has landed (under `read-before-load` it does not wait).
  * @effect The request has read every page of its table, up to its length: the content
  * label of each page joins its read set (a page never written adds nothing), and its read
  * record notes, per position, what was read there, the stale tail of a page included
@@ -88,6 +90,8 @@ export function decode(m: Model, s: State, r: number): State | undefined {
   if (phase !== Ph.handedOff && phase !== Ph.decoding) return undefined;
   // Under `tableGrowth` a step whose token has no page yet waits for `grow`.
   if (needsPage(m, s, r)) return undefined;
+  // With `loadback`, the forward waits for the request's load from host memory (loadback.ts).
+  if (!loadLetsDecode(m, s, r)) return undefined;
   const t = s.slice();
   if (m.ownerCheck && !tagsPass(m, s, r)) {
     enter(m, t, r, 'failed');

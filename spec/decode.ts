@@ -83,6 +83,7 @@ export const ConfigSchema = Schema.Struct({
   ),
   draft: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   stateSlots: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
+  loadback: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   prefixPages: Schema.optionalWith(
     Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
@@ -159,6 +160,7 @@ export function decodeConfig(input: unknown): Either.Either<Config, ConfigError>
     ...(c.without === undefined || c.without.length === 0 ? {} : { without: MECHANISMS.filter((k) => c.without!.includes(k)) }),
     ...(c.draft === true ? { draft: true } : {}),
     ...(c.stateSlots === true ? { stateSlots: true } : {}),
+    ...(c.loadback === true ? { loadback: true } : {}),
     ...(longPrefixes.length === 0 ? {} : { prefixPages: Object.fromEntries(longPrefixes) }),
   });
 }

@@ -14,7 +14,7 @@ import { checksOwner } from './behaviour.ts';
 import { ALLOCATORS, FAULT_NEEDS, FAULTS, VARIANTS, type Allocator, type Config, type Fault, type Variant } from './config.ts';
 
 /** The switches of a configuration a consumer may not follow, in the order refusals name them. */
-export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages', 'draft', 'stateSlots', 'without'] as const;
+export const SWITCHES = ['eviction', 'radix', 'tableGrowth', 'retraction', 'decodeSteps', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'sourcePages', 'draft', 'stateSlots', 'loadback', 'without'] as const;
 
 /** One of {@link SWITCHES}. */
 export type Switch = (typeof SWITCHES)[number];
@@ -32,7 +32,7 @@ export interface SwitchDoc {
   /** Whether `config` has it on. */
   readonly on: (config: Config) => boolean;
   /** The configuration's field that turns it on, where that is a field of its own set to `true`: a log's `config` event refuses it by name. */
-  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction' | 'sourcePages' | 'draft' | 'stateSlots';
+  readonly field?: 'eviction' | 'radix' | 'tableGrowth' | 'retraction' | 'sourcePages' | 'draft' | 'stateSlots' | 'loadback';
 }
 
 /** Whether some request of `config` has a prompt prefix. */
@@ -55,6 +55,8 @@ export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   draft: { flag: '--draft', words: 'draft-model KV (speculative decoding)', checks: '--draft', off: "no draft model's KV is modelled here", on: (c) => c.draft === true, field: 'draft' },
   // A consumer that reads the model's mechanisms (m.mechanism) follows it as it is; one that asks the variant (hasMechanism) would give hardened all of them.
   without: { flag: '--without', words: 'hardened without some of its mechanisms', checks: '--variant hardened --without revoke-writer', off: 'hardened has all its mechanisms here', on: (c) => (c.without?.length ?? 0) > 0 },
+  // As the model has it: without a prefix there is nothing in host memory to load back; not modelled with radix or retraction (spec/loadback.ts).
+  loadback: { flag: '--loadback', words: 'host-cache load back', checks: '--requests 1,2:sys --loadback', off: 'no prefix is loaded back from host memory here', on: (c) => c.loadback === true && hasPrefix(c) && c.radix !== true && c.retraction !== true, field: 'loadback' },
 };
 
 /** A feature: a variant, an allocation order, a switch, a fault or an action kind. */
@@ -103,6 +105,7 @@ function kindsUnder(features: ReadonlySet<Feature>): ActionKind[] {
     sourceEarlyFree: has('fault:source-early-free') && has('sourcePages'),
     auxTorn: has('fault:aux-torn'),
     draft: has('draft'),
+    loadback: has('loadback') && has('prefixes'),
   };
   return ACTION_KINDS.filter((k) => kindPresent(k, on));
 }

@@ -32,7 +32,7 @@ import type { Mechanism } from './hardening.ts';
 import type { Model } from './model.ts';
 import { needsPage } from './slots.ts';
 import { OVERLAPPED } from './release.ts';
-import { draftPendingOf, EVICTED_FOR, HIT, INSERTED, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
+import { draftPendingOf, EVICTED_FOR, HIT, INSERTED, PHASES, READ_UNHELD, RESUMED, type Phase, type State } from './state.ts';
 
 /** Which elements of a variable an access reaches (see above). */
 export type Reach = 'own' | 'table' | 'held' | 'free' | 'cached' | 'any';
@@ -87,8 +87,8 @@ const CHECKED_RELEASE = { narrowed: { mechanism: 'release-checks-holder', writes
 const SAVED = { savedData: 'own', savedPos: 'own', savedTag: 'own', savedFill: 'own', savedTagFill: 'own' } as const;
 /** An allocation's writes to the pages it takes: held, owner tag cleared. */
 const TAKEN = { holder: 'free', tag: 'free', tagFill: 'free' } as const;
-/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags (under `radix`, its matched depth). */
-const WRITE_SET = { table: 'own', flags: 'own', depth: 'own' } as const;
+/** What P's write (`writes.ts`) reads: the request's table and, for its shared prefix pages, its flags (under `radix`, its matched depth; with `loadback`, its load back, which P does not write). */
+const WRITE_SET = { table: 'own', flags: 'own', depth: 'own', load: 'own' } as const;
 
 /** The committed phases in which a part of P's write can still land under `premature-success`, each left as it is. */
 const LANDS_COMMITTED = { handedOff: ['handedOff'], decoding: ['decoding'], decoded: ['decoded'], failed: ['failed'] } as const;
@@ -107,12 +107,14 @@ const INSERTS = {
 } as const;
 /** What P's write does to the draft model's KV (config `draft`, `draft.ts`): its draft part posted, or, late, landed with it. */
 const DRAFT_POSTED = { draft: 'table', draftPending: 'own' } as const;
-
 /** D's state slots and metadata rows (config `stateSlots`, `state-slots.ts`), present where `stateIdx` is: every slot and row, and the request's indices. */
 const POOL = { stateHolder: 'any', stateOf: 'any', metaHolder: 'any', metaOf: 'any', stateIdx: 'own', metaIdx: 'own' } as const;
 /** An allocation takes a slot and a row, a write lands in them, a release frees them. */
 const POOLED = { variable: 'stateIdx', reads: POOL, writes: POOL } as const;
-
+/** Every phase after the allocation, each left as it is: a load back lands, or its host copy is evicted, whatever its request does meanwhile. */
+const LOAD_PHASES = Object.fromEntries(PHASES.filter((p) => p !== 'new').map((p) => [p, [p]])) as Footprint['moves'];
+/** Every phase, each left as it is. */
+const ALL_PHASES = Object.fromEntries(PHASES.map((p) => [p, [p]])) as Footprint['moves'];
 /** D's metadata slot (fault `aux-torn`, `aux.ts`). */
 const SLOT = { auxHolder: 'any', auxRoom: 'any', auxPayload: 'any' } as const;
 
@@ -121,8 +123,8 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
   allocate: {
     moves: { new: ['allocated'] },
     sets: HIT,
-    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any' },
-    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any' },
+    reads: { holder: 'any', ...FREE_LIST, lock: 'any', flags: 'own', auxHolder: 'any', hostCopy: 'any' },
+    writes: { ...TAKEN, ...FREE_LIST, table: 'own', lock: 'any', auxHolder: 'any', load: 'own' },
     withVariables: [LOCKS, POOLED],
   },
   prefill: {
@@ -162,7 +164,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     moves: { handedOff: ['decoded', 'decoding', 'failed'], decoding: ['decoded', 'decoding', 'failed'] },
     sets: READ_UNHELD,
     // Under `radix` the pages it may read as shared are its matched depth's (`sharedPages`).
-    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', depth: 'own', ...CONTENT, draft: 'table' },
+    reads: { steps: 'own', table: 'own', flags: 'own', reads: 'own', observed: 'own', holder: 'table', depth: 'own', ...CONTENT, draft: 'table', load: 'own' },
     writes: { steps: 'own', reads: 'own', observed: 'own', ...CONTENT, draft: 'table' },
     withVariables: [{ variable: 'stateIdx', reads: POOL, writes: { reads: 'own', observed: 'own' } }],
   },
@@ -277,6 +279,21 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     reads: { ...WRITE_SET, draftPending: 'own' },
     writes: { draft: 'table', draftPending: 'own' },
     localGuard: (m, s, r) => draftPendingOf(m, s, r),
+  },
+  // The load back from host memory (loadback.ts) lands in whatever phase its request is in, and leaves it there.
+  loadBack: {
+    moves: LOAD_PHASES,
+    sets: 0,
+    reads: { load: 'own', hostCopy: 'any', table: 'own' },
+    // It writes only while its request is live (its phase, which moves declares).
+    writes: { ...CONTENT, load: 'own' },
+  },
+  // Any request with the prefix, in any phase; its guard reads every request's load on the copy.
+  evictHost: {
+    moves: ALL_PHASES,
+    sets: 0,
+    reads: { load: 'any', hostCopy: 'any' },
+    writes: { hostCopy: 'any' },
   },
 };
 

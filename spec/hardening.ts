@@ -128,7 +128,7 @@
  */
 
 /** The mechanisms, in the order they are documented. */
-export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit', 'slot-freed-with-request', 'metadata-alloc-checks-holder'] as const;
+export const MECHANISMS = ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit', 'slot-freed-with-request', 'metadata-alloc-checks-holder', 'protect-host', 'wait-own-load'] as const;
 
 /** One of {@link MECHANISMS}. */
 export type Mechanism = (typeof MECHANISMS)[number];
@@ -223,5 +223,19 @@ export const MECHANISM_DOCS: Readonly<Record<Mechanism, MechanismDoc>> = {
     where:
       "`ReqToMetadataIdxAllocator` (`disaggregation/utils.py`): keep the free indices as a set (or a per-index in-use bit), make `free` of an index not in use a no-op (or an error) and `alloc` skip an index in use; the allocator `pop_preallocated` and `pop_transferred` share (SGLang #22716).",
     cost: 'One bit per metadata row, set at alloc and cleared at free: nothing on the decode path.',
+  },
+  'protect-host': {
+    what:
+      "With `loadback`: a load back holds its host copy from the moment it is posted until it is acknowledged, so `evict_host` skips the copy and no other request's write-back reuses its slot while the load reads it.",
+    where:
+      "`HiRadixCache.load_back` (`mem_cache/hiradix_cache.py`): call `protect_host()` on every node it loads (and `release_host()` in `loading_check` when `ack_load_queue` acknowledges the node id); `evict_host` already skips a node with `host_ref_counter > 0`.",
+    cost: 'A reference count per loading node, raised and dropped once per load; the host slots of loads in flight stay out of eviction for as long as the copy takes.',
+  },
+  'wait-own-load': {
+    what:
+      "With `loadback`: a request's decode waits on the completion of its own load back (the producer index its load was given), never on another load's or none, so the forward reads the prefix pages only once the load has landed.",
+    where:
+      "`HiRadixCache.ready_to_load_host_cache` and `LayerDoneCounter` (`managers/cache_controller.py`): every batch with a request whose prefix was loaded back carries that load's producer index (`hicache_consumer_index`), also on the disaggregated decode path's prebuilt batches, and each layer's attention calls `wait_until` on it before reading.",
+    cost: 'A wait per layer on an event the load already records; none where no load is in flight.',
   },
 };

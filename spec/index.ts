@@ -43,6 +43,7 @@
 export * from './allocator.ts';
 export * from './behaviour.ts';
 export * from './config.ts';
+export * from './fault-docs.ts';
 export * from './config-flags.ts';
 export * from './decode.ts';
 export * from './layout.ts';
@@ -68,3 +69,4 @@ export * from './alloc-fail.ts';
 export * from './abort-commit.ts';
 export * from './features.ts';
 export * from './coverage.ts';
+export * from './loadback.ts';

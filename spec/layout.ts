@@ -1,23 +1,19 @@
 /**
- * The state layout as one table. A state is a flat byte string (`state.ts`); this table
- * says which variables it holds, in which order, how many of each (the scope), how wide
- * each is, and under which configurations it is there at all. `compile` (`model.ts`)
- * lays the table out for one configuration: the offsets, the widths, the accessors of
- * `state.ts`, the liveness resets (`liveness.ts`) and the symmetry reduction's renaming
- * (`binding/symmetry.ts`) all follow from it, so a new variable is one row here.
+ * The state layout as one table. A state is a flat byte string (`state.ts`); this table says which variables it holds,
+ * in which order, how many of each (the scope), how wide each is, and under which configurations it is there at all.
+ * `compile` (`model.ts`) lays the table out for one configuration: the offsets, the widths, the accessors of `state.ts`,
+ * the liveness resets (`liveness.ts`) and the symmetry reduction's renaming (`binding/symmetry.ts`) all follow from it,
+ * so a new variable is one row here.
  *
- * Widths follow the configuration. A label (a request, a prefix page, nobody), a page id,
- * a table position or a count takes one byte while the configuration's values fit one,
- * and two (little-endian) past that: a label past 255 labels, a page id past 254 pages
- * (all-ones is the empty table slot), a position in a table longer than 256 pages. A read
- * set has a bit per label: 1, 2 or 4 bytes up to 32 labels, then a byte per 8 labels. A
- * read record holds a label and two flags: one byte while labels fit 6 bits, else two
- * (14 bits). The limits (`LAYOUT_LIMITS`) are where two bytes run out; `decode.ts`
- * refuses a configuration past one, naming it.
+ * Widths follow the configuration. A label (a request, a prefix page, nobody), a page id, a table position or a count
+ * takes one byte while the configuration's values fit one, and two (little-endian) past that: a label past 255 labels, a
+ * page id past 254 pages (all-ones is the empty table slot), a position in a table longer than 256 pages. A read set has
+ * a bit per label: 1, 2 or 4 bytes up to 32 labels, then a byte per 8 labels. A read record holds a label and two flags:
+ * one byte while labels fit 6 bits, else two (14 bits). The limits (`LAYOUT_LIMITS`) are where two bytes run out;
+ * `decode.ts` refuses a configuration past one, naming it.
  *
- * The order of the rows is the byte order, and it is the first model's order with every
- * later variable appended: a configuration of one-byte widths has the layout it always
- * had, so pinned states, fingerprints and traces do not move.
+ * The order of the rows is the byte order, and it is the first model's order with every later variable appended: a
+ * configuration of one-byte widths has the layout it always had, so pinned states, fingerprints and traces do not move.
  */
 import { checksOwner } from './behaviour.ts';
 import type { Allocator, Config } from './config.ts';
@@ -59,6 +55,8 @@ export interface Presence {
   readonly draft: boolean;
   /** Config `stateSlots`: D's state slots and metadata rows (spec/state-slots.ts). */
   readonly stateSlots: boolean;
+  /** Config `loadback` with a prefix, without radix and retraction: the host copies and loads (spec/loadback.ts). */
+  readonly loadback: boolean;
 }
 
 /** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
@@ -77,6 +75,7 @@ export function presenceOf(config: Config, allocator: Allocator, multiset: boole
     aux: config.faults.includes('aux-torn'),
     draft: config.draft === true,
     stateSlots: config.stateSlots === true,
+    loadback: config.loadback === true && prefixes && config.radix !== true && config.retraction !== true,
   };
 }
 
@@ -142,6 +141,8 @@ export const LAYOUT = [
   { name: 'draftPending', scope: 'request', kind: 'byte', present: (c) => c.draft, moves: 'value', diesWithTable: false, doc: "1 while the draft part of the request's write is still to land (`landDraft`)." },
   { name: 'stateIdx', scope: 'request', kind: 'byte', present: (c) => c.stateSlots, moves: 'value', diesWithTable: false, doc: 'The state slot it was given, plus one (0: none yet, or its request has ended).' },
   { name: 'metaIdx', scope: 'request', kind: 'byte', present: (c) => c.stateSlots, moves: 'value', diesWithTable: false, doc: 'The metadata row it was given, plus one (0: none yet, or its commit has read it).' },
+  { name: 'hostCopy', scope: 'prefix', kind: 'byte', present: (c) => c.loadback, moves: 'stays', diesWithTable: false, doc: "What the prefix's host slot holds: 0 the prefix's KV, 1 another request's (the copy was evicted and the slot reused)." },
+  { name: 'load', scope: 'request', kind: 'byte', present: (c) => c.loadback, moves: 'value', diesWithTable: false, doc: 'Its load back from host memory: 0 none, 1 posted (reading the host copy), 2 landed.' },
 ] as const satisfies readonly (Omit<Variable, 'name'> & { readonly name: string })[];
 
 /** The name of a state variable. */
@@ -265,9 +266,8 @@ export function requireField(laid: Laid, name: VariableName): Field {
  * as it is (a phase, flags, page ids); a `labelSet` is a little-endian set (of its width, up to 32 bits) of
  * content labels (bit `label - 1`), whose request bits are renamed too; a `readRecord`
  * byte holds a label in its low bits (`READ_LABEL` in `state.ts`), renamed too, and flags
- * above them. Every
- * per-request variable is listed here, in the order the symmetry key compares them: a
- * new variable registered here is permuted, and compared, with no other change.
+ * above them. Every per-request variable is listed here, in the order the symmetry key
+ * compares them: a new variable registered here is permuted, and compared, with no other change.
  */
 export interface RequestField {
   /** The variable's name. */

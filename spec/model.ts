@@ -192,7 +192,7 @@ export function compile(config: Config, options: CompileOptions = {}): Model {
   // A read set has a bit per label, the stale P-side label included where slots are modelled.
   const staleLabel = shape.labels + 1;
   // With P's source pages, a write can land another user's KV from P's pool: the stale P-side label too.
-  const setBits = shape.labels + (pageSize > 1 || config.sourcePages === true ? 1 : 0);
+  const setBits = shape.labels + (pageSize > 1 || config.sourcePages === true || config.loadback === true ? 1 : 0);
   const layout = layOut(presence, { pages, n, len, groups: groupNames.length, listCap, topLabel: staleLabel, setBits });
   return {
     config,

@@ -76,6 +76,10 @@ export const PROPERTY_READS: Readonly<Record<string, PropertyReads>> = {
   DraftPrefixHit: reads(['depth'], [['handedOff', 'decoding', 'decoded', 'failed']], SHARED),
   StateSlotReused: reads(['stateIdx', 'stateHolder'], [['handedOff', 'decoding']]),
   MetadataShared: reads(['metaIdx']),
+  LoadedBack: reads(['load']),
+  HostEvicted: reads(['hostCopy']),
+  HostReusedUnderLoad: reads(['load', 'hostCopy']),
+  ReadBeforeLoad: reads(['load'], [['decoding', 'decoded', 'failed']]),
 };
 
 /** The reads of the property named `name`, or `undefined` when it declares none (every action is then visible to it). */

@@ -17,6 +17,8 @@ export interface Removal {
   readonly stops: readonly Fault[];
   /** `hardened` with all its mechanisms, on the configuration where removing this one leaks. */
   readonly config: Config;
+  /** Without it nothing leaks: the owner check turns the read into a loud failure, which the mechanism spares the request (`wait-own-load`: decode waits for its load instead of failing on the tags the allocation cleared). */
+  readonly loud?: true;
 }
 
 /** `hardened` on `pages` pages, prefill limit `limit`, requests `2,3:sys` as the flag writes them, with `faults` and any switches in `more`. */
@@ -47,6 +49,8 @@ export const REMOVALS: Readonly<Record<Mechanism, Removal>> = {
   'draft-fills-hit': { stops: ['draft-stale'], config: hardenedOn(3, 3, '1,2:sys', ['draft-stale'], { draft: true }) },
   'slot-freed-with-request': { stops: ['state-slot-reuse'], config: hardenedOn(2, 2, '1,1', ['state-slot-reuse'], { stateSlots: true }) },
   'metadata-alloc-checks-holder': { stops: ['metadata-collision'], config: hardenedOn(2, 2, '1,1', ['metadata-collision'], { stateSlots: true }) },
+  'protect-host': { stops: ['host-evict-during-load'], config: hardenedOn(2, 2, '1,2:sys', ['host-evict-during-load'], { loadback: true }) },
+  'wait-own-load': { stops: ['read-before-load'], config: hardenedOn(2, 2, '1,2:sys', ['read-before-load'], { loadback: true }), loud: true },
 };
 
 /** The configuration of mechanism `k`'s removal test: `hardened` without `k`. */

@@ -65,3 +65,16 @@ export function setDepth(m: Model, t: State, r: number, d: number): void {
   if (f === undefined) return absentWrite('depth', d);
   t[f.at + r] = d;
 }
+
+/** Under `loadback`: whether prefix group `g`'s host slot was reused for another request's KV (its copy evicted); `false` while it holds the prefix's KV, and always without `loadback`. */
+export function hostReusedOf(m: Model, s: State, g: number): boolean {
+  const f = m.layout.fields.hostCopy;
+  return f !== undefined && s[f.at + g] === 1;
+}
+
+/** Under `loadback`: prefix group `g`'s host copy is evicted and its slot reused for another request's KV. */
+export function setHostReused(m: Model, t: State, g: number): void {
+  const f = m.layout.fields.hostCopy;
+  if (f === undefined) return absentWrite('hostCopy', 1);
+  t[f.at + g] = 1;
+}

@@ -210,3 +210,16 @@ export function setDraftPending(m: Model, t: State, r: number, pending: boolean)
   if (f === undefined) return absentWrite('draftPending', pending ? 1 : 0);
   t[f.at + r] = pending ? 1 : 0;
 }
+
+/** Request `r`'s load back from host memory (config `loadback`): 0 none, 1 posted and still reading the host copy, 2 landed (0 without `loadback`). */
+export function loadOf(m: Model, s: State, r: number): number {
+  const f = m.layout.fields.load;
+  return f === undefined ? 0 : s[f.at + r]!;
+}
+
+/** Request `r`'s load back becomes `state` (0 none, 1 posted, 2 landed). */
+export function setLoad(m: Model, t: State, r: number, state: number): void {
+  const f = m.layout.fields.load;
+  if (f === undefined) return absentWrite('load', state);
+  t[f.at + r] = state;
+}

@@ -41,6 +41,7 @@ import { abortCommit } from './abort-commit.ts';
 import { abortSource } from './source-pages.ts';
 import { landDraft } from './draft.ts';
 import { landPayload, landRoom } from './aux.ts';
+import { evictHost, loadBack } from './loadback.ts';
 import { handoff, landData, landTag, prefill, stub } from './transfer.ts';
 
 // The actions, one file per group; the registry below gathers them.
@@ -54,7 +55,7 @@ export * from './prefix-cache.ts';
 export type Transition = (m: Model, s: State, r: number) => State | undefined;
 
 /** Every action kind's transition: the one place a new kind is registered (its name goes in `ACTION_KINDS`). */
-export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail, abortCommit, abortSource, landRoom, landPayload, landDraft };
+export const TRANSITIONS: Readonly<Record<ActionKind, Transition>> = { allocate, prefill, stub, handoff, grow, decode, free, timeout, insert, evict, landData, landTag, retract, offload, resume, allocFail, abortCommit, abortSource, landRoom, landPayload, landDraft, loadBack, evictHost };
 
 /** Takes action `a` in state `s`: the next state, or `undefined` when `a` is not enabled. */
 export function step(m: Model, s: State, a: Action): State | undefined {

@@ -116,7 +116,7 @@ export function view(m: Model, s: State): StateView {
       if (readsLabel(m, s, r, label)) read.push(word(m, label, 'prefix') ?? '');
     }
     // With token slots a read can also have met stale P-side data.
-    if ((m.pageSize > 1 || m.sourcePages) && readsLabel(m, s, r, m.staleLabel)) read.push('stale');
+    if ((m.pageSize > 1 || m.sourcePages || m.config.loadback === true) && readsLabel(m, s, r, m.staleLabel)) read.push('stale');
     const flags = flagsOf(m, s, r);
     requests.push({
       name: m.config.requests[r]?.name ?? `#${r}`,

@@ -4,8 +4,9 @@
  * slot's room landing before its payload, and the draft model's KV.
  */
 import { bodyLabel, prefixLength } from './model.ts';
-import { auxPayloadOf, auxRoomOf, draftOf, phaseOf, Ph, poolOf, sharedPages, sourceFreedOf } from './state.ts';
+import { auxPayloadOf, auxRoomOf, draftOf, hostReusedOf, loadOf, phaseOf, Ph, poolOf, sharedPages, sourceFreedOf } from './state.ts';
 import { hasStateSlots, twoInFlight } from './state-slots.ts';
+import { LOAD, loadsBack } from './loadback.ts';
 import { isCommitted, partsInFlight } from './transfer.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
 import { hasDraft } from './draft.ts';
@@ -75,4 +76,36 @@ export const MetadataShared = sometimes(
   'MetadataShared',
   (m) => hasStateSlots(m) && m.fault['metadata-collision'] && !m.mechanism['metadata-alloc-checks-holder'] && twoInFlight(m),
   (m, s) => anyRequest(m, (r) => poolOf(m, s, 'metaIdx', r) > 0 && anyRequest(m, (q) => q !== r && poolOf(m, s, 'metaIdx', q) === poolOf(m, s, 'metaIdx', r))),
+);
+
+/** With `loadback`: a request's load from host memory has landed in its prefix pages. */
+export const LoadedBack = sometimes(
+  'LoadedBack',
+  (m) => loadsBack(m),
+  (m, s) => anyRequest(m, (r) => loadOf(m, s, r) === LOAD.landed),
+);
+
+/** With `loadback`: a prefix's host copy was evicted and its slot reused (`evictHost`). */
+export const HostEvicted = sometimes(
+  'HostEvicted',
+  (m) => loadsBack(m),
+  (m, s) => m.groupNames.some((_, g) => hostReusedOf(m, s, g)),
+);
+
+/** With `host-evict-during-load`: the host copy a posted load still reads was evicted and its slot reused. */
+export const HostReusedUnderLoad = sometimes(
+  'HostReusedUnderLoad',
+  (m) => loadsBack(m) && m.fault['host-evict-during-load'] && !m.mechanism['protect-host'],
+  (m, s) => anyRequest(m, (r) => loadOf(m, s, r) === LOAD.posted && hostReusedOf(m, s, m.group[r]!)),
+);
+
+/** With `read-before-load`: a request took a decode step (or failed its check) while its load had not landed. */
+export const ReadBeforeLoad = sometimes(
+  'ReadBeforeLoad',
+  (m) => loadsBack(m) && m.fault['read-before-load'] && !m.mechanism['wait-own-load'],
+  (m, s) =>
+    anyRequest(m, (r) => {
+      const phase = phaseOf(m, s, r);
+      return loadOf(m, s, r) === LOAD.posted && (phase === Ph.decoding || phase === Ph.decoded || phase === Ph.failed);
+    }),
 );

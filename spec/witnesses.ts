@@ -9,9 +9,9 @@ import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLi
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
 import { anyRequest, sometimes } from './witness-kit.ts';
-import { DraftLanded, DraftPrefixHit, EarlyCommit, MetadataShared, RoomBeforePayload, SourceFreed, StateSlotReused } from './witnesses-wire.ts';
+import { DraftLanded, DraftPrefixHit, EarlyCommit, HostEvicted, HostReusedUnderLoad, LoadedBack, MetadataShared, ReadBeforeLoad, RoomBeforePayload, SourceFreed, StateSlotReused } from './witnesses-wire.ts';
 
-export { DraftLanded, DraftPrefixHit, EarlyCommit, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
+export { DraftLanded, DraftPrefixHit, EarlyCommit, HostEvicted, HostReusedUnderLoad, LoadedBack, ReadBeforeLoad, RoomBeforePayload, SourceFreed } from './witnesses-wire.ts';
 
 const hasOverLong = (m: Model): boolean => m.config.requests.some((_, r) => isOverLong(m, r));
 
@@ -59,7 +59,7 @@ export const FailsLoudly = sometimes(
   // A stub, and a poisoned insert (of a refused request), need an over-long request to happen at all;
   // under `hardened` a late write and a stale release never reach a page with a new holder;
   // a skipped load leaves cleared tags, and under `copy-carries-tag` a late copy brings another's tag back;
-  // an early commit decodes over tags that have not landed.
+  // an early commit decodes over tags that have not landed; a decode before its load back meets the tags the allocation cleared.
   (m) =>
     m.ownerCheck &&
     ((hasOverLong(m) && (m.silentStub || m.fault['prefix-poison'] || m.fault['auto-truncate'])) ||
@@ -67,7 +67,8 @@ export const FailsLoudly = sometimes(
       (m.fault['stale-free'] && !m.mechanism['release-checks-holder']) ||
       (m.retraction && m.fault['resume-stale']) ||
       (m.retraction && m.fault['offload-after-free'] && m.mechanism['copy-carries-tag'] && m.n > 1) ||
-      (m.fault['premature-success'] && m.fault['torn-write'] && !m.mechanism['commit-counts-landed'])),
+      (m.fault['premature-success'] && m.fault['torn-write'] && !m.mechanism['commit-counts-landed']) ||
+      (m.fault['read-before-load'] && m.layout.fields.load !== undefined && !m.mechanism['wait-own-load'])),
   (m, s) => anyRequest(m, (r) => phaseOf(m, s, r) === Ph.failed),
 );
 
@@ -251,6 +252,10 @@ export const WITNESSES: readonly Property[] = [
   DraftPrefixHit,
   StateSlotReused,
   MetadataShared,
+  LoadedBack,
+  HostEvicted,
+  HostReusedUnderLoad,
+  ReadBeforeLoad,
 ];
 
 /** The witness that shows each fault firing: it applies exactly where the fault can fire, so a warning asks it before a search (cli/warnings.ts). */
@@ -274,4 +279,6 @@ export const FAULT_WITNESSES: Readonly<Record<Fault, Property>> = {
   'draft-stale': DraftPrefixHit,
   'state-slot-reuse': StateSlotReused,
   'metadata-collision': MetadataShared,
+  'host-evict-during-load': HostReusedUnderLoad,
+  'read-before-load': ReadBeforeLoad,
 };

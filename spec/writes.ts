@@ -14,6 +14,7 @@
  */
 import { bodyLabel, isOverLong, isPrefixPosition, prefixLabel, type Model } from './model.ts';
 import { flagsOf, HIT, sharedPages, type State } from './state.ts';
+import { loadedPages } from './loadback.ts';
 
 /** Whether P's write for request `r` is a stub (the request is too long for P's memory, and P does not truncate it). */
 export function isStubWrite(m: Model, r: number): boolean {
@@ -36,8 +37,9 @@ export function prefilledTokens(m: Model, r: number): number {
  * write (prefix-poison with early-free), skips the cached pages, a simplification kept.
  */
 function firstWritten(m: Model, s: State, r: number): number {
-  if (m.fault['premature-success']) return (flagsOf(m, s, r) & HIT) !== 0 ? sharedPages(m, s, r) : 0;
-  return sharedPages(m, s, r);
+  // With `loadback`, a prefix loaded from host memory is not P's to write (loadback.ts).
+  if (m.fault['premature-success']) return (flagsOf(m, s, r) & HIT) !== 0 ? sharedPages(m, s, r) : loadedPages(m, s, r);
+  return sharedPages(m, s, r) + loadedPages(m, s, r);
 }
 
 /** How many pages P's write for `r` covers. */

@@ -6,8 +6,6 @@
 import {
   bodyLabel,
   dataOf,
-  draftOf,
-  hasDraft,
   flagsOf,
   holderOf,
   isFinished,
@@ -31,6 +29,7 @@ import {
   type Trace,
 } from '../spec/index.ts';
 import { perPageLines, perPageSentences, runsIfLong, span } from './long-lists.ts';
+import { draftRead } from './explain-draft.ts';
 import { slotRead } from './explain-slots.ts';
 import { dataWords, holderWords, lastHolderChange, lastWrite, pageHistory, slotsRead, stateAt, stepRef, tokensWords } from './facts.ts';
 
@@ -114,13 +113,6 @@ function reads(m: Model, trace: Trace, invariant: Property): Explanation {
   return { invariant: invariant.name, step: at, pages, headline, details };
 }
 
-/** What page `p` held when a read of `label` there came from its draft KV (config `draft`), or `undefined` when the read was its target's. */
-function draftRead(m: Model, s: State, p: number, label: number): string | undefined {
-  if (!hasDraft(m) || label !== draftOf(m, s, p) || label === dataOf(m, s, p)) return undefined;
-  const target = dataWords(m, dataOf(m, s, p));
-  return label === 0 ? `holds ${target} as its target KV, but its draft KV was never written` : `holds ${target} as its target KV and ${dataWords(m, label)} as its draft KV`;
-}
-
 /**
  * A read of stale P-side data, at the level of token slots: which tokens the request read
  * in the page, how many of the page's slots the last write filled, and by which step.
@@ -131,7 +123,11 @@ function staleRead(m: Model, trace: Trace, r: number, i: number, page: number, r
   const w = lastWrite(m, trace, page, k - 1);
   const by = w > 0 ? ` by ${stepRef(m, trace, w)}` : '';
   // With P's source pages, the whole page can hold another user's KV, copied from a source page P freed early (spec/source-pages.ts).
-  if (dataOf(m, stateAt(trace, k - 1), page) === m.staleLabel) return `${name(m, r)} read page ${page}, which holds another user's KV from P's pool, copied${by} from a source page that P had freed and reused.`;
+  if (dataOf(m, stateAt(trace, k - 1), page) === m.staleLabel) {
+    // With `loadback`, a load from a host copy that was evicted and reused (spec/loadback.ts).
+    if (w > 0 && trace.steps[w - 1]?.action.kind === 'loadBack') return `${name(m, r)} read page ${page}, which holds another user's KV, loaded${by} from a host copy that was evicted and reused while the load read it.`;
+    return `${name(m, r)} read page ${page}, which holds another user's KV from P's pool, copied${by} from a source page that P had freed and reused.`;
+  }
   const filled = stale - first;
   return `${name(m, r)} read ${tokensWords(first, last)} in page ${page}, but only ${filled} of its slots ${filled === 1 ? 'was' : 'were'} written for it${by}: ${tokensWords(stale, last)} ${stale === last ? 'is' : 'are'} stale P-side data (another user's).`;
 }

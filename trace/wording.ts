@@ -29,7 +29,7 @@ import {
 import { pageIds, perPageWords } from './long-lists.ts';
 import { ids, perPages, type Phrasing, type Told } from './phrasing.ts';
 import { retraction } from './wording-retraction.ts';
-import { landAux, landDraftWords } from './wording-wire.ts';
+import { evictHostWords, landAux, landDraftWords, loadBackWords } from './wording-wire.ts';
 import { dataName, dataWords, decodeStepWords, evictedPages, holderWords, pageCount, pagesWords, postedPages, slotsRead, stepContext, tokensWords, writeMode, writesOf, writtenBefore } from './facts.ts';
 
 export type { Phrasing, Told } from './phrasing.ts';
@@ -278,6 +278,8 @@ export const WORDING: Readonly<Record<ActionKind, (t: Told) => Phrasing>> = {
           sentence: `P aborts ${t.who} and frees its source pages while its transfer still reads them; P's next prefill computes another user's KV into them, and the parts of ${t.who}'s write still to land copy that KV, tagged ${t.who}. D is not told.`,
           messages: [`Note over P: ${t.label}: abort ${t.who}, free its source pages`, `Note over P: next prefill (another user) reuses them; ${t.who}'s transfer still reads them`],
         },
+  loadBack: loadBackWords,
+  evictHost: evictHostWords,
 };
 
 /** Step `k` (1-based) of `trace` in words, in both forms; `undefined` for state 0. */

@@ -167,8 +167,8 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    // 4 variants × 17 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, draft-stale, whose cells turn --draft on, and state-slot-reuse and metadata-collision, whose cells turn --state-slots on and hold).
-    expect(cells).toHaveLength(68);
+    // 4 variants × 19 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, draft-stale, whose cells turn --draft on, state-slot-reuse and metadata-collision, whose cells turn --state-slots on and hold, and the host cache's two, whose cells turn --loadback on).
+    expect(cells).toHaveLength(76);
     expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',
@@ -183,6 +183,8 @@ describe('pagecheck matrix and demo', () => {
       'buggy premature-success',
       'buggy aux-torn',
       'buggy draft-stale',
+      'buggy host-evict-during-load',
+      'buggy read-before-load',
       'length-fix early-free',
       'length-fix stale-free',
       'length-fix prefix-poison',
@@ -194,12 +196,15 @@ describe('pagecheck matrix and demo', () => {
       'length-fix premature-success',
       'length-fix aux-torn',
       'length-fix draft-stale',
+      'length-fix host-evict-during-load',
+      'length-fix read-before-load',
       'owner-check torn-write',
       'owner-check offload-after-free',
       'owner-check source-early-free',
       'owner-check premature-success',
       'owner-check aux-torn',
       'owner-check draft-stale',
+      'owner-check host-evict-during-load',
     ]);
   });
 

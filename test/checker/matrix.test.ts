@@ -61,6 +61,13 @@ import { checkedModel } from '../../binding/index.ts';
  * and C take 2 each, B 3), so no slot is reused and no row shared: every cell holds, and
  * the faults' witnesses do not apply (the warning says why). Their counterexamples are
  * in test/spec/state-slots.test.ts.
+ * The host cache's columns (issue 24, measured with this checker) turn --loadback on: B and
+ * C find prefix sys on the host, not on D, and load it into pages of their own.
+ * host-evict-during-load: the host copy is evicted and reused while B's load reads it, and
+ * B reads another user's KV (6 actions, also under the owner check: D tags the page with
+ * what it asked to load). read-before-load: B decodes before its load lands, reading a
+ * page never written (Integrity at 4) or A's KV (Isolation at 9); the owner check fails B
+ * loudly on the tag its allocation cleared. hardened's protect-host and wait-own-load.
  */
 const EXPECTED = `
 buggy        silent-stub    156 16 Isolation@9 Integrity@4
@@ -80,6 +87,8 @@ buggy        aux-torn       276 18 Isolation@11 Integrity@4
 buggy        draft-stale     94 16 Isolation@11 Integrity@5
 buggy        state-slot-reuse 83 14
 buggy        metadata-collision 83 14
+buggy        host-evict-during-load 559 17 Isolation@6 Integrity@6
+buggy        read-before-load 691 17 Isolation@9 Integrity@4
 length-fix   silent-stub     83 14
 length-fix   early-free     331 14 Isolation@7 Integrity@7
 length-fix   stale-free     826 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8 Isolation@10 Integrity@10
@@ -97,6 +106,8 @@ length-fix   aux-torn       276 18 Isolation@11 Integrity@4
 length-fix   draft-stale     94 16 Isolation@11 Integrity@5
 length-fix   state-slot-reuse 83 14
 length-fix   metadata-collision 83 14
+length-fix   host-evict-during-load 559 17 Isolation@6 Integrity@6
+length-fix   read-before-load 691 17 Isolation@9 Integrity@4
 owner-check  silent-stub    106 16
 owner-check  early-free     393 14
 owner-check  stale-free     925 17 ExclusiveHold@5 Conservation@5 NoUseAfterFree@5 ReadsOwnPages@8
@@ -114,6 +125,8 @@ owner-check  aux-torn       292 18 Isolation@11 Integrity@4
 owner-check  draft-stale     99 16 Isolation@11 Integrity@5
 owner-check  state-slot-reuse 88 14
 owner-check  metadata-collision 88 14
+owner-check  host-evict-during-load 589 17 Isolation@6 Integrity@6
+owner-check  read-before-load 559 17
 hardened     silent-stub    106 16
 hardened     early-free     280 14
 hardened     stale-free     288 17
@@ -131,6 +144,8 @@ hardened     aux-torn       110 18
 hardened     draft-stale     99 16
 hardened     state-slot-reuse 88 14
 hardened     metadata-collision 88 14
+hardened     host-evict-during-load 378 17
+hardened     read-before-load 378 17
 `;
 
 describe('the fault matrix', () => {
@@ -143,17 +158,17 @@ describe('the fault matrix', () => {
   it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11', 'leak 11', 'holds', 'holds'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds', 'leak 6', 'leak 9'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds', 'leak 6', 'leak 9'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11', 'leak 11', 'holds', 'holds', 'leak 6', 'holds'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
     ]);
     const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
     expect(garbage).toEqual([
-      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0],
-      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0],
-      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4, 5, 0, 0],
-      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0, 6, 4],
+      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0, 6, 4],
+      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4, 5, 0, 0, 6, 0],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     ]);
   });
 
@@ -173,22 +188,23 @@ describe('the fault matrix', () => {
     for (const c of cells) {
       expect(c.witnesses.filter((w) => w.applies && (!w.reached || w.trivial)).map((w) => w.name), `${c.variant} × ${c.fault}`).toEqual([]);
     }
-    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed', 'premature-success': 'EarlyCommit', 'aux-torn': 'RoomBeforePayload', 'draft-stale': 'DraftPrefixHit' } as const;
+    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed', 'premature-success': 'EarlyCommit', 'aux-torn': 'RoomBeforePayload', 'host-evict-during-load': 'HostReusedUnderLoad', 'read-before-load': 'ReadBeforeLoad', 'draft-stale': 'DraftPrefixHit' } as const;
     // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice; and D commits no request early (commit-counts-landed), nor over a room that landed first (room-lands-last).
-    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && (c.fault === 'double-free' || c.fault === 'premature-success' || c.fault === 'aux-torn');
+    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && (c.fault === 'double-free' || c.fault === 'premature-success' || c.fault === 'aux-torn' || c.fault === 'host-evict-during-load' || c.fault === 'read-before-load');
     for (const [fault, witness] of Object.entries(own)) {
       for (const c of cells.filter((x) => x.fault === fault && !stopped(x))) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true, trivial: false });
     }
     for (const c of cells.filter(stopped)) {
-      const name = c.fault === 'double-free' ? 'HandedOutTwice' : c.fault === 'premature-success' ? 'EarlyCommit' : 'RoomBeforePayload';
+      const name = own[c.fault as keyof typeof own] ?? 'HandedOutTwice';
       expect(c.witnesses.find((w) => w.name === name)).toEqual({ name, applies: false, reached: false, trivial: false });
     }
     // Torn writes have a tag part to tear only under an owner check.
     for (const c of cells.filter((x) => x.fault === 'torn-write' && (x.variant === 'owner-check' || x.variant === 'hardened'))) {
       expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true, trivial: false });
     }
-    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data), and aux-torn's payload is read at the commit, before any tag check; draft-stale's stale draft sits under the target's tag, which is the reader's own; state-slot-reuse and metadata-collision cannot fire here.
-    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free', 'aux-torn', 'draft-stale', 'state-slot-reuse', 'metadata-collision'];
+    // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data), and aux-torn's payload is read at the commit, before any tag check.
+    // host-evict-during-load gets past it too (D tags a loaded page with what it asked to load); draft-stale's stale draft sits under the target's tag, which is the reader's own; state-slot-reuse and metadata-collision cannot fire here.
+    const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free', 'aux-torn', 'host-evict-during-load', 'draft-stale', 'state-slot-reuse', 'metadata-collision'];
     for (const c of cells.filter((x) => x.variant === 'owner-check' && !unseen.includes(x.fault))) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached, c.fault).toBe(true);
   });
 

@@ -127,6 +127,7 @@ describe('replay lines give back the configuration', () => {
     retraction: true,
     radix: true,
     without: ['revoke-writer', 'unlock-once'],
+    loadback: true,
   };
 
   it('every field, none at its default, survives replayCommand and the flag parser', () => {

@@ -42,4 +42,7 @@ export const HOLD_WITHOUT: Readonly<Record<Mechanism, readonly string[]>> = {
   // --state-slots only, which the proof does not model (its coverage refuses it)
   'slot-freed-with-request': [],
   'metadata-alloc-checks-holder': [],
+  // loadback only, which the proof does not cover (its coverage refuses --loadback)
+  'protect-host': [],
+  'wait-own-load': [],
 };

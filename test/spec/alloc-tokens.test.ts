@@ -94,7 +94,7 @@ describe('a failed allocation attempt (allocFail)', () => {
   it('is never explored: no configuration lists it among its actions, so state counts stay as they were', () => {
     const m = compile(pool8(5));
     expect(allActions(m).some((a) => a.kind === 'allocFail')).toBe(false);
-    expect(kindPresent('allocFail', { earlyFree: true, prefixes: true, eviction: true, tornWrite: true, ownerCheck: true, tableGrowth: true, retraction: true, offloadAfterFree: true, sourceEarlyFree: true, auxTorn: true, draft: true })).toBe(false);
+    expect(kindPresent('allocFail', { earlyFree: true, prefixes: true, eviction: true, tornWrite: true, ownerCheck: true, tableGrowth: true, retraction: true, offloadAfterFree: true, sourceEarlyFree: true, auxTorn: true, draft: true, loadback: true })).toBe(false);
     expect(allocFail(m, initial(m), 3)).toBeUndefined();
   });
 

@@ -33,7 +33,7 @@ describe('which checks and mechanisms a variant has', () => {
     ['buggy', false, true, []],
     ['length-fix', false, false, []],
     ['owner-check', true, true, []],
-    ['hardened', true, true, ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit', 'slot-freed-with-request', 'metadata-alloc-checks-holder']],
+    ['hardened', true, true, ['revoke-writer', 'release-checks-holder', 'tag-counts-tokens', 'copy-carries-tag', 'unlock-once', 'hold-source', 'commit-counts-landed', 'room-lands-last', 'draft-fills-hit', 'slot-freed-with-request', 'metadata-alloc-checks-holder', 'protect-host', 'wait-own-load']],
   ] as const)('%s: owner check %s, silent stub %s, mechanisms %j', (variant, owner, stub, mechanisms) => {
     expect(checksOwner(variant)).toBe(owner);
     expect(stubsSilently(variant, ['silent-stub'])).toBe(stub);

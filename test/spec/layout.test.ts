@@ -67,17 +67,18 @@ describe('the layout table', () => {
   });
 
   it('has one row per variable, and a field for exactly the present ones', () => {
-    expect(LAYOUT.map((v) => v.name)).toEqual(['holder', 'data', 'tag', 'auxHolder', 'auxRoom', 'auxPayload', 'draft', 'stateHolder', 'stateOf', 'metaHolder', 'metaOf', 'phase', 'flags', 'observed', 'table', 'dataPos', 'steps', 'dataParts', 'tagParts', 'reads', 'free', 'release', 'list', 'lock', 'fill', 'tagFill', 'savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill', 'nodeLock', 'depth', 'sourceFreed', 'draftPending', 'stateIdx', 'metaIdx']);
+    expect(LAYOUT.map((v) => v.name)).toEqual(['holder', 'data', 'tag', 'auxHolder', 'auxRoom', 'auxPayload', 'draft', 'stateHolder', 'stateOf', 'metaHolder', 'metaOf', 'phase', 'flags', 'observed', 'table', 'dataPos', 'steps', 'dataParts', 'tagParts', 'reads', 'free', 'release', 'list', 'lock', 'fill', 'tagFill', 'savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill', 'nodeLock', 'depth', 'sourceFreed', 'draftPending', 'stateIdx', 'metaIdx', 'hostCopy', 'load']);
     const m = compile(configFrom({ pages: 6, prefillLimit: 5, requests: [{ length: 4, prefix: 'sys' }, { length: 6, prefix: 'sys' }, { length: 3 }], variant: 'hardened', faults: ['torn-write', 'double-free'], allocator: 'sglang', pageSize: 2, eviction: true }));
     // The saved copy is retraction's, refused with prefixes: its rows are absent here and present below; the radix tree's are absent without `radix`.
     const saved = ['savedData', 'savedPos', 'savedTag', 'savedFill', 'savedTagFill'];
     // The radix tree's rows are absent without `radix`, P's source pages without `sourcePages`, the metadata slot without fault aux-torn.
     const radix = ['nodeLock', 'depth'];
     const slot = ['auxHolder', 'auxRoom', 'auxPayload'];
-    // The draft model's rows are absent without `draft`, D's state slots and metadata rows without `stateSlots`.
+    // The draft model's rows are absent without `draft`, D's state slots and metadata rows without `stateSlots`, the host tier's without `loadback`.
     const draft = ['draft', 'draftPending'];
     const pool = ['stateHolder', 'stateOf', 'metaHolder', 'metaOf', 'stateIdx', 'metaIdx'];
-    expect(Object.keys(m.layout.fields)).toEqual(LAYOUT.map((v) => v.name).filter((name) => name !== 'list' && name !== 'sourceFreed' && !saved.includes(name) && !radix.includes(name) && !slot.includes(name) && !draft.includes(name) && !pool.includes(name)));
+    const host = ['hostCopy', 'load'];
+    expect(Object.keys(m.layout.fields)).toEqual(LAYOUT.map((v) => v.name).filter((name) => name !== 'list' && name !== 'sourceFreed' && !saved.includes(name) && !radix.includes(name) && !slot.includes(name) && !draft.includes(name) && !pool.includes(name) && !host.includes(name)));
     expect(m.layout.dying.map((f) => f.name)).toEqual(['table']);
     expect(m.requestFields.map((f) => f.name)).toEqual(['phase', 'flags', 'observed', 'table', 'steps', 'dataParts', 'tagParts', 'reads']);
     const r = compile(configFrom({ pages: 6, prefillLimit: 5, requests: [{ length: 4 }, { length: 6 }], variant: 'hardened', allocator: 'sglang', pageSize: 2, retraction: true }));

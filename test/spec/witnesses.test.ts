@@ -163,6 +163,32 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     past: ['prefill(A)', 'handoff(A)'],
     never: [{ config: config('buggy', ['metadata-collision'], 2, 2, ['1', '1'], { stateSlots: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)'] }],
   },
+  // the load from host memory lands; a request with no prefix, or whose prefix is on D, loads nothing
+  LoadedBack: {
+    config: config('buggy', [], 2, 2, ['1', '2:sys'], { loadback: true }),
+    labels: ['allocate(B)', 'prefill(B)', 'loadBack(B)'],
+    never: [{ config: config('buggy', [], 2, 2, ['1', '2:sys'], { loadback: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
+  },
+  // a host copy is evicted; a run with no eviction never
+  HostEvicted: {
+    config: config('buggy', [], 2, 2, ['2:sys'], { loadback: true }),
+    labels: ['evictHost(A)'],
+    never: [{ config: config('buggy', [], 2, 2, ['2:sys'], { loadback: true }), labels: ['allocate(A)', 'loadBack(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
+  },
+  // the host copy is reused under a load still reading it; once the load lands, it no longer reads it
+  HostReusedUnderLoad: {
+    config: config('buggy', ['host-evict-during-load'], 2, 2, ['2:sys'], { loadback: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'evictHost(A)'],
+    past: ['loadBack(A)'],
+    never: [{ config: config('buggy', ['host-evict-during-load'], 2, 2, ['2:sys'], { loadback: true }), labels: ['allocate(A)', 'loadBack(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'] }],
+  },
+  // decode before the load lands; after the load, a decode is not early
+  ReadBeforeLoad: {
+    config: config('buggy', ['read-before-load'], 2, 2, ['2:sys'], { loadback: true }),
+    labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)'],
+    past: ['loadBack(A)'],
+    never: [{ config: config('buggy', ['read-before-load'], 2, 2, ['2:sys'], { loadback: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'loadBack(A)', 'decode(A)'] }],
+  },
 };
 
 /** The witness's value in each state of the run: state 0, then after each action. */

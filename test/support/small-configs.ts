@@ -35,8 +35,8 @@ const draw: fc.Arbitrary<SmallDraw> = fc.record({
   prefillLimit: fc.integer({ min: 0, max: 5 }),
   lengths: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 3 }),
   variant: fc.constantFrom(...VARIANTS),
-  // Not source-early-free, draft-stale, state-slot-reuse nor metadata-collision: each acts only under its switch (--source-pages, --draft, --state-slots), which the draws leave off (test/spec/footprint.test.ts and test/binding/por-agreement.test.ts take them on their own), so the draws stay those pinned before them.
-  faults: fc.subarray(FAULTS.filter((f) => f !== 'source-early-free' && f !== 'draft-stale' && f !== 'state-slot-reuse' && f !== 'metadata-collision'), { maxLength: 3 }),
+  // Not source-early-free, draft-stale, state-slot-reuse, metadata-collision nor the host cache's two: each acts only under its switch (--source-pages, --draft, --state-slots, --loadback), which the draws leave off (test/spec/footprint.test.ts and test/binding/por-agreement.test.ts take them on their own), so the draws stay those pinned before them.
+  faults: fc.subarray(FAULTS.filter((f) => f !== 'source-early-free' && f !== 'draft-stale' && f !== 'state-slot-reuse' && f !== 'metadata-collision' && f !== 'host-evict-during-load' && f !== 'read-before-load'), { maxLength: 3 }),
   allocator: fc.constantFrom(...ALLOCATORS),
   pageSize: fc.constantFrom(1, 1, 2),
   decodeSteps: fc.constantFrom(1, 1, 2, 3),
