@@ -25,10 +25,15 @@ export const HEAVY = [
   'test/scale/**/*.test.ts',
   // The model-based test's 10,000-run tests; mbt.test.ts keeps its 2,000-run ones in the fast tier.
   'test/impl/mbt-long.test.ts',
+  // The refinement with token slots and with eviction at their full counts; mbt-slots.test.ts and eviction.test.ts keep a sample of each in the fast tier.
+  'test/impl/mbt-slots-long.test.ts',
+  'test/impl/eviction-long.test.ts',
   // The pool against the spec at real sizes (9 to 16 pages), beyond mbt-real-sizes.test.ts's sample: 2,500 configurations of up to 150 commands.
   'test/impl/mbt-real-sizes-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (1.7 million states): 40 s of CPU.
   'test/docs/document.test.ts',
+  // The slow figures (the matrix's searches twice, the removal table, the large live-naive table): about 10 CPU seconds.
+  'test/docs/figures-slow.test.ts',
   // The pool's exhaustive prefix-page refinement and simulate's end-to-end runs: 9 and 7 s of CPU, the two costliest files left in the fast tier (bench suite-under-load).
   'test/impl/prefix-pages.test.ts',
   'test/simulation/simulate.test.ts',

@@ -40,6 +40,8 @@ function word(c: MatrixCell, cells: readonly MatrixCell[]): string {
 export const designs: Figure = {
   name: 'designs',
   file: 'README.md',
+  // The matrix's 76 searches: about 4 CPU seconds (checked in the heavy tier, test/docs/figures-slow.test.ts).
+  slow: true,
   render: async () => {
     const { cells } = runMatrix();
     const faults = FAULTS.filter((f) => cells.some((c) => c.fault === f));
@@ -53,6 +55,8 @@ export const designs: Figure = {
 export const removals: Figure = {
   name: 'removals',
   file: 'docs/VARIANTS.md',
+  // Two searches per mechanism: about 1.5 CPU seconds (checked in the heavy tier).
+  slow: true,
   render: async () => {
     const rows = REMOVAL_LIST.map((r) => {
       const config = withoutMechanism(r.mechanism);

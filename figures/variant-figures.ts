@@ -13,5 +13,6 @@ const described = (names: readonly string[], docs: Readonly<Record<string, strin
 export const VARIANT_FIGURES: readonly Figure[] = [
   { name: 'variant-list', file: 'docs/VARIANTS.md', render: async () => described(VARIANTS, VARIANT_DOCS) },
   { name: 'fault-list', file: 'docs/VARIANTS.md', render: async () => described(FAULTS, FAULT_DOCS) },
-  command('matrix-full', ['matrix'], (o) => o, 'docs/VARIANTS.md'),
+  // The whole matrix: 76 searches, about 3 CPU seconds (checked in the heavy tier, test/docs/figures-slow.test.ts).
+  { ...command('matrix-full', ['matrix'], (o) => o, 'docs/VARIANTS.md'), slow: true },
 ];

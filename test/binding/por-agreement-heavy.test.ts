@@ -1,13 +1,22 @@
 /**
  * `por: true` against `por: false` on 200 seeded random small configurations (issue 26,
  * item 1), each searched four ways: stopping at the first violation and going on, with
- * symmetry and without. The fast tier's por-agreement.test.ts runs 50 and the pinned ones.
+ * symmetry and without; and every cell of the fault matrix as `matrix` runs it. The fast
+ * tier's por-agreement.test.ts runs 50 and the pinned ones.
  */
 import { describe, expect, it } from 'vitest';
+import { cellConfig } from '../../matrix/matrix.ts';
+import { FAULTS, matrixConfig, VARIANTS } from '../../spec/index.ts';
 import { smallConfigs } from '../support/small-configs.ts';
 import { agreement } from './por-agreement.ts';
 
 describe('partial-order reduction agrees with the plain search', () => {
+  it('on every cell of the fault matrix, with the switch each fault acts under (matrix.test.ts: every variant against every fault)', () => {
+    for (const variant of VARIANTS) {
+      for (const fault of FAULTS) expect(agreement(cellConfig(matrixConfig(variant), variant, fault)).difference, `${variant} ${fault}`).toBeUndefined();
+    }
+  }, 300_000);
+
   it('on 200 seeded random small configurations, four ways each', () => {
     let plain = 0;
     let reduced = 0;

@@ -1,36 +1,12 @@
 /** The pool's prefix-cache eviction (lock counts, `evict`, fault `lock-underflow`) against the spec. */
 import { describe, expect, it } from 'vitest';
-import { PagePool, runMbt, type PoolOptions } from '../../impl/index.ts';
+import { PagePool } from '../../impl/index.ts';
+import { evictionRefinement } from './eviction-refinement.ts';
 
-/** A pool that counts the evictions it made. */
-class CountingPool extends PagePool {
-  static evictions = 0;
-  override evict(slot: number, length: number, prefix?: number): boolean {
-    const done = super.evict(slot, length, prefix);
-    if (done) CountingPool.evictions++;
-    return done;
-  }
-}
-
-const counting = (o: PoolOptions): PagePool => new CountingPool(o);
+// The refinement's fast sample; test/impl/eviction-long.test.ts (heavy tier) runs 3,000 each.
+evictionRefinement(1_000);
 
 describe('eviction on the pool', () => {
-  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s: refines the spec on 3,000 random configurations, eviction on or off, every order and fault', (variant) => {
-    CountingPool.evictions = 0;
-    const result = runMbt({ variant, runs: 3_000, seed: 12, isolation: false, allocators: ['sorted', 'sglang', 'lifo'], eviction: true, makePool: counting });
-    expect(result.failure?.message).toBeUndefined();
-    expect(CountingPool.evictions).toBeGreaterThan(50);
-  }, 60_000);
-
-  it('lock-underflow with eviction: the pool refines the spec, leaks and all, and owner-check keeps Isolation', () => {
-    CountingPool.evictions = 0;
-    const buggy = runMbt({ variant: 'buggy', faults: ['lock-underflow', 'silent-stub'], runs: 3_000, seed: 13, isolation: false, eviction: true, makePool: counting });
-    expect(buggy.failure?.message).toBeUndefined();
-    expect(CountingPool.evictions).toBeGreaterThan(50);
-    const owner = runMbt({ variant: 'owner-check', faults: ['lock-underflow', 'silent-stub'], runs: 3_000, seed: 13, eviction: true });
-    expect(owner.failure?.message).toBeUndefined();
-  }, 60_000);
-
   it('evicts the lowest unlocked cached page of another prefix, only when the allocation is short', () => {
     const pool = new PagePool({ pages: 3, prefillLimit: 3, slots: 3, maxLength: 3, variant: 'length-fix', faults: [], prefixes: 2, eviction: true });
     expect(pool.allocate(0, 2, 0)).toBe(true);

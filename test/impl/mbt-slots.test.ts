@@ -4,33 +4,15 @@ import { register } from '../../cli/commands/mbt.ts';
 import { EXIT } from '../../cli/errors.ts';
 import { runCommand } from '../support/cli.ts';
 import { configFrom } from '../../spec/index.ts';
-import { noEvents, PagePool, POOL_FAULTS, runMbt } from '../../impl/index.ts';
+import { PagePool, runMbt } from '../../impl/index.ts';
+import { slotRefinement } from './mbt-slots-refinement.ts';
 
 /** The slot-level finding's configuration (test/spec/slots.test.ts). */
 const truncating = (variant: 'owner-check' | 'hardened') =>
   configFrom({ pages: 3, pageSize: 2, prefillLimit: 3, requests: [{ length: 3 }, { length: 4 }], variant, faults: ['auto-truncate'] });
 
-describe('model-based test with token slots: the pool refines the spec', () => {
-  it('hardened, random slot configurations and fault sets: 3,000 runs, Isolation holds', { timeout: 120_000 }, () => {
-    const events = noEvents();
-    const result = runMbt({ variant: 'hardened', slots: true, runs: 3_000, seed: 21, events });
-    expect(result.failure?.message).toBeUndefined();
-    expect(result.verdict).toBe('pass');
-    expect([events.decoded > 0, events['failed-loudly'] > 0, events['silent-stub'] > 0]).toEqual([true, true, true]);
-  });
-
-  it('hardened with every fault the pool implements at once, slots: Isolation holds', { timeout: 120_000 }, () => {
-    const result = runMbt({ variant: 'hardened', faults: POOL_FAULTS, slots: true, runs: 2_000, seed: 22 });
-    expect(result.failure?.message).toBeUndefined();
-    expect(result.verdict).toBe('pass');
-  });
-
-  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s, random slot configurations and faults: the pool refines the spec, leaks and all', { timeout: 120_000 }, (variant) => {
-    const result = runMbt({ variant, slots: true, runs: 2_000, seed: 23, isolation: false });
-    expect(result.failure?.message).toBeUndefined();
-    expect(result.verdict).toBe('pass');
-  });
-});
+// The refinement's fast sample; test/impl/mbt-slots-long.test.ts (heavy tier) runs 3,000 and 2,000 runs.
+slotRefinement({ hardened: 1_000, everyFault: 700, variants: 700 });
 
 /** A mutant that reads, and checks, only the first slot of every page: it misses every stale tail. */
 class FirstSlotOnly extends PagePool {
