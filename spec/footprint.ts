@@ -286,7 +286,7 @@ export const FOOTPRINTS: Readonly<Record<ActionKind, Footprint>> = {
     sets: 0,
     reads: { load: 'own', hostCopy: 'any', table: 'own' },
     // It writes only while its request is live (its phase, which moves declares).
-    writes: { ...CONTENT, load: 'own' },
+    writes: { ...CONTENT, load: 'own', draft: 'table' },
   },
   // Any request with the prefix, in any phase; its guard reads every request's load on the copy.
   evictHost: {

@@ -40,7 +40,8 @@
  * layers landing apart, and the pages of a load that outlives its request (it lands nowhere).
  */
 import { NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
-import { hostReusedOf, isLive, loadOf, phaseOf, setHostReused, setLoad, setTag, tablePage, writeContent, type State } from './state.ts';
+import { hostReusedOf, isLive, loadOf, phaseOf, setDraft, setHostReused, setLoad, setTag, tablePage, writeContent, type State } from './state.ts';
+import { hasDraft } from './draft.ts';
 
 /** Load state: none, posted (reading the host copy), landed. */
 export const LOAD = { none: 0, posted: 1, landed: 2 } as const;
@@ -73,7 +74,11 @@ export function postLoad(m: Model, s: State, t: State, r: number, hit: boolean):
  * what the host copy holds now: page `j` of the prefix's KV, or, when the copy was evicted
  * and its slot reused (`host-evict-during-load`), another user's KV. A request that has let
  * go of its pages (timed out, released) writes nothing: SGLang's loading nodes stay locked
- * until `loading_check`, so no other request holds them while the copy runs. The load has
+ * until `loading_check`, so no other request holds them while the copy runs. With
+ * `draft`, the host copy holds the draft model's KV beside the target's (HiCache manages
+ * both since SGLang PR #17338, which found a target hit over a draft page evicted and
+ * reused) and the load restores both; before that fix a loaded page kept whatever draft KV
+ * it held, which `hardened` with `draft` and `loadback` read as garbage. The load has
  * landed.
  * @variant owner-check Each page loaded is stamped with the tag of the prefix's page `j`,
  * whatever the host slot held: D tags what it asked to load.
@@ -88,7 +93,9 @@ export function loadBack(m: Model, s: State, r: number): State | undefined {
   for (let j = 0; lands && j < prefixLength(m, r); j++) {
     const p = tablePage(m, s, r, j);
     if (p === NO_PAGE) continue;
-    writeContent(m, t, p, reused ? m.staleLabel : prefixLabel(m, g, j), j);
+    const label = reused ? m.staleLabel : prefixLabel(m, g, j);
+    writeContent(m, t, p, label, j);
+    if (hasDraft(m)) setDraft(m, t, p, label);
     if (m.ownerCheck) setTag(m, t, p, prefixLabel(m, g, j));
   }
   setLoad(m, t, r, LOAD.landed);
