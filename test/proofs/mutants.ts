@@ -136,7 +136,7 @@ export const TORN_WRITE_MUTANTS: readonly Mutant[] = [
   {
     name: 'hardened without revoke-writer',
     file: 'spec/behaviour.ts',
-    patches: [['MECHANISMS.map((k) => [k, hasMechanism(variant, k)])', "MECHANISMS.map((k) => [k, hasMechanism(variant, k) && k !== 'revoke-writer'])"]],
+    patches: [['MECHANISMS.map((k) => [k, hasMechanism(variant, k) && !without.includes(k)])', "MECHANISMS.map((k) => [k, hasMechanism(variant, k) && !without.includes(k) && k !== 'revoke-writer'])"]],
     caughtAt: 'prefill,stub,timeout',
   },
   {
