@@ -4,7 +4,7 @@
  * `--prefill-limit 50` on 3 pages means no prompt is ever stubbed, so buggy "holds".
  * Whether a fault can fire is the spec's own fact: the witness that it fired applies.
  */
-import { DEFAULT_FAULTS, FAULT_NEEDS, FAULT_WITNESSES, SWITCH_DOCS, type Fault, type Model } from '../spec/index.ts';
+import { DEFAULT_FAULTS, FAULT_NEEDS, FAULT_WITNESSES, MECHANISMS, SWITCH_DOCS, type Fault, type Mechanism, type Model } from '../spec/index.ts';
 
 /** Why a fault cannot fire, in the configuration's own terms. */
 function why(m: Model, fault: Fault): string {
@@ -25,10 +25,21 @@ function why(m: Model, fault: Fault): string {
   return `its witness ${FAULT_WITNESSES[fault].name} does not apply`;
 }
 
-/** One warning per switched-on fault that cannot fire in `m`; the variant's own bug is named as such. */
+/** The mechanism of `hardened` that keeps fault `fault` from firing in `m`, if one does: the fault's witness applies with that mechanism off. */
+function stoppedBy(m: Model, fault: Fault): Mechanism | undefined {
+  return MECHANISMS.find((k) => m.mechanism[k] && FAULT_WITNESSES[fault].appliesTo({ ...m, mechanism: { ...m.mechanism, [k]: false } }));
+}
+
+/** One warning per switched-on fault that cannot fire in `m`; the variant's own bug is named as such, and a fault a mechanism stops where it is made says which. */
 export function configWarnings(m: Model): string[] {
   const own = new Set<Fault>(DEFAULT_FAULTS[m.config.variant]);
   return m.config.faults
     .filter((f) => !FAULT_WITNESSES[f].appliesTo(m))
-    .map((f) => `fault ${f}${own.has(f) ? ` (the ${m.config.variant} variant's own)` : ''} cannot fire in this configuration: ${why(m, f)}; a verdict says nothing about it`);
+    .map((f) => {
+      const fault = `fault ${f}${own.has(f) ? ` (the ${m.config.variant} variant's own)` : ''}`;
+      const k = stoppedBy(m, f);
+      // Not vacuous: the mechanism is what the verdict is about, and --without shows what it stops.
+      if (k !== undefined) return `${fault} never fires here: hardened's ${k} stops it where it is made (--without ${k} shows what it stops)`;
+      return `${fault} cannot fire in this configuration: ${why(m, f)}; a verdict says nothing about it`;
+    });
 }

@@ -4,6 +4,7 @@ import { checkedModel } from '../../binding/index.ts';
 import { cellConfig } from '../../matrix/matrix.ts';
 import { actionLabel, compile, Integrity, Isolation, matrixConfig, MECHANISMS, REMOVAL_LIST, withoutMechanism, type Config, type Mechanism } from '../../spec/index.ts';
 import { pagecheck } from '../support/cli.ts';
+import { configWarnings } from '../../cli/warnings.ts';
 import { configArgs } from '../../spec/config-flags.ts';
 
 /** What the checker finds for each mechanism: hardened's states and depth with it, and without it the first violation (states, invariant, trace). */
@@ -57,6 +58,31 @@ describe("a mechanism's other faults: each gets past hardened without it on the 
     expect(check(checkedModel(compile(config)), { invariants: [Isolation, Integrity] }).verdict).toBe('holds');
     const bare = check(checkedModel(compile({ ...config, without: [k] })), { invariants: [Isolation, Integrity] });
     expect([bare.verdict, bare.violations[0]?.invariant]).toEqual(['violation', first]);
+  });
+});
+
+describe("a fault hardened's mechanism stops where it is made is not called vacuous", () => {
+  it('names the mechanism, for each removal whose fault never fires under hardened', () => {
+    const named = REMOVAL_LIST.flatMap((r) => configWarnings(compile(r.config)).filter((w) => w.includes('never fires here')).map((w) => w.split(':')[0] + ': ' + w.split("hardened's ")[1]!.split(' ')[0]));
+    expect(named).toEqual([
+      'fault premature-success never fires here: commit-counts-landed',
+      'fault aux-torn never fires here: room-lands-last',
+      'fault state-slot-reuse never fires here: slot-freed-with-request',
+      'fault metadata-collision never fires here: metadata-alloc-checks-holder',
+      'fault host-evict-during-load never fires here: protect-host',
+      'fault read-before-load never fires here: wait-own-load',
+    ]);
+  });
+
+  it('and without the mechanism the warning is gone: the fault fires', () => {
+    for (const r of REMOVAL_LIST) expect(configWarnings(compile(withoutMechanism(r.mechanism))).filter((w) => w.includes(r.mechanism)), r.mechanism).toEqual([]);
+  });
+
+  it('a fault that cannot fire for the configuration\'s own reasons is still called so', () => {
+    const m = compile({ ...REMOVAL_LIST.find((r) => r.mechanism === 'slot-freed-with-request')!.config, pages: 1 });
+    expect(configWarnings(m)).toEqual([
+      "fault state-slot-reuse cannot fire in this configuration: no two requests fit D's pages together: a slot is reused, or a row shared, only by a request allocated while another is in flight; a verdict says nothing about it",
+    ]);
   });
 });
 
