@@ -10,10 +10,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { check } from '../../checker/index.ts';
-import { compile, configFrom, type Config, type Fault } from '../../spec/index.ts';
-import { checkedModel } from '../../binding/index.ts';
-import { buildPanFromFile, runPan, spinAvailable } from '../../spin/run.ts';
+import { configFrom, type Config, type Fault } from '../../spec/index.ts';
+import { spinAvailable } from '../../spin/run.ts';
+import { bothCounts, bothVerdicts } from './handwritten-kit.ts';
 
 const MODEL = fileURLToPath(new URL('../../spin/handwritten/source-pages.pml', import.meta.url));
 
@@ -40,29 +39,14 @@ const definesOf = (c: (typeof CASES)[number]): Record<string, number> => {
 describe.skipIf(!spinAvailable())('SPIN on the hand-written source-pages model agrees with pagecheck (length-fix, --source-pages, torn-write)', () => {
   for (const c of CASES) {
     it(`${c.pages} pages, prefill limit ${c.limit}, requests ${c.lengths.join(',')}${c.fault ? ', source-early-free' : ''}: ${c.states} states`, () => {
-      const config = configOf(c);
-      const mine = check(checkedModel(compile(config)), { symmetry: false, continueAfterViolation: true });
-      const build = buildPanFromFile(MODEL, config, definesOf(c), { optimize: false, keepGhosts: true });
-      try {
-        const spin = runPan(build, { hashBits: 20, continueAfterViolation: true });
-        expect(spin.pan.statesStored).toBe(c.states);
-        expect(mine.distinctStates).toBe(c.states);
-      } finally {
-        build.dispose();
-      }
+      expect(bothCounts(MODEL, configOf(c), definesOf(c))).toEqual({ spin: c.states, mine: c.states });
     }, 60_000);
   }
 
   it('and the model is not vacuous: with the fault SPIN finds the foreign read pagecheck finds, and without it neither does', () => {
     for (const c of [CASES[0], CASES[1]]) {
-      const build = buildPanFromFile(MODEL, configOf(c), definesOf(c), { optimize: false, keepGhosts: true });
-      try {
-        const verdict = c.fault ? 'violation' : 'holds';
-        expect(runPan(build, { hashBits: 20 }).verdict).toBe(verdict);
-        expect(check(checkedModel(compile(configOf(c)))).verdict).toBe(verdict);
-      } finally {
-        build.dispose();
-      }
+      const verdict = c.fault ? 'violation' : 'holds';
+      expect(bothVerdicts(MODEL, configOf(c), definesOf(c))).toEqual({ spin: verdict, mine: verdict });
     }
   }, 60_000);
 });
