@@ -8,7 +8,8 @@
 import { FOOTPRINTS, type Reach } from '../../spec/footprint.ts';
 import { readsOf, setsOf, writesOf } from '../../spec/footprint-of.ts';
 import { propertyReads, type PropertyReads } from '../../spec/property-reads.ts';
-import { actionLabel, bodyLabel, freeCopies, holderOf, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
+import { actionLabel, allActions, bodyLabel, freeCopies, holderOf, initial, isLive, NO_PAGE, PHASES, phaseOf, flagsOf, step, tableIsDead, tablePage, type Action, type Field, type Model, type Property, type State } from '../../spec/index.ts';
+import { keyOf } from '../checker/orbits.ts';
 
 /** One byte of the state: its variable and which element of it (a page, a request, a prefix, a list entry). */
 interface ByteOf {
@@ -188,4 +189,20 @@ export function undeclaredPropertyReads(m: Model, map: readonly ByteOf[], proper
     if (before !== after && !touches(m, map, reads, s, t)) out.push(`${p.name}: changed by ${actionLabel(m, a)}, which changes nothing it declares it reads`);
   }
   return out;
+}
+
+/** Up to `budget` reachable states of `m`, breadth-first (all of them with `Infinity`). */
+export function explore(m: Model, budget: number): State[] {
+  const actions = allActions(m);
+  const seen = new Set<string>([keyOf(initial(m))]);
+  const states = [initial(m)];
+  for (let k = 0; k < states.length && states.length < budget; k++) {
+    for (const a of actions) {
+      const t = step(m, states[k]!, a);
+      if (t === undefined || seen.has(keyOf(t))) continue;
+      seen.add(keyOf(t));
+      states.push(t);
+    }
+  }
+  return states;
 }

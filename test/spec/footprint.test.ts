@@ -11,26 +11,9 @@
 import { describe, expect, it } from 'vitest';
 import { FOOTPRINTS } from '../../spec/footprint.ts';
 import { PROPERTY_READS } from '../../spec/property-reads.ts';
-import { ACTION_KINDS, allActions, compile, configFrom, initial, INVARIANTS, OBSERVED_ONLY_KINDS, step, WITNESSES, type Config, type Model, type State } from '../../spec/index.ts';
-import { keyOf } from '../checker/orbits.ts';
+import { ACTION_KINDS, allActions, compile, configFrom, INVARIANTS, OBSERVED_ONLY_KINDS, step, WITNESSES, type Config } from '../../spec/index.ts';
 import { smallConfigs } from '../support/small-configs.ts';
-import { bytesOf, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
-
-/** Up to `budget` reachable states of `m`, breadth-first. */
-function explore(m: Model, budget: number): State[] {
-  const actions = allActions(m);
-  const seen = new Set<string>([keyOf(initial(m))]);
-  const states = [initial(m)];
-  for (let k = 0; k < states.length && states.length < budget; k++) {
-    for (const a of actions) {
-      const t = step(m, states[k]!, a);
-      if (t === undefined || seen.has(keyOf(t))) continue;
-      seen.add(keyOf(t));
-      states.push(t);
-    }
-  }
-  return states;
-}
+import { bytesOf, explore, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
 
 /** Runs every check on `config`'s states (every `stride`-th of the first `budget`); returns the problems and how many actions were tried. */
 function checkConfig(config: Config, budget: number, stride: number, kinds: Record<string, number>): { problems: string[]; tried: number; enabled: number } {

@@ -7,28 +7,12 @@
  * symmetry's canonical form against an orbit count made here, with the pools renamed by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { allActions, compile, configFrom, initial, INVARIANTS, poolOf, setPool, step, WITNESSES, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
+import { allActions, compile, configFrom, INVARIANTS, poolOf, setPool, step, WITNESSES, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
 import { keyOf, reachable, rename, renamings } from '../checker/orbits.ts';
 import { check } from '../../checker/index.ts';
 import { checkedModel } from '../../binding/index.ts';
-import { bytesOf, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
+import { bytesOf, explore, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
 import { agreement } from '../binding/por-agreement.ts';
-
-/** Every reachable state of `m`, breadth-first. */
-function explore(m: Model): State[] {
-  const actions = allActions(m);
-  const seen = new Set<string>([keyOf(initial(m))]);
-  const states = [initial(m)];
-  for (let k = 0; k < states.length; k++) {
-    for (const a of actions) {
-      const t = step(m, states[k]!, a);
-      if (t === undefined || seen.has(keyOf(t))) continue;
-      seen.add(keyOf(t));
-      states.push(t);
-    }
-  }
-  return states;
-}
 
 /** 3 pages, prefill limit 2, requests 2,1 (2 pages, requests 1,1 when `small`), with the slots and `faults`. */
 const slotted = (variant: Variant, faults: readonly Fault[], small = false): Config => ({
@@ -50,7 +34,7 @@ describe('with --state-slots', () => {
     for (const config of CONFIGS) {
       const m = compile(config);
       const map = bytesOf(m);
-      const states = explore(m);
+      const states = explore(m, Infinity);
       for (let k = 0; k < states.length; k++) {
         const s = states[k]!;
         const other = states[(k * 7 + 3) % states.length]!;
