@@ -6,7 +6,8 @@
  * fault" is written once, here, and shown by a command anyone can run.
  *
  * The configurations are the removal tests' own (test/hardened, test/spec/slots, retraction,
- * radix, source-pages and wire), the smallest where the fault leaks past the owner check.
+ * radix, source-pages, wire, draft, state-slots and loadback), the smallest where the fault
+ * gets past the owner check.
  */
 import { requestName, type Config, type Fault } from './config.ts';
 import { MECHANISMS, type Mechanism } from './hardening.ts';
