@@ -15,8 +15,7 @@
  * The order of the rows is the byte order, and it is the first model's order with every later variable appended: a
  * configuration of one-byte widths has the layout it always had, so pinned states, fingerprints and traces do not move.
  */
-import { checksOwner } from './behaviour.ts';
-import type { Allocator, Config } from './config.ts';
+import type { Presence } from './presence.ts';
 
 /** How many of a variable a state holds: one per page, per request, per table position of every request, per prefix, per entry of `lifo`'s free list, or one for D's metadata slot (fault `aux-torn`), or one per request in D's pools of state slots and metadata rows (config `stateSlots`). */
 export type Scope = 'page' | 'request' | 'position' | 'prefix' | 'list' | 'slot' | 'pool';
@@ -26,58 +25,6 @@ export type Kind = 'label' | 'page' | 'position' | 'parts' | 'labelSet' | 'recor
 
 /** How a renaming of requests changes a variable: its values are labels (renamed), it moves with its request (a value, a label set, read records, or labels that are renamed as they move), or it stays. */
 export type Moves = 'labels' | 'value' | 'labelSet' | 'readRecord' | 'requestLabels' | 'stays';
-
-/** What decides whether a variable is present: the configuration's switches. */
-export interface Presence {
-  /** Decode checks owner tags (`owner-check`, `hardened`). */
-  readonly ownerCheck: boolean;
-  /** Fault `torn-write`. */
-  readonly torn: boolean;
-  /** More than one token slot per page. */
-  readonly slots: boolean;
-  /** A free list stored as per-page copies (`sglang`, or `double-free` outside `lifo`). */
-  readonly freeCopies: boolean;
-  /** `sglang`'s release list. */
-  readonly releaseList: boolean;
-  /** `lifo`'s ordered free list. */
-  readonly orderedList: boolean;
-  /** Eviction with a prefix cache to evict from. */
-  readonly eviction: boolean;
-  /** Config `retraction`: a retracted request's saved copy (spec/retraction.ts). */
-  readonly retraction: boolean;
-  /** Config `radix` under eviction: a lock count per tree node, a matched depth per request (spec/radix.ts). */
-  readonly radix: boolean;
-  /** Config `sourcePages`: P's source pages (spec/source-pages.ts). */
-  readonly sourcePages: boolean;
-  /** Fault `aux-torn`: D's metadata slot (spec/aux.ts). */
-  readonly aux: boolean;
-  /** Config `draft`: a draft model's KV per page (spec/draft.ts). */
-  readonly draft: boolean;
-  /** Config `stateSlots`: D's state slots and metadata rows (spec/state-slots.ts). */
-  readonly stateSlots: boolean;
-  /** Config `loadback` with a prefix, without radix and retraction: the host copies and loads (spec/loadback.ts). */
-  readonly loadback: boolean;
-}
-
-/** Which of the layout's variables configuration `config` has (`layout.ts`): the switches its rows' presence reads. */
-export function presenceOf(config: Config, allocator: Allocator, multiset: boolean, prefixes: boolean): Presence {
-  return {
-    ownerCheck: checksOwner(config.variant),
-    torn: config.faults.includes('torn-write'),
-    slots: (config.pageSize ?? 1) > 1,
-    freeCopies: allocator === 'sglang' || (multiset && allocator !== 'lifo'),
-    releaseList: allocator === 'sglang',
-    orderedList: allocator === 'lifo',
-    eviction: config.eviction === true && prefixes,
-    retraction: config.retraction === true,
-    radix: config.radix === true && config.eviction === true && prefixes,
-    sourcePages: config.sourcePages === true,
-    aux: config.faults.includes('aux-torn'),
-    draft: config.draft === true,
-    stateSlots: config.stateSlots === true,
-    loadback: config.loadback === true && prefixes && config.radix !== true && config.retraction !== true,
-  };
-}
 
 /** One row of the layout. */
 export interface Variable {

@@ -27,10 +27,10 @@
  * own. With every prefix one page long the labels are those of the first model.
  */
 import { FAULT_REREADS_FINISHED_TABLE, FAULTS, type Allocator, type Config, type Fault, type LengthRule, type RequestSpec, type Variant } from './config.ts';
-
 import { checksOwner, firstPageOf, isOverLongPrompt, mechanismsOf, stubsSilently } from './behaviour.ts';
 import type { Mechanism } from './hardening.ts';
-import { labelBytesOf, layOut, presenceOf, requestFieldsOf, type Laid, type RequestField, type VariableName } from './layout.ts';
+import { labelBytesOf, layOut, requestFieldsOf, type Laid, type RequestField, type VariableName } from './layout.ts';
+import { presenceOf } from './presence.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
 export interface Model {

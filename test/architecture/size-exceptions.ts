@@ -26,5 +26,4 @@ export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'proofs/encoding.ts', reason: toSplit('the z3 relations per group of actions, as spec/transitions.ts is') },
   { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
   { id: 'checker/level.ts:constructor', reason: hot('the constructor of the class above sizes each of the arrays the inner loops read; it goes with the class') },
-  { id: 'spec/layout.ts', reason: toSplit("the layout table, one row per state variable (issue 24's state slots brought it to 310 lines): the Presence switches and the row table apart from the laying out") },
 ];
