@@ -77,7 +77,8 @@ import {
   type State,
   type Variant,
 } from '../spec/index.ts';
-import { semanticsOf, transition, withoutMechanisms } from './encoding.ts';
+import { transition } from './encoding.ts';
+import { semanticsOf, withoutMechanisms } from './semantics.ts';
 import { at, freshState, holds, type Bounds, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 import type { Z3Session } from './z3.ts';
 import { solve } from './z3-cleanups.ts';

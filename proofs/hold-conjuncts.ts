@@ -6,7 +6,7 @@
  * below, and the conjuncts say why.
  */
 import type { ZConjunct } from './conjuncts.ts';
-import { inWrite, writeLabel } from './encoding.ts';
+import { inWrite, writeLabel } from './encoding-transfer.ts';
 import { at, holds, live, ownSlot, type F, type N, type Vocabulary, type Z, type ZState } from './vocabulary.ts';
 
 const x = (xs: readonly Z[], k: number): Z => {

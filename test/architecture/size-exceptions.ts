@@ -23,7 +23,6 @@ const toSplit = (into: string): string => `not yet split (issue 22, item 7): ${i
 export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { id: 'proofs/conformance.ts', reason: toSplit('the sampled states (clean, corrupted) apart from the z3 comparison') },
   { id: 'checker/level.ts', reason: hot('the parallel search\'s level: one class holds the arena and the batch arrays its inner loops read; left whole until a split is measured to cost nothing (npm run bench -- parallel)') },
-  { id: 'proofs/encoding.ts', reason: toSplit('the z3 relations per group of actions, as spec/transitions.ts is') },
   { id: 'checker/level.ts:expandBatch', reason: hot('the inner loop of a parallel level: parents, successors and the claims of one batch, with its arrays in locals') },
   { id: 'checker/level.ts:constructor', reason: hot('the constructor of the class above sizes each of the arrays the inner loops read; it goes with the class') },
 ];
