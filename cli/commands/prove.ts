@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { FAULTS, notCoveredLines, refusal, VARIANTS, type Fault, type Variant } from '../../spec/index.ts';
 import { invariantFor } from '../../proofs/invariant.ts';
-import { Z3Undecided, type ConformanceReport } from '../../proofs/conformance.ts';
+import type { ConformanceReport } from '../../proofs/conformance.ts';
+import { Z3Undecided } from '../../proofs/conformance-solver.ts';
 import { prove, OBLIGATIONS, OWNER_CHECK_FAULTS, PROOF_FAULTS, type ObligationResult, type ProofReport, type ProveOptions } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
 import { PROOF_COVERAGE } from '../../proofs/coverage.ts';
