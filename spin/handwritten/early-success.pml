@@ -1,35 +1,45 @@
 /*
- * An early Success (fault premature-success, with torn-write), written by hand as a SPIN
- * user would, beside source-pages.pml (one process per request, its page table a local
- * array, one d_step per protocol step). Not generated from pagecheck and not a copy of its
- * state layout; the independent reference of test/spin/handwritten-wire-early.test.ts.
+ * An early Success (fault premature-success, with torn-write), and with -DAUX the metadata
+ * slot of aux-torn.pml beside it (both faults on), written by hand as a SPIN user would,
+ * beside source-pages.pml (one process per request, its page table a local array, one
+ * d_step per protocol step). Not generated from pagecheck and not a copy of its state
+ * layout; the independent reference of test/spin/handwritten-wire-early.test.ts.
  *
  * What it models. D commits a transfer in SGLang's DecodeTransferQueue.pop_transferred
  * (disaggregation/decode.py) when poll_and_all_reduce reports KVPoll.Success, and the
  * status comes from P's transfer engine (Mooncake's batch transfer status), which reports
  * it when the sender's side of the RDMA writes has completed, not when every write is
- * visible at D (kvcache-ai/vllm PR #3).
+ * visible at D (kvcache-ai/vllm PR #3). With -DAUX, the commit also waits for the
+ * bootstrap_room of the request's metadata row, and takes the row's first output token
+ * (_commit_transfer_to_req in decode.py; aux-torn.pml says more).
  *
- * D allocates the lowest free pages (with -DOWNER it clears their owner tags); P refuses a
- * request longer than its limit, or posts its write, which lands part by part in table
- * order, one step each: a content part per page, and with -DOWNER a tag part per page, the
- * two lists in either interleaving. Without -DPREMATURE D commits once every part has
- * landed (hardened's commit-counts-landed: D counts the completions itself); with it D
- * commits whenever P says Success, and the parts still in flight land after the commit, by
- * page id, through decode and after the release. Decode runs once: with -DOWNER it first
- * compares every page's tag with its own label and fails loudly on any other (reading
- * nothing), else it reads every page (asserting it read its own data, each page written for
- * its position). The release gives the pages back, data and tags kept; a request released
- * with parts in flight is landing until its last part lands, and its table is forgotten
- * only then.
+ * D allocates the lowest free pages (with -DOWNER it clears their owner tags; with -DAUX it
+ * also takes the one metadata slot, waiting while another request holds it); P refuses a
+ * request longer than its limit (freeing the slot), or posts its write, which lands part by
+ * part in table order, one step each: a content part per page, and with -DOWNER a tag part
+ * per page, the two lists in either interleaving; with -DAUX the slot's room and payload
+ * land too, in either order until the commit (with -DROOM_LAST, hardened's room-lands-last,
+ * the room after the payload), and a part not landed by then is dropped. Without
+ * -DPREMATURE D commits once every part has landed (hardened's commit-counts-landed: D
+ * counts the completions itself); with it D commits whenever P says Success, and the parts
+ * still in flight land after the commit, by page id, through decode and after the release.
+ * The commit (with -DAUX) reads the slot's payload as the request's first token, resets the
+ * room and frees the slot. Decode runs once: with -DOWNER it first compares every page's
+ * tag with its own label and fails loudly on any other (reading nothing), else it reads
+ * every page (asserting it read its own data, each page written for its position). The
+ * release gives the pages back, data and tags kept; a request released with parts in
+ * flight is landing until its last part lands, and its table is forgotten only then.
  *
  *   spin -DOWNER -DPREMATURE -o2 -a early-success.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -A
  *
- * What decode read is kept per position (rd), as the label read and whether it was written
- * for another position: with -A the whole space is explored, and two runs that read
- * different things are different states. A request freed with nothing in flight and one
- * whose last part landed after its release end at different labels (end, endLanded): they
- * ended differently, as a released write and a late write do.
+ * What the commit and decode read is kept per position (rd: the label read, and whether it
+ * was written for another position; the worse of two reads of one position, the first of
+ * equals), and the labels read as a bit set (obs): with -A the whole space is explored,
+ * and two runs that read different things are different states. Whether decode read or
+ * failed the check is kept too (stepped): with -DAUX a failed request and one that read
+ * only garbage under the commit's foreign token have read the same. A request freed with
+ * nothing in flight and one whose last part landed after its release end at different
+ * labels (end, endLanded): they ended differently, as a released write and a late write do.
  */
 #ifndef PAGES
 #define PAGES 3
@@ -52,8 +62,13 @@
 #define FREE_AT(p) (PAGES > p && holder[p] == 0)
 #define FREE (FREE_AT(0) + FREE_AT(1) + FREE_AT(2) + FREE_AT(3) + FREE_AT(4) + FREE_AT(5))
 #define ME (_pid + 1)
-#define READ 128             /* a decode read record: READ + label, + 64 when misplaced */
+#define READ 128             /* a read record: READ + label, + 64 when misplaced */
 #define MISPLACED 64
+#define BIT(l) (1 << ((l) - 1))
+/* how bad a read record is: 0 own data for its position, 1 garbage (nothing, or misplaced), 2 another user's */
+#define BAD(x) (((x) & 63) == 0 -> 1 : (((x) & 63) != ME -> 2 : (((x) & MISPLACED) != 0 -> 1 : 0)))
+/* rd[i] after reading x there: x if nothing was read before or x is worse */
+#define KEEP(i, x) rd[i] = ((rd[i] & READ) == 0 || BAD(x) > BAD(rd[i]) -> (x) : rd[i])
 
 #ifdef OWNER
 #define TAGS_DONE (j == LEN(_pid))
@@ -64,12 +79,29 @@
 /* the part about to land is the write's last: nothing else is in flight after it */
 #define LAST_DATA (k + 1 == LEN(_pid) && TAGS_DONE)
 #define LAST_TAG (j + 1 == LEN(_pid) && k == LEN(_pid))
+#ifdef PREMATURE
+#define SUCCESS true         /* P's Success, landed or not */
+#else
+#define SUCCESS LANDED       /* D's own count of the parts landed */
+#endif
+#ifdef AUX
+#define SLOT_FREE (auxHolder == 0)
+#define ROOM_OK (auxRoom == ME)
+#else
+#define SLOT_FREE true
+#define ROOM_OK true
+#endif
 
 byte holder[PAGES];  /* 0 free, else the holding request's pid + 1 */
 byte data[PAGES];    /* 0 never written, else the label of the last content part that landed */
 byte pos[PAGES];     /* the table position that content was written for */
 #ifdef OWNER
 byte tag[PAGES];     /* the owner tag: the label of the last tag part, cleared by allocate */
+#endif
+#ifdef AUX
+byte auxHolder;      /* who holds the metadata slot (0: nobody) */
+byte auxRoom;        /* its bootstrap_room: 0, or whose room landed; reset at each commit */
+byte auxPayload;     /* whose first output token it holds: the last payload landed; never cleared */
 #endif
 
 /* landData: the next content part lands in the page its table names, whoever holds it now */
@@ -80,18 +112,45 @@ inline landTag() { tag[tab[j]] = ME; j++ }
 inline forget() { i = 0; do :: i < LEN(_pid) -> tab[i] = 0; i++ :: else -> break od; i = 0 }
 /* free: the pages back to the free list, data and tags kept */
 inline release() { i = 0; do :: i < LEN(_pid) -> holder[tab[i]] = 0; i++ :: else -> break od; i = 0 }
+/* the end of the transfer (pop_transferred): the slot's room reset and the slot freed, the payload kept */
+inline dropSlot() {
+#ifdef AUX
+  auxRoom = 0; auxHolder = 0
+#else
+  skip
+#endif
+}
+/* the commit takes the slot's payload as the request's first token, read at position 0 */
+inline readPayload() {
+#ifdef AUX
+  if
+  :: auxPayload != ME ->
+     x = READ + auxPayload;
+     if :: auxPayload != 0 -> obs = obs | BIT(auxPayload) :: else -> skip fi;
+     assert(false);                      /* another's first token, or none */
+     KEEP(0, x); x = 0
+  :: else -> skip
+  fi
+#else
+  skip
+#endif
+}
 
 active [N] proctype Request() {
   byte tab[MAXLEN];
-  byte rd[MAXLEN];     /* what decode read at each position */
+  byte rd[MAXLEN];     /* what the commit and decode read at each position */
+  byte obs;            /* the labels read, a bit each */
+  byte x;              /* the record being read */
   byte k;              /* content parts landed */
   byte j;              /* tag parts landed (-DOWNER) */
   bool ok;             /* decode's tag check passed */
+  bool stepped;        /* decode read (it did not fail the tag check); kept after the release */
   byte i;
   byte p;
 
-  d_step {                               /* allocate: the lowest free pages */
-    FREE >= LEN(_pid) ->
+endNew:                                  /* waiting for pages, or for the slot (-DAUX) */
+  d_step {                               /* allocate: the lowest free pages, and with -DAUX the slot */
+    FREE >= LEN(_pid) && SLOT_FREE ->
     i = 0; p = 0;
     do
     :: i < LEN(_pid) && holder[p] == 0 ->
@@ -103,10 +162,13 @@ active [N] proctype Request() {
     :: i < LEN(_pid) && holder[p] != 0 -> p++
     :: else -> break
     od;
+#ifdef AUX
+    auxHolder = ME;
+#endif
     i = 0; p = 0
   }
   if
-  :: d_step { LEN(_pid) > LIMIT -> skip };  /* stub: P refuses, nothing written */
+  :: d_step { LEN(_pid) > LIMIT -> dropSlot() };  /* stub: P refuses, nothing written */
      d_step { release(); forget() };     /* free */
      goto end
   :: d_step { LEN(_pid) <= LIMIT -> skip }  /* prefill: P posts its write */
@@ -117,11 +179,15 @@ writing:                                 /* parts landing; with all landed, writ
 #ifdef OWNER
   :: d_step { j < LEN(_pid) -> landTag() }; goto writing
 #endif
-#ifdef PREMATURE
-  :: skip                                /* handoff on P's Success, landed or not */
+#ifdef AUX
+#ifdef ROOM_LAST
+  :: d_step { auxRoom != ME && auxPayload == ME -> auxRoom = ME }; goto writing   /* landRoom, fenced */
 #else
-  :: LANDED                              /* handoff once D counted every part */
+  :: d_step { auxRoom != ME -> auxRoom = ME }; goto writing   /* landRoom */
 #endif
+  :: d_step { auxPayload != ME -> auxPayload = ME }; goto writing   /* landPayload */
+#endif
+  :: d_step { SUCCESS && ROOM_OK -> readPayload(); dropSlot() }   /* handoff */
   fi;
 committed:                               /* handed off; parts may still land (-DPREMATURE) */
   if
@@ -138,13 +204,15 @@ committed:                               /* handed off; parts may still land (-D
        i = 0;
        do
        :: ok && i < LEN(_pid) ->
-          rd[i] = READ + data[tab[i]] + (data[tab[i]] != 0 && pos[tab[i]] != i -> MISPLACED : 0);
-          assert(data[tab[i]] == ME && pos[tab[i]] == i); i++
+          x = READ + data[tab[i]] + (data[tab[i]] != 0 && pos[tab[i]] != i -> MISPLACED : 0);
+          if :: data[tab[i]] != 0 -> obs = obs | BIT(data[tab[i]]) :: else -> skip fi;
+          assert(data[tab[i]] == ME && pos[tab[i]] == i);
+          KEEP(i, x); i++
        :: else -> break
        od;
-       i = 0; ok = false }
+       stepped = ok; i = 0; x = 0; ok = false }
   fi;
-decided:                                 /* decoded, or failed by the tag check (rd says which) */
+decided:                                 /* decoded, or failed by the tag check (stepped says which) */
   if
   :: d_step { k < LEN(_pid) -> landData() }; goto decided
 #ifdef OWNER

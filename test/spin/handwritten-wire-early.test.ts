@@ -2,18 +2,19 @@
  * The SPIN cross-check of faults `premature-success` and `aux-torn` (issue 24, items 1, 6
  * and 7): SPIN on two Promela models written by hand as a SPIN user would
  * (spin/handwritten/early-success.pml: a process per request, its table, its landed
- * content and tag parts and what it read as locals, the early commit an unguarded handoff;
- * spin/handwritten/aux-torn.pml: the metadata slot's holder, room and payload as globals,
- * the room and payload landings d_steps), not generated from the spec, finds exactly
- * pagecheck's distinct states (no symmetry, whole space, assertions off) under `hardened`,
- * where the configuration holds by `commit-counts-landed` or `room-lands-last`, and under
- * the variants that leak. Both tools then agree on the verdict of the reads: the models
- * assert that every read is the request's own data for its position, which is `Isolation`
- * and `Integrity` together.
+ * content and tag parts and what it read as locals, the early commit a handoff not guarded
+ * by the parts; spin/handwritten/aux-torn.pml: the metadata slot's holder, room and payload
+ * as globals, their landings d_steps; early-success.pml with -DAUX: both at once), not
+ * generated from the spec, finds exactly pagecheck's distinct states (no symmetry, whole
+ * space, assertions off) under `hardened`, where the configuration holds by
+ * `commit-counts-landed` and `room-lands-last`, under `hardened` without each of them
+ * (their removal tests' counterparts), and under the variants that leak. Both tools then
+ * agree on the verdict of the reads: the models assert that every read is the request's
+ * own data for its position, which is `Isolation` and `Integrity` together.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configFrom, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { configFrom, type Config, type Fault, type Mechanism, type Variant } from '../../spec/index.ts';
 import { spinAvailable } from '../../spin/run.ts';
 import { countsAndReadVerdicts } from './handwritten-kit.ts';
 
@@ -26,39 +27,54 @@ interface Case {
   readonly pages: number;
   readonly lengths: readonly number[];
   readonly faults: readonly Fault[];
-  /** The model's -D switches: OWNER (tags and decode's check), PREMATURE, ROOM_LAST. */
+  /** Under `hardened`, the mechanism switched off (config `without`). */
+  readonly without?: Mechanism;
+  /** The model's -D switches: OWNER (tags and decode's check), PREMATURE, AUX, ROOM_LAST. */
   readonly switches: readonly string[];
   readonly states: number;
   readonly verdict: 'holds' | 'violation';
 }
 
 const TORN: readonly Fault[] = ['torn-write', 'premature-success'];
+const BOTH: readonly Fault[] = ['torn-write', 'premature-success', 'aux-torn'];
 
 /** early-success.pml: hardened commits on its own count of landed parts (no PREMATURE); the others on P's Success. */
 const EARLY_CASES: readonly Case[] = [
   { variant: 'hardened', pages: 2, lengths: [1, 1], faults: TORN, switches: ['OWNER'], states: 161, verdict: 'holds' },
   { variant: 'hardened', pages: 3, lengths: [2, 1], faults: TORN, switches: ['OWNER'], states: 251, verdict: 'holds' },
-  { variant: 'hardened', pages: 3, lengths: [2, 3], faults: TORN, switches: ['OWNER'], states: 33, verdict: 'holds' },
   { variant: 'hardened', pages: 4, lengths: [2, 1, 1], faults: TORN, switches: ['OWNER'], states: 6921, verdict: 'holds' },
+  { variant: 'hardened', pages: 3, lengths: [2, 1], faults: TORN, without: 'commit-counts-landed', switches: ['OWNER', 'PREMATURE'], states: 4188, verdict: 'violation' },
   { variant: 'length-fix', pages: 3, lengths: [2, 1], faults: ['torn-write'], switches: [], states: 111, verdict: 'holds' },
   { variant: 'length-fix', pages: 3, lengths: [2, 1], faults: TORN, switches: ['PREMATURE'], states: 768, verdict: 'violation' },
   { variant: 'length-fix', pages: 3, lengths: [2, 3], faults: TORN, switches: ['PREMATURE'], states: 62, verdict: 'violation' },
   { variant: 'owner-check', pages: 2, lengths: [1, 1], faults: TORN, switches: ['OWNER', 'PREMATURE'], states: 1972, verdict: 'violation' },
-  { variant: 'owner-check', pages: 3, lengths: [2, 1], faults: TORN, switches: ['OWNER', 'PREMATURE'], states: 4188, verdict: 'violation' },
 ];
 
-/** aux-torn.pml: hardened lands the room after the payload (ROOM_LAST); the others in either order. */
+/** aux-torn.pml (writes land whole): hardened lands the room after the payload (ROOM_LAST); the others in either order. */
 const AUX_CASES: readonly Case[] = [
   { variant: 'hardened', pages: 2, lengths: [1, 1], faults: ['aux-torn'], switches: ['OWNER', 'ROOM_LAST'], states: 71, verdict: 'holds' },
-  { variant: 'hardened', pages: 3, lengths: [2, 1], faults: ['aux-torn'], switches: ['OWNER', 'ROOM_LAST'], states: 71, verdict: 'holds' },
   { variant: 'hardened', pages: 4, lengths: [2, 1, 1], faults: ['aux-torn'], switches: ['OWNER', 'ROOM_LAST'], states: 915, verdict: 'holds' },
+  { variant: 'hardened', pages: 2, lengths: [1, 1], faults: ['aux-torn'], without: 'room-lands-last', switches: ['OWNER'], states: 199, verdict: 'violation' },
   { variant: 'length-fix', pages: 2, lengths: [1, 1], faults: ['aux-torn'], switches: [], states: 199, verdict: 'violation' },
   { variant: 'length-fix', pages: 3, lengths: [2, 3], faults: ['aux-torn'], switches: [], states: 30, verdict: 'violation' },
-  { variant: 'owner-check', pages: 2, lengths: [1, 1], faults: ['aux-torn'], switches: ['OWNER'], states: 199, verdict: 'violation' },
   { variant: 'owner-check', pages: 4, lengths: [2, 1, 1], faults: ['aux-torn'], switches: ['OWNER'], states: 5325, verdict: 'violation' },
 ];
 
-const configOf = (c: Case): Config => configFrom({ pages: c.pages, prefillLimit: 2, requests: c.lengths.map((length) => ({ length })), variant: c.variant, faults: [...c.faults] });
+/** early-success.pml with -DAUX: both faults on, and hardened with both mechanisms, or without one. */
+const BOTH_CASES: readonly Case[] = [
+  { variant: 'hardened', pages: 3, lengths: [2, 1], faults: BOTH, switches: ['OWNER', 'AUX', 'ROOM_LAST'], states: 236, verdict: 'holds' },
+  { variant: 'hardened', pages: 3, lengths: [2, 3], faults: BOTH, switches: ['OWNER', 'AUX', 'ROOM_LAST'], states: 69, verdict: 'holds' },
+  { variant: 'hardened', pages: 4, lengths: [2, 1, 1], faults: BOTH, switches: ['OWNER', 'AUX', 'ROOM_LAST'], states: 2839, verdict: 'holds' },
+  { variant: 'hardened', pages: 3, lengths: [2, 1], faults: BOTH, without: 'commit-counts-landed', switches: ['OWNER', 'AUX', 'ROOM_LAST', 'PREMATURE'], states: 5004, verdict: 'violation' },
+  { variant: 'hardened', pages: 3, lengths: [2, 1], faults: BOTH, without: 'room-lands-last', switches: ['OWNER', 'AUX'], states: 595, verdict: 'violation' },
+  { variant: 'length-fix', pages: 3, lengths: [2, 1], faults: BOTH, switches: ['AUX', 'PREMATURE'], states: 2470, verdict: 'violation' },
+  { variant: 'owner-check', pages: 2, lengths: [1, 1], faults: BOTH, switches: ['OWNER', 'AUX', 'PREMATURE'], states: 7322, verdict: 'violation' },
+];
+
+const configOf = (c: Case): Config => ({
+  ...configFrom({ pages: c.pages, prefillLimit: 2, requests: c.lengths.map((length) => ({ length })), variant: c.variant, faults: [...c.faults] }),
+  ...(c.without === undefined ? {} : { without: [c.without] }),
+});
 
 const definesOf = (c: Case): Record<string, number> => {
   const defines: Record<string, number> = { PAGES: c.pages, LIMIT: 2, N: c.lengths.length, MAXLEN: Math.max(...c.lengths) };
@@ -68,9 +84,9 @@ const definesOf = (c: Case): Record<string, number> => {
   return defines;
 };
 
-const title = (c: Case): string => `${c.variant}, ${c.pages} pages, requests ${c.lengths.join(',')}, ${c.faults.join(',')}: ${c.states} states, ${c.verdict}`;
+const title = (c: Case): string => `${c.variant}${c.without === undefined ? '' : ` without ${c.without}`}, ${c.pages} pages, requests ${c.lengths.join(',')}, ${c.faults.join(',')}: ${c.states} states, ${c.verdict}`;
 
-for (const [name, model, cases] of [['early-success', EARLY, EARLY_CASES], ['aux-torn', AUX, AUX_CASES]] as const) {
+for (const [name, model, cases] of [['early-success', EARLY, EARLY_CASES], ['aux-torn', AUX, AUX_CASES], ['early-success -DAUX (both faults)', EARLY, BOTH_CASES]] as const) {
   describe.skipIf(!spinAvailable())(`SPIN on the hand-written ${name} model agrees with pagecheck (prefill limit 2)`, () => {
     for (const c of cases) {
       it(title(c), () => {
