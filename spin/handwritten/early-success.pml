@@ -70,15 +70,22 @@
 /* rd[i] after reading x there: x if nothing was read before or x is worse */
 #define KEEP(i, x) rd[i] = ((rd[i] & READ) == 0 || BAD(x) > BAD(rd[i]) -> (x) : rd[i])
 
+#ifdef SILENT_STUB
+#define STUBS false          /* P stubs an over-long prompt silently: one dummy page, and Success */
+#else
+#define STUBS (LEN(_pid) > LIMIT)  /* P refuses an over-long prompt */
+#endif
+/* the parts of P's write: a page each, the silent stub's one dummy page */
+#define CNT ((LEN(_pid) > LIMIT) -> 1 : LEN(_pid))
 #ifdef OWNER
-#define TAGS_DONE (j == LEN(_pid))
+#define TAGS_DONE (j == CNT)
 #else
 #define TAGS_DONE true
 #endif
-#define LANDED (k == LEN(_pid) && TAGS_DONE)
+#define LANDED (k == CNT && TAGS_DONE)
 /* the part about to land is the write's last: nothing else is in flight after it */
-#define LAST_DATA (k + 1 == LEN(_pid) && TAGS_DONE)
-#define LAST_TAG (j + 1 == LEN(_pid) && k == LEN(_pid))
+#define LAST_DATA (k + 1 == CNT && TAGS_DONE)
+#define LAST_TAG (j + 1 == CNT && k == CNT)
 #ifdef PREMATURE
 #define SUCCESS true         /* P's Success, landed or not */
 #else
@@ -110,8 +117,30 @@ inline landData() { data[tab[k]] = ME; pos[tab[k]] = k; k++ }
 inline landTag() { tag[tab[j]] = ME; j++ }
 /* the table is forgotten: nothing will read it again */
 inline forget() { i = 0; do :: i < LEN(_pid) -> tab[i] = 0; i++ :: else -> break od; i = 0 }
-/* free: the pages back to the free list, data and tags kept */
-inline release() { i = 0; do :: i < LEN(_pid) -> holder[tab[i]] = 0; i++ :: else -> break od; i = 0 }
+/* a finished request's table: a second release (-DSTALE_FREE) reads it again, else it is forgotten */
+inline finish() {
+#ifdef STALE_FREE
+  skip
+#else
+  forget()
+#endif
+}
+/* free: the table's pages back to the free list, data and tags kept; with -DCHECK_HOLDER
+   (hardened's release-checks-holder) only those the request still holds */
+inline release() {
+  i = 0;
+  do
+  :: i < LEN(_pid) ->
+#ifdef CHECK_HOLDER
+     if :: holder[tab[i]] == ME -> holder[tab[i]] = 0 :: else -> skip fi;
+#else
+     holder[tab[i]] = 0;
+#endif
+     i++
+  :: else -> break
+  od;
+  i = 0
+}
 /* the end of the transfer (pop_transferred): the slot's room reset and the slot freed, the payload kept */
 inline dropSlot() {
 #ifdef AUX
@@ -145,6 +174,7 @@ active [N] proctype Request() {
   byte j;              /* tag parts landed (-DOWNER) */
   bool ok;             /* decode's tag check passed */
   bool stepped;        /* decode read (it did not fail the tag check); kept after the release */
+  bool unheld;         /* decode read a page it did not hold (another's stale release freed it) */
   byte i;
   byte p;
 
@@ -168,16 +198,20 @@ endNew:                                  /* waiting for pages, or for the slot (
     i = 0; p = 0
   }
   if
-  :: d_step { LEN(_pid) > LIMIT -> dropSlot() };  /* stub: P refuses, nothing written */
-     d_step { release(); forget() };     /* free */
+  :: d_step { STUBS -> dropSlot() };     /* stub: P refuses, nothing written */
+     d_step { release(); finish() };     /* free */
      goto end
-  :: d_step { LEN(_pid) <= LIMIT -> skip }  /* prefill: P posts its write */
+  :: d_step { !STUBS -> skip }           /* prefill (or the silent stub): P posts its write */
+#ifdef EARLY_FREE
+  :: d_step { release(); dropSlot() };   /* timeout: D gives up before P wrote */
+     goto timedOut
+#endif
   fi;
 writing:                                 /* parts landing; with all landed, written */
   if
-  :: d_step { k < LEN(_pid) -> landData() }; goto writing
+  :: d_step { k < CNT -> landData() }; goto writing
 #ifdef OWNER
-  :: d_step { j < LEN(_pid) -> landTag() }; goto writing
+  :: d_step { j < CNT -> landTag() }; goto writing
 #endif
 #ifdef AUX
 #ifdef ROOM_LAST
@@ -188,12 +222,19 @@ writing:                                 /* parts landing; with all landed, writ
   :: d_step { auxPayload != ME -> auxPayload = ME }; goto writing   /* landPayload */
 #endif
   :: d_step { SUCCESS && ROOM_OK -> readPayload(); dropSlot() }   /* handoff */
+#ifdef EARLY_FREE
+#ifdef REVOKE
+  :: d_step { !LANDED -> release(); dropSlot(); finish() }; goto endLanded  /* timeout: P's access revoked, the rest dropped */
+#else
+  :: d_step { !LANDED -> release(); dropSlot() }; goto landing  /* timeout: the rest land later */
+#endif
+#endif
   fi;
 committed:                               /* handed off; parts may still land (-DPREMATURE) */
   if
-  :: d_step { k < LEN(_pid) -> landData() }; goto committed
+  :: d_step { k < CNT -> landData() }; goto committed
 #ifdef OWNER
-  :: d_step { j < LEN(_pid) -> landTag() }; goto committed
+  :: d_step { j < CNT -> landTag() }; goto committed
 #endif
   :: d_step {                            /* decode: the tag check, then read every page */
        ok = true;
@@ -206,6 +247,7 @@ committed:                               /* handed off; parts may still land (-D
        :: ok && i < LEN(_pid) ->
           x = READ + data[tab[i]] + (data[tab[i]] != 0 && pos[tab[i]] != i -> MISPLACED : 0);
           if :: data[tab[i]] != 0 -> obs = obs | BIT(data[tab[i]]) :: else -> skip fi;
+          unheld = unheld || holder[tab[i]] != ME;
           assert(data[tab[i]] == ME && pos[tab[i]] == i);
           KEEP(i, x); i++
        :: else -> break
@@ -214,24 +256,47 @@ committed:                               /* handed off; parts may still land (-D
   fi;
 decided:                                 /* decoded, or failed by the tag check (stepped says which) */
   if
-  :: d_step { k < LEN(_pid) -> landData() }; goto decided
+  :: d_step { k < CNT -> landData() }; goto decided
 #ifdef OWNER
-  :: d_step { j < LEN(_pid) -> landTag() }; goto decided
+  :: d_step { j < CNT -> landTag() }; goto decided
 #endif
-  :: d_step { LANDED -> release(); forget() }; goto end     /* free */
+  :: d_step { LANDED -> release(); finish() }; goto end     /* free */
   :: d_step { !LANDED -> release() }     /* free with parts in flight: landing */
   fi;
 landing:                                 /* released; the rest land by page id, in others' pages */
   if
-  :: d_step { k < LEN(_pid) && !LAST_DATA -> landData() }; goto landing
-  :: d_step { LAST_DATA -> landData(); forget() }; goto endLanded
+  :: d_step { k < CNT && !LAST_DATA -> landData() }; goto landing
+  :: d_step { LAST_DATA -> landData(); finish() }; goto endLanded
 #ifdef OWNER
-  :: d_step { j < LEN(_pid) && !LAST_TAG -> landTag() }; goto landing
-  :: d_step { LAST_TAG -> landTag(); forget() }; goto endLanded
+  :: d_step { j < CNT && !LAST_TAG -> landTag() }; goto landing
+  :: d_step { LAST_TAG -> landTag(); finish() }; goto endLanded
 #endif
   fi;
-endLanded:
-  false;
-end:
+#ifdef EARLY_FREE
+timedOut:                                /* D freed the pages; P does not know */
+  if
+  :: d_step { STUBS -> finish() }; goto end   /* stub: P refuses, nothing written */
+#ifdef REVOKE
+  :: d_step { !STUBS -> finish() }; goto endLanded   /* prefill, late: it lands nowhere */
+#else
+  :: d_step { !STUBS -> skip }; goto landing   /* prefill, late: it lands by page id */
+#endif
+  fi;
+#endif
+endLanded:                               /* its late write landed */
+  if
+#ifdef STALE_FREE
+  :: d_step { release(); forget() }; goto endReleased  /* free, a second time (the abort path and the normal one) */
+#endif
+  :: false
+  fi;
+end:                                     /* freed */
+  if
+#ifdef STALE_FREE
+  :: d_step { release(); forget() }; goto endReleased  /* free, a second time */
+#endif
+  :: false
+  fi;
+endReleased:
   false
 }
