@@ -1,6 +1,7 @@
 /*
  * An early Success (fault premature-success, with torn-write), and with -DAUX the metadata
- * slot of aux-torn.pml beside it (both faults on), written by hand as a SPIN user would,
+ * slot of aux-torn.pml beside it (both faults on), with the other faults of docs/WIRE.md's
+ * "Both on" configuration behind switches of their own, written by hand as a SPIN user would,
  * beside source-pages.pml (one process per request, its page table a local array, one
  * d_step per protocol step). Not generated from pagecheck and not a copy of its state
  * layout; the independent reference of test/spin/handwritten-wire-early.test.ts.
@@ -14,21 +15,32 @@
  * (_commit_transfer_to_req in decode.py; aux-torn.pml says more).
  *
  * D allocates the lowest free pages (with -DOWNER it clears their owner tags; with -DAUX it
- * also takes the one metadata slot, waiting while another request holds it); P refuses a
- * request longer than its limit (freeing the slot), or posts its write, which lands part by
- * part in table order, one step each: a content part per page, and with -DOWNER a tag part
- * per page, the two lists in either interleaving; with -DAUX the slot's room and payload
- * land too, in either order until the commit (with -DROOM_LAST, hardened's room-lands-last,
- * the room after the payload), and a part not landed by then is dropped. Without
- * -DPREMATURE D commits once every part has landed (hardened's commit-counts-landed: D
- * counts the completions itself); with it D commits whenever P says Success, and the parts
- * still in flight land after the commit, by page id, through decode and after the release.
- * The commit (with -DAUX) reads the slot's payload as the request's first token, resets the
+ * also takes the one metadata slot, waiting while another request holds it). P refuses a
+ * request longer than its limit (freeing the slot), or with -DSILENT_STUB (fault
+ * silent-stub, under a variant that does not refuse) writes it a one-page dummy at its first
+ * position and reports Success; else P posts its write. A write lands part by part in table
+ * order, one step each: a content part per page, and with -DOWNER a tag part per page, the
+ * two lists in either interleaving; with -DAUX the slot's room and payload land too, in
+ * either order until the commit (with -DROOM_LAST, hardened's room-lands-last, the room
+ * after the payload), and a part not landed by then is dropped. Without -DPREMATURE D
+ * commits once every part has landed (hardened's commit-counts-landed: D counts the
+ * completions itself); with it D commits whenever P says Success, and the parts still in
+ * flight land after the commit, by page id, through decode and after the release. The
+ * commit (with -DAUX) reads the slot's payload as the request's first token, resets the
  * room and frees the slot. Decode runs once: with -DOWNER it first compares every page's
  * tag with its own label and fails loudly on any other (reading nothing), else it reads
  * every page (asserting it read its own data, each page written for its position). The
  * release gives the pages back, data and tags kept; a request released with parts in
- * flight is landing until its last part lands, and its table is forgotten only then.
+ * flight is landing until its last part lands.
+ *
+ * With -DEARLY_FREE (fault early-free, SGLang #24527) D may give up on a request not yet
+ * written and free its pages and slot at once: parts in flight, and a write P posts later,
+ * land by page id in whatever holds the pages by then; with -DREVOKE (hardened's
+ * revoke-writer) they land nowhere. With -DSTALE_FREE (fault stale-free) a finished
+ * request's table is released a second time, freeing pages another request may hold by
+ * now; with -DCHECK_HOLDER (hardened's release-checks-holder) a release frees only the
+ * pages the releasing request still holds. A finished table is forgotten, except that a
+ * second release reads it (then it is forgotten at that release).
  *
  *   spin -DOWNER -DPREMATURE -o2 -a early-success.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -A
  *
@@ -40,6 +52,8 @@
  * only garbage under the commit's foreign token have read the same. A request freed with
  * nothing in flight and one whose last part landed after its release end at different
  * labels (end, endLanded): they ended differently, as a released write and a late write do.
+ * Whether decode read a page it did not hold (unheld) is kept as well: a stale release can
+ * free a page under its holder.
  */
 #ifndef PAGES
 #define PAGES 3
