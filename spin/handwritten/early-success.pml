@@ -44,16 +44,11 @@
  *
  *   spin -DOWNER -DPREMATURE -o2 -a early-success.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -A
  *
- * What the commit and decode read is kept per position (rd: the label read, and whether it
- * was written for another position; the worse of two reads of one position, the first of
- * equals), and the labels read as a bit set (obs): with -A the whole space is explored,
- * and two runs that read different things are different states. Whether decode read or
- * failed the check is kept too (stepped): with -DAUX a failed request and one that read
- * only garbage under the commit's foreign token have read the same. A request freed with
- * nothing in flight and one whose last part landed after its release end at different
- * labels (end, endLanded): they ended differently, as a released write and a late write do.
- * Whether decode read a page it did not hold (unheld) is kept as well: a stale release can
- * free a page under its holder.
+ * With -A the whole space is explored, and runs that read differently are different states:
+ * kept are what the commit and decode read per position (rd: the label, and whether it was
+ * written for another position; the worse of two reads), the labels read (obs), whether
+ * decode read or failed its check (stepped) and read a page it did not hold (unheld). A
+ * request freed with nothing in flight ends at end, one whose late write landed at endLanded.
  */
 #ifndef PAGES
 #define PAGES 3
@@ -132,40 +127,28 @@ inline landTag() { tag[tab[j]] = ME; j++ }
 /* the table is forgotten: nothing will read it again */
 inline forget() { i = 0; do :: i < LEN(_pid) -> tab[i] = 0; i++ :: else -> break od; i = 0 }
 /* a finished request's table: a second release (-DSTALE_FREE) reads it again, else it is forgotten */
-inline finish() {
 #ifdef STALE_FREE
-  skip
+inline finish() { skip }
 #else
-  forget()
+inline finish() { forget() }
 #endif
-}
 /* free: the table's pages back to the free list, data and tags kept; with -DCHECK_HOLDER
    (hardened's release-checks-holder) only those the request still holds */
+#ifdef CHECK_HOLDER
+#define FREES(p) (holder[p] == ME)
+#else
+#define FREES(p) true
+#endif
 inline release() {
   i = 0;
-  do
-  :: i < LEN(_pid) ->
-#ifdef CHECK_HOLDER
-     if :: holder[tab[i]] == ME -> holder[tab[i]] = 0 :: else -> skip fi;
-#else
-     holder[tab[i]] = 0;
-#endif
-     i++
-  :: else -> break
-  od;
+  do :: i < LEN(_pid) -> if :: FREES(tab[i]) -> holder[tab[i]] = 0 :: else -> skip fi; i++ :: else -> break od;
   i = 0
 }
-/* the end of the transfer (pop_transferred): the slot's room reset and the slot freed, the payload kept */
-inline dropSlot() {
 #ifdef AUX
-  auxRoom = 0; auxHolder = 0
-#else
-  skip
-#endif
-}
+/* the end of the transfer (pop_transferred): the slot's room reset and the slot freed, the payload kept */
+inline dropSlot() { auxRoom = 0; auxHolder = 0 }
 /* the commit takes the slot's payload as the request's first token, read at position 0 */
 inline readPayload() {
-#ifdef AUX
   if
   :: auxPayload != ME ->
      x = READ + auxPayload;
@@ -174,10 +157,11 @@ inline readPayload() {
      KEEP(0, x); x = 0
   :: else -> skip
   fi
-#else
-  skip
-#endif
 }
+#else
+inline dropSlot() { skip }
+inline readPayload() { skip }
+#endif
 
 active [N] proctype Request() {
   byte tab[MAXLEN];
