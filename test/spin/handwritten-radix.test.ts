@@ -1,0 +1,101 @@
+/**
+ * The radix tree's state counts derived independently (issue 23, item 4, "the SPIN
+ * cross-check extended to the new actions"): SPIN on a Promela model written by hand as a
+ * SPIN user would (spin/handwritten/radix.pml: a process per request, its table, its depth
+ * in the tree and what its decode read as locals, the tree as node arrays of pages and
+ * lock_refs with no floor, match and insert at allocation and handoff, eviction of unlocked
+ * leaves), not generated from the spec, finds exactly pagecheck's distinct states with
+ * `--radix --eviction` (no symmetry, no reduction, whole space, assertions off) on the
+ * small configurations of test/spec/radix.test.ts (37, 54 and 77 states there, with
+ * symmetry), and with fault `lock-underflow` under `buggy` and `owner-check`. Both find the
+ * underflow's foreign read, at the same depth, and neither finds one under the owner check.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { check } from '../../checker/index.ts';
+import { checkedModel } from '../../binding/index.ts';
+import { compile, configFrom, Integrity, Isolation, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { buildPanFromFile, runPan, spinAvailable } from '../../spin/run.ts';
+import { bothCounts, bothVerdicts } from './handwritten-kit.ts';
+
+const MODEL = fileURLToPath(new URL('../../spin/handwritten/radix.pml', import.meta.url));
+
+/** A radix configuration: requests as `LEN[:PREFIX]` (in pages), prefill limit 3, eviction and the tree on; `sys` may be longer than one page. */
+interface Case {
+  readonly name: string;
+  readonly variant: Variant;
+  readonly fault: boolean;
+  readonly pages: number;
+  readonly requests: readonly string[];
+  readonly sysPages: number;
+  readonly states: number;
+}
+
+const CASES: readonly Case[] = [
+  { name: 'buggy, 2 pages, A 2:sys, B 2:sys, C 1', variant: 'buggy', fault: false, pages: 2, requests: ['2:sys', '2:sys', '1'], sysPages: 1, states: 68 },
+  { name: 'buggy, 3 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2', variant: 'buggy', fault: false, pages: 3, requests: ['3:sys', '3:sys', '2'], sysPages: 2, states: 102 },
+  { name: 'owner-check, 4 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2:doc', variant: 'owner-check', fault: false, pages: 4, requests: ['3:sys', '3:sys', '2:doc'], sysPages: 2, states: 148 },
+  { name: 'buggy, 3 pages, A 2:sys, B 2:sys, C 2', variant: 'buggy', fault: false, pages: 3, requests: ['2:sys', '2:sys', '2'], sysPages: 1, states: 138 },
+  { name: 'buggy, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'buggy', fault: true, pages: 3, requests: ['2:sys', '2:sys', '2'], sysPages: 1, states: 442 },
+  { name: 'owner-check, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'owner-check', fault: true, pages: 3, requests: ['2:sys', '2:sys', '2'], sysPages: 1, states: 454 },
+];
+
+const configOf = (c: Case): Config =>
+  configFrom({
+    pages: c.pages,
+    prefillLimit: 3,
+    variant: c.variant,
+    faults: c.fault ? ['lock-underflow'] : ([] as Fault[]),
+    requests: c.requests.map((q) => {
+      const [length, prefix] = q.split(':');
+      return prefix === undefined ? { length: Number(length) } : { length: Number(length), prefix };
+    }),
+    eviction: true,
+    radix: true,
+    ...(c.sysPages > 1 ? { prefixPages: { sys: c.sysPages } } : {}),
+  });
+
+/** The model's `-D` defines: lengths, prefix groups in order of first use (255: none), the groups' lengths, the variant's owner check and the fault. */
+const definesOf = (c: Case): Record<string, number> => {
+  const groups: string[] = [];
+  const defines: Record<string, number> = { PAGES: c.pages, N: c.requests.length, MAXLEN: Math.max(...c.requests.map((q) => Number(q.split(':')[0]))) };
+  c.requests.forEach((q, r) => {
+    const [length, prefix] = q.split(':');
+    defines[`L${r}`] = Number(length);
+    if (prefix !== undefined && !groups.includes(prefix)) groups.push(prefix);
+    defines[`G${r}`] = prefix === undefined ? 255 : groups.indexOf(prefix);
+  });
+  groups.forEach((g, k) => (defines[`K${k}`] = g === 'sys' ? c.sysPages : 1));
+  if (groups.length < 2) defines.K1 = 0;
+  if (c.variant === 'owner-check') defines.OWNER_CHECK = 1;
+  if (c.fault) defines.LOCK_UNDERFLOW = 1;
+  return defines;
+};
+
+describe.skipIf(!spinAvailable())('SPIN on the hand-written radix-tree model agrees with pagecheck (--radix --eviction)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: ${c.states} states`, () => {
+      expect(bothCounts(MODEL, configOf(c), definesOf(c))).toEqual({ spin: c.states, mine: c.states });
+    }, 60_000);
+  }
+
+  it('and the model is not vacuous: without lock-underflow neither finds a violation', () => {
+    expect(bothVerdicts(MODEL, configOf(CASES[3]!), definesOf(CASES[3]!))).toEqual({ spin: 'holds', mine: 'holds' });
+  }, 60_000);
+
+  it("with lock-underflow both find the foreign read, SPIN's shortest failed read assertion as long as pagecheck's shortest Isolation trace (12 steps: A reads C's data where its prefix was); under owner-check neither finds one", () => {
+    for (const c of [CASES[4]!, CASES[5]!]) {
+      const build = buildPanFromFile(MODEL, configOf(c), definesOf(c), { optimize: false, keepGhosts: true });
+      let spin: [string, number | null];
+      try {
+        const s = runPan(build, { hashBits: 20 });
+        spin = [s.verdict, s.traceLength];
+      } finally {
+        build.dispose();
+      }
+      const mine = check(checkedModel(compile(configOf(c))), { invariants: [Isolation, Integrity] });
+      const depth = mine.violations[0]?.depth ?? null;
+      expect([spin, [mine.verdict, depth]]).toEqual(c.variant === 'buggy' ? [['violation', 12], ['violation', 12]] : [['holds', null], ['holds', null]]);
+    }
+  }, 60_000);
+});
