@@ -7,8 +7,9 @@
  * leaves), not generated from the spec, finds exactly pagecheck's distinct states with
  * `--radix --eviction` (no symmetry, no reduction, whole space, assertions off) on the
  * small configurations of test/spec/radix.test.ts (37, 54 and 77 states there, with
- * symmetry), and with fault `lock-underflow` under `buggy` and `owner-check`. Both find the
- * underflow's foreign read, at the same depth, and neither finds one under the owner check.
+ * symmetry), with fault `lock-underflow` under `buggy` and `owner-check`, and with two
+ * prefixes whose leaves are evictable at once (where the eviction order decides). Both find
+ * the underflow's foreign read, at the same depth, and neither finds one under the owner check.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,30 +21,34 @@ import { bothCounts, bothVerdicts } from './handwritten-kit.ts';
 
 const MODEL = fileURLToPath(new URL('../../spin/handwritten/radix.pml', import.meta.url));
 
-/** A radix configuration: requests as `LEN[:PREFIX]` (in pages), prefill limit 3, eviction and the tree on; `sys` may be longer than one page. */
+/** A radix configuration: requests as `LEN[:PREFIX]` (in pages, each within P's limit: the model has no stub), eviction and the tree on; a prefix is one page unless `prefixPages` says more (at most 2). */
 interface Case {
   readonly name: string;
   readonly variant: Variant;
   readonly fault: boolean;
   readonly pages: number;
+  readonly limit: number;
   readonly requests: readonly string[];
-  readonly sysPages: number;
+  readonly prefixPages: Readonly<Record<string, number>>;
   readonly states: number;
 }
 
 const CASES: readonly Case[] = [
-  { name: 'buggy, 2 pages, A 2:sys, B 2:sys, C 1', variant: 'buggy', fault: false, pages: 2, requests: ['2:sys', '2:sys', '1'], sysPages: 1, states: 68 },
-  { name: 'buggy, 3 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2', variant: 'buggy', fault: false, pages: 3, requests: ['3:sys', '3:sys', '2'], sysPages: 2, states: 102 },
-  { name: 'owner-check, 4 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2:doc', variant: 'owner-check', fault: false, pages: 4, requests: ['3:sys', '3:sys', '2:doc'], sysPages: 2, states: 148 },
-  { name: 'buggy, 3 pages, A 2:sys, B 2:sys, C 2', variant: 'buggy', fault: false, pages: 3, requests: ['2:sys', '2:sys', '2'], sysPages: 1, states: 138 },
-  { name: 'buggy, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'buggy', fault: true, pages: 3, requests: ['2:sys', '2:sys', '2'], sysPages: 1, states: 442 },
-  { name: 'owner-check, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'owner-check', fault: true, pages: 3, requests: ['2:sys', '2:sys', '2'], sysPages: 1, states: 454 },
+  { name: 'buggy, 2 pages, A 2:sys, B 2:sys, C 1', variant: 'buggy', fault: false, pages: 2, limit: 3, requests: ['2:sys', '2:sys', '1'], prefixPages: {}, states: 68 },
+  { name: 'buggy, 3 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2', variant: 'buggy', fault: false, pages: 3, limit: 3, requests: ['3:sys', '3:sys', '2'], prefixPages: { sys: 2 }, states: 102 },
+  { name: 'owner-check, 4 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2:doc', variant: 'owner-check', fault: false, pages: 4, limit: 3, requests: ['3:sys', '3:sys', '2:doc'], prefixPages: { sys: 2 }, states: 148 },
+  { name: 'buggy, 3 pages, A 2:sys, B 2:sys, C 2', variant: 'buggy', fault: false, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 138 },
+  { name: 'buggy, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'buggy', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 442 },
+  { name: 'owner-check, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'owner-check', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 454 },
+  // Two leaves of two prefixes evictable at once: the order (the lowest page) decides; the highest page first would give 250 and 288.
+  { name: 'buggy, 4 pages, A 2:sys, B 2:doc, C 3', variant: 'buggy', fault: false, pages: 4, limit: 3, requests: ['2:sys', '2:doc', '3'], prefixPages: {}, states: 246 },
+  { name: 'buggy, 5 pages, doc of 2 pages, A 2:sys, B 3:doc, C 4', variant: 'buggy', fault: false, pages: 5, limit: 4, requests: ['2:sys', '3:doc', '4'], prefixPages: { doc: 2 }, states: 280 },
 ];
 
 const configOf = (c: Case): Config =>
   configFrom({
     pages: c.pages,
-    prefillLimit: 3,
+    prefillLimit: c.limit,
     variant: c.variant,
     faults: c.fault ? ['lock-underflow'] : ([] as Fault[]),
     requests: c.requests.map((q) => {
@@ -52,7 +57,7 @@ const configOf = (c: Case): Config =>
     }),
     eviction: true,
     radix: true,
-    ...(c.sysPages > 1 ? { prefixPages: { sys: c.sysPages } } : {}),
+    ...(Object.keys(c.prefixPages).length > 0 ? { prefixPages: { ...c.prefixPages } } : {}),
   });
 
 /** The model's `-D` defines: lengths, prefix groups in order of first use (255: none), the groups' lengths, the variant's owner check and the fault. */
@@ -65,7 +70,7 @@ const definesOf = (c: Case): Record<string, number> => {
     if (prefix !== undefined && !groups.includes(prefix)) groups.push(prefix);
     defines[`G${r}`] = prefix === undefined ? 255 : groups.indexOf(prefix);
   });
-  groups.forEach((g, k) => (defines[`K${k}`] = g === 'sys' ? c.sysPages : 1));
+  groups.forEach((g, k) => (defines[`K${k}`] = c.prefixPages[g] ?? 1));
   if (groups.length < 2) defines.K1 = 0;
   if (c.variant === 'owner-check') defines.OWNER_CHECK = 1;
   if (c.fault) defines.LOCK_UNDERFLOW = 1;
