@@ -6,48 +6,57 @@
  *
  * Read from SGLang, python/sglang/srt/mem_cache/radix_cache.py:
  * - match_prefix (_match_prefix_helper) walks from the root down the children whose key is
- *   the request's next page, and returns the pages matched; the scheduler then calls
- *   inc_lock_ref(last_node) and allocates only the pages past the prefix (kv_loc covers
- *   [prefix_len:]). A partial match shares what it matched.
+ *   the request's next page and returns the pages matched, a partial match included; the
+ *   request shares them, locks them (inc_lock_ref of its last node) and is given pages
+ *   only past them (kv_loc covers [prefix_len:]).
  * - insert (_insert_helper) walks the same path and hangs the rest of the key under the
- *   last node reached. cache_unfinished_req runs it at the handoff (process_prebuilt,
- *   before the first decode) for every page-aligned page of the prompt: a page the tree
- *   already holds replaces the request's own copy, which is freed (a duplicate); then
- *   dec_lock_ref(old last node), inc_lock_ref(new last node). cache_finished_req inserts
- *   again at the end (here nothing is left to insert: the prompt's prefix is already in)
- *   and dec_lock_ref(last_node); the release frees the request's pages past its last node.
- * - inc_lock_ref / dec_lock_ref walk from the node to the root, +1 / -1 at every node, with
- *   no floor: lock_ref may go below 0.
- * - evict pops evictable leaves (not evicted, lock_ref <= 0 counts: only lock_ref > 0
- *   protects, #27666 logs protected=-12), frees the leaf's page and deletes the node; its
- *   parent becomes a leaf once its last child is gone.
+ *   last node reached. cache_unfinished_req runs it at the handoff (the decode side's
+ *   process_prebuilt, before the first decode) for every page-aligned page of the prompt,
+ *   frees the request's pages the tree already held (kv_indices[cache_protected_len:
+ *   new_prefix_len], duplicates), points the request's row at the tree's pages, then
+ *   dec_lock_ref(old last node) and inc_lock_ref(new last node). cache_finished_req, from
+ *   the release (release_kv_cache), inserts again, frees the duplicates and the unaligned
+ *   tail, and dec_lock_ref(req.last_node).
+ * - inc_lock_ref / dec_lock_ref walk from the node to the root, +1 / -1 at every node,
+ *   with no floor. _update_leaf_status makes a node an evictable leaf unless it is evicted,
+ *   has a child, or has lock_ref > 0: a node below 0 is evictable (#27666 logs
+ *   protected=-12).
+ * - evict pops evictable leaves in the policy's order (LRU: last_access_time), frees each
+ *   one's pages (free(x.value)) and deletes it; its parent is a leaf once its last child
+ *   is gone.
  *
- * The tree is the arrays npage (the page a node holds, NONE when the tree has no such
- * node) and nlock (its lock_ref, signed, no clamp). Every request of prefix g walks the
- * same path, so node (g, j) is fixed by the configuration: index GOFF(g) + j, its parent
- * node (g, j - 1), the root for j = 0 (macros, not state). A page held by the tree has
- * holder TREE. A request's last node is its depth (local `depth`): positions [0, depth) of
- * its table are tree nodes it locked.
+ * In this model. Every request of prefix g walks the same path, so node (g, j), the tree's
+ * node for page j of prefix g, is fixed by the configuration: index GOFF(g) + j, its parent
+ * (g, j - 1), the root for j = 0 (macros, not state). The tree is the arrays npage (the
+ * node's page, NONE while the tree has no such node) and nlock (its lock_ref, signed, no
+ * clamp); a page the tree holds has holder TREE. A request's last node is its depth
+ * (local `depth`): positions [0, depth) of its table are nodes it locked. The insert at
+ * finish finds nothing left: the handoff's insert already reached the prefix's end.
+ * SGLang inserts the request's own pages past its prefix too, a branch that no other
+ * request here shares (no two requests share a body): this model frees them at the
+ * release instead of leaving them to eviction.
  *
- * Eviction. SGLang pops the least recently used evictable leaf. A clock per node (last
- * access) would make runs that evict the same leaf different states, which pagecheck
- * merges: here, as in pagecheck, the order is fixed instead, the evictable leaf on the
+ * Eviction. A clock per node (last access) would make runs that evict the same leaf at
+ * different times different states: the order is fixed instead, the evictable leaf on the
  * lowest page. A request short of pages evicts one leaf at a time, never of its own
- * prefix (its match comes first and locks it), until enough pages are free.
+ * prefix (its match comes first), until enough pages are free; it may wait forever.
  *
- * D allocates the lowest free pages past the matched prefix; P writes the positions past
- * the match (prefix page j as label NODEL(g, j), the rest as the request's own), with
- * the owner tag under -DOWNER_CHECK (allocate clears the tags of the pages it takes).
- * Decode reads every position once; under -DOWNER_CHECK it first compares every page's
- * tag with what the position may hold and fails loudly instead. The release frees the
- * pages past the last node (data kept) and unlocks the path; with -DLOCK_UNDERFLOW (fault
- * lock-underflow, #27666) it unlocks it twice.
+ * D allocates the lowest free pages past the match; P writes the positions past it (prefix
+ * page j as label NODEL(g, j), the rest as the request's own), with the owner tag under
+ * -DOWNER_CHECK (allocate clears the tags of the pages it takes); every prompt fits P's
+ * limit (no stub). Decode reads every position once (asserting it read its own data or its
+ * prefix's, each for its position); under -DOWNER_CHECK it first compares every page's tag
+ * with what the position may hold, and on a foreign tag fails loudly, reading nothing. The
+ * release frees the pages past the last node (data kept) and unlocks the path; with
+ * -DLOCK_UNDERFLOW (fault lock-underflow, #27666) it unlocks it twice, which cancels
+ * another request's lock on the shared nodes.
  *
- *   spin -DLOCK_UNDERFLOW -o2 -a radix.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -A
+ *   spin -DLOCK_UNDERFLOW -o2 -a radix.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan
  *
- * Kept per request as pagecheck keeps them, for the count comparison: what decode read at
- * each position (rd) and the ghost bits hit, inserted, unheld (decode read a page it did
- * not hold) and evicted (an eviction ran for it). All write-only: -o2 keeps them.
+ * Kept per request for the count comparison: what decode read at each position (rd) and
+ * the ghost bits hit, inserted, unheld (decode read a page it did not hold) and evicted (an
+ * eviction ran for it), all write-only (-o2 keeps them). At most 3 requests, 6 pages, two
+ * prefixes of at most 2 pages each.
  */
 #ifndef PAGES
 #define PAGES 2
@@ -110,6 +119,43 @@ inline unlock() {
   od
 }
 
+/*
+ * insert: the prompt's prefix pages past the last node go into the tree, page by page (its
+ * own pages only); a node the tree already holds replaces the request's copy, which is
+ * freed (a duplicate); then the path is locked down to the prefix's end (dec_lock_ref of
+ * the old last node and inc_lock_ref of the new one leave +1 on the nodes between them).
+ */
+inline insert() {
+  p = (GRP(_pid) != NONE && depth < K(GRP(_pid)));
+  i = depth;
+  do
+  :: p && i < K(GRP(_pid)) -> p = (holder[tab[i]] == _pid + 1); i++
+  :: else -> break
+  od;
+  if
+  :: p ->
+     i = depth;
+     do
+     :: i < K(GRP(_pid)) ->
+        n = NODE(GRP(_pid), i);
+        if
+        :: npage[n] != NONE && npage[n] != tab[i] -> holder[tab[i]] = 0; tab[i] = npage[n]
+        :: else -> holder[tab[i]] = TREE; npage[n] = tab[i]
+        fi;
+        i++
+     :: else -> break
+     od;
+     i = depth;
+     do
+     :: i < K(GRP(_pid)) -> if :: npage[NODE(GRP(_pid), i)] == tab[i] -> nlock[NODE(GRP(_pid), i)]++ :: else -> skip fi; i++
+     :: else -> break
+     od;
+     depth = K(GRP(_pid)); inserted = true
+  :: else -> skip
+  fi;
+  i = 0; p = 0; n = 0
+}
+
 active [N] proctype Request() {
   byte tab[MAXLEN];
   byte rd[MAXLEN];     /* what decode read at each position */
@@ -170,35 +216,7 @@ endNew:                                  /* a request may wait for pages forever
     :: else -> break
     od;
     i = 0 }
-  d_step {                               /* handoff: cache_unfinished_req inserts the prompt's prefix */
-    p = (GRP(_pid) != NONE && depth < K(GRP(_pid)));
-    i = depth;
-    do                                   /* only its own pages go in */
-    :: p && i < K(GRP(_pid)) -> p = (holder[tab[i]] == _pid + 1); i++
-    :: else -> break
-    od;
-    if
-    :: p ->
-       i = depth;
-       do
-       :: i < K(GRP(_pid)) ->
-          n = NODE(GRP(_pid), i);
-          if
-          :: npage[n] != NONE && npage[n] != tab[i] -> holder[tab[i]] = 0; tab[i] = npage[n]  /* a duplicate */
-          :: else -> holder[tab[i]] = TREE; npage[n] = tab[i]
-          fi;
-          i++
-       :: else -> break
-       od;
-       i = depth;                        /* inc_lock_ref of the new last node, below the old one */
-       do
-       :: i < K(GRP(_pid)) -> if :: npage[NODE(GRP(_pid), i)] == tab[i] -> nlock[NODE(GRP(_pid), i)]++ :: else -> skip fi; i++
-       :: else -> break
-       od;
-       depth = K(GRP(_pid)); inserted = true
-    :: else -> skip
-    fi;
-    i = 0; p = 0; n = 0 }
+  d_step { insert() }                    /* handoff: cache_unfinished_req (process_prebuilt) */
   d_step {                               /* decode: read every page once */
 #ifdef OWNER_CHECK
     p = true; i = 0;                     /* the owner check: a foreign tag fails the request loudly, nothing read */
@@ -222,14 +240,15 @@ endNew:                                  /* a request may wait for pages forever
     fi
 #endif
     ; i = 0; p = 0 }
-  d_step {                               /* free: the pages past the last node back, data kept; unlock the path; forget the table */
-    i = depth;
+  d_step {                               /* free: release_kv_cache -> cache_finished_req */
+    insert();                            /* nothing left to insert: the handoff's insert reached the prefix's end */
+    i = depth;                           /* the pages past the last node back, data kept */
     do :: i < LEN(_pid) -> holder[tab[i]] = 0; i++ :: else -> break od;
-    unlock();
+    unlock();                            /* dec_lock_ref(last_node) */
 #ifdef LOCK_UNDERFLOW
     unlock();                            /* the second dec_lock_ref of #27666 */
 #endif
-    i = 0;
+    i = 0;                               /* forget the table */
     do :: i < LEN(_pid) -> tab[i] = 0; i++ :: else -> break od;
     i = 0 }
 end:
