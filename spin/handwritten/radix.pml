@@ -49,7 +49,9 @@
  * with what the position may hold, and on a foreign tag fails loudly, reading nothing. The
  * release frees the pages past the last node (data kept) and unlocks the path; with
  * -DLOCK_UNDERFLOW (fault lock-underflow, #27666) it unlocks it twice, which cancels
- * another request's lock on the shared nodes.
+ * another request's lock on the shared nodes. -DUNLOCK_ONCE (hardened's unlock-once, with
+ * -DOWNER_CHECK) moves the request's last node to the root as it unlocks, so that a second
+ * unlock walks nothing.
  *
  *   spin -DLOCK_UNDERFLOW -o2 -a radix.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan
  *
@@ -245,6 +247,9 @@ endNew:                                  /* a request may wait for pages forever
     i = depth;                           /* the pages past the last node back, data kept */
     do :: i < LEN(_pid) -> holder[tab[i]] = 0; i++ :: else -> break od;
     unlock();                            /* dec_lock_ref(last_node) */
+#ifdef UNLOCK_ONCE
+    depth = 0;                           /* the last node becomes the root: a second unlock walks nothing */
+#endif
 #ifdef LOCK_UNDERFLOW
     unlock();                            /* the second dec_lock_ref of #27666 */
 #endif

@@ -7,15 +7,16 @@
  * leaves), not generated from the spec, finds exactly pagecheck's distinct states with
  * `--radix --eviction` (no symmetry, no reduction, whole space, assertions off) on the
  * small configurations of test/spec/radix.test.ts (37, 54 and 77 states there, with
- * symmetry), with fault `lock-underflow` under `buggy` and `owner-check`, and with two
- * prefixes whose leaves are evictable at once (where the eviction order decides). Both find
- * the underflow's foreign read, at the same depth, and neither finds one under the owner check.
+ * symmetry), with fault `lock-underflow` under `buggy`, `owner-check` and `hardened` (with
+ * and without its `unlock-once`), and with two prefixes whose leaves are evictable at once
+ * (where the eviction order decides). Both find the underflow's foreign read, at the same
+ * depth, and neither finds one under the owner check.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { checkedModel } from '../../binding/index.ts';
-import { compile, configFrom, Integrity, Isolation, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { compile, configFrom, Integrity, Isolation, type Config, type Fault, type Mechanism, type Variant } from '../../spec/index.ts';
 import { buildPanFromFile, runPan, spinAvailable } from '../../spin/run.ts';
 import { bothCounts, bothVerdicts } from './handwritten-kit.ts';
 
@@ -31,6 +32,8 @@ interface Case {
   readonly requests: readonly string[];
   readonly prefixPages: Readonly<Record<string, number>>;
   readonly states: number;
+  /** Under `hardened`, its mechanisms switched off (the removal test). */
+  readonly without?: readonly Mechanism[];
 }
 
 const CASES: readonly Case[] = [
@@ -43,6 +46,10 @@ const CASES: readonly Case[] = [
   // Two leaves of two prefixes evictable at once: the order (the lowest page) decides; the highest page first would give 250 and 288.
   { name: 'buggy, 4 pages, A 2:sys, B 2:doc, C 3', variant: 'buggy', fault: false, pages: 4, limit: 3, requests: ['2:sys', '2:doc', '3'], prefixPages: {}, states: 246 },
   { name: 'buggy, 5 pages, doc of 2 pages, A 2:sys, B 3:doc, C 4', variant: 'buggy', fault: false, pages: 5, limit: 4, requests: ['2:sys', '3:doc', '4'], prefixPages: { doc: 2 }, states: 280 },
+  // hardened: the owner check and unlock-once (-DUNLOCK_ONCE); its other mechanisms change nothing here. Without unlock-once, owner-check's 454 again.
+  { name: 'hardened, 3 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2', variant: 'hardened', fault: false, pages: 3, limit: 3, requests: ['3:sys', '3:sys', '2'], prefixPages: { sys: 2 }, states: 102 },
+  { name: 'hardened, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'hardened', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 138 },
+  { name: 'hardened without unlock-once, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'hardened', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 454, without: ['unlock-once'] },
 ];
 
 const configOf = (c: Case): Config =>
@@ -58,6 +65,7 @@ const configOf = (c: Case): Config =>
     eviction: true,
     radix: true,
     ...(Object.keys(c.prefixPages).length > 0 ? { prefixPages: { ...c.prefixPages } } : {}),
+    ...(c.without === undefined ? {} : { without: [...c.without] }),
   });
 
 /** The model's `-D` defines: lengths, prefix groups in order of first use (255: none), the groups' lengths, the variant's owner check and the fault. */
@@ -72,7 +80,8 @@ const definesOf = (c: Case): Record<string, number> => {
   });
   groups.forEach((g, k) => (defines[`K${k}`] = c.prefixPages[g] ?? 1));
   if (groups.length < 2) defines.K1 = 0;
-  if (c.variant === 'owner-check') defines.OWNER_CHECK = 1;
+  if (c.variant === 'owner-check' || c.variant === 'hardened') defines.OWNER_CHECK = 1;
+  if (c.variant === 'hardened' && !(c.without ?? []).includes('unlock-once')) defines.UNLOCK_ONCE = 1;
   if (c.fault) defines.LOCK_UNDERFLOW = 1;
   return defines;
 };
