@@ -1,7 +1,7 @@
 /*
  * D's prefix cache as a radix tree, under eviction, written by hand as a SPIN user would,
- * beside draft.pml and loadback.pml (one process per request, its page table a local
- * array, one d_step per protocol step). Not generated from pagecheck and not a copy of its
+ * beside draft.pml and loadback.pml (one process per request, one d_step per protocol
+ * step; the page tables are rows of one global array, as SGLang's req_to_token_pool). Not generated from pagecheck and not a copy of its
  * state layout; the independent reference of test/spin/handwritten-radix.test.ts.
  *
  * Read from SGLang, python/sglang/srt/mem_cache/radix_cache.py:
@@ -51,10 +51,13 @@
  * -DLOCK_UNDERFLOW (fault lock-underflow, #27666) it unlocks it twice, which cancels
  * another request's lock on the shared nodes. -DUNLOCK_ONCE (hardened's unlock-once, with
  * -DOWNER_CHECK) moves the request's last node to the root as it unlocks, so that a second
- * unlock walks nothing.
+ * unlock walks nothing. Eviction asserts that no page table still points at the leaf's page
+ * (the node a request still reads: the underflow's first harm); -DREAD_CHECK_ONLY leaves
+ * that out, to find the foreign read itself.
  *
  *   spin -DLOCK_UNDERFLOW -o2 -a radix.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan
  *
+ * A request's row is all NONE before its allocation and again after its release.
  * Kept per request for the count comparison: what decode read at each position (rd) and
  * the ghost bits hit, inserted, unheld (decode read a page it did not hold) and evicted (an
  * eviction ran for it), all write-only (-o2 keeps them). At most 3 requests, 6 pages, two
@@ -101,6 +104,7 @@
 #define ANY_EVICTABLE(own) (EVICTABLE(0, own) || EVICTABLE(1, own) || EVICTABLE(2, own) || EVICTABLE(3, own))
 #define READ 128             /* a decode read record: READ + label, + 64 when misplaced */
 #define MISPLACED 64
+#define ROW(r, i) req_to_token[(r) * MAXLEN + (i)]
 #define OWN(r, i) (GRP(r) != NONE && i < K(GRP(r)) -> NODEL(GRP(r), i) : r + 1)
 
 byte holder[PAGES];  /* 0 free, TREE, else the holding request's pid + 1 */
@@ -109,6 +113,7 @@ byte pos[PAGES];     /* the table position the last write was for */
 #ifdef OWNER_CHECK
 byte tag[PAGES];     /* the owner tag: the label of every write, cleared by allocate */
 #endif
+byte req_to_token[N * MAXLEN] = NONE;  /* the requests' page tables, a row each (SGLang's req_to_token_pool) */
 byte npage[4] = NONE; /* the tree: node n's page, NONE while the tree has no node n */
 short nlock[4];      /* node n's lock_ref: no floor */
 
@@ -116,7 +121,7 @@ short nlock[4];      /* node n's lock_ref: no floor */
 inline unlock() {
   i = 0;
   do
-  :: i < depth -> if :: npage[NODE(GRP(_pid), i)] == tab[i] -> nlock[NODE(GRP(_pid), i)]-- :: else -> skip fi; i++
+  :: i < depth -> if :: npage[NODE(GRP(_pid), i)] == ROW(_pid, i) -> nlock[NODE(GRP(_pid), i)]-- :: else -> skip fi; i++
   :: else -> break
   od
 }
@@ -131,7 +136,7 @@ inline insert() {
   p = (GRP(_pid) != NONE && depth < K(GRP(_pid)));
   i = depth;
   do
-  :: p && i < K(GRP(_pid)) -> p = (holder[tab[i]] == _pid + 1); i++
+  :: p && i < K(GRP(_pid)) -> p = (holder[ROW(_pid, i)] == _pid + 1); i++
   :: else -> break
   od;
   if
@@ -141,15 +146,15 @@ inline insert() {
      :: i < K(GRP(_pid)) ->
         n = NODE(GRP(_pid), i);
         if
-        :: npage[n] != NONE && npage[n] != tab[i] -> holder[tab[i]] = 0; tab[i] = npage[n]
-        :: else -> holder[tab[i]] = TREE; npage[n] = tab[i]
+        :: npage[n] != NONE && npage[n] != ROW(_pid, i) -> holder[ROW(_pid, i)] = 0; ROW(_pid, i) = npage[n]
+        :: else -> holder[ROW(_pid, i)] = TREE; npage[n] = ROW(_pid, i)
         fi;
         i++
      :: else -> break
      od;
      i = depth;
      do
-     :: i < K(GRP(_pid)) -> if :: npage[NODE(GRP(_pid), i)] == tab[i] -> nlock[NODE(GRP(_pid), i)]++ :: else -> skip fi; i++
+     :: i < K(GRP(_pid)) -> if :: npage[NODE(GRP(_pid), i)] == ROW(_pid, i) -> nlock[NODE(GRP(_pid), i)]++ :: else -> skip fi; i++
      :: else -> break
      od;
      depth = K(GRP(_pid)); inserted = true
@@ -159,7 +164,6 @@ inline insert() {
 }
 
 active [N] proctype Request() {
-  byte tab[MAXLEN];
   byte rd[MAXLEN];     /* what decode read at each position */
   byte depth;          /* the last node's depth */
   bool hit;            /* ghost: the allocation matched a prefix */
@@ -180,6 +184,10 @@ endNew:                                  /* a request may wait for pages forever
        :: i < NODES && !(EVICTABLE(i, GRP(_pid)) && (n == NONE || npage[i] < npage[n])) -> i++
        :: else -> break
        od;
+#ifndef READ_CHECK_ONLY
+       i = 0;                            /* no page table still points at the leaf's page */
+       do :: i < N * MAXLEN -> assert(req_to_token[i] != npage[n]); i++ :: else -> break od;
+#endif
        holder[npage[n]] = 0; npage[n] = NONE; nlock[n] = 0;
        evicted = true;
        i = 0; n = 0 };
@@ -189,14 +197,14 @@ endNew:                                  /* a request may wait for pages forever
        depth = MATCH(GRP(_pid));
        i = 0;
        do
-       :: i < depth -> tab[i] = npage[NODE(GRP(_pid), i)]; nlock[NODE(GRP(_pid), i)]++; i++
+       :: i < depth -> ROW(_pid, i) = npage[NODE(GRP(_pid), i)]; nlock[NODE(GRP(_pid), i)]++; i++
        :: else -> break
        od;
        hit = depth > 0;
        p = 0;
        do
        :: i < LEN(_pid) && holder[p] == 0 ->
-          holder[p] = _pid + 1; tab[i] = p;
+          holder[p] = _pid + 1; ROW(_pid, i) = p;
 #ifdef OWNER_CHECK
           tag[p] = 0;
 #endif
@@ -210,9 +218,9 @@ endNew:                                  /* a request may wait for pages forever
     i = depth;
     do
     :: i < LEN(_pid) ->
-       data[tab[i]] = OWN(_pid, i); pos[tab[i]] = i;
+       data[ROW(_pid, i)] = OWN(_pid, i); pos[ROW(_pid, i)] = i;
 #ifdef OWNER_CHECK
-       tag[tab[i]] = OWN(_pid, i);
+       tag[ROW(_pid, i)] = OWN(_pid, i);
 #endif
        i++
     :: else -> break
@@ -223,7 +231,7 @@ endNew:                                  /* a request may wait for pages forever
 #ifdef OWNER_CHECK
     p = true; i = 0;                     /* the owner check: a foreign tag fails the request loudly, nothing read */
     do
-    :: i < LEN(_pid) -> p = p && tag[tab[i]] == OWN(_pid, i); i++
+    :: i < LEN(_pid) -> p = p && tag[ROW(_pid, i)] == OWN(_pid, i); i++
     :: else -> break
     od;
     i = 0;
@@ -232,9 +240,9 @@ endNew:                                  /* a request may wait for pages forever
 #endif
        do
        :: i < LEN(_pid) ->
-          rd[i] = READ + data[tab[i]] + (data[tab[i]] != 0 && pos[tab[i]] != i -> MISPLACED : 0);
-          unheld = unheld || (holder[tab[i]] != _pid + 1 && !(i < depth && holder[tab[i]] == TREE && npage[NODE(GRP(_pid), i)] == tab[i]));
-          assert(data[tab[i]] == OWN(_pid, i) && pos[tab[i]] == i); i++
+          rd[i] = READ + data[ROW(_pid, i)] + (data[ROW(_pid, i)] != 0 && pos[ROW(_pid, i)] != i -> MISPLACED : 0);
+          unheld = unheld || (holder[ROW(_pid, i)] != _pid + 1 && !(i < depth && holder[ROW(_pid, i)] == TREE && npage[NODE(GRP(_pid), i)] == ROW(_pid, i)));
+          assert(data[ROW(_pid, i)] == OWN(_pid, i) && pos[ROW(_pid, i)] == i); i++
        :: else -> break
        od
 #ifdef OWNER_CHECK
@@ -245,7 +253,7 @@ endNew:                                  /* a request may wait for pages forever
   d_step {                               /* free: release_kv_cache -> cache_finished_req */
     insert();                            /* nothing left to insert: the handoff's insert reached the prefix's end */
     i = depth;                           /* the pages past the last node back, data kept */
-    do :: i < LEN(_pid) -> holder[tab[i]] = 0; i++ :: else -> break od;
+    do :: i < LEN(_pid) -> holder[ROW(_pid, i)] = 0; i++ :: else -> break od;
     unlock();                            /* dec_lock_ref(last_node) */
 #ifdef UNLOCK_ONCE
     depth = 0;                           /* the last node becomes the root: a second unlock walks nothing */
@@ -254,7 +262,7 @@ endNew:                                  /* a request may wait for pages forever
     unlock();                            /* the second dec_lock_ref of #27666 */
 #endif
     i = 0;                               /* forget the table */
-    do :: i < LEN(_pid) -> tab[i] = 0; i++ :: else -> break od;
+    do :: i < LEN(_pid) -> ROW(_pid, i) = NONE; i++ :: else -> break od;
     i = 0 }
 end:
   false

@@ -1,16 +1,17 @@
 /**
  * The radix tree's state counts derived independently (issue 23, item 4, "the SPIN
  * cross-check extended to the new actions"): SPIN on a Promela model written by hand as a
- * SPIN user would (spin/handwritten/radix.pml: a process per request, its table, its depth
- * in the tree and what its decode read as locals, the tree as node arrays of pages and
- * lock_refs with no floor, match and insert at allocation and handoff, eviction of unlocked
- * leaves), not generated from the spec, finds exactly pagecheck's distinct states with
- * `--radix --eviction` (no symmetry, no reduction, whole space, assertions off) on the
- * small configurations of test/spec/radix.test.ts (37, 54 and 77 states there, with
- * symmetry), with fault `lock-underflow` under `buggy`, `owner-check` and `hardened` (with
- * and without its `unlock-once`), and with two prefixes whose leaves are evictable at once
- * (where the eviction order decides). Both find the underflow's foreign read, at the same
- * depth, and neither finds one under the owner check.
+ * SPIN user would (spin/handwritten/radix.pml: a process per request, its depth in the tree
+ * and what its decode read as locals, the page tables one global array, the tree node
+ * arrays of pages and lock_refs with no floor, match at allocation, insert at handoff and
+ * finish, eviction of unlocked leaves), not generated from the spec, finds exactly
+ * pagecheck's distinct states with `--radix --eviction` (no symmetry, no reduction, whole
+ * space, assertions off) on the small configurations of test/spec/radix.test.ts (37, 54 and
+ * 77 states there, with symmetry), with fault `lock-underflow` under `buggy`, `owner-check`
+ * and `hardened` (with and without its `unlock-once`), and with two prefixes whose leaves
+ * are evictable at once (where the eviction order decides). Verdicts and shortest
+ * counterexamples agree too: the node evicted while a request reads it (7 steps, stopped by
+ * `hardened` only), and the foreign read that follows (12 steps, stopped by the owner check).
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -97,19 +98,35 @@ describe.skipIf(!spinAvailable())('SPIN on the hand-written radix-tree model agr
     expect(bothVerdicts(MODEL, configOf(CASES[3]!), definesOf(CASES[3]!))).toEqual({ spin: 'holds', mine: 'holds' });
   }, 60_000);
 
-  it("with lock-underflow both find the foreign read, SPIN's shortest failed read assertion as long as pagecheck's shortest Isolation trace (12 steps: A reads C's data where its prefix was); under owner-check neither finds one", () => {
-    for (const c of [CASES[4]!, CASES[5]!]) {
-      const build = buildPanFromFile(MODEL, configOf(c), definesOf(c), { optimize: false, keepGhosts: true });
-      let spin: [string, number | null];
-      try {
-        const s = runPan(build, { hashBits: 20 });
-        spin = [s.verdict, s.traceLength];
-      } finally {
-        build.dispose();
-      }
-      const mine = check(checkedModel(compile(configOf(c))), { invariants: [Isolation, Integrity] });
-      const depth = mine.violations[0]?.depth ?? null;
-      expect([spin, [mine.verdict, depth]]).toEqual(c.variant === 'buggy' ? [['violation', 12], ['violation', 12]] : [['holds', null], ['holds', null]]);
-    }
+  it('with lock-underflow both find the node evicted while a request still reads it, in 7 steps (pagecheck: ExclusiveHold; SPIN: the eviction\'s assertion), under buggy, owner-check and hardened without unlock-once; hardened holds', () => {
+    const [buggy, ownerCheck, hardened, bare] = [CASES[4]!, CASES[5]!, CASES[9]!, CASES[10]!];
+    const found = [buggy, ownerCheck, hardened, bare].map((c) => [spinShortest(c, {}), mineShortest(c, undefined)]);
+    const violation = [['violation', 7], ['violation', 7]];
+    expect(found).toEqual([violation, violation, [['holds', null], ['holds', null]], violation]);
+  }, 60_000);
+
+  it('and the foreign read itself (SPIN with -DREAD_CHECK_ONLY, pagecheck on Isolation and Integrity): 12 steps in both under buggy, A reading C\'s data where its prefix was; none under owner-check', () => {
+    const found = [CASES[4]!, CASES[5]!].map((c) => [spinShortest(c, { READ_CHECK_ONLY: 1 }), mineShortest(c, [Isolation, Integrity])]);
+    expect(found).toEqual([
+      [['violation', 12], ['violation', 12]],
+      [['holds', null], ['holds', null]],
+    ]);
   }, 60_000);
 });
+
+/** SPIN's verdict on case `c` with its assertions on (and `extra` defines), and the length of its shortest counterexample (breadth first). */
+function spinShortest(c: Case, extra: Readonly<Record<string, number>>): [string, number | null] {
+  const build = buildPanFromFile(MODEL, configOf(c), { ...definesOf(c), ...extra }, { optimize: false, keepGhosts: true });
+  try {
+    const s = runPan(build, { hashBits: 20 });
+    return [s.verdict, s.traceLength];
+  } finally {
+    build.dispose();
+  }
+}
+
+/** pagecheck's verdict on case `c` (its default invariants, or `invariants`), and the depth of its first (shortest) violation. */
+function mineShortest(c: Case, invariants: readonly { readonly name: string }[] | undefined): [string, number | null] {
+  const r = check(checkedModel(compile(configOf(c))), invariants === undefined ? {} : { invariants });
+  return [r.verdict, r.violations[0]?.depth ?? null];
+}
