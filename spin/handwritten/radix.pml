@@ -43,8 +43,9 @@
  *
  * D allocates the lowest free pages past the match; P writes the positions past it (prefix
  * page j as label NODEL(g, j), the rest as the request's own), with the owner tag under
- * -DOWNER_CHECK (allocate clears the tags of the pages it takes); every prompt fits P's
- * limit (no stub). Decode reads every position once (asserting it read its own data or its
+ * -DOWNER_CHECK (allocate clears the tags of the pages it takes), or refuses a prompt
+ * longer than LIMIT (a stub: nothing written, the request released, inserting nothing).
+ * Decode reads every position once (asserting it read its own data or its
  * prefix's, each for its position); under -DOWNER_CHECK it first compares every page's tag
  * with what the position may hold, and on a foreign tag fails loudly, reading nothing. The
  * release frees the pages past the last node (data kept) and unlocks the path; with
@@ -68,6 +69,9 @@
 #endif
 #ifndef N
 #define N 3
+#endif
+#ifndef LIMIT            /* P's prefill limit, in pages */
+#define LIMIT 3
 #endif
 #ifndef MAXLEN
 #define MAXLEN 2
@@ -124,6 +128,22 @@ inline unlock() {
   :: i < depth -> if :: npage[NODE(GRP(_pid), i)] == ROW(_pid, i) -> nlock[NODE(GRP(_pid), i)]-- :: else -> skip fi; i++
   :: else -> break
   od
+}
+
+/* the release: the pages past the last node back, data kept; dec_lock_ref(last_node); the row forgotten */
+inline release() {
+  i = depth;
+  do :: i < LEN(_pid) -> holder[ROW(_pid, i)] = 0; i++ :: else -> break od;
+  unlock();
+#ifdef UNLOCK_ONCE
+  depth = 0;                             /* the last node becomes the root: a second unlock walks nothing */
+#endif
+#ifdef LOCK_UNDERFLOW
+  unlock();                              /* the second dec_lock_ref of #27666 */
+#endif
+  i = 0;
+  do :: i < LEN(_pid) -> ROW(_pid, i) = NONE; i++ :: else -> break od;
+  i = 0
 }
 
 /*
@@ -214,56 +234,50 @@ endNew:                                  /* a request may wait for pages forever
        od;
        i = 0; p = 0 }
   fi;
-  d_step {                               /* prefill: P writes the positions past the match */
-    i = depth;
-    do
-    :: i < LEN(_pid) ->
-       data[ROW(_pid, i)] = OWN(_pid, i); pos[ROW(_pid, i)] = i;
-#ifdef OWNER_CHECK
-       tag[ROW(_pid, i)] = OWN(_pid, i);
-#endif
-       i++
-    :: else -> break
-    od;
-    i = 0 }
-  d_step { insert() }                    /* handoff: cache_unfinished_req (process_prebuilt) */
-  d_step {                               /* decode: read every page once */
-#ifdef OWNER_CHECK
-    p = true; i = 0;                     /* the owner check: a foreign tag fails the request loudly, nothing read */
-    do
-    :: i < LEN(_pid) -> p = p && tag[ROW(_pid, i)] == OWN(_pid, i); i++
-    :: else -> break
-    od;
-    i = 0;
-    if
-    :: p ->
-#endif
+  if
+  :: d_step { LEN(_pid) > LIMIT -> skip };  /* stub: P refuses the over-long prompt, nothing written */
+     d_step { release() }                /* free: a refused request inserts nothing */
+  :: d_step {                            /* prefill: P writes the positions past the match */
+       LEN(_pid) <= LIMIT ->
+       i = depth;
        do
        :: i < LEN(_pid) ->
-          rd[i] = READ + data[ROW(_pid, i)] + (data[ROW(_pid, i)] != 0 && pos[ROW(_pid, i)] != i -> MISPLACED : 0);
-          unheld = unheld || (holder[ROW(_pid, i)] != _pid + 1 && !(i < depth && holder[ROW(_pid, i)] == TREE && npage[NODE(GRP(_pid), i)] == ROW(_pid, i)));
-          assert(data[ROW(_pid, i)] == OWN(_pid, i) && pos[ROW(_pid, i)] == i); i++
-       :: else -> break
-       od
+          data[ROW(_pid, i)] = OWN(_pid, i); pos[ROW(_pid, i)] = i;
 #ifdef OWNER_CHECK
-    :: else -> skip
-    fi
+          tag[ROW(_pid, i)] = OWN(_pid, i);
 #endif
-    ; i = 0; p = 0 }
-  d_step {                               /* free: release_kv_cache -> cache_finished_req */
-    insert();                            /* nothing left to insert: the handoff's insert reached the prefix's end */
-    i = depth;                           /* the pages past the last node back, data kept */
-    do :: i < LEN(_pid) -> holder[ROW(_pid, i)] = 0; i++ :: else -> break od;
-    unlock();                            /* dec_lock_ref(last_node) */
-#ifdef UNLOCK_ONCE
-    depth = 0;                           /* the last node becomes the root: a second unlock walks nothing */
+          i++
+       :: else -> break
+       od;
+       i = 0 }
+     d_step { insert() }                 /* handoff: cache_unfinished_req (process_prebuilt) */
+     d_step {                            /* decode: read every page once */
+#ifdef OWNER_CHECK
+       p = true; i = 0;                  /* the owner check: a foreign tag fails the request loudly, nothing read */
+       do
+       :: i < LEN(_pid) -> p = p && tag[ROW(_pid, i)] == OWN(_pid, i); i++
+       :: else -> break
+       od;
+       i = 0;
+       if
+       :: p ->
 #endif
-#ifdef LOCK_UNDERFLOW
-    unlock();                            /* the second dec_lock_ref of #27666 */
+          do
+          :: i < LEN(_pid) ->
+             rd[i] = READ + data[ROW(_pid, i)] + (data[ROW(_pid, i)] != 0 && pos[ROW(_pid, i)] != i -> MISPLACED : 0);
+             unheld = unheld || (holder[ROW(_pid, i)] != _pid + 1 && !(i < depth && holder[ROW(_pid, i)] == TREE && npage[NODE(GRP(_pid), i)] == ROW(_pid, i)));
+             assert(data[ROW(_pid, i)] == OWN(_pid, i) && pos[ROW(_pid, i)] == i); i++
+          :: else -> break
+          od
+#ifdef OWNER_CHECK
+       :: else -> skip
+       fi
 #endif
-    i = 0;                               /* forget the table */
-    do :: i < LEN(_pid) -> ROW(_pid, i) = NONE; i++ :: else -> break od;
-    i = 0 }
+       ; i = 0; p = 0 }
+     d_step {                            /* free: release_kv_cache -> cache_finished_req */
+       insert();                         /* nothing left to insert: the handoff's insert reached the prefix's end */
+       release() }
+  fi;
 end:
   false
 }

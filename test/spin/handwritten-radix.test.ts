@@ -12,6 +12,7 @@
  * are evictable at once (where the eviction order decides). Verdicts and shortest
  * counterexamples agree too: the node evicted while a request reads it (7 steps, stopped by
  * `hardened` only), and the foreign read that follows (12 steps, stopped by the owner check).
+ * Prompts longer than P's limit are refused (a stub) and released, a prefix hit unlocked.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ import { bothCounts, bothVerdicts } from './handwritten-kit.ts';
 
 const MODEL = fileURLToPath(new URL('../../spin/handwritten/radix.pml', import.meta.url));
 
-/** A radix configuration: requests as `LEN[:PREFIX]` (in pages, each within P's limit: the model has no stub), eviction and the tree on; a prefix is one page unless `prefixPages` says more (at most 2). */
+/** A radix configuration: requests as `LEN[:PREFIX]` (in pages; one longer than P's limit is refused), eviction and the tree on; a prefix is one page unless `prefixPages` says more (at most 2). */
 interface Case {
   readonly name: string;
   readonly variant: Variant;
@@ -47,6 +48,9 @@ const CASES: readonly Case[] = [
   // Two leaves of two prefixes evictable at once: the order (the lowest page) decides; the highest page first would give 250 and 288.
   { name: 'buggy, 4 pages, A 2:sys, B 2:doc, C 3', variant: 'buggy', fault: false, pages: 4, limit: 3, requests: ['2:sys', '2:doc', '3'], prefixPages: {}, states: 246 },
   { name: 'buggy, 5 pages, doc of 2 pages, A 2:sys, B 3:doc, C 4', variant: 'buggy', fault: false, pages: 5, limit: 4, requests: ['2:sys', '3:doc', '4'], prefixPages: { doc: 2 }, states: 280 },
+  // Over-long prompts, refused by P: C's (no prefix), and B's after a hit on A's node, whose double unlock cancels A's lock.
+  { name: 'buggy, 5 pages, doc of 2 pages, A 2:sys, B 3:doc, C 4 (refused)', variant: 'buggy', fault: false, pages: 5, limit: 3, requests: ['2:sys', '3:doc', '4'], prefixPages: { doc: 2 }, states: 250 },
+  { name: 'buggy, 4 pages, A 2:sys, B 4:sys (refused), C 2, lock-underflow', variant: 'buggy', fault: true, pages: 4, limit: 3, requests: ['2:sys', '4:sys', '2'], prefixPages: {}, states: 173 },
   // hardened: the owner check and unlock-once (-DUNLOCK_ONCE); its other mechanisms change nothing here. Without unlock-once, owner-check's 454 again.
   { name: 'hardened, 3 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2', variant: 'hardened', fault: false, pages: 3, limit: 3, requests: ['3:sys', '3:sys', '2'], prefixPages: { sys: 2 }, states: 102 },
   { name: 'hardened, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'hardened', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 138 },
@@ -69,10 +73,10 @@ const configOf = (c: Case): Config =>
     ...(c.without === undefined ? {} : { without: [...c.without] }),
   });
 
-/** The model's `-D` defines: lengths, prefix groups in order of first use (255: none), the groups' lengths, the variant's owner check and the fault. */
+/** The model's `-D` defines: P's limit, lengths, prefix groups in order of first use (255: none), the groups' lengths, the variant's owner check (and `hardened`'s unlock-once) and the fault. */
 const definesOf = (c: Case): Record<string, number> => {
   const groups: string[] = [];
-  const defines: Record<string, number> = { PAGES: c.pages, N: c.requests.length, MAXLEN: Math.max(...c.requests.map((q) => Number(q.split(':')[0]))) };
+  const defines: Record<string, number> = { PAGES: c.pages, LIMIT: c.limit, N: c.requests.length, MAXLEN: Math.max(...c.requests.map((q) => Number(q.split(':')[0]))) };
   c.requests.forEach((q, r) => {
     const [length, prefix] = q.split(':');
     defines[`L${r}`] = Number(length);
@@ -95,24 +99,32 @@ describe.skipIf(!spinAvailable())('SPIN on the hand-written radix-tree model agr
   }
 
   it('and the model is not vacuous: without lock-underflow neither finds a violation', () => {
-    expect(bothVerdicts(MODEL, configOf(CASES[3]!), definesOf(CASES[3]!))).toEqual({ spin: 'holds', mine: 'holds' });
+    const plain = caseNamed('buggy, 3 pages, A 2:sys, B 2:sys, C 2');
+    expect(bothVerdicts(MODEL, configOf(plain), definesOf(plain))).toEqual({ spin: 'holds', mine: 'holds' });
   }, 60_000);
 
   it('with lock-underflow both find the node evicted while a request still reads it, in 7 steps (pagecheck: ExclusiveHold; SPIN: the eviction\'s assertion), under buggy, owner-check and hardened without unlock-once; hardened holds', () => {
-    const [buggy, ownerCheck, hardened, bare] = [CASES[4]!, CASES[5]!, CASES[9]!, CASES[10]!];
-    const found = [buggy, ownerCheck, hardened, bare].map((c) => [spinShortest(c, {}), mineShortest(c, undefined)]);
+    const variants = ['buggy', 'owner-check', 'hardened', 'hardened without unlock-once'];
+    const found = variants.map((v) => caseNamed(`${v}, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow`)).map((c) => [spinShortest(c, {}), mineShortest(c, undefined)]);
     const violation = [['violation', 7], ['violation', 7]];
     expect(found).toEqual([violation, violation, [['holds', null], ['holds', null]], violation]);
   }, 60_000);
 
   it('and the foreign read itself (SPIN with -DREAD_CHECK_ONLY, pagecheck on Isolation and Integrity): 12 steps in both under buggy, A reading C\'s data where its prefix was; none under owner-check', () => {
-    const found = [CASES[4]!, CASES[5]!].map((c) => [spinShortest(c, { READ_CHECK_ONLY: 1 }), mineShortest(c, [Isolation, Integrity])]);
+    const found = ['buggy', 'owner-check'].map((v) => caseNamed(`${v}, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow`)).map((c) => [spinShortest(c, { READ_CHECK_ONLY: 1 }), mineShortest(c, [Isolation, Integrity])]);
     expect(found).toEqual([
       [['violation', 12], ['violation', 12]],
       [['holds', null], ['holds', null]],
     ]);
   }, 60_000);
 });
+
+/** The case of that name. */
+function caseNamed(name: string): Case {
+  const c = CASES.find((k) => k.name === name);
+  if (c === undefined) throw new Error(`no case named ${name}`);
+  return c;
+}
 
 /** SPIN's verdict on case `c` with its assertions on (and `extra` defines), and the length of its shortest counterexample (breadth first). */
 function spinShortest(c: Case, extra: Readonly<Record<string, number>>): [string, number | null] {
