@@ -1,8 +1,10 @@
 /*
  * D's prefix cache as a radix tree, under eviction, written by hand as a SPIN user would,
  * beside draft.pml and loadback.pml (one process per request, one d_step per protocol
- * step; the page tables are rows of one global array, as SGLang's req_to_token_pool). Not generated from pagecheck and not a copy of its
- * state layout; the independent reference of test/spin/handwritten-radix.test.ts.
+ * step; the page tables are the rows of one global array, as SGLang's req_to_token_pool,
+ * all NONE before the allocation and again after the release). Not generated from
+ * pagecheck and not a copy of its state layout; the independent reference of
+ * test/spin/handwritten-radix.test.ts.
  *
  * Read from SGLang, python/sglang/srt/mem_cache/radix_cache.py:
  * - match_prefix (_match_prefix_helper) walks from the root down the children whose key is
@@ -36,29 +38,29 @@
  * request here shares (no two requests share a body): this model frees them at the
  * release instead of leaving them to eviction.
  *
- * Eviction. A clock per node (last access) would make runs that evict the same leaf at
- * different times different states: the order is fixed instead, the evictable leaf on the
- * lowest page. A request short of pages evicts one leaf at a time, never of its own
- * prefix (its match comes first), until enough pages are free; it may wait forever.
+ * Eviction. A clock per node (SGLang's last_access_time) would tell apart states that
+ * differ only in when a node was last touched, which pagecheck does not keep: the order is
+ * fixed instead, as there, the evictable leaf on the lowest page. A request short of pages
+ * evicts one leaf at a time, never of its own prefix (its match comes first), until enough
+ * pages are free; it may wait forever.
  *
  * D allocates the lowest free pages past the match; P writes the positions past it (prefix
  * page j as label NODEL(g, j), the rest as the request's own), with the owner tag under
  * -DOWNER_CHECK (allocate clears the tags of the pages it takes), or refuses a prompt
  * longer than LIMIT (a stub: nothing written, the request released, inserting nothing).
- * Decode reads every position once (asserting it read its own data or its
- * prefix's, each for its position); under -DOWNER_CHECK it first compares every page's tag
- * with what the position may hold, and on a foreign tag fails loudly, reading nothing. The
- * release frees the pages past the last node (data kept) and unlocks the path; with
- * -DLOCK_UNDERFLOW (fault lock-underflow, #27666) it unlocks it twice, which cancels
- * another request's lock on the shared nodes. -DUNLOCK_ONCE (hardened's unlock-once, with
- * -DOWNER_CHECK) moves the request's last node to the root as it unlocks, so that a second
- * unlock walks nothing. Eviction asserts that no page table still points at the leaf's page
- * (the node a request still reads: the underflow's first harm); -DREAD_CHECK_ONLY leaves
- * that out, to find the foreign read itself.
+ * Decode reads every position once (asserting it read its own data or its prefix's, each
+ * for its position); under -DOWNER_CHECK it first compares every page's tag with what the
+ * position may hold, and on a foreign tag fails loudly, reading nothing. The release frees
+ * the pages past the last node (data kept) and unlocks the path; with -DLOCK_UNDERFLOW
+ * (fault lock-underflow, #27666) it unlocks it twice, which cancels another request's lock
+ * on the shared nodes. -DUNLOCK_ONCE (hardened's unlock-once, with -DOWNER_CHECK) moves the
+ * request's last node to the root as it unlocks, so that a second unlock walks nothing.
+ * Eviction asserts that no page table still points at the leaf's page (the node a request
+ * still reads: the underflow's first harm); -DREAD_CHECK_ONLY leaves that out, to find the
+ * foreign read itself.
  *
  *   spin -DLOCK_UNDERFLOW -o2 -a radix.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan
  *
- * A request's row is all NONE before its allocation and again after its release.
  * Kept per request for the count comparison: what decode read at each position (rd) and
  * the ghost bits hit, inserted, unheld (decode read a page it did not hold) and evicted (an
  * eviction ran for it), all write-only (-o2 keeps them). At most 3 requests, 6 pages, two
@@ -102,13 +104,17 @@
 #define FREE_AT(p) (PAGES > p && holder[p] == 0)
 #define FREE (FREE_AT(0) + FREE_AT(1) + FREE_AT(2) + FREE_AT(3) + FREE_AT(4) + FREE_AT(5))
 #define HAS(g, j) (K(g) > (j) && npage[NODE(g, j)] != NONE)
-#define MATCH(g) (g == NONE -> 0 : HAS(g, 0) + (HAS(g, 0) && HAS(g, 1)))  /* match_prefix, in pages */
+/* match_prefix: how many pages of prefix g the tree holds from the root */
+#define MATCH(g) (g == NONE -> 0 : HAS(g, 0) + (HAS(g, 0) && HAS(g, 1)))
 #define LEAF(n) (npage[n] != NONE && (JOF(n) + 1 >= K(GOF(n)) || npage[n + 1] == NONE))
 #define EVICTABLE(n, own) (NODES > n && GOF(n) != own && LEAF(n) && nlock[n] <= 0)
-#define ANY_EVICTABLE(own) (EVICTABLE(0, own) || EVICTABLE(1, own) || EVICTABLE(2, own) || EVICTABLE(3, own))
+#define ANY_EVICTABLE(own) \
+  (EVICTABLE(0, own) || EVICTABLE(1, own) || EVICTABLE(2, own) || EVICTABLE(3, own))
 #define READ 128             /* a decode read record: READ + label, + 64 when misplaced */
 #define MISPLACED 64
 #define ROW(r, i) req_to_token[(r) * MAXLEN + (i)]
+#define T(i) ROW(_pid, i)                   /* the running request's table, and its path's node i */
+#define MYNODE(i) NODE(GRP(_pid), i)
 #define OWN(r, i) (GRP(r) != NONE && i < K(GRP(r)) -> NODEL(GRP(r), i) : r + 1)
 
 byte holder[PAGES];  /* 0 free, TREE, else the holding request's pid + 1 */
@@ -117,7 +123,7 @@ byte pos[PAGES];     /* the table position the last write was for */
 #ifdef OWNER_CHECK
 byte tag[PAGES];     /* the owner tag: the label of every write, cleared by allocate */
 #endif
-byte req_to_token[N * MAXLEN] = NONE;  /* the requests' page tables, a row each (SGLang's req_to_token_pool) */
+byte req_to_token[N * MAXLEN] = NONE;  /* the page tables, a row per request */
 byte npage[4] = NONE; /* the tree: node n's page, NONE while the tree has no node n */
 short nlock[4];      /* node n's lock_ref: no floor */
 
@@ -125,24 +131,24 @@ short nlock[4];      /* node n's lock_ref: no floor */
 inline unlock() {
   i = 0;
   do
-  :: i < depth -> if :: npage[NODE(GRP(_pid), i)] == ROW(_pid, i) -> nlock[NODE(GRP(_pid), i)]-- :: else -> skip fi; i++
+  :: i < depth -> if :: npage[MYNODE(i)] == T(i) -> nlock[MYNODE(i)]-- :: else -> skip fi; i++
   :: else -> break
   od
 }
 
-/* the release: the pages past the last node back, data kept; dec_lock_ref(last_node); the row forgotten */
+/* the release: the pages past the last node back (data kept), dec_lock_ref, the row forgotten */
 inline release() {
   i = depth;
-  do :: i < LEN(_pid) -> holder[ROW(_pid, i)] = 0; i++ :: else -> break od;
+  do :: i < LEN(_pid) -> holder[T(i)] = 0; i++ :: else -> break od;
   unlock();
 #ifdef UNLOCK_ONCE
-  depth = 0;                             /* the last node becomes the root: a second unlock walks nothing */
+  depth = 0;                             /* the last node is the root: a second unlock is empty */
 #endif
 #ifdef LOCK_UNDERFLOW
   unlock();                              /* the second dec_lock_ref of #27666 */
 #endif
   i = 0;
-  do :: i < LEN(_pid) -> ROW(_pid, i) = NONE; i++ :: else -> break od;
+  do :: i < LEN(_pid) -> T(i) = NONE; i++ :: else -> break od;
   i = 0
 }
 
@@ -156,7 +162,7 @@ inline insert() {
   p = (GRP(_pid) != NONE && depth < K(GRP(_pid)));
   i = depth;
   do
-  :: p && i < K(GRP(_pid)) -> p = (holder[ROW(_pid, i)] == _pid + 1); i++
+  :: p && i < K(GRP(_pid)) -> p = (holder[T(i)] == _pid + 1); i++
   :: else -> break
   od;
   if
@@ -164,17 +170,17 @@ inline insert() {
      i = depth;
      do
      :: i < K(GRP(_pid)) ->
-        n = NODE(GRP(_pid), i);
+        n = MYNODE(i);
         if
-        :: npage[n] != NONE && npage[n] != ROW(_pid, i) -> holder[ROW(_pid, i)] = 0; ROW(_pid, i) = npage[n]
-        :: else -> holder[ROW(_pid, i)] = TREE; npage[n] = ROW(_pid, i)
+        :: npage[n] != NONE && npage[n] != T(i) -> holder[T(i)] = 0; T(i) = npage[n]
+        :: else -> holder[T(i)] = TREE; npage[n] = T(i)
         fi;
         i++
      :: else -> break
      od;
      i = depth;
      do
-     :: i < K(GRP(_pid)) -> if :: npage[NODE(GRP(_pid), i)] == ROW(_pid, i) -> nlock[NODE(GRP(_pid), i)]++ :: else -> skip fi; i++
+     :: i < K(GRP(_pid)) -> if :: npage[MYNODE(i)] == T(i) -> nlock[MYNODE(i)]++ :: else -> skip fi; i++
      :: else -> break
      od;
      depth = K(GRP(_pid)); inserted = true
@@ -196,7 +202,7 @@ active [N] proctype Request() {
 
 endNew:                                  /* a request may wait for pages forever */
   if
-  :: d_step {                            /* evict: one leaf, the lowest page, of another prefix */
+  :: d_step {                            /* evict: the lowest evictable leaf of another prefix */
        FREE < LEN(_pid) - MATCH(GRP(_pid)) && ANY_EVICTABLE(GRP(_pid)) ->
        n = NONE; i = 0;
        do
@@ -212,19 +218,19 @@ endNew:                                  /* a request may wait for pages forever
        evicted = true;
        i = 0; n = 0 };
      goto endNew
-  :: d_step {                            /* allocate: match the prefix, lock it, take the lowest free pages past it */
+  :: d_step {                            /* allocate: match, lock, the lowest free pages past it */
        FREE >= LEN(_pid) - MATCH(GRP(_pid)) ->
        depth = MATCH(GRP(_pid));
        i = 0;
        do
-       :: i < depth -> ROW(_pid, i) = npage[NODE(GRP(_pid), i)]; nlock[NODE(GRP(_pid), i)]++; i++
+       :: i < depth -> T(i) = npage[MYNODE(i)]; nlock[MYNODE(i)]++; i++
        :: else -> break
        od;
        hit = depth > 0;
        p = 0;
        do
        :: i < LEN(_pid) && holder[p] == 0 ->
-          holder[p] = _pid + 1; ROW(_pid, i) = p;
+          holder[p] = _pid + 1; T(i) = p;
 #ifdef OWNER_CHECK
           tag[p] = 0;
 #endif
@@ -235,16 +241,16 @@ endNew:                                  /* a request may wait for pages forever
        i = 0; p = 0 }
   fi;
   if
-  :: d_step { LEN(_pid) > LIMIT -> skip };  /* stub: P refuses the over-long prompt, nothing written */
+  :: d_step { LEN(_pid) > LIMIT -> skip };  /* stub: P refuses, nothing written */
      d_step { release() }                /* free: a refused request inserts nothing */
   :: d_step {                            /* prefill: P writes the positions past the match */
        LEN(_pid) <= LIMIT ->
        i = depth;
        do
        :: i < LEN(_pid) ->
-          data[ROW(_pid, i)] = OWN(_pid, i); pos[ROW(_pid, i)] = i;
+          data[T(i)] = OWN(_pid, i); pos[T(i)] = i;
 #ifdef OWNER_CHECK
-          tag[ROW(_pid, i)] = OWN(_pid, i);
+          tag[T(i)] = OWN(_pid, i);
 #endif
           i++
        :: else -> break
@@ -253,9 +259,9 @@ endNew:                                  /* a request may wait for pages forever
      d_step { insert() }                 /* handoff: cache_unfinished_req (process_prebuilt) */
      d_step {                            /* decode: read every page once */
 #ifdef OWNER_CHECK
-       p = true; i = 0;                  /* the owner check: a foreign tag fails the request loudly, nothing read */
+       p = true; i = 0;                  /* the owner check: a foreign tag fails it loudly */
        do
-       :: i < LEN(_pid) -> p = p && tag[ROW(_pid, i)] == OWN(_pid, i); i++
+       :: i < LEN(_pid) -> p = p && tag[T(i)] == OWN(_pid, i); i++
        :: else -> break
        od;
        i = 0;
@@ -264,9 +270,10 @@ endNew:                                  /* a request may wait for pages forever
 #endif
           do
           :: i < LEN(_pid) ->
-             rd[i] = READ + data[ROW(_pid, i)] + (data[ROW(_pid, i)] != 0 && pos[ROW(_pid, i)] != i -> MISPLACED : 0);
-             unheld = unheld || (holder[ROW(_pid, i)] != _pid + 1 && !(i < depth && holder[ROW(_pid, i)] == TREE && npage[NODE(GRP(_pid), i)] == ROW(_pid, i)));
-             assert(data[ROW(_pid, i)] == OWN(_pid, i) && pos[ROW(_pid, i)] == i); i++
+             rd[i] = READ + data[T(i)] + (data[T(i)] != 0 && pos[T(i)] != i -> MISPLACED : 0);
+             unheld = unheld ||
+               (holder[T(i)] != _pid + 1 && !(i < depth && holder[T(i)] == TREE && npage[MYNODE(i)] == T(i)));
+             assert(data[T(i)] == OWN(_pid, i) && pos[T(i)] == i); i++
           :: else -> break
           od
 #ifdef OWNER_CHECK
@@ -275,7 +282,7 @@ endNew:                                  /* a request may wait for pages forever
 #endif
        ; i = 0; p = 0 }
      d_step {                            /* free: release_kv_cache -> cache_finished_req */
-       insert();                         /* nothing left to insert: the handoff's insert reached the prefix's end */
+       insert();                         /* nothing left: the handoff's reached the prefix's end */
        release() }
   fi;
 end:
