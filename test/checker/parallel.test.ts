@@ -64,14 +64,26 @@ const summary = (m: Model, r: CheckResult<Action>) => ({
   violations: r.violations.map((v) => ({ invariant: v.invariant, depth: v.depth, trace: v.trace.steps.map((s) => actionLabel(m, s.action)) })),
 });
 
-/** The pinned configurations that stop in the middle of a level (a violation, a deadlock, the budget) or are the largest: where a wrong cut or numbering shows first. */
-const SAMPLE = PINNED.filter((c) => /deadlock|budget|stops at|172,114|incident (buggy|owner-check)$|every fault/.test(c.name));
+/**
+ * The pinned configurations that stop in the middle of a level (a violation, a deadlock, the budget) or are the largest:
+ * where a wrong cut or numbering shows first. Not the matrix's every-fault configuration: with 19 faults it has 4,370,285
+ * states (8.7 s of CPU a search), and the first test compares it with 2 workers already.
+ */
+const SAMPLE = PINNED.filter((c) => /deadlock|budget|stops at|172,114|incident (buggy|owner-check)$/.test(c.name));
+
+/** One thread's summary of each configuration, searched once for all the tests below. */
+const singles = new Map<string, ReturnType<typeof summary>>();
+function single(c: (typeof PINNED)[number], m: Model): ReturnType<typeof summary> {
+  let s = singles.get(c.name);
+  if (s === undefined) singles.set(c.name, (s = summary(m, check(checkedModel(m), c.options))));
+  return s;
+}
 
 describe('--workers N gives what --workers 1 gives, on every pinned configuration', () => {
   it('2 workers: same counts, verdicts, witnesses, and the same shortest traces, action for action', async () => {
     for (const c of PINNED) {
       const m = compile(c.config);
-      const one = summary(m, check(checkedModel(m), c.options));
+      const one = single(c, m);
       // parallelFrom 0: every level goes to the two threads, however small.
       const two = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0 }));
       expect(two, c.name).toEqual(one);
@@ -82,7 +94,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
     expect(SAMPLE.length).toBeGreaterThanOrEqual(7);
     for (const c of SAMPLE) {
       const m = compile(c.config);
-      const one = summary(m, check(checkedModel(m), c.options));
+      const one = single(c, m);
       for (const workers of [1, 3]) {
         const n = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers, parallelFrom: 0 }));
         expect(n, `${c.name}, ${workers} workers`).toEqual(one);
@@ -99,14 +111,14 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
   }, 120_000);
 
   it('the main thread alone (a level below parallelFrom) gives the same as well', async () => {
-    const c = PINNED.at(-2)!;
+    const c = PINNED.at(-1)!;
     const m = compile(c.config);
     const alone = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: Number.POSITIVE_INFINITY });
-    expect(summary(m, alone)).toEqual(summary(m, check(checkedModel(m), c.options)));
-  }, 60_000);
+    expect(summary(m, alone)).toEqual(single(c, m));
+  }, 300_000);
 
   it('with partial-order reduction: the same reduced counts and the same re-found traces as one thread', async () => {
-    const reducing = PINNED.filter((c) => /deadlock|stops at|172,114|every fault|owner-check 1,2,2,1|incident buggy$/.test(c.name));
+    const reducing = PINNED.filter((c) => /deadlock|stops at|172,114|owner-check 1,2,2,1|incident buggy$/.test(c.name));
     for (const c of reducing) {
       const m = compile(c.config);
       const options = { ...c.options, por: true };
