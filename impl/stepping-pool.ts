@@ -22,7 +22,7 @@
  *   the request resumed.
  * Nothing allocates after construction.
  */
-import { HIT, INSERTED, Ph, READ_UNHELD, RESUMED } from '../spec/state.ts';
+import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD, RESUMED } from '../spec/state.ts';
 import { prefixLabelOf, STALE_DATA } from './options.ts';
 import { ServingPool, type ServingPoolOptions } from './serving-pool.ts';
 
@@ -220,6 +220,15 @@ export class SteppingPool extends ServingPool {
     this.unlock(s);
     this.flags[s] = (this.flags[s] ?? 0) & ~(HIT | INSERTED);
     this.phases[s] = late ? Ph.offloading : Ph.retracted;
+    return true;
+  }
+
+  /** Evicts as `PagePool.evict` does, and also for a retracted request whose resume finds too few free pages: a resume matches no prefix, so any unlocked entry may go, its own too. */
+  override evict(slot: number, length: number, prefix?: number): boolean {
+    const s = this.slotIndex(slot);
+    if (this.phases[s] !== Ph.retracted) return super.evict(slot, length, prefix);
+    if (!this.behaviour.eviction || this.freePages >= (this.lengths[s] ?? 0) || !this.evictEntry(-1)) return false;
+    this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
     return true;
   }
 
