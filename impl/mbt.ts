@@ -46,6 +46,8 @@ export interface MbtOptions {
   readonly slotSizes?: readonly number[];
   /** For random configurations: decode steps, growth and retraction (drawn as `life` says), with their actions among the named commands; off when left out. */
   readonly life?: LifeOptions;
+  /** Whether a failure is shrunk (default true); a test that only asks whether a mutant fails spares the shrinking. */
+  readonly shrink?: boolean;
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -161,7 +163,7 @@ export function runMbt(options: MbtOptions): MbtResult {
   });
   let details: fc.RunDetails<[Config, Commands]>;
   try {
-    details = fc.check(property, { numRuns: options.runs, seed: options.seed, ...(path === undefined ? {} : { path }) });
+    details = fc.check(property, { numRuns: options.runs, seed: options.seed, ...(options.shrink === false ? { endOnFailure: true } : {}), ...(path === undefined ? {} : { path }) });
   } catch (e) {
     // fast-check throws when a path does not fit the cases this seed and these options generate.
     if (options.path === undefined) throw e;

@@ -149,7 +149,7 @@ export class SteppingPool extends ServingPool {
   }
 
   /** How bad a read of `label`, written for `pos`, at position `i` is: 0 its own content there, 1 garbage, 2 another user's (spec/reads.ts). */
-  private severity(s: number, i: number, label: number, pos: number): number {
+  protected severity(s: number, i: number, label: number, pos: number): number {
     if (label === 0) return 1;
     if (label !== this.serials[s] && label !== this.prefixAt(s, i)) return 2;
     return pos === i ? 0 : 1;
@@ -194,7 +194,7 @@ export class SteppingPool extends ServingPool {
   }
 
   /** A step after the first writes its token into the next slot (the table's last slot once it is full): the page is the request's up to that slot. */
-  private writeToken(s: number): void {
+  protected writeToken(s: number): void {
     const pageSize = this.options.pageSize ?? 1;
     const slot = Math.min(this.nextSlot(s), this.tableCapacity(s) * pageSize - 1);
     const i = Math.floor(slot / pageSize);
