@@ -5,7 +5,9 @@
  * byte layout (spec/model.ts, spec/state.ts). Refinement is then "the bytes are equal"
  * after every step, and {@link refinementDiff} says in words where they are not. The pool
  * keeps a finished request's table; the spec resets it once it is dead, so the
- * abstraction drops it by the spec's own rule (`tableIsDead`, spec/liveness.ts).
+ * abstraction sets each request's phase through the spec's own `enter`
+ * (spec/liveness.ts), which resets what dies with it. A retracted request's saved copy is
+ * the pool's while it waits to be loaded, and the spec's initial value otherwise.
  */
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';

@@ -3,9 +3,10 @@
  * (a decode step's new page, config `tableGrowth`), `retract` / `resume` (config
  * `retraction`) and `abortCommit` (a commit-time abort), the spec's actions of
  * spec/transitions.ts, spec/retraction.ts and spec/abort-commit.ts on the
- * TypedArray state of `pool.ts`. The validator (conformance/) holds logs of such
- * deployments against them; the model-based test does not drive them yet, as the pool
- * decodes in one step (abstraction.ts refuses `tableGrowth` and `retraction`).
+ * TypedArray state of `pool.ts`, as a deployment's log reports them: the validator
+ * (conformance/) holds logs of such deployments against them, and `incident` replays
+ * through it. The model-based test drives its subclass `SteppingPool`
+ * (stepping-pool.ts), which has decode steps, growth and retraction exactly as the spec.
  *
  * Decode steps here. The pool's `decode` is the first step, which leaves the request
  * `decoded`; the later steps, and what their tokens write, are the spec's (`slots.ts`). A
@@ -18,7 +19,7 @@
  * position, fill, and under an owner check its tag), then releases the table as a `free`
  * does; `resume` takes new pages by the allocation order (`alloc_extend` of the request's
  * `fill_len` tokens, D's `_pre_alloc`) and loads the saved copy into them. Nothing
- * allocates after construction: the saved copy takes four arrays of the table arena's
+ * allocates after construction: the saved copy takes five arrays of the table arena's
  * size, made only with `retraction`.
  *
  * The faults of retraction, as spec/retraction.ts has them. `offload-after-free`: the
