@@ -139,5 +139,12 @@ export function refinementDiff(m: Model, spec: State, impl: State): string[] {
   });
   field('the', 'free list', freeList(m, spec), freeList(m, impl));
   field('the', 'release list', releaseList(m, spec), releaseList(m, impl));
+  a.requests.forEach((r, i) => field(r.name, 'steps', r.steps, b.requests[i]?.steps));
+  if (lines.length > 0) return lines;
+  // What the view does not show (lock counts, positions, fills, read records, saved copies): the layout's variables, raw.
+  for (const f of m.layout.order) {
+    const [x, y] = [spec.subarray(f.at, f.at + f.bytes), impl.subarray(f.at, f.at + f.bytes)];
+    if (!sameState(x, y)) lines.push(`variable ${f.name}: spec [${x.join(',')}], impl [${y.join(',')}]`);
+  }
   return lines;
 }

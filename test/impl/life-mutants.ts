@@ -1,7 +1,7 @@
 /**
  * Injected defects of the stepping pool (impl/stepping-pool.ts), one per thing a request's
  * life on D adds: the load of a resume, the tag of a grown page, the worst read kept over
- * the steps, a later step's token, the prefix hit a retraction gives up. Each comes with
+ * the steps, a later step's token, the prefix hit and lock a retraction gives up. Each comes with
  * the random configurations that can show it.
  */
 import { HIT, INSERTED } from '../../spec/index.ts';
@@ -49,6 +49,17 @@ export class RetractKeepsHit extends SteppingPool {
   }
 }
 
+/** A mutant whose retraction keeps the lock its hit or insert holds on the prefix's entry: the entry can never be evicted. */
+export class RetractKeepsLock extends SteppingPool {
+  override retract(slot: number): boolean {
+    const g = this.groups[slot] ?? -1;
+    const held = g >= 0 && ((this.flags[slot] ?? 0) & (HIT | INSERTED)) !== 0 ? (this.locks[g] ?? 0) : -1;
+    if (!super.retract(slot)) return false;
+    if (held >= 0) this.locks[g] = held;
+    return true;
+  }
+}
+
 /** Each mutant, with the life it needs drawn: it must fail on these runs (test/impl/mbt-life.test.ts), which pass on the real pool (test/impl/mbt-life-long.test.ts). */
 export const LIFE_MUTANTS = [
   ['resumes without loading the saved copy', ResumeLoadsNothing, { life: { retraction: true } }],
@@ -56,5 +67,6 @@ export const LIFE_MUTANTS = [
   ['keeps the first read of a position, not the worst', KeepsFirstRead, { life: { decodeSteps: [3], retraction: true } }],
   ['writes no token at later steps', NoTokenWrite, { life: { decodeSteps: [2, 3] } }],
   ['keeps its prefix hit through a retraction', RetractKeepsHit, { life: { retraction: true } }],
+  ['keeps its prefix lock through a retraction', RetractKeepsLock, { eviction: true, life: { retraction: true, decodeSteps: [1] } }],
 ] as const;
 
