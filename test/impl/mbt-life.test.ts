@@ -27,6 +27,14 @@ describe('model-based test with retraction: the faults, pinned', () => {
     expect(result.failure?.commands).toEqual(['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'retract(B)', 'resume(A)', 'decode(A)']);
   });
 
+  it('the README\'s retraction leak under owner-check (silent-stub, the incident\'s sizes): the pool shrinks it to the checker\'s 10 actions', () => {
+    const config = configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }], variant: 'owner-check', faults: ['silent-stub'], retraction: true });
+    // mbt's default seed, as `pagecheck mbt --variant owner-check --pages 3 --prefill-limit 2 --requests 2,3 --retraction` runs it.
+    const result = runMbt({ config, runs: 300, seed: 20260827 });
+    expect(result.failure?.property).toBe('Isolation');
+    expect(result.failure?.commands).toEqual(['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'retract(B)', 'resume(B)', 'decode(B)']);
+  });
+
   it.each([
     ['owner-check', 'resume-stale', 86],
     ['hardened', 'resume-stale', 86],
