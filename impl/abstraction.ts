@@ -5,17 +5,20 @@
  * byte layout (spec/model.ts, spec/state.ts). Refinement is then "the bytes are equal"
  * after every step, and {@link refinementDiff} says in words where they are not. The pool
  * keeps a finished request's table; the spec resets it once it is dead, so the
- * abstraction drops it by the spec's own rule (`tableIsDead`, spec/liveness.ts).
+ * abstraction sets each request's phase through the spec's own `enter`
+ * (spec/liveness.ts), which resets what dies with it. A retracted request's saved copy is
+ * the pool's while it waits to be loaded, and the spec's initial value otherwise.
  */
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
-import { tableIsDead } from '../spec/liveness.ts';
+import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, PHASES, setHolder, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
 import { groupOfLabel, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
+import { ServingPool } from './serving-pool.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
@@ -53,29 +56,39 @@ export function abstractState(m: Model, pool: PagePool): State {
     setTag(m, s, p, specLabel(m, pool, pool.tag[p] ?? 0));
     if (m.tagFillAt >= 0) s[m.tagFillAt + p] = pool.tagFill[p] ?? 0;
   }
-  const width = pool.options.maxLength;
-  for (let r = 0; r < m.n; r++) {
-    s[m.phaseAt + r] = pool.phase(r);
-    s[m.flagsAt + r] = pool.flags[r] ?? 0;
-    const length = pool.lengths[r] ?? 0;
-    const specLength = m.len[r] ?? 0;
-    if (length !== 0 && length !== specLength) {
-      throw new Error(`abstraction: slot ${r} holds a request of ${length} pages, the model's has ${specLength}`);
-    }
-    for (let i = 0; i < (tableIsDead(m, pool.phase(r)) ? 0 : length); i++) {
-      const page = pool.tables[r * width + i] ?? -1;
-      setTablePage(m, s, r, i, page >= 0 && page < m.pages ? page : SPEC_NO_PAGE);
-    }
-    const reads = pool.readCounts[r] ?? 0;
-    for (let i = 0; i < reads; i++) {
-      const label = specLabel(m, pool, pool.reads[r * width + i] ?? 0);
-      if (label !== 0) addObserved(m, s, r, label);
-      setReadRecord(m, s, r, i, readRecord(label, pool.readPositions[r * width + i] ?? 0, i));
-    }
-    // The pool decodes in one step, as the spec does by default: a successful decode is one step taken.
-    if (reads > 0) setSteps(m, s, r, 1);
-  }
+  for (let r = 0; r < m.n; r++) abstractRequest(m, pool, s, r);
   return s;
+}
+
+/** Request `r`'s fields of `s` from slot `r` of the pool: phase, flags, table, steps, reads, and a retracted request's saved copy. */
+function abstractRequest(m: Model, pool: PagePool, s: State, r: number): void {
+  const width = pool.options.maxLength;
+  const phase = pool.phase(r);
+  s[m.flagsAt + r] = pool.flags[r] ?? 0;
+  const length = pool.lengths[r] ?? 0;
+  // The pool's table holds the pages taken so far: the prompt's, then under tableGrowth one per grow.
+  if (length !== 0 && (length < (m.promptPages[r] ?? 0) || length > (m.len[r] ?? 0))) {
+    throw new Error(`abstraction: slot ${r} holds a table of ${length} pages, the model's request takes ${m.promptPages[r] ?? 0} to ${m.len[r] ?? 0}`);
+  }
+  for (let i = 0; i < length; i++) {
+    const page = pool.tables[r * width + i] ?? -1;
+    setTablePage(m, s, r, i, page >= 0 && page < m.pages ? page : SPEC_NO_PAGE);
+  }
+  for (const label of pool.labelsRead(r)) addObserved(m, s, r, specLabel(m, pool, label));
+  for (let i = 0; i < (pool.readCounts[r] ?? 0); i++) {
+    setReadRecord(m, s, r, i, readRecord(specLabel(m, pool, pool.reads[r * width + i] ?? 0), pool.readPositions[r * width + i] ?? 0, i));
+  }
+  setSteps(m, s, r, pool.steps(r));
+  // The spec keeps the copy only while it waits to be loaded; the pool's stays, unread, until the next retraction overwrites it.
+  if (phase === Ph.retracted && pool instanceof ServingPool) {
+    for (let i = 0; i < length; i++) {
+      const copy = pool.savedCopy(r, i);
+      const tag = m.ownerCheck ? specLabel(m, pool, copy.tag) : 0;
+      setSavedPage(m, s, r, i, { label: specLabel(m, pool, copy.label), pos: copy.pos, fill: m.fillAt >= 0 ? copy.fill : m.pageSize, tag, tagFill: m.tagFillAt >= 0 ? copy.tagFill : m.pageSize });
+    }
+  }
+  // Through the spec's own phase accessor, which resets what dies with a finished request's table (spec/liveness.ts).
+  enter(m, s, r, PHASES[phase] ?? 'new');
 }
 
 /** The spec's free-list fields (spec/allocator.ts), where the order keeps them: copies per page, `sglang`'s release list, `lifo`'s order. */
@@ -126,5 +139,12 @@ export function refinementDiff(m: Model, spec: State, impl: State): string[] {
   });
   field('the', 'free list', freeList(m, spec), freeList(m, impl));
   field('the', 'release list', releaseList(m, spec), releaseList(m, impl));
+  a.requests.forEach((r, i) => field(r.name, 'steps', r.steps, b.requests[i]?.steps));
+  if (lines.length > 0) return lines;
+  // What the view does not show (lock counts, positions, fills, read records, saved copies): the layout's variables, raw.
+  for (const f of m.layout.order) {
+    const [x, y] = [spec.subarray(f.at, f.at + f.bytes), impl.subarray(f.at, f.at + f.bytes)];
+    if (!sameState(x, y)) lines.push(`variable ${f.name}: spec [${x.join(',')}], impl [${y.join(',')}]`);
+  }
   return lines;
 }

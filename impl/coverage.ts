@@ -6,10 +6,10 @@
  */
 import { coverage, coveredFaults, coveredKinds, kindsGuard, type Coverage } from '../spec/coverage.ts';
 import type { ActionKind } from '../spec/actions.ts';
-import type { Fault } from '../spec/config.ts';
+import { FAULT_NEEDS, type Fault } from '../spec/config.ts';
 
 /** The action kinds the pool has: its code matches over these alone, and refuses any other. */
-export const POOL_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert', 'evict'] as const satisfies readonly ActionKind[];
+export const POOL_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'retract', 'offload', 'resume'] as const satisfies readonly ActionKind[];
 
 /** One of {@link POOL_KINDS}. */
 export type PoolKind = (typeof POOL_KINDS)[number];
@@ -17,25 +17,28 @@ export type PoolKind = (typeof POOL_KINDS)[number];
 /** Whether the pool has action kind `k`. */
 export const isPoolKind = kindsGuard(POOL_KINDS);
 
-/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`. */
+/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts. */
 export const POOL_COVERAGE: Coverage = coverage('the pool', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo'],
-  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule'],
-  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate'],
+  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale'],
   actions: POOL_KINDS,
   instead: {
     'allocator:any': 'hands out pages in one order',
-    tableGrowth: 'keeps a fixed page table',
-    retraction: 'holds each request once',
-    decodeSteps: 'decodes in one step',
     'fault:torn-write': 'lands every write whole',
     'fault:segment-overlap': 'releases a table without overlapping its calls',
   },
 });
 
-/** The faults the pool implements, in the catalogue's order: what its model-based test draws. */
-export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE);
+/** The faults of retraction (spec/config.ts's FAULT_NEEDS): the model-based test draws them only for configurations with it. */
+export const POOL_LIFE_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'retraction');
 
-/** The action kinds the pool implements, in ACTION_KINDS's order: what its model-based test names. */
-export const POOL_ACTION_KINDS: readonly ActionKind[] = coveredKinds(POOL_COVERAGE);
+/** The faults the pool implements but those of retraction, in the catalogue's order: what its model-based test draws by default. */
+export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => !POOL_LIFE_FAULTS.includes(f));
+
+/** The action kinds of a request's life on D: a decode step's page, retraction, the late copy and resume. */
+export const POOL_LIFE_KINDS: readonly ActionKind[] = ['grow', 'retract', 'offload', 'resume'];
+
+/** The action kinds the pool implements but those of a request's life on D, in ACTION_KINDS's order: what its model-based test names by default. */
+export const POOL_ACTION_KINDS: readonly ActionKind[] = coveredKinds(POOL_COVERAGE).filter((k) => !POOL_LIFE_KINDS.includes(k));

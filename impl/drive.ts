@@ -10,16 +10,19 @@ import type { Model } from '../spec/model.ts';
 import { flagsOf, HIT, phaseOf, Ph, type State } from '../spec/state.ts';
 import type { PoolOptions } from './options.ts';
 import { PagePool } from './pool.ts';
+import { ServingPool } from './serving-pool.ts';
+import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
 import { isPoolKind } from './coverage.ts';
 
 /** Builds a pool from options; tests substitute mutants here. */
 export type PoolFactory = (options: PoolOptions) => PagePool;
 
-/** The real pool. */
-export const realPool: PoolFactory = (options) => new PagePool(options);
+/** The real pool: with decode steps, growth or retraction the pool that has them (stepping-pool.ts), else the plain one. */
+export const realPool: PoolFactory = (options: SteppingPoolOptions) =>
+  (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
 
 /** The pool that stands for model `m`: slot `r` is request `r`, and a slot is admitted once, as a spec request is. */
-export function poolOptionsFor(m: Model): PoolOptions {
+export function poolOptionsFor(m: Model): SteppingPoolOptions {
   let maxLength = 1;
   for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
   return {
@@ -38,6 +41,10 @@ export function poolOptionsFor(m: Model): PoolOptions {
     eviction: m.eviction,
     ...(m.allocator === 'any' ? {} : { allocator: m.allocator }),
     pageSize: m.pageSize,
+    // A request's life on D, only where the configuration has it (the table's width above counts its growth).
+    ...(m.decodeSteps > 1 ? { decodeSteps: m.decodeSteps } : {}),
+    ...(m.tableGrowth ? { tableGrowth: true } : {}),
+    ...(m.retraction ? { retraction: true } : {}),
   };
 }
 
@@ -48,22 +55,27 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
   return match(kind)
     .with('allocate', () => {
       const g = m.group[a.r] ?? -1;
-      const length = m.len[a.r] ?? 0;
+      // The prompt's pages: a table that grows takes the rest one `grow` at a time.
+      const length = m.promptPages[a.r] ?? 0;
       const tokens = m.tokens[a.r] ?? 0;
       return g >= 0 ? pool.allocate(a.r, length, g, tokens) : pool.allocate(a.r, length, undefined, tokens);
     })
     .with('prefill', () => pool.prefill(a.r))
     .with('stub', () => pool.stub(a.r))
     .with('handoff', () => pool.handoff(a.r))
+    .with('grow', () => pool instanceof ServingPool && pool.grow(a.r))
     .with('decode', () => pool.decode(a.r))
     .with('free', () => pool.free(a.r))
     .with('timeout', () => pool.timeout(a.r))
     .with('insert', () => pool.insert(a.r))
     .with('evict', () => {
       const g = m.group[a.r] ?? -1;
-      const length = m.len[a.r] ?? 0;
+      const length = m.promptPages[a.r] ?? 0;
       return g >= 0 ? pool.evict(a.r, length, g) : pool.evict(a.r, length);
     })
+    .with('retract', () => pool instanceof ServingPool && pool.retract(a.r))
+    .with('offload', () => pool instanceof ServingPool && pool.offload(a.r))
+    .with('resume', () => pool instanceof ServingPool && pool.resume(a.r))
     .exhaustive();
 }
 
@@ -83,8 +95,14 @@ export const EVENTS = [
 /** One of {@link EVENTS}. */
 export type Event = (typeof EVENTS)[number];
 
-/** Counts of each event over a test run. */
-export type EventCounts = Record<Event, number>;
+/** What a request's life on D did (decode steps, growth, retraction): counted only where it happened, so runs without it count what they always did. */
+export const LIFE_EVENTS = ['decode-step', 'grew', 'retracted', 'late-offload', 'resumed'] as const;
+
+/** One of {@link LIFE_EVENTS}. */
+export type LifeEvent = (typeof LIFE_EVENTS)[number];
+
+/** Counts of each event over a test run; a life event's only once it happened. */
+export type EventCounts = Record<Event, number> & Partial<Record<LifeEvent, number>>;
 
 /** All counts zero. */
 export function noEvents(): EventCounts {
@@ -92,7 +110,7 @@ export function noEvents(): EventCounts {
 }
 
 /** The event of spec step `before --a--> after`, if it is one that coverage counts. */
-export function eventOf(m: Model, before: State, after: State, a: Action): Event | undefined {
+export function eventOf(m: Model, before: State, after: State, a: Action): Event | LifeEvent | undefined {
   const was = phaseOf(m, before, a.r);
   const now = phaseOf(m, after, a.r);
   const kind = a.kind;
@@ -103,10 +121,14 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('prefill', () => (now === Ph.landed ? ('late-write' as const) : undefined))
     .with('stub', () => (now === Ph.landed ? ('late-write' as const) : now === Ph.written ? ('silent-stub' as const) : ('refusal' as const)))
     .with('handoff', () => undefined)
-    .with('decode', () => (now === Ph.failed ? ('failed-loudly' as const) : ('decoded' as const)))
+    .with('grow', () => 'grew' as const)
+    .with('decode', () => (now === Ph.failed ? ('failed-loudly' as const) : now === Ph.decoding ? ('decode-step' as const) : ('decoded' as const)))
     .with('free', () => (now === Ph.released ? ('stale-release' as const) : undefined))
     .with('timeout', () => 'timeout' as const)
     .with('insert', () => (was === Ph.decoded ? undefined : ('poisoned-insert' as const)))
     .with('evict', () => undefined)
+    .with('retract', () => 'retracted' as const)
+    .with('offload', () => 'late-offload' as const)
+    .with('resume', () => 'resumed' as const)
     .exhaustive();
 }

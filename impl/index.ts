@@ -4,6 +4,7 @@ export * from './free-set.ts';
 export * from './allocator-order.ts';
 export * from './pool.ts';
 export * from './serving-pool.ts';
+export * from './stepping-pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';
 export * from './coverage.ts';

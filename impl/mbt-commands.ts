@@ -78,7 +78,7 @@ function runAction(model: MbtModel, real: MbtReal, a: Action, label: string): vo
     return;
   }
   const event = eventOf(m, model.s, next, a);
-  if (event !== undefined) model.events[event]++;
+  if (event !== undefined) model.events[event] = (model.events[event] ?? 0) + 1;
   advance(model, real, a, next, label);
 }
 
@@ -164,14 +164,15 @@ export class EnabledCommand implements fc.Command<MbtModel, MbtReal> {
   }
 }
 
-/** Random interleavings of the eight actions for up to `requests` requests: a quarter named actions (enabled or not), the rest enabled ones. */
+/** Random interleavings of the pool's actions (`kinds`, the default ones unless given) for up to `requests` requests: a quarter named actions (enabled or not), the rest enabled ones. */
 export function commandsArbitrary(
   requests: number,
   maxCommands: number,
   replayPath?: string,
+  kinds: readonly ActionKind[] = POOL_ACTION_KINDS,
 ): fc.Arbitrary<Iterable<fc.Command<MbtModel, MbtReal>>> {
   const named = fc
-    .record({ kind: fc.constantFrom(...POOL_ACTION_KINDS), r: fc.nat({ max: requests - 1 }) })
+    .record({ kind: fc.constantFrom(...kinds), r: fc.nat({ max: requests - 1 }) })
     .map(({ kind, r }): fc.Command<MbtModel, MbtReal> => new ActionCommand(kind, r));
   const live = fc.nat({ max: 63 }).map((k): fc.Command<MbtModel, MbtReal> => new EnabledCommand(k));
   return fc.commands([fc.oneof({ weight: 1, arbitrary: named }, { weight: 3, arbitrary: live })], {

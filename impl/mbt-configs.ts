@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS } from './mbt-commands.ts';
-import { POOL_FAULTS } from './coverage.ts';
+import { POOL_FAULTS, POOL_LIFE_FAULTS } from './coverage.ts';
 
 /**
  * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with
@@ -24,7 +24,9 @@ export function configArbitrary(
   slots = false,
   pageSizes: readonly number[] = [1, 4],
   slotSizes: readonly number[] = [2, 3],
+  life?: LifeOptions,
 ): fc.Arbitrary<Config> {
+  if (life !== undefined) return withLife(configArbitrary(variant, faults, allocators, eviction, slots, pageSizes, slotSizes), life, variant, faults);
   if (slots) return slotConfigArbitrary(variant, faults, allocators, slotSizes);
   const request = fc.record({ length: fc.integer({ min: 1, max: MAX_RANDOM_PAGES }), prefix: fc.constantFrom('', 'p', 'q') });
   // Only `sorted` draws nothing more, so that its cases stay the ones earlier seeds gave.
@@ -101,5 +103,40 @@ function slotConfigArbitrary(variant: Variant | undefined, faults: readonly Faul
       }),
       variant: v,
       faults: f,
+    }));
+}
+
+/** A request's life on D in random configurations: each switch fixed, or drawn when left out. */
+export interface LifeOptions {
+  /** The decode steps drawn (2 and 3 when left out). */
+  readonly decodeSteps?: readonly number[];
+  /** Config `tableGrowth`: on, off, or drawn when left out. */
+  readonly tableGrowth?: boolean;
+  /** Config `retraction`: on, off, or drawn when left out. */
+  readonly retraction?: boolean;
+}
+
+/**
+ * `configs` with decode steps, growth and retraction drawn by `life`; the faults as given,
+ * or a random set of every fault the pool has, those of retraction included.
+ */
+function withLife(configs: fc.Arbitrary<Config>, life: LifeOptions, variant: Variant | undefined, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  const drawn = (fixed: boolean | undefined): fc.Arbitrary<boolean> => (fixed === undefined ? fc.boolean() : fc.constant(fixed));
+  return fc
+    .record({
+      config: configs,
+      decodeSteps: fc.constantFrom(...(life.decodeSteps ?? [2, 3])),
+      tableGrowth: drawn(life.tableGrowth),
+      retraction: drawn(life.retraction),
+      faults: faults === undefined ? fc.subarray([...POOL_FAULTS, ...POOL_LIFE_FAULTS]) : fc.constant(faults),
+    })
+    .map(({ config, decodeSteps, tableGrowth, retraction, faults: f }): Config => ({
+      ...config,
+      variant: variant ?? config.variant,
+      faults: f,
+      decodeSteps,
+      // Growth needs a step that writes a token, the second or later.
+      ...(tableGrowth && decodeSteps > 1 ? { tableGrowth } : {}),
+      ...(retraction ? { retraction } : {}),
     }));
 }

@@ -11,7 +11,8 @@ import { compile, type Model } from '../spec/model.ts';
 import { initial } from '../spec/state.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
-import { configArbitrary } from './mbt-configs.ts';
+import { configArbitrary, type LifeOptions } from './mbt-configs.ts';
+import { POOL_ACTION_KINDS, POOL_LIFE_KINDS } from './coverage.ts';
 import {
   commandsArbitrary,
   MAX_RANDOM_REQUESTS,
@@ -43,6 +44,10 @@ export interface MbtOptions {
   readonly pageSizes?: readonly number[];
   /** For random configurations with `slots`: the token slots per page drawn (2 and 3 when left out; `mbt --page-size N` gives N). */
   readonly slotSizes?: readonly number[];
+  /** For random configurations: decode steps, growth and retraction (drawn as `life` says), with their actions among the named commands; off when left out. */
+  readonly life?: LifeOptions;
+  /** Whether a failure is shrunk (default true); a test that only asks whether a mutant fails spares the shrinking. */
+  readonly shrink?: boolean;
   /** Number of runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -135,23 +140,30 @@ function joinPath(path: string, commands: Commands): string {
   return replayPath === undefined || replayPath === '' ? path : `${path}@${replayPath}`;
 }
 
+/** Whether the runs have a request's life on D (decode steps, growth, retraction), whose actions the named commands then name too. */
+function livesOn(options: MbtOptions): boolean {
+  const c = options.config;
+  if (c === undefined) return options.life !== undefined;
+  return (c.decodeSteps ?? 1) > 1 || c.tableGrowth === true || c.retraction === true;
+}
+
 /** Runs the model-based test; throws `RangeError` when `path` does not replay with this seed and these options. */
 export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config !== undefined ? fc.constant(options.config) : (options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes));
+  const configs = options.config !== undefined ? fc.constant(options.config) : (options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes, options.life));
   const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
   const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
-  const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath);
+  const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath, livesOn(options) ? [...POOL_ACTION_KINDS, ...POOL_LIFE_KINDS] : POOL_ACTION_KINDS);
   const property = fc.property(configs, commandsArb, (config, commands) => {
     const m = compile(config);
     fc.modelRun(() => setup(m, isolation, events, makePool), commands);
   });
   let details: fc.RunDetails<[Config, Commands]>;
   try {
-    details = fc.check(property, { numRuns: options.runs, seed: options.seed, ...(path === undefined ? {} : { path }) });
+    details = fc.check(property, { numRuns: options.runs, seed: options.seed, ...(options.shrink === false ? { endOnFailure: true } : {}), ...(path === undefined ? {} : { path }) });
   } catch (e) {
     // fast-check throws when a path does not fit the cases this seed and these options generate.
     if (options.path === undefined) throw e;

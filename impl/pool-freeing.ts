@@ -28,13 +28,19 @@ export class PoolFreeing extends PoolContents {
     }
     // Under lifo the order is SGLang's group (spec/release.ts): cache_finished_req's frees as one batch, then the segment in front.
     const g = this.groups[s] ?? -1;
-    const calls = releaseCalls({ shared, prefix: g >= 0 ? (this.prefixLengths[g] ?? 1) : 0, pages: length, tokens: this.tokens[s] ?? 0, pageSize: this.options.pageSize ?? 1, overlap: false });
+    const calls = releaseCalls({ shared, prefix: g >= 0 ? (this.prefixLengths[g] ?? 1) : 0, pages: this.tableCapacity(s), tokens: this.tokens[s] ?? 0, pageSize: this.options.pageSize ?? 1, overlap: false });
     const own = this.serials[s] ?? 0;
     // A page at two positions of the table (after a double free) goes back once per release, as in the spec.
     const freed = new Set<number>();
     for (const batch of releaseBatches(calls, true)) {
-      this.releaseBatch(this.freeList, batch.map((k) => [base + calls[k]!.from, base + calls[k]!.to] as const), own, freed);
+      // A call over positions the table has not grown into yet frees nothing there.
+      this.releaseBatch(this.freeList, batch.map((k) => [base + calls[k]!.from, base + Math.min(calls[k]!.to, length)] as const), own, freed);
     }
+  }
+
+  /** The pages the slot's table may hold, which the release's calls are cut by (spec/release.ts's `pages`): the table as allocated, as no table grows here. */
+  protected tableCapacity(s: number): number {
+    return this.lengths[s] ?? 0;
   }
 
   /**

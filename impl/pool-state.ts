@@ -165,6 +165,23 @@ export class PoolState {
     return this.serials[this.slotIndex(slot)] ?? 0;
   }
 
+  /** The decode steps the slot's request has taken: one once its decode read, as this pool decodes in one step. */
+  steps(slot: number): number {
+    return (this.readCounts[this.slotIndex(slot)] ?? 0) > 0 ? 1 : 0;
+  }
+
+  /** The labels the slot's decode read, each once (0, a page never written, left out). */
+  labelsRead(slot: number): number[] {
+    const s = this.slotIndex(slot);
+    const base = s * this.options.maxLength;
+    const out: number[] = [];
+    for (let i = base; i < base + (this.readCounts[s] ?? 0); i++) {
+      const label = this.reads[i] ?? 0;
+      if (label !== 0 && !out.includes(label)) out.push(label);
+    }
+    return out;
+  }
+
   /** Pages whose data another request wrote (its own prefix's excepted), read by the slot's decode; 0 if none or not decoded. */
   foreignReads(slot: number): number {
     return this.foreign[this.slotIndex(slot)] ?? 0;

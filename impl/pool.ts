@@ -227,11 +227,17 @@ export class PagePool extends PoolFreeing {
     if (!this.behaviour.eviction || (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase)))) return false;
     const g = prefix ?? -1;
     const hit = g >= 0 && this.entryCached(g) ? (this.prefixLengths[g] ?? 1) : 0;
-    if (this.freePages >= length - hit) return false;
+    if (this.freePages >= length - hit || !this.evictEntry(g)) return false;
+    if (phase === Ph.new) this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
+    return true;
+  }
+
+  /** Frees the unlocked entry of a prefix other than `own` that holds the lowest cached page, all its pages in one release; false when there is none. */
+  protected evictEntry(own: number): boolean {
     let victim = NO_PAGE;
     let group = -1;
     for (let h = 0; h < this.prefixLengths.length; h++) {
-      if (h === g || (this.locks[h] ?? 0) !== 0) continue;
+      if (h === own || (this.locks[h] ?? 0) !== 0) continue;
       for (let j = 0; j < (this.prefixLengths[h] ?? 1); j++) {
         const p = this.prefixPages[(this.prefixBase[h] ?? 0) + j] ?? NO_PAGE;
         if (p !== NO_PAGE && (victim === NO_PAGE || p < victim)) [victim, group] = [p, h];
@@ -248,7 +254,6 @@ export class PagePool extends PoolFreeing {
       this.batch[n++] = p;
     }
     this.putBack(n);
-    if (phase === Ph.new) this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
     return true;
   }
 }

@@ -3,9 +3,10 @@
  * (a decode step's new page, config `tableGrowth`), `retract` / `resume` (config
  * `retraction`) and `abortCommit` (a commit-time abort), the spec's actions of
  * spec/transitions.ts, spec/retraction.ts and spec/abort-commit.ts on the
- * TypedArray state of `pool.ts`. The validator (conformance/) holds logs of such
- * deployments against them; the model-based test does not drive them yet, as the pool
- * decodes in one step (abstraction.ts refuses `tableGrowth` and `retraction`).
+ * TypedArray state of `pool.ts`, as a deployment's log reports them: the validator
+ * (conformance/) holds logs of such deployments against them, and `incident` replays
+ * through it. The model-based test drives its subclass `SteppingPool`
+ * (stepping-pool.ts), which has decode steps, growth and retraction exactly as the spec.
  *
  * Decode steps here. The pool's `decode` is the first step, which leaves the request
  * `decoded`; the later steps, and what their tokens write, are the spec's (`slots.ts`). A
@@ -18,7 +19,7 @@
  * position, fill, and under an owner check its tag), then releases the table as a `free`
  * does; `resume` takes new pages by the allocation order (`alloc_extend` of the request's
  * `fill_len` tokens, D's `_pre_alloc`) and loads the saved copy into them. Nothing
- * allocates after construction: the saved copy takes four arrays of the table arena's
+ * allocates after construction: the saved copy takes five arrays of the table arena's
  * size, made only with `retraction`.
  *
  * The faults of retraction, as spec/retraction.ts has them. `offload-after-free`: the
@@ -42,15 +43,17 @@ export interface ServingPoolOptions extends PoolOptions {
 /** The pool, with `grow`, `retract` and `resume`. */
 export class ServingPool extends PagePool {
   /** Per table entry of a retracted request: the content label its copy read (the arena's layout). */
-  private readonly savedData: Int32Array;
+  protected readonly savedData: Int32Array;
   /** Per table entry: the position that content was written for. */
-  private readonly savedPos: Int32Array;
+  protected readonly savedPos: Int32Array;
   /** Per table entry: the slots that content filled. */
-  private readonly savedFill: Int32Array;
+  protected readonly savedFill: Int32Array;
   /** Per table entry: the owner tag the copy read (`copy-carries-tag`). */
-  private readonly savedTag: Int32Array;
+  protected readonly savedTag: Int32Array;
+  /** Per table entry: the slots that tag counted (restored with it under `copy-carries-tag`). */
+  protected readonly savedTagFill: Int32Array;
   /** Per slot: the phase a resume returns the request to (`handedOff` or `decoded`). */
-  private readonly resumeTo: Uint8Array;
+  protected readonly resumeTo: Uint8Array;
 
   constructor(readonly serving: ServingPoolOptions) {
     super(serving);
@@ -59,6 +62,7 @@ export class ServingPool extends PagePool {
     this.savedPos = new Int32Array(size);
     this.savedFill = new Int32Array(size);
     this.savedTag = new Int32Array(size);
+    this.savedTagFill = new Int32Array(size);
     this.resumeTo = new Uint8Array(serving.slots);
   }
 
@@ -70,6 +74,7 @@ export class ServingPool extends PagePool {
     this.savedPos.set(other.savedPos);
     this.savedFill.set(other.savedFill);
     this.savedTag.set(other.savedTag);
+    this.savedTagFill.set(other.savedTagFill);
     this.resumeTo.set(other.resumeTo);
   }
 
@@ -151,8 +156,14 @@ export class ServingPool extends PagePool {
     return true;
   }
 
-  /** The copy to host memory: per table position, what the page there holds now (content, position, fill, tag). */
-  private copyTable(s: number): void {
+  /** What slot `slot`'s saved copy holds at table position `i` (meaningful while its request is retracted): content, position, fill, tag and tag count. */
+  savedCopy(slot: number, i: number): { label: number; pos: number; fill: number; tag: number; tagFill: number } {
+    const at = this.slotIndex(slot) * this.options.maxLength + i;
+    return { label: this.savedData[at] ?? 0, pos: this.savedPos[at] ?? 0, fill: this.savedFill[at] ?? 0, tag: this.savedTag[at] ?? 0, tagFill: this.savedTagFill[at] ?? 0 };
+  }
+
+  /** The copy to host memory: per table position, what the page there holds now (content, position, fill, tag and its count). */
+  protected copyTable(s: number): void {
     const base = s * this.options.maxLength;
     for (let i = base; i < base + (this.lengths[s] ?? 0); i++) {
       const p = this.tables[i] ?? 0;
@@ -160,6 +171,7 @@ export class ServingPool extends PagePool {
       this.savedPos[i] = this.position[p] ?? 0;
       this.savedFill[i] = this.fill[p] ?? 0;
       this.savedTag[i] = this.tag[p] ?? 0;
+      this.savedTagFill[i] = this.tagFill[p] ?? 0;
     }
   }
 
@@ -178,6 +190,13 @@ export class ServingPool extends PagePool {
       this.freeList?.refuse(room);
       return false;
     }
+    this.holdAgain(s, room, tokens);
+    this.phases[s] = this.resumeTo[s] ?? Ph.handedOff;
+    return true;
+  }
+
+  /** A resume's new table: `room` pages by the allocation order (`alloc_extend` of `tokens`), held by the slot's request, their tags cleared, the saved copy loaded into them (none under `resume-stale`). */
+  protected holdAgain(s: number, room: number, tokens?: number): void {
     const base = s * this.options.maxLength;
     this.takePages(base, room, tokens);
     const serial = this.serials[s] ?? 0;
@@ -189,10 +208,10 @@ export class ServingPool extends PagePool {
       // resume-stale: no load; the page keeps what it held, its tag cleared.
       if (this.behaviour.resumeStale) continue;
       this.write(p, this.savedData[i] ?? 0, this.savedPos[i] ?? 0, this.savedFill[i] ?? 0);
-      // The load stamps the request's own label, or under copy-carries-tag the tag the copy read.
-      if (this.behaviour.ownerCheck) this.tag[p] = carriesTag ? (this.savedTag[i] ?? 0) : serial;
+      if (!this.behaviour.ownerCheck) continue;
+      // The load stamps the request's own label, or under copy-carries-tag the tag the copy read, with its count.
+      this.tag[p] = carriesTag ? (this.savedTag[i] ?? 0) : serial;
+      if (carriesTag) this.tagFill[p] = this.savedTagFill[i] ?? 0;
     }
-    this.phases[s] = this.resumeTo[s] ?? Ph.handedOff;
-    return true;
   }
 }

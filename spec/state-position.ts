@@ -147,11 +147,16 @@ export function savedPageOf(m: Model, s: State, r: number, i: number): SavedPage
 
 /** The copy reads page `p` into request `r`'s saved copy at position `i`: its content, position, fill, tag and tag count. */
 export function savePage(m: Model, t: State, r: number, i: number, p: number, from: State): void {
-  setPositionValue(m, t, 'savedData', r, i, dataOf(m, from, p), 0);
-  setPositionValue(m, t, 'savedPos', r, i, dataPosOf(m, from, p), 0);
-  setPositionValue(m, t, 'savedFill', r, i, fillOf(m, from, p), m.pageSize);
-  setPositionValue(m, t, 'savedTag', r, i, tagOf(m, from, p), 0);
-  setPositionValue(m, t, 'savedTagFill', r, i, tagFillOf(m, from, p), m.pageSize);
+  setSavedPage(m, t, r, i, { label: dataOf(m, from, p), pos: dataPosOf(m, from, p), fill: fillOf(m, from, p), tag: tagOf(m, from, p), tagFill: tagFillOf(m, from, p) });
+}
+
+/** Request `r`'s saved copy at position `i` becomes `copy` (a field the configuration lacks takes only its absent value). */
+export function setSavedPage(m: Model, t: State, r: number, i: number, copy: SavedPage): void {
+  setPositionValue(m, t, 'savedData', r, i, copy.label, 0);
+  setPositionValue(m, t, 'savedPos', r, i, copy.pos, 0);
+  setPositionValue(m, t, 'savedFill', r, i, copy.fill, m.pageSize);
+  setPositionValue(m, t, 'savedTag', r, i, copy.tag, 0);
+  setPositionValue(m, t, 'savedTagFill', r, i, copy.tagFill, m.pageSize);
 }
 
 /** Request `r`'s saved copy goes back to its initial value at every position (every field 0, as in {@link initial}). */

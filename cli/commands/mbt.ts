@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, refusalOf, run, type Config, type Coverage, type Fault, type Variant } from '../../spec/index.ts';
-import { EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { EVENTS, LIFE_EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type LifeOptions, type MbtResult } from '../../impl/index.ts';
 import { beginWork } from '../interrupt.ts';
 import type { PoolAllocator } from '../../impl/allocator-order.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
@@ -54,7 +54,7 @@ function whole(flag: string, text: string, min: number, max: number): number {
 /** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
 type Target =
   | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[] };
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions };
 
 /** The configuration, when `covered` (the pool's coverage, or the adapter protocol's) covers every feature of it; a {@link UsageError} naming the first it does not. */
 function refuseUncovered(covered: Coverage, config: Config): Config {
@@ -90,8 +90,13 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     ...(flags.eviction === true ? { eviction: true } : {}),
     // --page-size above 1: random configurations with token slots of that page size (lengths in tokens), in the order --allocator names.
     ...(decoded.pageSize !== undefined && decoded.pageSize > 1 ? { slots: true, slotSizes: [decoded.pageSize] } : {}),
+    // A request's life on D: the switches given are on in every configuration, the others off.
+    ...(hasLife(decoded) ? { life: { decodeSteps: [decoded.decodeSteps ?? 1], tableGrowth: decoded.tableGrowth === true, retraction: decoded.retraction === true } } : {}),
   };
 }
+
+/** Whether a configuration has decode steps, growth or retraction. */
+const hasLife = (c: Config): boolean => (c.decodeSteps ?? 1) > 1 || c.tableGrowth === true || c.retraction === true;
 
 /** A value as the shell reads it back. */
 function shellWord(text: string): string {
@@ -115,6 +120,9 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   add('--page-size', flags.pageSize);
   add('--prefix-pages', flags.prefixPages);
   if (flags.eviction === true) words.push('--eviction');
+  add('--decode-steps', flags.decodeSteps);
+  if (flags.tableGrowth === true) words.push('--table-growth');
+  if (flags.retraction === true) words.push('--retraction');
   if (flags.random === true) words.push('--random');
   if (flags.isolation === false) words.push('--no-isolation');
   if (flags.maxCommands !== undefined && flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
@@ -133,7 +141,8 @@ function describeConfig(config: Config): string {
   // Token slots: lengths and the limit are in tokens.
   const slots = config.allocator === undefined && config.pageSize !== undefined && config.pageSize > 1 ? `, ${config.pageSize} tokens per page` : '';
   const rule = config.lengthRule === 'ge' ? ' (ge)' : '';
-  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}`;
+  const life = hasLife(config) ? `, ${config.decodeSteps ?? 1} decode steps${config.tableGrowth === true ? ', table growth' : ''}${config.retraction === true ? ', retraction' : ''}` : '';
+  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}`;
 }
 
 /** The result as the JSON that `--json` prints. */
@@ -185,7 +194,7 @@ export function mbtCommand(flags: MbtFlags): number {
   const what =
     'config' in target
       ? describeConfig(target.config)
-      : `random configurations${target.slots === true ? ' with token slots' : ''}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
+      : `random configurations${target.slots === true ? ' with token slots' : ''}${target.life === undefined ? '' : ` with ${target.life.decodeSteps?.join(',') ?? '2,3'} decode steps${target.life.tableGrowth === true ? ', table growth' : ''}${target.life.retraction === true ? ', retraction' : ''}`}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
   out(`pagecheck mbt: ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
   if (f === undefined && flags.path !== undefined) {
     out(`pass: the case at --path ${flags.path} passes now`);
@@ -193,7 +202,8 @@ export function mbtCommand(flags: MbtFlags): number {
   }
   if (f === undefined) {
     out(`pass: ${result.runs} runs; the pool accepted exactly what the spec enables, refined it at every step${flags.isolation === false ? ' (Isolation not checked: --no-isolation)' : ', and Isolation held'}`);
-    out(`exercised: ${EVENTS.map((e) => `${e} ${result.events[e]}`).join(', ')}`);
+    const life = LIFE_EVENTS.flatMap((e) => (result.events[e] === undefined ? [] : [`${e} ${result.events[e]}`]));
+    out(`exercised: ${[...EVENTS.map((e) => `${e} ${result.events[e]}`), ...life].join(', ')}`);
     return EXIT.ok;
   }
   out(`FAIL at run ${result.runs}: ${f.property}; shrunk in ${f.shrinks} steps to ${f.commands.length} commands (${f.actions.length} enabled)`);
