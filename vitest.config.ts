@@ -31,6 +31,8 @@ export const HEAVY = [
   // The refinement with token slots and with eviction at their full counts; mbt-slots.test.ts and eviction.test.ts keep a sample of each in the fast tier.
   'test/impl/mbt-slots-long.test.ts',
   'test/impl/eviction-long.test.ts',
+  // The pool with decode steps, growth and retraction at full counts (2,000, 1,500 and 1,500 runs, and each life mutant's runs passing on the real pool): about 29 s of CPU; mbt-life.test.ts keeps a sample.
+  'test/impl/mbt-life-long.test.ts',
   // The pool against the spec at real sizes (9 to 16 pages), beyond mbt-real-sizes.test.ts's sample: 2,500 configurations of up to 150 commands.
   'test/impl/mbt-real-sizes-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (1.7 million states): 40 s of CPU.
