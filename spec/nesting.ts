@@ -85,7 +85,8 @@ export function nestedPrefixIssues(input: Input): InputIssue[] {
   for (const child of nested) {
     const up = parentPrefixName(child)!;
     if (lengthOf(up) >= lengthOf(child)) {
-      issues.push({ path: 'prefixPages', message: `prefix "${child}" of ${pagesOf(lengthOf(child))} extends prefix "${up}" of ${pagesOf(lengthOf(up))}: a prefix must be longer than the prefix it extends (e.g. --prefix-pages ${child}=${lengthOf(up) + 1})` });
+      // Named after the flag that gave the lengths, or the requests when every length is the default.
+      issues.push({ path: input.prefixPages === undefined ? 'requests' : 'prefixPages', message: `prefix "${child}" of ${pagesOf(lengthOf(child))} extends prefix "${up}" of ${pagesOf(lengthOf(up))}: a prefix must be longer than the prefix it extends (e.g. --prefix-pages ${child}=${lengthOf(up) + 1})` });
     }
   }
   return issues;

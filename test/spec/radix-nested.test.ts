@@ -15,6 +15,7 @@ import { checkedModel } from '../../binding/index.ts';
 import { actionLabel, allActions, compile, configFrom, depthOf, ExclusiveHold, holderOf, Integrity, INVARIANTS, Isolation, nodeLockOf, prefixLabel, step, tableOf, WITNESSES, type Action, type Config, type Fault, type Model, type Variant } from '../../spec/index.ts';
 import { agreement } from '../binding/por-agreement.ts';
 import { bytesOf, explore, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
+import { pagecheck } from '../support/cli.ts';
 import { runLabels } from './helpers.ts';
 
 const READS = [Isolation, Integrity];
@@ -128,6 +129,16 @@ describe('nested prefixes: the configuration', () => {
     expect(() => configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys/doc' }], prefixPages: { 'sys/doc': 2 }, eviction: true })).toThrow(/prefix "sys\/doc" extends prefix "sys": .* needs radix/);
     expect(() => nested('buggy', [], 4, ['3:sys', '3:sys/doc'], { sys: 2, 'sys/doc': 2 })).toThrow(/prefix "sys\/doc" of 2 pages extends prefix "sys" of 2 pages: a prefix must be longer/);
     expect(() => nested('buggy', [], 4, ['3:sys/doc'], { sys: 3, 'sys/doc': 2 })).toThrow(/extends prefix "sys" of 3 pages/);
+  });
+
+  it('the command line refuses them with exit 2 and one line naming the flag', async () => {
+    const base = ['check', '--pages', '4', '--prefill-limit', '3', '--eviction'];
+    const bare = await pagecheck(...base, '--requests', '2:sys,3:sys/doc', '--prefix-pages', 'sys/doc=2');
+    expect([bare.code, bare.out, bare.err]).toEqual([2, '', 'pagecheck: invalid model configuration: --requests[1].prefix: prefix "sys/doc" extends prefix "sys": a prefix that extends another shares the other\'s nodes in the radix tree, and needs radix (--radix --eviction)\n']);
+    const short = await pagecheck(...base, '--radix', '--requests', '3:sys,3:sys/doc', '--prefix-pages', 'sys=2');
+    expect([short.code, short.err]).toEqual([2, 'pagecheck: invalid model configuration: --prefix-pages: prefix "sys/doc" of 1 page extends prefix "sys" of 2 pages: a prefix must be longer than the prefix it extends (e.g. --prefix-pages sys/doc=3)\n']);
+    const slash = await pagecheck(...base, '--radix', '--requests', '2:sys/');
+    expect([slash.code, slash.err]).toEqual([2, 'pagecheck: invalid model configuration: --requests[0].prefix: expected a prefix name of letters, digits and _ starting with a letter, or names joined by / (sys/doc extends sys), got "sys/"\n']);
   });
 
   it('gives a nested prefix labels only past its parent: 2 requests + sys (1) + sys/doc (1 of its own)', () => {
