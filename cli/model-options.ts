@@ -66,7 +66,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--variant <name>', 'buggy | length-fix | owner-check | hardened (default buggy)')
     .option('--pages <n>', "number of D's KV pages")
     .option('--prefill-limit <n>', 'longest prompt, in tokens, that P computes (tokens are pages at the default page size 1)')
-    .option('--requests <lengths>', 'request lengths in tokens (pages at page size 1), named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys)')
+    .option('--requests <lengths>', 'request lengths in tokens (pages at page size 1), named A, B, ...; LEN:PREFIX shares a prompt prefix (e.g. 2,3:sys); under --radix PARENT/NAME extends a prefix (e.g. 2:sys,3:sys/doc)')
     .option('--faults <list>', "faults switched on, comma-separated, or 'none' (default: the variant's own)")
     .option('--allocator <order>', 'which free pages allocate hands out: sorted | sglang | lifo | any (default sorted; see docs/ALLOCATOR.md)')
     .option('--eviction', 'the prefix cache evicts an unlocked cached page when an allocation finds too few free pages (action evict)')
@@ -82,7 +82,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('--state-slots', "model D's state slot and metadata row per request: taken at allocation, written with the transfer, read at commit and every decode step (faults state-slot-reuse, metadata-collision)")
     .option('--loadback', "D's prefix cache has a host tier: a prefix found only in host memory is loaded back into pages of the request's own (action loadBack, SGLang's HiRadixCache.init_load_back; faults host-evict-during-load, read-before-load); needs a request with a prefix")
 
-    .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each)');
+    .option('--prefix-pages <list>', 'length in pages of each named prompt prefix, NAME=PAGES comma-separated (e.g. sys=2; default 1 page each; a prefix is longer than the one it extends, e.g. sys/doc=2)');
 }
 
 /** Whether any model flag (or `--config`) was given. */

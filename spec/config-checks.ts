@@ -9,6 +9,7 @@ import { LIFO_MAX_PAGES } from './allocator.ts';
 import { checksOwner } from './behaviour.ts';
 import { LIMITS, requestName } from './config.ts';
 import type { ConfigSchema, InputIssue } from './decode.ts';
+import { nestedPrefixIssues, prefixExtends } from './nesting.ts';
 
 /** A configuration as the schema decoded it, before its defaults are filled in. */
 type Input = typeof ConfigSchema.Type;
@@ -34,6 +35,7 @@ const CHECKS: readonly ((input: Input) => InputIssue[])[] = [
   growthAgainstSteps,
   retractionAgainstAllocator,
   radixAgainstEviction,
+  nestedPrefixIssues,
   withoutAgainstVariant,
   anyAgainstActionLimit,
   lifoAgainstPages,
@@ -89,11 +91,11 @@ function requestsAgainstPool(input: Input): InputIssue[] {
   return issues;
 }
 
-/** Each prefix length against the requests: some request has that prefix. */
+/** Each prefix length against the requests: some request has that prefix, or one that extends it. */
 function prefixesAgainstRequests(input: Input): InputIssue[] {
   const issues: InputIssue[] = [];
   for (const name of Object.keys(input.prefixPages ?? {})) {
-    if (!input.requests.some((q) => q.prefix === name)) {
+    if (!input.requests.some((q) => q.prefix !== undefined && prefixExtends(q.prefix, name))) {
       issues.push({ path: `prefixPages.${name}`, message: `no request has prefix ${show(name)}; name a prefix that some request shares` });
     }
   }

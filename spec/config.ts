@@ -129,7 +129,9 @@ export interface RequestSpec {
   /**
    * Requests with the same prefix share its pages, the first pages of their tables,
    * through the prefix cache. A prefix is one page long unless the configuration's
-   * `prefixPages` gives it more; the request is longer than its prefix.
+   * `prefixPages` gives it more; the request is longer than its prefix. Under `radix` a
+   * name with a slash extends another (`sys/doc` extends `sys`, and is longer): its first
+   * pages are the other's (spec/nesting.ts).
    */
   readonly prefix?: string;
 }

@@ -50,10 +50,17 @@ const NameSchema = Schema.String.pipe(
   }),
 );
 
+// A prefix name may extend another with a slash (`sys/doc` extends `sys`): the radix tree's nested prefixes (spec/nesting.ts).
+const PrefixNameSchema = Schema.String.pipe(
+  Schema.filter((x) => /^[A-Za-z][A-Za-z0-9_]{0,15}(\/[A-Za-z][A-Za-z0-9_]{0,15})*$/.test(x), {
+    message: (issue) => `expected a prefix name of letters, digits and _ starting with a letter, or names joined by / (sys/doc extends sys), got ${show(issue.actual)}`,
+  }),
+);
+
 const RequestSchema = Schema.Struct({
   name: Schema.optionalWith(NameSchema, { exact: true }),
   length: WholeNumber(1, MAX_TOKENS, 'a length in tokens'),
-  prefix: Schema.optionalWith(NameSchema, { exact: true }),
+  prefix: Schema.optionalWith(PrefixNameSchema, { exact: true }),
 }).annotations({ message: (issue) => ({ message: `expected a request such as {"length": 2}, got ${show(issue.actual)}`, override: false }) });
 
 /** The configuration as a user writes it: names, variant and faults may be left out. */
@@ -85,7 +92,7 @@ export const ConfigSchema = Schema.Struct({
   stateSlots: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   loadback: Schema.optionalWith(Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${show(issue.actual)}` }), { exact: true }),
   prefixPages: Schema.optionalWith(
-    Schema.Record({ key: NameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
+    Schema.Record({ key: PrefixNameSchema, value: WholeNumber(1, LIMITS.maxPages, 'a prefix length in pages') }).annotations({
       message: (issue) => ({ message: `expected an object of prefix lengths in pages such as {"sys": 2}, got ${show(issue.actual)}`, override: false }),
     }),
     { exact: true },

@@ -12,14 +12,22 @@ export function bodyLabel(r: number): number {
   return r + 1;
 }
 
-/** The label of page `j` of prefix group `g`'s data (and of that page's slot in its prefix-cache entry, as a holder); page 0 when `j` is left out. */
+/** The label of page `j` of prefix group `g`'s data (and of that page's slot in its prefix-cache entry, as a holder); page 0 when `j` is left out. A nested prefix's first pages are its parent's: the parent's labels (spec/nesting.ts). */
 export function prefixLabel(m: Model, g: number, j = 0): number {
   const base = m.prefixBase[g];
   if (base === undefined) throw new Error(`model: no prefix group ${g}`);
-  return m.n + 1 + base + j;
+  const from = m.prefixFrom[g]!;
+  if (j < from) return prefixLabel(m, m.prefixParent[g]!, j);
+  return m.n + 1 + base + j - from;
 }
 
-/** The prefix group of a prefix label (one above `n`), or -1 for a request's label or nobody. */
+/** Whether prefix group `g` is group `h` or extends it (`sys/doc` extends `sys`): `h`'s pages are `g`'s first pages. */
+export function groupExtends(m: Model, g: number, h: number): boolean {
+  for (let k = g; k >= 0; k = m.prefixParent[k]!) if (k === h) return true;
+  return false;
+}
+
+/** The prefix group of a prefix label (one above `n`), or -1 for a request's label or nobody; for a nested prefix's first pages, the parent that owns the label. */
 export function groupOfLabel(m: Model, label: number): number {
   if (label <= m.n) return -1;
   for (let g = m.groups - 1; g >= 0; g--) if (label - m.n - 1 >= m.prefixBase[g]!) return g;
@@ -29,7 +37,7 @@ export function groupOfLabel(m: Model, label: number): number {
 /** Which page of its prefix a prefix label names (its position), or -1 for a request's label or nobody. */
 export function prefixPageOfLabel(m: Model, label: number): number {
   const g = groupOfLabel(m, label);
-  return g < 0 ? -1 : label - m.n - 1 - m.prefixBase[g]!;
+  return g < 0 ? -1 : label - m.n - 1 - m.prefixBase[g]! + m.prefixFrom[g]!;
 }
 
 /** How many pages request `r`'s prefix has: the table positions it covers (0 without a prefix). */
@@ -38,11 +46,12 @@ export function prefixLength(m: Model, r: number): number {
   return g < 0 ? 0 : m.prefixPages[g]!;
 }
 
-/** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's pages. */
+/** The labels request `r` may legitimately read somewhere in its table: its own data and its prefix's pages (a nested prefix's first pages are its parent's labels). */
 export function mayRead(m: Model, r: number, label: number): boolean {
   if (label === bodyLabel(r)) return true;
   const g = m.group[r]!;
-  return g >= 0 && groupOfLabel(m, label) === g;
+  const h = groupOfLabel(m, label);
+  return g >= 0 && h >= 0 && groupExtends(m, g, h);
 }
 
 /** Whether table position `i` of request `r` is one of its prefix's positions (`0 .. k-1` for a prefix of `k` pages). */

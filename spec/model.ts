@@ -30,6 +30,7 @@ import { FAULT_REREADS_FINISHED_TABLE, FAULTS, type Allocator, type Config, type
 import { checksOwner, firstPageOf, isOverLongPrompt, mechanismsOf, stubsSilently } from './behaviour.ts';
 import type { Mechanism } from './hardening.ts';
 import { labelBytesOf, layOut, requestFieldsOf, type Laid, type RequestField, type VariableName } from './layout.ts';
+import { groupIndexOf, prefixShapeOf } from './nesting.ts';
 import { presenceOf } from './presence.ts';
 
 /** A configuration with the offsets of every state variable precomputed. */
@@ -48,9 +49,13 @@ export interface Model {
   readonly group: Int32Array;
   /** Per prefix group: its length in pages (config `prefixPages`, 1 when not given). */
   readonly prefixPages: Uint32Array;
-  /** Per prefix group: the label of its first page less `n + 1` (the labels of the groups before it). */
+  /** Per prefix group: the label of its first page of its own less `n + 1` (the own labels of the groups before it). */
   readonly prefixBase: Uint32Array;
-  /** The highest label: `n` plus the pages of every prefix. */
+  /** Per prefix group: the group it extends (`sys` for `sys/doc`, spec/nesting.ts), or -1. */
+  readonly prefixParent: Int32Array;
+  /** Per prefix group: how many of its first pages are its parent's (the parent's length; 0 without a parent); its own labels start past them. */
+  readonly prefixFrom: Uint32Array;
+  /** The highest label: `n` plus the pages of every prefix (a nested prefix's own pages only). */
   readonly labels: number;
   /**
    * Per request: its page table's room in pages, the table positions a state holds: the
@@ -247,15 +252,10 @@ function shapeOf(config: Config) {
       group[r] = -1;
       return;
     }
-    let g = groupNames.indexOf(req.prefix);
-    if (g < 0) g = groupNames.push(req.prefix) - 1;
-    group[r] = g;
+    group[r] = groupIndexOf(groupNames, req.prefix);
   });
-  const prefixPages = Uint32Array.from(groupNames, (name) => config.prefixPages?.[name] ?? 1);
-  const prefixBase = new Uint32Array(groupNames.length);
-  for (let g = 1; g < groupNames.length; g++) prefixBase[g] = prefixBase[g - 1]! + prefixPages[g - 1]!;
-  const labels = n + prefixPages.reduce((sum, k) => sum + k, 0);
-  return { n, groupNames, group, len, promptPages, tokens, prefixPages, prefixBase, labels };
+  const { prefixPages, prefixBase, prefixParent, prefixFrom, ownLabels } = prefixShapeOf(groupNames, config.prefixPages ?? {});
+  return { n, groupNames, group, len, promptPages, tokens, prefixPages, prefixBase, prefixParent, prefixFrom, labels: n + ownLabels };
 }
 
 /** The fields' offsets under the names readers know them by (see {@link compile} for the absent ones). */

@@ -28,9 +28,10 @@
  *
  * In the model. A node is one cached prefix page: the page held by label `prefixLabel(g,
  * j)` is node `j` of prefix `g`'s path, its parent node `j - 1` (node 0's parent is the
- * root). Requests with the same prefix name share the path; requests with different names
- * share no node (the model has no prefixes that extend one another, such as sys and
- * sys/doc). A node's `lock_ref` is kept at its page (`nodeLock`, a signed byte, 0 while the
+ * root). Requests with the same prefix name share the path; a prefix that extends another
+ * (`sys/doc` extends `sys`, spec/nesting.ts) shares the other's nodes as its first pages
+ * and has nodes of its own past them, children of the other's last node; requests whose
+ * prefixes neither extends the other share no node. A node's `lock_ref` is kept at its page (`nodeLock`, a signed byte, 0 while the
  * page is no node), and a request's `last_node` as the depth of its path (`depth`). The
  * tree holds only prefix pages: a request's pages past its prefix would be a branch that
  * no other request of the model matches (no two requests share a body), which the model
@@ -41,7 +42,7 @@
  * another request's lock on the same nodes, and with no floor a node can go below 0.
  */
 import { put } from './allocator.ts';
-import { bodyLabel, NO_PAGE, prefixLabel, prefixLength, type Model } from './model.ts';
+import { bodyLabel, groupExtends, groupOfLabel, NO_PAGE, prefixLabel, prefixLength, prefixPageOfLabel, type Model } from './model.ts';
 import { addFlags, cachedPage, depthOf, holderOf, INSERTED, nodeLockOf, setDepth, setHolder, setNodeLock, setTablePage, tablePage, type State } from './state.ts';
 
 /** How many nodes of prefix group `g`'s path, from the root, the tree holds: `match_prefix`'s matched length, in pages (at most the prefix's length). */
@@ -52,10 +53,15 @@ export function matchDepth(m: Model, s: State, g: number): number {
   return d;
 }
 
-/** Whether page `p` is a leaf of the tree: a node (`prefixLabel(g, j)`) whose child `j + 1` the tree does not hold. */
+/** Whether node `j` of prefix group `g`'s path is a leaf of the tree: cached, and no path through it (`g`'s own, or a prefix's that extends `g`, spec/nesting.ts) has its child `j + 1` cached. */
 export function isLeaf(m: Model, s: State, g: number, j: number): boolean {
   if (cachedPage(m, s, g, j) < 0) return false;
-  return j + 1 >= (m.prefixPages[g] ?? 0) || cachedPage(m, s, g, j + 1) < 0;
+  const label = prefixLabel(m, g, j);
+  for (let h = 0; h < m.groups; h++) {
+    if (j + 1 >= (m.prefixPages[h] ?? 0) || prefixLabel(m, h, j) !== label) continue;
+    if (cachedPage(m, s, h, j + 1) >= 0) return false;
+  }
+  return true;
 }
 
 /**
@@ -131,20 +137,20 @@ export function canInsertPath(m: Model, s: State, r: number): boolean {
 
 /**
  * The leaf that an eviction for a request of prefix group `own` (-1: none to protect)
- * frees: the node on the lowest page that is a leaf, of another group, with `lock_ref <= 0`
- * (`lock_ref > 0` protects; below 0 does not). SGLang pops the least recently used; the
- * model abstracts the policy to this fixed choice. Returns the page, or -1.
+ * frees: the node on the lowest page that is a leaf, not on `own`'s path (a nested
+ * prefix's path goes through its parent's nodes), with `lock_ref <= 0` (`lock_ref > 0`
+ * protects; below 0 does not). SGLang pops the least recently used; the model abstracts
+ * the policy to this fixed choice. Returns the page, or -1.
  */
 export function evictableLeaf(m: Model, s: State, own: number): number {
   for (let p = m.firstPage; p < m.pages; p++) {
     const label = holderOf(m, s, p);
     if (label <= m.n) continue;
-    for (let g = 0; g < m.groups; g++) {
-      if (g === own) continue;
-      const j = label - prefixLabel(m, g, 0);
-      if (j < 0 || j >= (m.prefixPages[g] ?? 0)) continue;
-      if (isLeaf(m, s, g, j) && nodeLockOf(m, s, p) <= 0) return p;
-    }
+    const g = groupOfLabel(m, label);
+    const j = prefixPageOfLabel(m, label);
+    if (g < 0 || j >= (m.prefixPages[g] ?? 0)) continue;
+    if (own >= 0 && groupExtends(m, own, g)) continue;
+    if (isLeaf(m, s, g, j) && nodeLockOf(m, s, p) <= 0) return p;
   }
   return -1;
 }

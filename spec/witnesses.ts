@@ -4,7 +4,7 @@
  * the behaviour it guards never happens.
  */
 import { OVERLAPPED } from './release.ts';
-import { isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
+import { groupExtends, isOverLong, NO_PAGE, prefixLabel, type Model } from './model.ts';
 import { dataOf, dataPartsOf, flagsOf, HIT, INSERTED, nodeLockOf, holderOf, isLive, phaseOf, Ph, RESUMED, EVICTED_FOR, sharedPages, tablePage, tableRoom, tagPartsOf } from './state.ts';
 import type { Fault } from './config.ts';
 import type { Property } from './properties.ts';
@@ -123,7 +123,8 @@ export const SegmentOverlap = sometimes(
 export const PrefixHit = sometimes(
   'PrefixHit',
   (m) => {
-    for (let g = 0; g < m.groups; g++) if (m.group.filter((x) => x === g).length > 1) return true;
+    // Two requests whose paths share group g's pages: the same prefix, or one that extends it (spec/nesting.ts).
+    for (let g = 0; g < m.groups; g++) if (m.group.filter((x) => x >= 0 && groupExtends(m, x, g)).length > 1) return true;
     return false;
   },
   (m, s) => anyRequest(m, (r) => (flagsOf(m, s, r) & HIT) !== 0),
