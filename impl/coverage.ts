@@ -17,12 +17,12 @@ export type PoolKind = (typeof POOL_KINDS)[number];
 /** Whether the pool has action kind `k`. */
 export const isPoolKind = kindsGuard(POOL_KINDS);
 
-/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts. */
+/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts; state slots and metadata rows in impl/slot-pool.ts. */
 export const POOL_COVERAGE: Coverage = coverage('the pool', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo'],
-  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction'],
-  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale'],
+  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction', 'stateSlots'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale', 'state-slot-reuse', 'metadata-collision'],
   actions: POOL_KINDS,
   instead: {
     'allocator:any': 'hands out pages in one order',
@@ -34,8 +34,11 @@ export const POOL_COVERAGE: Coverage = coverage('the pool', {
 /** The faults of retraction (spec/config.ts's FAULT_NEEDS): the model-based test draws them only for configurations with it. */
 export const POOL_LIFE_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'retraction');
 
-/** The faults the pool implements but those of retraction, in the catalogue's order: what its model-based test draws by default. */
-export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => !POOL_LIFE_FAULTS.includes(f));
+/** The faults of D's state slots and metadata rows (FAULT_NEEDS `stateSlots`): the model-based test draws them only for configurations with the slots. */
+export const POOL_SLOT_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'stateSlots');
+
+/** The faults the pool implements but those of retraction and of the state slots, in the catalogue's order: what its model-based test draws by default. */
+export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => !POOL_LIFE_FAULTS.includes(f) && !POOL_SLOT_FAULTS.includes(f));
 
 /** The action kinds of a request's life on D: a decode step's page, retraction, the late copy and resume. */
 export const POOL_LIFE_KINDS: readonly ActionKind[] = ['grow', 'retract', 'offload', 'resume'];

@@ -11,7 +11,7 @@ import { compile, type Model } from '../spec/model.ts';
 import { initial } from '../spec/state.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
-import { configArbitrary, type LifeOptions } from './mbt-configs.ts';
+import { configArbitrary, withStateSlots, type LifeOptions } from './mbt-configs.ts';
 import { POOL_ACTION_KINDS, POOL_LIFE_KINDS } from './coverage.ts';
 import {
   commandsArbitrary,
@@ -46,6 +46,8 @@ export interface MbtOptions {
   readonly slotSizes?: readonly number[];
   /** For random configurations: decode steps, growth and retraction (drawn as `life` says), with their actions among the named commands; off when left out. */
   readonly life?: LifeOptions;
+  /** For random configurations: D's state slots and metadata rows in every one, their faults drawn with the others (off when left out). */
+  readonly stateSlots?: boolean;
   /** Whether a failure is shrunk (default true); a test that only asks whether a mutant fails spares the shrinking. */
   readonly shrink?: boolean;
   /** Number of runs. */
@@ -152,7 +154,8 @@ export function runMbt(options: MbtOptions): MbtResult {
   const isolation = options.isolation ?? true;
   const makePool = options.makePool ?? realPool;
   const events = options.events ?? noEvents();
-  const configs = options.config !== undefined ? fc.constant(options.config) : (options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes, options.life));
+  const drawn = options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes, options.life);
+  const configs = options.config !== undefined ? fc.constant(options.config) : options.stateSlots === true ? withStateSlots(drawn, options.faults) : drawn;
   const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
   const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
