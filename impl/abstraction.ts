@@ -12,7 +12,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
@@ -20,6 +20,7 @@ import { groupOfLabel, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
 import { SlotPool } from './slot-pool.ts';
+import { DraftPool } from './draft-pool.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
@@ -59,7 +60,14 @@ export function abstractState(m: Model, pool: PagePool): State {
   }
   for (let r = 0; r < m.n; r++) abstractRequest(m, pool, s, r);
   if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
+  if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
   return s;
+}
+
+/** The draft model's KV (spec/draft.ts): each page's draft label, and each request's pending draft part. */
+function abstractDraft(m: Model, pool: DraftPool, s: State): void {
+  for (let p = 0; p < m.pages; p++) setDraft(m, s, p, specLabel(m, pool, pool.draft[p] ?? 0));
+  for (let r = 0; r < m.n; r++) setDraftPending(m, s, r, pool.draftPending[r] === 1);
 }
 
 /** D's state slots and metadata rows (spec/state-slots.ts): holders and contents as labels, each request's indices as they are. */

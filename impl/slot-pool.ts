@@ -22,16 +22,18 @@
  * position 0, kept with the worst read there (spec/reads.ts), and its label joins what the
  * request read: `Isolation` and `Integrity` cover pages and slots together. Retraction keeps
  * the slot held. The pool stands for the spec only with `reuseSlots` off (a request per
- * pool slot); nothing allocates after construction.
+ * pool slot); nothing allocates after construction. Without `stateSlots` it is its parent's,
+ * `DraftPool` (draft-pool.ts), whose page reads come first at a decode step.
  */
 import { hasMechanism } from '../spec/behaviour.ts';
 import { DEFAULT_FAULTS, type Fault } from '../spec/config.ts';
 import { Ph } from '../spec/state.ts';
 import type { PagePool } from './pool.ts';
-import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
+import type { SteppingPoolOptions } from './stepping-pool.ts';
+import { DraftPool } from './draft-pool.ts';
 
-/** The stepping pool with D's state slots and metadata rows. */
-export class SlotPool extends SteppingPool {
+/** The stepping pool with a draft model's KV (draft-pool.ts) and D's state slots and metadata rows, each where its config switch is on. */
+export class SlotPool extends DraftPool {
   /** Per state slot: the serial of the request holding it (0 = free). */
   readonly stateHolder: Int32Array;
   /** Per state slot: whose state the last landed write put there (0 = never written). */
@@ -48,9 +50,12 @@ export class SlotPool extends SteppingPool {
   private readonly freesSlotAtCommit: boolean;
   /** Fault `metadata-collision` not stopped by `metadata-alloc-checks-holder`: every allocation gets row 0. */
   private readonly collides: boolean;
+  /** Whether config `stateSlots` is on. */
+  private readonly slotted: boolean;
 
   constructor(options: SteppingPoolOptions) {
-    super({ ...options, stateSlots: true });
+    super(options);
+    this.slotted = options.stateSlots === true;
     const n = options.slots;
     this.stateHolder = new Int32Array(n);
     this.stateOf = new Int32Array(n);
@@ -73,6 +78,7 @@ export class SlotPool extends SteppingPool {
   /** Admits as the stepping pool does, and takes a state slot and a metadata row. */
   override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
     if (!super.allocate(slot, length, prefix, tokens)) return false;
+    if (!this.slotted) return true;
     const serial = this.serials[slot] ?? 0;
     const k = lowestFree(this.stateHolder);
     this.stateHolder[k] = serial;
@@ -96,6 +102,7 @@ export class SlotPool extends SteppingPool {
   /** The commit: reads the row's first token, frees the row (and under `state-slot-reuse` the state slot). */
   override handoff(slot: number): boolean {
     if (!super.handoff(slot)) return false;
+    if (!this.slotted) return true;
     const row = (this.metaIdx[slot] ?? 0) - 1;
     if (row >= 0) {
       this.readSlot(slot, this.metaOf[row] ?? 0);
@@ -123,6 +130,7 @@ export class SlotPool extends SteppingPool {
   /** A decode step's reads: the pages, then the state slot, whoever holds it now. */
   protected override readStep(s: number, end: number): void {
     super.readStep(s, end);
+    if (!this.slotted) return;
     const k = (this.stateIdx[s] ?? 0) - 1;
     // Position 0 holds the pages' worst read now, so the state's read is compared with it (the spec's order).
     if (k >= 0) this.readSlot(s, this.stateOf[k] ?? 0);
@@ -130,7 +138,7 @@ export class SlotPool extends SteppingPool {
 
   /** After an accepted write: when it landed as the request's own (`written`), its state and first token into its slot and row. */
   private landedSlots(slot: number, accepted: boolean): boolean {
-    if (!accepted || this.phases[slot] !== Ph.written) return accepted;
+    if (!accepted || !this.slotted || this.phases[slot] !== Ph.written) return accepted;
     const serial = this.serials[slot] ?? 0;
     const k = (this.stateIdx[slot] ?? 0) - 1;
     if (k >= 0) this.stateOf[k] = serial;
@@ -153,6 +161,7 @@ export class SlotPool extends SteppingPool {
 
   /** The end of slot `s`'s hold on its state slot (early, at the commit, under `state-slot-reuse`); at its end (`forget`) it forgets its slot, and frees and forgets its row. */
   private releaseState(s: number, forget: boolean): void {
+    if (!this.slotted) return;
     const serial = this.serials[s] ?? 0;
     const k = (this.stateIdx[s] ?? 0) - 1;
     if (k >= 0 && this.stateHolder[k] === serial) this.stateHolder[k] = 0;

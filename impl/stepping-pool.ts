@@ -32,6 +32,8 @@ export interface SteppingPoolOptions extends ServingPoolOptions {
   readonly decodeSteps?: number;
   /** D's state slots and metadata rows beside the pages (config `stateSlots`, impl/slot-pool.ts); off when left out. */
   readonly stateSlots?: boolean;
+  /** A draft model's KV beside every page (config `draft`, impl/draft-pool.ts); off when left out. */
+  readonly draft?: boolean;
 }
 
 /** The pool with decode steps, growth and retraction, each as the spec has it. */
@@ -50,7 +52,9 @@ export class SteppingPool extends ServingPool {
     this.stepsPerRequest = stepping.decodeSteps ?? 1;
     this.stepsTaken = new Int32Array(stepping.slots);
     // A step reads at most a table's worth of labels, the stale one among them; with state slots also its state slot, and the commit its metadata row.
-    this.seenWidth = stepping.maxLength * this.stepsPerRequest + 1 + (stepping.stateSlots === true ? this.stepsPerRequest + 1 : 0);
+    // With a draft model each step reads a draft label per page besides.
+    const perStep = stepping.maxLength * (stepping.draft === true ? 2 : 1);
+    this.seenWidth = perStep * this.stepsPerRequest + 1 + (stepping.stateSlots === true ? this.stepsPerRequest + 1 : 0);
     this.seen = new Int32Array(stepping.slots * this.seenWidth);
     this.seenCounts = new Int32Array(stepping.slots);
   }
@@ -82,7 +86,7 @@ export class SteppingPool extends ServingPool {
   }
 
   /** The slot its next token goes to: after the prompt and the tokens its earlier steps wrote (spec/slots.ts). */
-  private nextSlot(s: number): number {
+  protected nextSlot(s: number): number {
     return (this.tokens[s] ?? 0) + Math.max(0, (this.stepsTaken[s] ?? 0) - 1);
   }
 
