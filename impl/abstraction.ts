@@ -12,13 +12,15 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setHolder, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
 import { groupOfLabel, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
+import { SlotPool } from './slot-pool.ts';
+import { DraftPool } from './draft-pool.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
@@ -57,7 +59,27 @@ export function abstractState(m: Model, pool: PagePool): State {
     if (m.tagFillAt >= 0) s[m.tagFillAt + p] = pool.tagFill[p] ?? 0;
   }
   for (let r = 0; r < m.n; r++) abstractRequest(m, pool, s, r);
+  if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
+  if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
   return s;
+}
+
+/** The draft model's KV (spec/draft.ts): each page's draft label, and each request's pending draft part. */
+function abstractDraft(m: Model, pool: DraftPool, s: State): void {
+  for (let p = 0; p < m.pages; p++) setDraft(m, s, p, specLabel(m, pool, pool.draft[p] ?? 0));
+  for (let r = 0; r < m.n; r++) setDraftPending(m, s, r, pool.draftPending[r] === 1);
+}
+
+/** D's state slots and metadata rows (spec/state-slots.ts): holders and contents as labels, each request's indices as they are. */
+function abstractSlots(m: Model, pool: SlotPool, s: State): void {
+  for (let k = 0; k < m.n; k++) {
+    setPool(m, s, 'stateHolder', k, specLabel(m, pool, pool.stateHolder[k] ?? 0));
+    setPool(m, s, 'stateOf', k, specLabel(m, pool, pool.stateOf[k] ?? 0));
+    setPool(m, s, 'metaHolder', k, specLabel(m, pool, pool.metaHolder[k] ?? 0));
+    setPool(m, s, 'metaOf', k, specLabel(m, pool, pool.metaOf[k] ?? 0));
+    setPool(m, s, 'stateIdx', k, pool.stateIdx[k] ?? 0);
+    setPool(m, s, 'metaIdx', k, pool.metaIdx[k] ?? 0);
+  }
 }
 
 /** Request `r`'s fields of `s` from slot `r` of the pool: phase, flags, table, steps, reads, and a retracted request's saved copy. */

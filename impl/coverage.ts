@@ -9,7 +9,7 @@ import type { ActionKind } from '../spec/actions.ts';
 import { FAULT_NEEDS, type Fault } from '../spec/config.ts';
 
 /** The action kinds the pool has: its code matches over these alone, and refuses any other. */
-export const POOL_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'retract', 'offload', 'resume'] as const satisfies readonly ActionKind[];
+export const POOL_KINDS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'retract', 'offload', 'resume', 'landDraft'] as const satisfies readonly ActionKind[];
 
 /** One of {@link POOL_KINDS}. */
 export type PoolKind = (typeof POOL_KINDS)[number];
@@ -17,12 +17,12 @@ export type PoolKind = (typeof POOL_KINDS)[number];
 /** Whether the pool has action kind `k`. */
 export const isPoolKind = kindsGuard(POOL_KINDS);
 
-/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts. */
+/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts; state slots and metadata rows in impl/slot-pool.ts, the draft model's KV in impl/draft-pool.ts. */
 export const POOL_COVERAGE: Coverage = coverage('the pool', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo'],
-  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction'],
-  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale'],
+  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction', 'stateSlots', 'draft'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale', 'state-slot-reuse', 'metadata-collision', 'draft-stale'],
   actions: POOL_KINDS,
   instead: {
     'allocator:any': 'hands out pages in one order',
@@ -34,11 +34,20 @@ export const POOL_COVERAGE: Coverage = coverage('the pool', {
 /** The faults of retraction (spec/config.ts's FAULT_NEEDS): the model-based test draws them only for configurations with it. */
 export const POOL_LIFE_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'retraction');
 
-/** The faults the pool implements but those of retraction, in the catalogue's order: what its model-based test draws by default. */
-export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => !POOL_LIFE_FAULTS.includes(f));
+/** The faults of D's state slots and metadata rows (FAULT_NEEDS `stateSlots`): the model-based test draws them only for configurations with the slots. */
+export const POOL_SLOT_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'stateSlots');
+
+/** The faults of the draft model's KV (FAULT_NEEDS `draft`): the model-based test draws them only for configurations with it. */
+export const POOL_DRAFT_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'draft');
+
+/** The faults the pool implements but those of retraction, of the state slots and of the draft model, in the catalogue's order: what its model-based test draws by default. */
+export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => !POOL_LIFE_FAULTS.includes(f) && !POOL_SLOT_FAULTS.includes(f) && !POOL_DRAFT_FAULTS.includes(f));
 
 /** The action kinds of a request's life on D: a decode step's page, retraction, the late copy and resume. */
 export const POOL_LIFE_KINDS: readonly ActionKind[] = ['grow', 'retract', 'offload', 'resume'];
 
-/** The action kinds the pool implements but those of a request's life on D, in ACTION_KINDS's order: what its model-based test names by default. */
-export const POOL_ACTION_KINDS: readonly ActionKind[] = coveredKinds(POOL_COVERAGE).filter((k) => !POOL_LIFE_KINDS.includes(k));
+/** The action kinds of the draft model's KV: its part's landing. */
+export const POOL_DRAFT_KINDS: readonly ActionKind[] = ['landDraft'];
+
+/** The action kinds the pool implements but those of a request's life on D and of the draft model, in ACTION_KINDS's order: what its model-based test names by default. */
+export const POOL_ACTION_KINDS: readonly ActionKind[] = coveredKinds(POOL_COVERAGE).filter((k) => !POOL_LIFE_KINDS.includes(k) && !POOL_DRAFT_KINDS.includes(k));

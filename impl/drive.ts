@@ -12,14 +12,18 @@ import type { PoolOptions } from './options.ts';
 import { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
 import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
+import { SlotPool } from './slot-pool.ts';
+import { DraftPool } from './draft-pool.ts';
 import { isPoolKind } from './coverage.ts';
 
 /** Builds a pool from options; tests substitute mutants here. */
 export type PoolFactory = (options: PoolOptions) => PagePool;
 
-/** The real pool: with decode steps, growth or retraction the pool that has them (stepping-pool.ts), else the plain one. */
-export const realPool: PoolFactory = (options: SteppingPoolOptions) =>
-  (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
+/** The real pool: with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
+export const realPool: PoolFactory = (options: SteppingPoolOptions) => {
+  if (options.stateSlots === true || options.draft === true) return new SlotPool(options);
+  return (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
+};
 
 /** The pool that stands for model `m`: slot `r` is request `r`, and a slot is admitted once, as a spec request is. */
 export function poolOptionsFor(m: Model): SteppingPoolOptions {
@@ -45,6 +49,10 @@ export function poolOptionsFor(m: Model): SteppingPoolOptions {
     ...(m.decodeSteps > 1 ? { decodeSteps: m.decodeSteps } : {}),
     ...(m.tableGrowth ? { tableGrowth: true } : {}),
     ...(m.retraction ? { retraction: true } : {}),
+    // D's state slots and metadata rows, one of each per request.
+    ...(m.config.stateSlots === true ? { stateSlots: true } : {}),
+    // A draft model's KV beside every page.
+    ...(m.config.draft === true ? { draft: true } : {}),
   };
 }
 
@@ -76,6 +84,7 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('retract', () => pool instanceof ServingPool && pool.retract(a.r))
     .with('offload', () => pool instanceof ServingPool && pool.offload(a.r))
     .with('resume', () => pool instanceof ServingPool && pool.resume(a.r))
+    .with('landDraft', () => pool instanceof DraftPool && pool.landDraft(a.r))
     .exhaustive();
 }
 
@@ -130,5 +139,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('retract', () => 'retracted' as const)
     .with('offload', () => 'late-offload' as const)
     .with('resume', () => 'resumed' as const)
+    .with('landDraft', () => undefined)
     .exhaustive();
 }

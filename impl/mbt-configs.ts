@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS } from './mbt-commands.ts';
-import { POOL_FAULTS, POOL_LIFE_FAULTS } from './coverage.ts';
+import { POOL_DRAFT_FAULTS, POOL_FAULTS, POOL_LIFE_FAULTS, POOL_SLOT_FAULTS } from './coverage.ts';
 
 /**
  * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with
@@ -139,4 +139,29 @@ function withLife(configs: fc.Arbitrary<Config>, life: LifeOptions, variant: Var
       ...(tableGrowth && decodeSteps > 1 ? { tableGrowth } : {}),
       ...(retraction ? { retraction } : {}),
     }));
+}
+
+/**
+ * `configs` with D's state slots and metadata rows (config `stateSlots`): the faults as
+ * given, or those `configs` drew with a random set of the slots' own faults added (drawn
+ * apart, so that the other faults are the ones `configs` draws alone).
+ */
+export function withStateSlots(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  return fc
+    .record({ config: configs, slotFaults: faults === undefined ? fc.subarray([...POOL_SLOT_FAULTS]) : fc.constant([]) })
+    .map(({ config, slotFaults }): Config => ({ ...config, faults: [...config.faults, ...slotFaults], stateSlots: true }));
+}
+
+/**
+ * `configs` with a draft model's KV (config `draft`): the faults as given, or those `configs`
+ * drew with `draft-stale` drawn besides. Retraction is turned off: the spec refuses it with
+ * a draft model (spec/config-checks.ts).
+ */
+export function withDraft(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  return fc
+    .record({ config: configs, draftFaults: faults === undefined ? fc.subarray([...POOL_DRAFT_FAULTS]) : fc.constant([]) })
+    .map(({ config, draftFaults }): Config => {
+      const { retraction: _retraction, ...rest } = config;
+      return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...draftFaults], draft: true };
+    });
 }

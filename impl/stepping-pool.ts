@@ -30,6 +30,10 @@ import { ServingPool, type ServingPoolOptions } from './serving-pool.ts';
 export interface SteppingPoolOptions extends ServingPoolOptions {
   /** Decode steps per request (the spec's `decodeSteps`); 1 when left out. */
   readonly decodeSteps?: number;
+  /** D's state slots and metadata rows beside the pages (config `stateSlots`, impl/slot-pool.ts); off when left out. */
+  readonly stateSlots?: boolean;
+  /** A draft model's KV beside every page (config `draft`, impl/draft-pool.ts); off when left out. */
+  readonly draft?: boolean;
 }
 
 /** The pool with decode steps, growth and retraction, each as the spec has it. */
@@ -47,8 +51,10 @@ export class SteppingPool extends ServingPool {
     super(stepping);
     this.stepsPerRequest = stepping.decodeSteps ?? 1;
     this.stepsTaken = new Int32Array(stepping.slots);
-    // A step reads at most a table's worth of labels, the stale one among them.
-    this.seenWidth = stepping.maxLength * this.stepsPerRequest + 1;
+    // A step reads at most a table's worth of labels, the stale one among them; with state slots also its state slot, and the commit its metadata row.
+    // With a draft model each step reads a draft label per page besides.
+    const perStep = stepping.maxLength * (stepping.draft === true ? 2 : 1);
+    this.seenWidth = perStep * this.stepsPerRequest + 1 + (stepping.stateSlots === true ? this.stepsPerRequest + 1 : 0);
     this.seen = new Int32Array(stepping.slots * this.seenWidth);
     this.seenCounts = new Int32Array(stepping.slots);
   }
@@ -80,7 +86,7 @@ export class SteppingPool extends ServingPool {
   }
 
   /** The slot its next token goes to: after the prompt and the tokens its earlier steps wrote (spec/slots.ts). */
-  private nextSlot(s: number): number {
+  protected nextSlot(s: number): number {
     return (this.tokens[s] ?? 0) + Math.max(0, (this.stepsTaken[s] ?? 0) - 1);
   }
 
@@ -156,7 +162,7 @@ export class SteppingPool extends ServingPool {
   }
 
   /** One step's reads of the first `end` slots: per position the worse of this read and the one kept, the labels read, and a read of a page not held. */
-  private readStep(s: number, end: number): void {
+  protected readStep(s: number, end: number): void {
     const pageSize = this.options.pageSize ?? 1;
     const base = s * this.options.maxLength;
     const serial = this.serials[s] ?? 0;
@@ -185,7 +191,7 @@ export class SteppingPool extends ServingPool {
   }
 
   /** Notes that the slot's request read `label`. */
-  private see(s: number, label: number): void {
+  protected see(s: number, label: number): void {
     const from = s * this.seenWidth;
     const n = this.seenCounts[s] ?? 0;
     for (let k = from; k < from + n; k++) if (this.seen[k] === label) return;

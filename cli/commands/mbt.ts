@@ -54,7 +54,7 @@ function whole(flag: string, text: string, min: number, max: number): number {
 /** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
 type Target =
   | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions };
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions; readonly stateSlots?: boolean; readonly draft?: boolean };
 
 /** The configuration, when `covered` (the pool's coverage, or the adapter protocol's) covers every feature of it; a {@link UsageError} naming the first it does not. */
 function refuseUncovered(covered: Coverage, config: Config): Config {
@@ -92,6 +92,10 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     ...(decoded.pageSize !== undefined && decoded.pageSize > 1 ? { slots: true, slotSizes: [decoded.pageSize] } : {}),
     // A request's life on D: the switches given are on in every configuration, the others off.
     ...(hasLife(decoded) ? { life: { decodeSteps: [decoded.decodeSteps ?? 1], tableGrowth: decoded.tableGrowth === true, retraction: decoded.retraction === true } } : {}),
+    // D's state slots and metadata rows in every configuration, their faults drawn unless --faults names them.
+    ...(decoded.stateSlots === true ? { stateSlots: true } : {}),
+    // A draft model's KV in every configuration (retraction off), draft-stale drawn unless --faults names the faults.
+    ...(decoded.draft === true ? { draft: true } : {}),
   };
 }
 
@@ -123,6 +127,8 @@ function replayLine(flags: MbtFlags, seed: number, path: string): string {
   add('--decode-steps', flags.decodeSteps);
   if (flags.tableGrowth === true) words.push('--table-growth');
   if (flags.retraction === true) words.push('--retraction');
+  if (flags.stateSlots === true) words.push('--state-slots');
+  if (flags.draft === true) words.push('--draft');
   if (flags.random === true) words.push('--random');
   if (flags.isolation === false) words.push('--no-isolation');
   if (flags.maxCommands !== undefined && flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
@@ -142,7 +148,8 @@ function describeConfig(config: Config): string {
   const slots = config.allocator === undefined && config.pageSize !== undefined && config.pageSize > 1 ? `, ${config.pageSize} tokens per page` : '';
   const rule = config.lengthRule === 'ge' ? ' (ge)' : '';
   const life = hasLife(config) ? `, ${config.decodeSteps ?? 1} decode steps${config.tableGrowth === true ? ', table growth' : ''}${config.retraction === true ? ', retraction' : ''}` : '';
-  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}`;
+  const wire = `${config.stateSlots === true ? ", D's state slots" : ''}${config.draft === true ? ', draft KV' : ''}`;
+  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}${wire}`;
 }
 
 /** The result as the JSON that `--json` prints. */
@@ -194,7 +201,7 @@ export function mbtCommand(flags: MbtFlags): number {
   const what =
     'config' in target
       ? describeConfig(target.config)
-      : `random configurations${target.slots === true ? ' with token slots' : ''}${target.life === undefined ? '' : ` with ${target.life.decodeSteps?.join(',') ?? '2,3'} decode steps${target.life.tableGrowth === true ? ', table growth' : ''}${target.life.retraction === true ? ', retraction' : ''}`}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
+      : `random configurations${target.slots === true ? ' with token slots' : ''}${target.life === undefined ? '' : ` with ${target.life.decodeSteps?.join(',') ?? '2,3'} decode steps${target.life.tableGrowth === true ? ', table growth' : ''}${target.life.retraction === true ? ', retraction' : ''}`}${target.stateSlots === true ? " with D's state slots" : ''}${target.draft === true ? ' with draft KV' : ''}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
   out(`pagecheck mbt: ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
   if (f === undefined && flags.path !== undefined) {
     out(`pass: the case at --path ${flags.path} passes now`);
