@@ -42,7 +42,7 @@ const hasPrefix = (config: Config): boolean => config.requests.some((q) => q.pre
 export const SWITCH_DOCS: Readonly<Record<Switch, SwitchDoc>> = {
   // As the model has it: without a prefix there is nothing to evict.
   eviction: { flag: '--eviction', words: 'prefix-cache eviction', checks: '--requests 2,3:sys,2:sys --eviction', off: 'the prefix cache does not evict here', on: (c) => c.eviction === true && hasPrefix(c), field: 'eviction' },
-  radix: { flag: '--radix', words: 'the radix tree', checks: '--requests 2:sys,2:sys,1 --eviction --radix', off: 'the prefix cache is one entry per prefix here', on: (c) => c.radix === true && c.eviction === true && hasPrefix(c), field: 'radix' },
+  radix: { flag: '--radix', words: 'radix-tree prefix cache', checks: '--requests 2:sys,2:sys,1 --eviction --radix', off: 'the prefix cache is one entry per prefix here', on: (c) => c.radix === true && c.eviction === true && hasPrefix(c), field: 'radix' },
   tableGrowth: { flag: '--table-growth', words: 'table growth', checks: '--decode-steps 2 --table-growth', off: 'no page table grows here', on: (c) => c.tableGrowth === true, field: 'tableGrowth' },
   retraction: { flag: '--retraction', words: 'retraction', checks: '--retraction', off: 'D never retracts a request here', on: (c) => c.retraction === true, field: 'retraction' },
   decodeSteps: { flag: '--decode-steps', words: 'multi-step decode', checks: '--decode-steps 2', off: 'every request decodes in one step here', on: (c) => (c.decodeSteps ?? 1) > 1 },
