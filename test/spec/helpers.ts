@@ -1,5 +1,5 @@
 /** Shared helpers for the spec's tests: run a list of action labels, build states by hand. */
-import { allActions, compile, initial, parseAction, run, lastState, step, type Config, type Model, type State, type Trace } from '../../spec/index.ts';
+import { allActions, compile, configFrom, initial, parseAction, run, lastState, step, type Config, type Fault, type Model, type State, type Trace, type Variant } from '../../spec/index.ts';
 
 /** Runs labelled actions; throws naming the first one that is not an action or not enabled. */
 export function runLabels(config: Config, labels: readonly string[]): { m: Model; trace: Trace; last: State } {
@@ -52,3 +52,19 @@ export function mutatedByStep(m: Model): { checked: number; mutated: number } {
   }
   return { checked: states.length, mutated };
 }
+
+/** A radix configuration (radix.test.ts, radix-nested.test.ts): requests as `LEN[:PREFIX]`, eviction and the tree on, prefill limit 3 unless `extra` says otherwise. */
+export const radix = (variant: Variant, faults: readonly Fault[], pages: number, requests: readonly string[], extra: Partial<Config> = {}): Config =>
+  configFrom({
+    pages,
+    prefillLimit: 3,
+    variant,
+    faults: [...faults],
+    requests: requests.map((q) => {
+      const [length, prefix] = q.split(':');
+      return prefix === undefined ? { length: Number(length) } : { length: Number(length), prefix };
+    }),
+    eviction: true,
+    radix: true,
+    ...extra,
+  });

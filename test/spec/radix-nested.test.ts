@@ -16,25 +16,13 @@ import { actionLabel, allActions, compile, configFrom, depthOf, ExclusiveHold, h
 import { agreement } from '../binding/por-agreement.ts';
 import { bytesOf, explore, localGuardProblems, undeclaredPropertyReads, undeclaredReads, undeclaredWrites } from './footprint-check.ts';
 import { pagecheck } from '../support/cli.ts';
-import { runLabels } from './helpers.ts';
+import { radix, runLabels } from './helpers.ts';
 
 const READS = [Isolation, Integrity];
 
-/** A radix configuration: requests as `LEN[:PREFIX]`, eviction and the tree on, prefix lengths in `prefixPages`. */
+/** A radix configuration with prefix lengths in `prefixPages` (helpers.ts's `radix`). */
 const nested = (variant: Variant, faults: readonly Fault[], pages: number, requests: readonly string[], prefixPages: Record<string, number>, prefillLimit = 3): Config =>
-  configFrom({
-    pages,
-    prefillLimit,
-    variant,
-    faults: [...faults],
-    requests: requests.map((q) => {
-      const [length, prefix] = q.split(':');
-      return prefix === undefined ? { length: Number(length) } : { length: Number(length), prefix };
-    }),
-    eviction: true,
-    radix: true,
-    prefixPages,
-  });
+  radix(variant, faults, pages, requests, { prefixPages, prefillLimit });
 
 /** A (`sys`, 1 page), B (`sys/doc`, 2 pages: `sys`'s node, then its own), C (no prefix, `c` pages, the one that evicts), on 4 pages. */
 const CHILD = (variant: Variant, faults: readonly Fault[] = [], c = 2): Config => nested(variant, faults, 4, ['2:sys', '3:sys/doc', `${c}`], { 'sys/doc': 2 });

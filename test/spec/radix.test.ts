@@ -9,27 +9,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check, type CheckResult } from '../../checker/index.ts';
-import { actionLabel, compile, type Action, configFrom, depthOf, FAULTS, holderOf, Integrity, Isolation, nodeLockOf, prefixLabel, tableOf, type Config, type Fault, type Model, type Variant } from '../../spec/index.ts';
+import { actionLabel, compile, type Action, depthOf, FAULTS, holderOf, Integrity, Isolation, nodeLockOf, prefixLabel, tableOf, type Config, type Model, type Variant } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
-import { runLabels } from './helpers.ts';
+import { radix, runLabels } from './helpers.ts';
 
 const READS = [Isolation, Integrity];
 
-/** A radix configuration: requests as `LEN[:PREFIX]`, eviction and the tree on. */
-const radix = (variant: Variant, faults: readonly Fault[], pages: number, requests: readonly string[], extra: Partial<Config> = {}): Config =>
-  configFrom({
-    pages,
-    prefillLimit: 3,
-    variant,
-    faults: [...faults],
-    requests: requests.map((q) => {
-      const [length, prefix] = q.split(':');
-      return prefix === undefined ? { length: Number(length) } : { length: Number(length), prefix };
-    }),
-    eviction: true,
-    radix: true,
-    ...extra,
-  });
 
 const SERVE = (r: string): string[] => [`allocate(${r})`, `prefill(${r})`, `handoff(${r})`, `decode(${r})`];
 const unreached = (r: CheckResult<Action>): string[] => r.witnesses.filter((w) => w.applies && !w.reached).map((w) => w.name);
