@@ -7,40 +7,18 @@
  * Exit 1 on a failure, 0 on a pass, 2 on bad input.
  */
 import type { Command } from 'commander';
-import { actionLabel, FAULTS, incidentConfig, refusalOf, run, type Config, type Coverage, type Fault, type Variant } from '../../spec/index.ts';
-import { EVENTS, LIFE_EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type LifeOptions, type MbtResult } from '../../impl/index.ts';
+import { actionLabel, FAULTS, incidentConfig, refusalOf, run, type Config, type Coverage } from '../../spec/index.ts';
+import { EVENTS, LIFE_EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import { beginWork } from '../interrupt.ts';
 import type { PoolAllocator } from '../../impl/allocator-order.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
-import { invocation } from '../invocation.ts';
+import { describeConfig, describeRandom, hasLife, replayLine, type MbtFlags, type Target } from './mbt-words.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
+import { addModelOptions, configFromFlags } from '../model-options.ts';
 import { ADAPTER_COVERAGE, AdapterError, runAdapterMbt, type AdapterMbtResult } from '../../conformance/adapter/index.ts';
 
 /** The seed when none is given: fixed, so that two runs without `--seed` agree, and printed. */
 export const DEFAULT_SEED = 20260827;
-
-/** The flags of `mbt`. */
-interface MbtFlags extends ModelFlags {
-  /** `--runs`. */
-  readonly runs?: string;
-  /** `--seed`. */
-  readonly seed?: string;
-  /** `--path`. */
-  readonly path?: string;
-  /** `--max-commands`. */
-  readonly maxCommands?: string;
-  /** `--random`. */
-  readonly random?: boolean;
-  /** `--no-isolation`: false when given (commander's negated flag). */
-  readonly isolation?: boolean;
-  /** `--json`. */
-  readonly json?: boolean;
-  /** `--adapter "COMMAND ARGS"`. */
-  readonly adapter?: string;
-  /** `--adapter-timeout MS`. */
-  readonly adapterTimeout?: string;
-}
 
 /** A whole number flag in `[min, max]`, or a {@link UsageError} naming the flag and the value. */
 function whole(flag: string, text: string, min: number, max: number): number {
@@ -50,11 +28,6 @@ function whole(flag: string, text: string, min: number, max: number): number {
   }
   return value;
 }
-
-/** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
-type Target =
-  | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions; readonly stateSlots?: boolean; readonly draft?: boolean };
 
 /** The configuration, when `covered` (the pool's coverage, or the adapter protocol's) covers every feature of it; a {@link UsageError} naming the first it does not. */
 function refuseUncovered(covered: Coverage, config: Config): Config {
@@ -97,59 +70,6 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     // A draft model's KV in every configuration (retraction off), draft-stale drawn unless --faults names the faults.
     ...(decoded.draft === true ? { draft: true } : {}),
   };
-}
-
-/** Whether a configuration has decode steps, growth or retraction. */
-const hasLife = (c: Config): boolean => (c.decodeSteps ?? 1) > 1 || c.tableGrowth === true || c.retraction === true;
-
-/** A value as the shell reads it back. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_.,:=/-]+$/.test(text) ? text : `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
-}
-
-/** The command line that replays a failure exactly: the user's own model flags, the seed and the path. */
-function replayLine(flags: MbtFlags, seed: number, path: string): string {
-  const words = [invocation(), 'mbt'];
-  const add = (flag: string, value: string | undefined): void => {
-    if (value !== undefined) words.push(flag, shellWord(value));
-  };
-  add('--config', flags.config);
-  add('--variant', flags.variant);
-  add('--pages', flags.pages);
-  add('--prefill-limit', flags.prefillLimit);
-  add('--requests', flags.requests);
-  add('--faults', flags.faults);
-  if (flags.adapter !== undefined) add('--adapter', flags.adapter);
-  add('--allocator', flags.allocator);
-  add('--page-size', flags.pageSize);
-  add('--prefix-pages', flags.prefixPages);
-  if (flags.eviction === true) words.push('--eviction');
-  add('--decode-steps', flags.decodeSteps);
-  if (flags.tableGrowth === true) words.push('--table-growth');
-  if (flags.retraction === true) words.push('--retraction');
-  if (flags.stateSlots === true) words.push('--state-slots');
-  if (flags.draft === true) words.push('--draft');
-  if (flags.random === true) words.push('--random');
-  if (flags.isolation === false) words.push('--no-isolation');
-  if (flags.maxCommands !== undefined && flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
-  add('--seed', String(seed));
-  add('--path', path);
-  return words.join(' ');
-}
-
-/** A configuration in one line. */
-function describeConfig(config: Config): string {
-  const requests = config.requests.map((q) => `${q.name}:${q.length}${q.prefix === undefined ? '' : `:${q.prefix}`}`).join(' ');
-  const faults = config.faults.length === 0 ? 'none' : config.faults.join(',');
-  const order = config.allocator === undefined ? '' : `, allocator ${config.allocator}${config.pageSize === undefined ? '' : ` (page size ${config.pageSize})`}`;
-  const long = Object.entries(config.prefixPages ?? {});
-  const prefixes = long.length === 0 ? '' : `, prefix pages ${long.map(([name, k]) => `${name}=${k}`).join(',')}`;
-  // Token slots: lengths and the limit are in tokens.
-  const slots = config.allocator === undefined && config.pageSize !== undefined && config.pageSize > 1 ? `, ${config.pageSize} tokens per page` : '';
-  const rule = config.lengthRule === 'ge' ? ' (ge)' : '';
-  const life = hasLife(config) ? `, ${config.decodeSteps ?? 1} decode steps${config.tableGrowth === true ? ', table growth' : ''}${config.retraction === true ? ', retraction' : ''}` : '';
-  const wire = `${config.stateSlots === true ? ", D's state slots" : ''}${config.draft === true ? ', draft KV' : ''}`;
-  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}${wire}`;
 }
 
 /** The result as the JSON that `--json` prints. */
@@ -201,7 +121,7 @@ export function mbtCommand(flags: MbtFlags): number {
   const what =
     'config' in target
       ? describeConfig(target.config)
-      : `random configurations${target.slots === true ? ' with token slots' : ''}${target.life === undefined ? '' : ` with ${target.life.decodeSteps?.join(',') ?? '2,3'} decode steps${target.life.tableGrowth === true ? ', table growth' : ''}${target.life.retraction === true ? ', retraction' : ''}`}${target.stateSlots === true ? " with D's state slots" : ''}${target.draft === true ? ' with draft KV' : ''}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
+      : describeRandom(target);
   out(`pagecheck mbt: ${what}; seed ${result.seed}${flags.seed === undefined ? ' (the default)' : ''}`);
   if (f === undefined && flags.path !== undefined) {
     out(`pass: the case at --path ${flags.path} passes now`);
