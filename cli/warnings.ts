@@ -6,8 +6,8 @@
  */
 import { DEFAULT_FAULTS, FAULT_NEEDS, FAULT_WITNESSES, MECHANISMS, SWITCH_DOCS, type Fault, type Mechanism, type Model } from '../spec/index.ts';
 
-/** Why a fault cannot fire, in the configuration's own terms. */
-function why(m: Model, fault: Fault): string {
+/** Why a fault cannot fire, in the configuration's own terms (the matrix says it of a column it gives more pages). */
+export function why(m: Model, fault: Fault): string {
   const longest = Math.max(0, ...m.config.requests.map((q) => q.length));
   const unit = `${m.pageSize === 1 ? 'page' : 'token'}${longest === 1 ? '' : 's'}`;
   const tooLong = m.lengthRule === 'ge' ? 'as long as' : 'longer than';

@@ -2,9 +2,11 @@
  * The README's table of designs against faults, in words: per variant and fault (the
  * `matrix` run on its configuration), whether the design lets the fault leak, lets it read
  * garbage, turns it into a loud failure (its check fails the request), refuses the prompt,
- * or holds with nothing going wrong at a read; a fault whose witness applies in no cell of
- * its column cannot fire on that configuration, and says so. Derived from the matrix's cells and their
- * witnesses, not written by hand.
+ * or holds with nothing going wrong at a read. A column that runs on pages of its own
+ * (matrix/matrix.ts, `columnPages`: `state-slot-reuse` and `metadata-collision` need two
+ * requests in flight together, which the matrix's 3 pages never hold) says how many in its
+ * heading; a fault whose witness still applies in no cell of its column cannot fire, and
+ * says so. Derived from the matrix's cells and their witnesses, not written by hand.
  */
 import { checkedModel } from '../binding/index.ts';
 import { check } from '../checker/index.ts';
@@ -22,7 +24,7 @@ const stoppedBy = (f: Fault): string => {
 /** Whether witness `name` was reached in the cell. */
 const reached = (c: MatrixCell, name: string): boolean => c.witnesses.some((w) => w.name === name && w.reached);
 
-/** Whether the fault's witness applies in no cell of its column: it cannot fire on the matrix's configuration (state-slot-reuse and metadata-collision need two requests in flight together), and every cell would hold vacuously. */
+/** Whether the fault's witness applies in no cell of its column: it cannot fire there even on its column's own pages, and every cell would hold vacuously (no column of the default matrix). */
 const cannotFire = (cells: readonly MatrixCell[], fault: Fault): boolean =>
   cells.filter((c) => c.fault === fault).every((c) => !c.witnesses.some((w) => w.name === FAULT_WITNESSES[fault].name && w.applies));
 
@@ -43,11 +45,16 @@ export const designs: Figure = {
   // The matrix's 76 searches: about 4 CPU seconds (checked in the heavy tier, test/docs/figures-slow.test.ts).
   slow: true,
   render: async () => {
-    const { cells } = runMatrix();
+    const { base, cells } = runMatrix();
     const faults = FAULTS.filter((f) => cells.some((c) => c.fault === f));
     const cell = (v: (typeof VARIANTS)[number], f: Fault): string => word(cells.find((c) => c.variant === v && c.fault === f)!, cells) + (v === 'hardened' ? stoppedBy(f) : '');
     const rows = VARIANTS.map((v) => `| \`${v}\` | ${faults.map((f) => cell(v, f)).join(' | ')} |`);
-    return [`| design | ${faults.map((f) => `\`${f}\``).join(' | ')} |`, `|---|${faults.map(() => '---').join('|')}|`, ...rows].join('\n');
+    // A column on pages of its own says so: the README's command for it is `matrix`'s replay line, which carries them.
+    const pages = (f: Fault): string => {
+      const own = cells.find((c) => c.fault === f && c.pages !== base.pages);
+      return own === undefined ? '' : ` (${own.pages} pages)`;
+    };
+    return [`| design | ${faults.map((f) => `\`${f}\`${pages(f)}`).join(' | ')} |`, `|---|${faults.map(() => '---').join('|')}|`, ...rows].join('\n');
   },
 };
 

@@ -11,9 +11,15 @@
  * holder, and alone, on the matrix's configuration, no write can. The `premature-success`
  * column has `torn-write` with it: an early Success means something only where a write
  * lands in parts.
+ *
+ * A column whose fault cannot fire on the base's pages in any row (its witness applies in
+ * no cell) runs on the fewest pages where it can, and the cell says so (`pages`): on the
+ * default configuration `state-slot-reuse` and `metadata-collision`, which need two
+ * requests in flight together, run on 4 pages (A and C, 2 pages each); every other column
+ * on the base's 3. Otherwise every cell of such a column would hold vacuously.
  */
 import { check, type WitnessResult } from '../checker/index.ts';
-import { compile, FAULTS, INVARIANTS, withFaultSwitches, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
+import { compile, FAULT_WITNESSES, FAULTS, INVARIANTS, withFaultSwitches, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../spec/index.ts';
 import { checkedModel } from '../binding/index.ts';
 
 /** The part of a configuration that the matrix keeps fixed across its cells. */
@@ -25,6 +31,8 @@ export interface MatrixCell {
   readonly variant: Variant;
   /** The column: the only fault switched on. */
   readonly fault: Fault;
+  /** The pages it ran on: the base's, or more where its fault cannot fire on those ({@link columnPages}). */
+  readonly pages: number;
   /** Whether some request reads another's data. */
   readonly isolation: 'leak' | 'holds';
   /** Actions in the shortest leak; `null` when `Isolation` holds. */
@@ -68,13 +76,34 @@ export function columnFaults(fault: Fault): Fault[] {
   return fault === 'torn-write' ? ['early-free', 'torn-write'] : [fault];
 }
 
-/** The configuration of one cell; a fault that acts only under a switch (`FAULT_NEEDS`: `lock-underflow` where the prefix cache evicts, retraction's faults where D retracts) has it turned on in its cells. */
-export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
+/** The configuration of one cell on `pages` pages, with the switches its column's faults act under. */
+function cellOn(base: MatrixBase, pages: number, variant: Variant, fault: Fault): Config {
   const steps = base.decodeSteps === undefined || base.decodeSteps === 1 ? {} : { decodeSteps: base.decodeSteps };
   const prefixes = base.prefixPages === undefined ? {} : { prefixPages: base.prefixPages };
   const growth = base.tableGrowth === true ? { tableGrowth: true } : {};
-  const config: Config = { pages: base.pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps, ...prefixes, ...growth };
+  const config: Config = { pages, prefillLimit: base.prefillLimit, requests: base.requests, variant, faults: columnFaults(fault), ...steps, ...prefixes, ...growth };
   return withFaultSwitches(config);
+}
+
+/** Whether `fault` can fire on `pages` pages in some row: its witness applies there (the warning's test, cli/warnings.ts). */
+const firesOn = (base: MatrixBase, pages: number, fault: Fault): boolean =>
+  VARIANTS.some((v) => FAULT_WITNESSES[fault].appliesTo(compile(cellOn(base, pages, v, fault))));
+
+/**
+ * The pages column `fault` runs on: the base's, or, where the fault can fire there in no
+ * row, the fewest more on which it can (up to every prompt's pages at once, past which more
+ * pages let no more requests in flight together); the base's when none can.
+ */
+export function columnPages(base: MatrixBase, fault: Fault): number {
+  if (firesOn(base, base.pages, fault)) return base.pages;
+  const all = compile(cellOn(base, base.pages, 'buggy', fault)).promptPages.reduce((a, b) => a + b, 0);
+  for (let pages = base.pages + 1; pages <= all; pages++) if (firesOn(base, pages, fault)) return pages;
+  return base.pages;
+}
+
+/** The configuration of one cell: its column's pages ({@link columnPages}); a fault that acts only under a switch (`FAULT_NEEDS`: `lock-underflow` where the prefix cache evicts, retraction's faults where D retracts) has it turned on in its cells. */
+export function cellConfig(base: MatrixBase, variant: Variant, fault: Fault): Config {
+  return cellOn(base, columnPages(base, fault), variant, fault);
 }
 
 /** Runs every cell on `base` (default: `matrixConfig`), exploring each whole space. */
@@ -82,9 +111,10 @@ export function runMatrix(base: MatrixBase = matrixConfig('buggy'), options: Mat
   const variants = options.variants ?? VARIANTS;
   const faults = options.faults ?? FAULTS;
   const cells: MatrixCell[] = [];
+  const pages = new Map(faults.map((f) => [f, columnPages(base, f)]));
   for (const variant of variants) {
     for (const fault of faults) {
-      const result = check(checkedModel(compile(cellConfig(base, variant, fault))), {
+      const result = check(checkedModel(compile(cellOn(base, pages.get(fault)!, variant, fault))), {
         continueAfterViolation: true,
         symmetry: options.symmetry ?? true,
         invariants: INVARIANTS,
@@ -94,6 +124,7 @@ export function runMatrix(base: MatrixBase = matrixConfig('buggy'), options: Mat
       cells.push({
         variant,
         fault,
+        pages: pages.get(fault)!,
         isolation: leak === undefined ? 'holds' : 'leak',
         traceLength: leak === undefined ? null : leak.trace.steps.length,
         integrity: garbage === undefined ? 'holds' : 'garbage',

@@ -7,11 +7,12 @@
  */
 import type { Command } from 'commander';
 import { runMatrix, cellConfig, type MatrixCell, type MatrixResult } from '../../matrix/matrix.ts';
-import { FAULTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { compile, FAULTS, matrixConfig, VARIANTS, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { shouldColor } from '../../trace/index.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { addModelOptions, configFromFlags, type ModelFlags } from '../model-options.ts';
 import { beginWork } from '../interrupt.ts';
+import { why } from '../warnings.ts';
 import { count, replayCommand, unreachedWitnesses } from '../search-report.ts';
 
 /** The flags of `matrix`. */
@@ -57,6 +58,16 @@ function table(result: MatrixResult, color: boolean): string {
   return lines.join('\n');
 }
 
+/** One line per column that ran on more pages than the base, because its fault cannot fire on the base's (matrix/matrix.ts, `columnPages`), and why. */
+function ownPagesLines(result: MatrixResult): string[] {
+  const b = result.base;
+  const moved = FAULTS.map((f) => result.cells.find((c) => c.fault === f && c.pages !== b.pages)).filter((c) => c !== undefined);
+  return moved.map((c) => {
+    const reason = why(compile({ ...cellConfig(b, c.variant, c.fault), pages: b.pages }), c.fault);
+    return `Column ${c.fault} runs on ${c.pages} pages, the fewest on which its fault can fire (on ${b.pages}: ${reason}).`;
+  });
+}
+
 /** The matrix in words: the table, a legend, warnings, and how to reproduce each leak. */
 function matrixText(result: MatrixResult, color: boolean): string {
   const b = result.base;
@@ -65,6 +76,7 @@ function matrixText(result: MatrixResult, color: boolean): string {
     `pagecheck matrix  ${b.pages} pages · prefill limit ${b.prefillLimit} · requests ${requests}${b.prefixPages === undefined ? '' : ` · prefix pages ${Object.entries(b.prefixPages).map(([name, k]) => `${name}=${k}`).join(',')}`}`,
     `Isolation, then Integrity, per variant (rows) and fault (columns); each cell switches on that one fault${b.decodeSteps === undefined ? '' : `, decodes in ${b.decodeSteps} steps`}${b.tableGrowth === true ? ', grows the table (tableGrowth)' : ''} and explores the whole space.`,
     'Column torn-write switches on early-free with it: torn parts matter where a late write meets a new holder.',
+    ...ownPagesLines(result),
     '',
     table(result, color),
     '',

@@ -167,9 +167,20 @@ describe('pagecheck matrix and demo', () => {
     const { code, out } = await pagecheck('matrix', '--json');
     expect(code).toBe(0);
     const cells = JSON.parse(out);
-    // 4 variants × 19 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, draft-stale, whose cells turn --draft on, state-slot-reuse and metadata-collision, whose cells turn --state-slots on and hold, and the host cache's two, whose cells turn --loadback on).
+    // 4 variants × 19 faults (issue 23: segment-overlap, which leaks nowhere on this configuration, and retraction's two, whose cells turn retraction on; issue 24: source-early-free, whose cells turn --source-pages and torn-write on, premature-success, whose cells turn torn-write on, aux-torn, draft-stale, whose cells turn --draft on, state-slot-reuse and metadata-collision, whose cells turn --state-slots on and run on 4 pages, where A and C are in flight together, and the host cache's two, whose cells turn --loadback on).
     expect(cells).toHaveLength(76);
-    expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
+    expect(cells[0]).toMatchObject({ variant: 'buggy', fault: 'silent-stub', pages: 3, isolation: 'leak', traceLength: 9, integrity: 'garbage', integrityTraceLength: 4, distinctStates: 156, brokenInvariants: [] });
+    // A column whose fault cannot fire on the matrix's 3 pages carries its own: the state-slot columns run on 4.
+    expect(cells.filter((c: { pages: number }) => c.pages !== 3).map((c: { variant: string; fault: string; pages: number; distinctStates: number }) => `${c.variant} ${c.fault} ${c.pages} ${c.distinctStates}`)).toEqual([
+      'buggy state-slot-reuse 4 443',
+      'buggy metadata-collision 4 561',
+      'length-fix state-slot-reuse 4 443',
+      'length-fix metadata-collision 4 561',
+      'owner-check state-slot-reuse 4 461',
+      'owner-check metadata-collision 4 582',
+      'hardened state-slot-reuse 4 384',
+      'hardened metadata-collision 4 384',
+    ]);
     expect(cells.filter((c: { isolation: string }) => c.isolation === 'leak').map((c: { variant: string; fault: string }) => `${c.variant} ${c.fault}`)).toEqual([
       'buggy silent-stub',
       'buggy early-free',
@@ -183,6 +194,8 @@ describe('pagecheck matrix and demo', () => {
       'buggy premature-success',
       'buggy aux-torn',
       'buggy draft-stale',
+      'buggy state-slot-reuse',
+      'buggy metadata-collision',
       'buggy host-evict-during-load',
       'buggy read-before-load',
       'length-fix early-free',
@@ -196,6 +209,8 @@ describe('pagecheck matrix and demo', () => {
       'length-fix premature-success',
       'length-fix aux-torn',
       'length-fix draft-stale',
+      'length-fix state-slot-reuse',
+      'length-fix metadata-collision',
       'length-fix host-evict-during-load',
       'length-fix read-before-load',
       'owner-check torn-write',
@@ -204,6 +219,8 @@ describe('pagecheck matrix and demo', () => {
       'owner-check premature-success',
       'owner-check aux-torn',
       'owner-check draft-stale',
+      'owner-check state-slot-reuse',
+      'owner-check metadata-collision',
       'owner-check host-evict-during-load',
     ]);
   });
@@ -216,6 +233,13 @@ describe('pagecheck matrix and demo', () => {
     expect(hint?.[1]).toBe('--variant length-fix --pages 3 --prefill-limit 2 --requests 2,3:sys,2:sys --faults early-free --invariant Isolation');
     const confirmed = await pagecheck('check', ...hint![1]!.split(' '), '--json');
     expect(JSON.parse(confirmed.out)).toMatchObject({ verdict: 'violation', invariant: 'Isolation', traceLength: 7 });
+  });
+
+  it('matrix says which columns run on pages of their own, and why; their replay lines carry them', async () => {
+    const { code, out } = await pagecheck('matrix', '--variant', 'owner-check', '--faults', 'metadata-collision');
+    expect(code).toBe(0);
+    expect(out).toContain("Column metadata-collision runs on 4 pages, the fewest on which its fault can fire (on 3: no two requests fit D's pages together");
+    expect(/owner-check × metadata-collision: +pagecheck check (.*)$/m.exec(out)?.[1]).toBe('--variant owner-check --pages 4 --prefill-limit 2 --requests 2,3:sys,2:sys --faults metadata-collision --state-slots --invariant Isolation');
   });
 
   it('matrix rejects an empty set of columns', async () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { runMatrix } from '../../matrix/matrix.ts';
-import { compile, incidentConfig, VARIANTS } from '../../spec/index.ts';
+import { columnPages, runMatrix } from '../../matrix/matrix.ts';
+import { compile, incidentConfig, matrixConfig, VARIANTS } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 
 /**
@@ -56,11 +56,17 @@ import { checkedModel } from '../../binding/index.ts';
  * owner check compares the target's tag, which is C's own, so it fails nobody loudly;
  * hardened's draft-fills-hit fills the hit's draft before the transfer.
  * The state-slot-reuse and metadata-collision columns (issue 24, measured with this
- * checker) turn --state-slots on: the state slots and metadata rows add their states (83,
- * 88), but no two requests of this configuration are ever in flight together (3 pages: A
- * and C take 2 each, B 3), so no slot is reused and no row shared: every cell holds, and
- * the faults' witnesses do not apply (the warning says why). Their counterexamples are
- * in test/spec/state-slots.test.ts.
+ * checker) turn --state-slots on and run on 4 pages, not 3 (matrix/matrix.ts,
+ * `columnPages`): on 3 no two requests of this configuration are ever in flight together
+ * (A and C take 2 each, B 3), so no slot could be reused and no row shared, and every cell
+ * held vacuously (83 and 88 states). On 4, A and C are in flight together (B, over-long,
+ * is refused as before). state-slot-reuse: A's commit frees its state slot, C is given it
+ * and C's transfer writes C's state there, and A's decode step reads it (6 actions, under
+ * buggy, length-fix and owner-check alike: the owner check sees page tags, not slots).
+ * metadata-collision: C is given A's metadata row and A's commit appends C's first token
+ * (5 actions). hardened's slot-freed-with-request and metadata-alloc-checks-holder stop
+ * them where they are made (384 states each). The same traces as test/spec/state-slots.test.ts's
+ * 2-page ones, with C for B.
  * The host cache's columns (issue 24, measured with this checker) turn --loadback on: B and
  * C find prefix sys on the host, not on D, and load it into pages of their own.
  * host-evict-during-load: the host copy is evicted and reused while B's load reads it, and
@@ -85,8 +91,8 @@ buggy        source-early-free 600 20 Isolation@7 Integrity@7
 buggy        premature-success 3569 18 Isolation@10 Integrity@4
 buggy        aux-torn       276 18 Isolation@11 Integrity@4
 buggy        draft-stale     94 16 Isolation@11 Integrity@5
-buggy        state-slot-reuse 83 14
-buggy        metadata-collision 83 14
+buggy        state-slot-reuse 443 14 Isolation@6 Integrity@6
+buggy        metadata-collision 561 14 Isolation@5 Integrity@5
 buggy        host-evict-during-load 559 17 Isolation@6 Integrity@6
 buggy        read-before-load 691 17 Isolation@9 Integrity@4
 length-fix   silent-stub     83 14
@@ -104,8 +110,8 @@ length-fix   source-early-free 600 20 Isolation@7 Integrity@7
 length-fix   premature-success 3569 18 Isolation@10 Integrity@4
 length-fix   aux-torn       276 18 Isolation@11 Integrity@4
 length-fix   draft-stale     94 16 Isolation@11 Integrity@5
-length-fix   state-slot-reuse 83 14
-length-fix   metadata-collision 83 14
+length-fix   state-slot-reuse 443 14 Isolation@6 Integrity@6
+length-fix   metadata-collision 561 14 Isolation@5 Integrity@5
 length-fix   host-evict-during-load 559 17 Isolation@6 Integrity@6
 length-fix   read-before-load 691 17 Isolation@9 Integrity@4
 owner-check  silent-stub    106 16
@@ -123,8 +129,8 @@ owner-check  source-early-free 1034 24 Isolation@9 Integrity@9
 owner-check  premature-success 21910 22 Isolation@12 Integrity@6
 owner-check  aux-torn       292 18 Isolation@11 Integrity@4
 owner-check  draft-stale     99 16 Isolation@11 Integrity@5
-owner-check  state-slot-reuse 88 14
-owner-check  metadata-collision 88 14
+owner-check  state-slot-reuse 461 14 Isolation@6 Integrity@6
+owner-check  metadata-collision 582 14 Isolation@5 Integrity@5
 owner-check  host-evict-during-load 589 17 Isolation@6 Integrity@6
 owner-check  read-before-load 559 17
 hardened     silent-stub    106 16
@@ -142,8 +148,8 @@ hardened     source-early-free 242 22
 hardened     premature-success 176 22
 hardened     aux-torn       110 18
 hardened     draft-stale     99 16
-hardened     state-slot-reuse 88 14
-hardened     metadata-collision 88 14
+hardened     state-slot-reuse 384 14
+hardened     metadata-collision 384 14
 hardened     host-evict-during-load 378 17
 hardened     read-before-load 378 17
 `;
@@ -158,16 +164,16 @@ describe('the fault matrix', () => {
   it('gives the expected pattern: buggy leaks under every fault, length-fix under all but silent-stub, owner-check only with torn writes, hardened never', () => {
     const grid = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.isolation === 'leak' ? `leak ${c.traceLength}` : 'holds')));
     expect(grid).toEqual([
-      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds', 'leak 6', 'leak 9'],
-      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'holds', 'holds', 'leak 6', 'leak 9'],
-      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11', 'leak 11', 'holds', 'holds', 'leak 6', 'holds'],
+      ['leak 9', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'leak 6', 'leak 5', 'leak 6', 'leak 9'],
+      ['holds', 'leak 7', 'leak 10', 'leak 13', 'holds', 'holds', 'leak 10', 'leak 15', 'holds', 'leak 11', 'leak 10', 'leak 7', 'leak 10', 'leak 11', 'leak 11', 'leak 6', 'leak 5', 'leak 6', 'leak 9'],
+      ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'leak 12', 'holds', 'holds', 'leak 11', 'holds', 'leak 9', 'leak 12', 'leak 11', 'leak 11', 'leak 6', 'leak 5', 'leak 6', 'holds'],
       ['holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds', 'holds'],
     ]);
     const garbage = VARIANTS.map((v) => cells.filter((c) => c.variant === v).map((c) => (c.integrity === 'garbage' ? c.integrityTraceLength : 0)));
     expect(garbage).toEqual([
-      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0, 6, 4],
-      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 0, 0, 6, 4],
-      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4, 5, 0, 0, 6, 0],
+      [4, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 6, 5, 6, 4],
+      [0, 7, 10, 8, 8, 0, 10, 4, 7, 11, 10, 7, 4, 4, 5, 6, 5, 6, 4],
+      [0, 0, 0, 0, 8, 0, 12, 0, 7, 11, 0, 9, 6, 4, 5, 6, 5, 6, 0],
       [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     ]);
   });
@@ -188,9 +194,10 @@ describe('the fault matrix', () => {
     for (const c of cells) {
       expect(c.witnesses.filter((w) => w.applies && (!w.reached || w.trivial)).map((w) => w.name), `${c.variant} × ${c.fault}`).toEqual([]);
     }
-    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed', 'premature-success': 'EarlyCommit', 'aux-torn': 'RoomBeforePayload', 'host-evict-during-load': 'HostReusedUnderLoad', 'read-before-load': 'ReadBeforeLoad', 'draft-stale': 'DraftPrefixHit' } as const;
-    // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice; and D commits no request early (commit-counts-landed), nor over a room that landed first (room-lands-last).
-    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && (c.fault === 'double-free' || c.fault === 'premature-success' || c.fault === 'aux-torn' || c.fault === 'host-evict-during-load' || c.fault === 'read-before-load');
+    const own = { 'auto-truncate': 'PromptTruncated', 'early-free': 'LateWriteLands', 'stale-free': 'DoubleRelease', 'prefix-poison': 'PoisonedInsert', 'double-free': 'HandedOutTwice', 'lock-underflow': 'EvictedWhileRead', 'segment-overlap': 'SegmentOverlap', 'offload-after-free': 'CopyInFlight', 'resume-stale': 'Resumed', 'source-early-free': 'SourceFreed', 'premature-success': 'EarlyCommit', 'aux-torn': 'RoomBeforePayload', 'host-evict-during-load': 'HostReusedUnderLoad', 'read-before-load': 'ReadBeforeLoad', 'draft-stale': 'DraftPrefixHit', 'state-slot-reuse': 'StateSlotReused', 'metadata-collision': 'MetadataShared' } as const;
+    // Under hardened a double free frees nothing held (release-checks-holder): no page goes out twice; and D commits no request early (commit-counts-landed), nor over a room that landed first (room-lands-last), nor frees a state slot at the commit (slot-freed-with-request) or hands out a held row (metadata-alloc-checks-holder).
+    const STOPPED = ['double-free', 'premature-success', 'aux-torn', 'host-evict-during-load', 'read-before-load', 'state-slot-reuse', 'metadata-collision'];
+    const stopped = (c: (typeof cells)[number]): boolean => c.variant === 'hardened' && STOPPED.includes(c.fault);
     for (const [fault, witness] of Object.entries(own)) {
       for (const c of cells.filter((x) => x.fault === fault && !stopped(x))) expect(c.witnesses.find((w) => w.name === witness)).toEqual({ name: witness, applies: true, reached: true, trivial: false });
     }
@@ -203,9 +210,17 @@ describe('the fault matrix', () => {
       expect(c.witnesses.find((w) => w.name === 'TornPage')).toEqual({ name: 'TornPage', applies: true, reached: true, trivial: false });
     }
     // Double-free and segment-overlap alone give the owner check nothing to stop on this configuration (see above); offload-after-free and source-early-free get past it (the load, and the tag part, stamp the owner's tag on another's data), and aux-torn's payload is read at the commit, before any tag check.
-    // host-evict-during-load gets past it too (D tags a loaded page with what it asked to load); draft-stale's stale draft sits under the target's tag, which is the reader's own; state-slot-reuse and metadata-collision cannot fire here.
+    // host-evict-during-load gets past it too (D tags a loaded page with what it asked to load); draft-stale's stale draft sits under the target's tag, which is the reader's own; state-slot-reuse and metadata-collision act on slots and rows, which the owner check's page tags do not cover.
     const unseen = ['double-free', 'lock-underflow', 'segment-overlap', 'offload-after-free', 'source-early-free', 'aux-torn', 'host-evict-during-load', 'draft-stale', 'state-slot-reuse', 'metadata-collision'];
     for (const c of cells.filter((x) => x.variant === 'owner-check' && !unseen.includes(x.fault))) expect(c.witnesses.find((w) => w.name === 'FailsLoudly')?.reached, c.fault).toBe(true);
+  });
+
+  it('runs the state-slot columns on 4 pages, where two requests are in flight together, and every other column on the base\'s 3', () => {
+    const own = cells.filter((c) => c.pages !== 3).map((c) => `${c.variant} ${c.fault} ${c.pages}`);
+    expect(own).toEqual(VARIANTS.flatMap((v) => [`${v} state-slot-reuse 4`, `${v} metadata-collision 4`]));
+    expect([columnPages(matrixConfig('buggy'), 'state-slot-reuse'), columnPages(matrixConfig('buggy'), 'early-free')]).toEqual([4, 3]);
+    // Where no page count lets the fault fire (no prefix: draft-stale has no hit to skip), the column keeps the base's pages.
+    expect(columnPages({ pages: 3, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 2 }] }, 'draft-stale')).toBe(3);
   });
 
   it('narrows to the rows and columns asked for', () => {
