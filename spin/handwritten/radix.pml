@@ -27,22 +27,32 @@
  *   one's pages (free(x.value)) and deletes it; its parent is a leaf once its last child
  *   is gone.
  *
- * In this model. Every request of prefix g walks the same path, so node (g, j), the tree's
- * node for page j of prefix g, is fixed by the configuration: index GOFF(g) + j, its parent
- * (g, j - 1), the root for j = 0 (macros, not state). The tree is the arrays npage (the
- * node's page, NONE while the tree has no such node) and nlock (its lock_ref, signed, no
- * clamp); a page the tree holds has holder TREE. A request's last node is its depth
- * (local `depth`): positions [0, depth) of its table are nodes it locked. The insert at
- * finish finds nothing left: the handoff's insert already reached the prefix's end.
+ * In this model. A request's key is its prompt's prefix pages, and two requests whose keys
+ * begin with the same pages walk the same nodes that far: a prefix that extends another
+ * (sys/doc extends sys: sys's pages, then doc's) shares the other's nodes and hangs its own
+ * under the other's last one, as _insert_helper splits a node where two keys diverge (a
+ * node is one page here, so the split is always at a node's boundary); siblings (sys/doc,
+ * sys/faq) share sys's nodes even when no request's key is sys alone. The nodes are
+ * therefore fixed by the configuration's keys: node n has parent PAR(n) (NONE: the root)
+ * at depth DEP(n), and request r's key of KR(r) pages walks PATH(r, 0..KR(r)-1) (macros
+ * from -D defines, not state). The tree is the arrays npage (the node's page, NONE while
+ * the tree has no such node) and nlock (its lock_ref, signed, no clamp); a page the tree
+ * holds has holder TREE. match_prefix walks the path from the root while the node is
+ * there; a node is a leaf while no child of it is there. A request's last node is its
+ * depth (local `depth`): positions [0, depth) of its table are nodes it locked. The insert
+ * at finish finds nothing left: the handoff's insert already reached the key's end.
  * SGLang inserts the request's own pages past its prefix too, a branch that no other
  * request here shares (no two requests share a body): this model frees them at the
- * release instead of leaving them to eviction.
+ * release instead of leaving them to eviction. A node whose parent was evicted under it
+ * (lock-underflow) stays where the insert put it, unreachable by match until the parent is
+ * inserted again, as a detached TreeNode would.
  *
  * Eviction. A clock per node (SGLang's last_access_time) would tell apart states that
  * differ only in when a node was last touched, which pagecheck does not keep: the order is
  * fixed instead, as there, the evictable leaf on the lowest page. A request short of pages
- * evicts one leaf at a time, never of its own prefix (its match comes first), until enough
- * pages are free; it may wait forever.
+ * evicts one leaf at a time, never one on its own key's path (its match comes first, and
+ * a nested key's path goes through its parent's nodes), until enough pages are free; it
+ * may wait forever.
  *
  * D allocates the lowest free pages past the match; P writes the positions past it (prefix
  * page j as label NODEL(g, j), the rest as the request's own), with the owner tag under
@@ -50,7 +60,8 @@
  * longer than LIMIT (a stub: nothing written, the request released, inserting nothing).
  * Decode reads every position once (asserting it read its own data or its prefix's, each
  * for its position); under -DOWNER_CHECK it first compares every page's tag with what the
- * position may hold, and on a foreign tag fails loudly, reading nothing. The release frees
+ * position may hold, and on a foreign tag fails loudly, reading nothing. The label of
+ * node n's content is NODEL(n): one label per node, so sys/doc's first page carries sys's. The release frees
  * the pages past the last node (data kept) and unlocks the path; with -DLOCK_UNDERFLOW
  * (fault lock-underflow, #27666) it unlocks it twice, which cancels another request's lock
  * on the shared nodes. -DUNLOCK_ONCE (hardened's unlock-once, with -DOWNER_CHECK) moves the
@@ -63,8 +74,8 @@
  *
  * Kept per request for the count comparison: what decode read at each position (rd) and
  * the ghost bits hit, inserted, unheld (decode read a page it did not hold) and evicted (an
- * eviction ran for it), all write-only (-o2 keeps them). At most 3 requests, 6 pages, two
- * prefixes of at most 2 pages each.
+ * eviction ran for it), all write-only (-o2 keeps them). At most 3 requests, 6 pages, 4
+ * nodes, keys of at most 3 pages.
  */
 #ifndef PAGES
 #define PAGES 2
@@ -78,44 +89,90 @@
 #ifndef MAXLEN
 #define MAXLEN 2
 #endif
-#ifndef L0               /* prompt length in pages, and prefix group (NONE: no prefix) */
+#ifndef L0               /* prompt lengths in pages */
 #define L0 2
 #define L1 2
 #define L2 1
-#define G0 0
-#define G1 0
-#define G2 NONE
 #endif
-#ifndef K0               /* the prefix groups' lengths in pages (at most 2 each) */
-#define K0 1
-#define K1 0
+#ifndef KR0              /* each request's key: its prefix's length in pages (0: none) */
+#define KR0 1
+#define KR1 1
+#define KR2 0
+#endif
+#ifndef NODES            /* the tree's nodes: parent (NONE: the root) and depth of each */
+#define NODES 1
+#endif
+#ifndef PAR0
+#define PAR0 NONE
+#define DEP0 0
+#endif
+#ifndef PAR1
+#define PAR1 NONE
+#define DEP1 0
+#endif
+#ifndef PAR2
+#define PAR2 NONE
+#define DEP2 0
+#endif
+#ifndef PAR3
+#define PAR3 NONE
+#define DEP3 0
+#endif
+#ifndef R0P0             /* request r's path: the node at key position i (RrPi) */
+#define R0P0 0
+#endif
+#ifndef R0P1
+#define R0P1 0
+#endif
+#ifndef R0P2
+#define R0P2 0
+#endif
+#ifndef R1P0
+#define R1P0 0
+#endif
+#ifndef R1P1
+#define R1P1 0
+#endif
+#ifndef R1P2
+#define R1P2 0
+#endif
+#ifndef R2P0
+#define R2P0 0
+#endif
+#ifndef R2P1
+#define R2P1 0
+#endif
+#ifndef R2P2
+#define R2P2 0
 #endif
 #define NONE 255
 #define TREE 254             /* holder of a page the tree holds */
-#define NODES (K0 + K1)
 #define LEN(r) (r == 0 -> L0 : (r == 1 -> L1 : L2))
-#define GRP(r) (r == 0 -> G0 : (r == 1 -> G1 : G2))
-#define K(g) (g == 0 -> K0 : (g == 1 -> K1 : 0))
-#define GOFF(g) (g == 0 -> 0 : K0)
-#define NODE(g, j) (GOFF(g) + (j))
-#define NODEL(g, j) (N + 1 + NODE(g, j))   /* the content label of prefix g's page j */
-#define GOF(n) (n < K0 -> 0 : 1)            /* node n's prefix group, and its depth */
-#define JOF(n) (n < K0 -> n : n - K0)
+#define KR(r) (r == 0 -> KR0 : (r == 1 -> KR1 : KR2))
+#define PATH0(i) (i == 0 -> R0P0 : (i == 1 -> R0P1 : R0P2))
+#define PATH1(i) (i == 0 -> R1P0 : (i == 1 -> R1P1 : R1P2))
+#define PATH2(i) (i == 0 -> R2P0 : (i == 1 -> R2P1 : R2P2))
+#define PATH(r, i) (r == 0 -> PATH0(i) : (r == 1 -> PATH1(i) : PATH2(i)))
+#define PAR(n) (n == 0 -> PAR0 : (n == 1 -> PAR1 : (n == 2 -> PAR2 : PAR3)))
+#define DEP(n) (n == 0 -> DEP0 : (n == 1 -> DEP1 : (n == 2 -> DEP2 : DEP3)))
+#define NODEL(n) (N + 1 + (n))               /* the content label of node n's page */
 #define FREE_AT(p) (PAGES > p && holder[p] == 0)
 #define FREE (FREE_AT(0) + FREE_AT(1) + FREE_AT(2) + FREE_AT(3) + FREE_AT(4) + FREE_AT(5))
-#define HAS(g, j) (K(g) > (j) && npage[NODE(g, j)] != NONE)
-/* match_prefix: how many pages of prefix g the tree holds from the root */
-#define MATCH(g) (g == NONE -> 0 : HAS(g, 0) + (HAS(g, 0) && HAS(g, 1)))
-#define LEAF(n) (npage[n] != NONE && (JOF(n) + 1 >= K(GOF(n)) || npage[n + 1] == NONE))
-#define EVICTABLE(n, own) (NODES > n && GOF(n) != own && LEAF(n) && nlock[n] <= 0)
-#define ANY_EVICTABLE(own) \
-  (EVICTABLE(0, own) || EVICTABLE(1, own) || EVICTABLE(2, own) || EVICTABLE(3, own))
+#define HAS(r, i) (KR(r) > (i) && npage[PATH(r, i)] != NONE)
+/* match_prefix: how many nodes of request r's path the tree holds from the root */
+#define MATCH(r) (HAS(r, 0) + (HAS(r, 0) && HAS(r, 1)) + (HAS(r, 0) && HAS(r, 1) && HAS(r, 2)))
+#define KID(n, c) (NODES > c && PAR(c) == n && npage[c] != NONE)
+#define LEAF(n) (npage[n] != NONE && !KID(n, 0) && !KID(n, 1) && !KID(n, 2) && !KID(n, 3))
+#define ONPATH(n, r) (KR(r) > DEP(n) && PATH(r, DEP(n)) == n)
+#define EVICTABLE(n, r) (NODES > n && !ONPATH(n, r) && LEAF(n) && nlock[n] <= 0)
+#define ANY_EVICTABLE(r) \
+  (EVICTABLE(0, r) || EVICTABLE(1, r) || EVICTABLE(2, r) || EVICTABLE(3, r))
 #define READ 128             /* a decode read record: READ + label, + 64 when misplaced */
 #define MISPLACED 64
 #define ROW(r, i) req_to_token[(r) * MAXLEN + (i)]
 #define T(i) ROW(_pid, i)                   /* the running request's table, and its path's node i */
-#define MYNODE(i) NODE(GRP(_pid), i)
-#define OWN(r, i) (GRP(r) != NONE && i < K(GRP(r)) -> NODEL(GRP(r), i) : r + 1)
+#define MYNODE(i) PATH(_pid, i)
+#define OWN(r, i) (i < KR(r) -> NODEL(PATH(r, i)) : r + 1)
 
 byte holder[PAGES];  /* 0 free, TREE, else the holding request's pid + 1 */
 byte data[PAGES];    /* 0 never written, else the label of the last write; never cleared */
@@ -159,17 +216,17 @@ inline release() {
  * the old last node and inc_lock_ref of the new one leave +1 on the nodes between them).
  */
 inline insert() {
-  p = (GRP(_pid) != NONE && depth < K(GRP(_pid)));
+  p = (depth < KR(_pid));
   i = depth;
   do
-  :: p && i < K(GRP(_pid)) -> p = (holder[T(i)] == _pid + 1); i++
+  :: p && i < KR(_pid) -> p = (holder[T(i)] == _pid + 1); i++
   :: else -> break
   od;
   if
   :: p ->
      i = depth;
      do
-     :: i < K(GRP(_pid)) ->
+     :: i < KR(_pid) ->
         n = MYNODE(i);
         if
         :: npage[n] != NONE && npage[n] != T(i) -> holder[T(i)] = 0; T(i) = npage[n]
@@ -180,10 +237,10 @@ inline insert() {
      od;
      i = depth;
      do
-     :: i < K(GRP(_pid)) -> if :: npage[MYNODE(i)] == T(i) -> nlock[MYNODE(i)]++ :: else -> skip fi; i++
+     :: i < KR(_pid) -> if :: npage[MYNODE(i)] == T(i) -> nlock[MYNODE(i)]++ :: else -> skip fi; i++
      :: else -> break
      od;
-     depth = K(GRP(_pid)); inserted = true
+     depth = KR(_pid); inserted = true
   :: else -> skip
   fi;
   i = 0; p = 0; n = 0
@@ -203,11 +260,11 @@ active [N] proctype Request() {
 endNew:                                  /* a request may wait for pages forever */
   if
   :: d_step {                            /* evict: the lowest evictable leaf of another prefix */
-       FREE < LEN(_pid) - MATCH(GRP(_pid)) && ANY_EVICTABLE(GRP(_pid)) ->
+       FREE < LEN(_pid) - MATCH(_pid) && ANY_EVICTABLE(_pid) ->
        n = NONE; i = 0;
        do
-       :: i < NODES && EVICTABLE(i, GRP(_pid)) && (n == NONE || npage[i] < npage[n]) -> n = i; i++
-       :: i < NODES && !(EVICTABLE(i, GRP(_pid)) && (n == NONE || npage[i] < npage[n])) -> i++
+       :: i < NODES && EVICTABLE(i, _pid) && (n == NONE || npage[i] < npage[n]) -> n = i; i++
+       :: i < NODES && !(EVICTABLE(i, _pid) && (n == NONE || npage[i] < npage[n])) -> i++
        :: else -> break
        od;
 #ifndef READ_CHECK_ONLY
@@ -219,8 +276,8 @@ endNew:                                  /* a request may wait for pages forever
        i = 0; n = 0 };
      goto endNew
   :: d_step {                            /* allocate: match, lock, the lowest free pages past it */
-       FREE >= LEN(_pid) - MATCH(GRP(_pid)) ->
-       depth = MATCH(GRP(_pid));
+       FREE >= LEN(_pid) - MATCH(_pid) ->
+       depth = MATCH(_pid);
        i = 0;
        do
        :: i < depth -> T(i) = npage[MYNODE(i)]; nlock[MYNODE(i)]++; i++

@@ -73,18 +73,49 @@ const configOf = (c: Case): Config =>
     ...(c.without === undefined ? {} : { without: [...c.without] }),
   });
 
-/** The model's `-D` defines: P's limit, lengths, prefix groups in order of first use (255: none), the groups' lengths, the variant's owner check (and `hardened`'s unlock-once) and the fault. */
-const definesOf = (c: Case): Record<string, number> => {
-  const groups: string[] = [];
-  const defines: Record<string, number> = { PAGES: c.pages, LIMIT: c.limit, N: c.requests.length, MAXLEN: Math.max(...c.requests.map((q) => Number(q.split(':')[0]))) };
-  c.requests.forEach((q, r) => {
-    const [length, prefix] = q.split(':');
-    defines[`L${r}`] = Number(length);
-    if (prefix !== undefined && !groups.includes(prefix)) groups.push(prefix);
-    defines[`G${r}`] = prefix === undefined ? 255 : groups.indexOf(prefix);
+/**
+ * The tree a SPIN user draws from the configuration's keys: a key of prefix `name` is its
+ * pages, and its page `j` is the page `j` of the shortest prefix it extends (itself
+ * included) that is longer than `j` (`sys/doc`'s page 0 is `sys`'s). One node per such
+ * page, numbered as first met, its parent the node of page `j - 1` on the same key.
+ */
+function treeOf(requests: readonly string[], prefixPages: Readonly<Record<string, number>>): { nodes: string[]; parent: number[]; depth: number[]; paths: number[][] } {
+  const nodes: string[] = [];
+  const parent: number[] = [];
+  const depth: number[] = [];
+  const paths = requests.map((q) => {
+    const name = q.split(':')[1];
+    if (name === undefined) return [];
+    const chain = name.split('/').map((_, k, parts) => parts.slice(0, k + 1).join('/'));
+    const path: number[] = [];
+    for (let j = 0; j < (prefixPages[name] ?? 1); j++) {
+      const key = `${chain.find((a) => (prefixPages[a] ?? 1) > j)!}#${j}`;
+      if (!nodes.includes(key)) {
+        nodes.push(key);
+        parent.push(j === 0 ? 255 : path[j - 1]!);
+        depth.push(j);
+      }
+      path.push(nodes.indexOf(key));
+    }
+    return path;
   });
-  groups.forEach((g, k) => (defines[`K${k}`] = c.prefixPages[g] ?? 1));
-  if (groups.length < 2) defines.K1 = 0;
+  return { nodes, parent, depth, paths };
+}
+
+/** The model's `-D` defines: P's limit, lengths, each request's key length and path, the tree's parents and depths, the variant's owner check (and `hardened`'s unlock-once) and the fault. */
+const definesOf = (c: Case): Record<string, number> => {
+  const defines: Record<string, number> = { PAGES: c.pages, LIMIT: c.limit, N: c.requests.length, MAXLEN: Math.max(...c.requests.map((q) => Number(q.split(':')[0]))) };
+  const tree = treeOf(c.requests, c.prefixPages);
+  c.requests.forEach((q, r) => {
+    defines[`L${r}`] = Number(q.split(':')[0]);
+    defines[`KR${r}`] = tree.paths[r]!.length;
+    tree.paths[r]!.forEach((n, i) => (defines[`R${r}P${i}`] = n));
+  });
+  defines.NODES = tree.nodes.length;
+  tree.nodes.forEach((_, n) => {
+    defines[`PAR${n}`] = tree.parent[n]!;
+    defines[`DEP${n}`] = tree.depth[n]!;
+  });
   if (c.variant === 'owner-check' || c.variant === 'hardened') defines.OWNER_CHECK = 1;
   if (c.variant === 'hardened' && !(c.without ?? []).includes('unlock-once')) defines.UNLOCK_ONCE = 1;
   if (c.fault) defines.LOCK_UNDERFLOW = 1;
