@@ -13,6 +13,11 @@
  * counterexamples agree too: the node evicted while a request reads it (7 steps, stopped by
  * `hardened` only), and the foreign read that follows (12 steps, stopped by the owner check).
  * Prompts longer than P's limit are refused (a stub) and released, a prefix hit unlocked.
+ * Nested prefixes (spec/nesting.ts): the model draws its tree from the keys (a node per
+ * page of a key, a key that extends another sharing the other's nodes, `treeOf` below),
+ * and agrees on test/spec/radix-nested.test.ts's configurations (one prefix under another,
+ * two siblings, a chain of three) under owner-check and hardened, and with lock-underflow
+ * under buggy and hardened, verdicts and shortest counterexamples (7 and 12 steps) included.
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +60,16 @@ const CASES: readonly Case[] = [
   { name: 'hardened, 3 pages, sys of 2 pages, A 3:sys, B 3:sys, C 2', variant: 'hardened', fault: false, pages: 3, limit: 3, requests: ['3:sys', '3:sys', '2'], prefixPages: { sys: 2 }, states: 102 },
   { name: 'hardened, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'hardened', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 138 },
   { name: 'hardened without unlock-once, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow', variant: 'hardened', fault: true, pages: 3, limit: 3, requests: ['2:sys', '2:sys', '2'], prefixPages: {}, states: 454, without: ['unlock-once'] },
+  // Nested prefixes (spec/nesting.ts; test/spec/radix-nested.test.ts's configurations, whose counts there are these: no two requests are interchangeable).
+  // B's key (sys/doc) is sys's page, then doc's: it matches sys's node alone, and its insert hangs doc's node under it.
+  { name: 'owner-check, 4 pages, sys/doc of 2 pages, A 2:sys, B 3:sys/doc, C 2', variant: 'owner-check', fault: false, pages: 4, limit: 3, requests: ['2:sys', '3:sys/doc', '2'], prefixPages: { 'sys/doc': 2 }, states: 329 },
+  { name: 'hardened, 4 pages, sys/doc of 2 pages, A 2:sys, B 3:sys/doc, C 2', variant: 'hardened', fault: false, pages: 4, limit: 3, requests: ['2:sys', '3:sys/doc', '2'], prefixPages: { 'sys/doc': 2 }, states: 329 },
+  { name: 'buggy, 4 pages, sys/doc of 2 pages, A 2:sys, B 3:sys/doc, C 2, lock-underflow', variant: 'buggy', fault: true, pages: 4, limit: 3, requests: ['2:sys', '3:sys/doc', '2'], prefixPages: { 'sys/doc': 2 }, states: 410 },
+  { name: 'hardened, 4 pages, sys/doc of 2 pages, A 2:sys, B 3:sys/doc, C 2, lock-underflow', variant: 'hardened', fault: true, pages: 4, limit: 3, requests: ['2:sys', '3:sys/doc', '2'], prefixPages: { 'sys/doc': 2 }, states: 329 },
+  // Siblings: sys's node (no request's key is sys alone) under both, doc's and faq's nodes beside each other.
+  { name: 'owner-check, 4 pages, siblings of 2 pages, A 3:sys/doc, B 3:sys/faq, C 2', variant: 'owner-check', fault: false, pages: 4, limit: 3, requests: ['3:sys/doc', '3:sys/faq', '2'], prefixPages: { 'sys/doc': 2, 'sys/faq': 2 }, states: 98 },
+  // A chain of three keys of 1, 2 and 3 pages: one path of three nodes.
+  { name: 'owner-check, 5 pages, a chain of 1, 2, 3 pages, A 2:sys, B 3:sys/doc, C 4:sys/doc/faq', variant: 'owner-check', fault: false, pages: 5, limit: 4, requests: ['2:sys', '3:sys/doc', '4:sys/doc/faq'], prefixPages: { 'sys/doc': 2, 'sys/doc/faq': 3 }, states: 635 },
 ];
 
 const configOf = (c: Case): Config =>
@@ -145,6 +160,24 @@ describe.skipIf(!spinAvailable())('SPIN on the hand-written radix-tree model agr
     const found = ['buggy', 'owner-check'].map((v) => caseNamed(`${v}, 3 pages, A 2:sys, B 2:sys, C 2, lock-underflow`)).map((c) => [spinShortest(c, { READ_CHECK_ONLY: 1 }), mineShortest(c, [Isolation, Integrity])]);
     expect(found).toEqual([
       [['violation', 12], ['violation', 12]],
+      [['holds', null], ['holds', null]],
+    ]);
+  }, 60_000);
+
+  it("nested: with lock-underflow both find sys's node evicted while B (sys/doc) has matched it, in 7 steps under buggy (A's double unlock takes B's lock), and B's read of C's data there in 12; hardened holds, and owner-check holds without the fault", () => {
+    const child = (v: string, fault: string): Case => caseNamed(`${v}, 4 pages, sys/doc of 2 pages, A 2:sys, B 3:sys/doc, C 2${fault}`);
+    const buggy = child('buggy', ', lock-underflow');
+    const hardened = child('hardened', ', lock-underflow');
+    const plain = child('owner-check', '');
+    expect([
+      [spinShortest(buggy, {}), mineShortest(buggy, undefined)],
+      [spinShortest(buggy, { READ_CHECK_ONLY: 1 }), mineShortest(buggy, [Isolation, Integrity])],
+      [spinShortest(hardened, {}), mineShortest(hardened, undefined)],
+      [spinShortest(plain, {}), mineShortest(plain, [Isolation, Integrity])],
+    ]).toEqual([
+      [['violation', 7], ['violation', 7]],
+      [['violation', 12], ['violation', 12]],
+      [['holds', null], ['holds', null]],
       [['holds', null], ['holds', null]],
     ]);
   }, 60_000);
