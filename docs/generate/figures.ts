@@ -146,7 +146,7 @@ export function matrixSection(figures: Figures): Section {
   return {
     heading: MATRIX_HEADING,
     body: [
-      `Each cell is one run of the checker on ${code('matrixConfig')} with that variant and that one fault switched on: does ${code('Isolation')} hold, or is there a leak (and in how many steps, at the shortest)?`,
+      `Each cell is one run of the checker on ${code('matrixConfig')} with that variant and that one fault switched on: does ${code('Isolation')} hold, or is there a leak (and in how many steps, at the shortest)? A column whose fault cannot fire on its pages runs on the fewest where it can (${code('columnPages')}; each cell's command says how many).`,
       table(['Variant', ...faults.map(code)], grid),
       'Per cell: the length of the shortest leak, the size of the whole reachable space (the search goes on past violations), the invariants other than `Isolation` that break, and the command that runs the cell on its own (it prints the shortest counterexample of each invariant that fails).',
       table(['Variant', 'Fault', 'Isolation', 'Shortest leak', 'Distinct states', 'Other invariants broken', 'Command'], details.map((r) => r.map(cell))),

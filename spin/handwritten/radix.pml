@@ -27,25 +27,22 @@
  *   one's pages (free(x.value)) and deletes it; its parent is a leaf once its last child
  *   is gone.
  *
- * In this model. A request's key is its prompt's prefix pages, and two requests whose keys
- * begin with the same pages walk the same nodes that far: a prefix that extends another
- * (sys/doc extends sys: sys's pages, then doc's) shares the other's nodes and hangs its own
- * under the other's last one, as _insert_helper splits a node where two keys diverge (a
- * node is one page here, so the split is always at a node's boundary); siblings (sys/doc,
- * sys/faq) share sys's nodes even when no request's key is sys alone. The nodes are
- * therefore fixed by the configuration's keys: node n has parent PAR(n) (NONE: the root)
- * at depth DEP(n), and request r's key of KR(r) pages walks PATH(r, 0..KR(r)-1) (macros
- * from -D defines, not state). The tree is the arrays npage (the node's page, NONE while
- * the tree has no such node) and nlock (its lock_ref, signed, no clamp); a page the tree
- * holds has holder TREE. match_prefix walks the path from the root while the node is
- * there; a node is a leaf while no child of it is there. A request's last node is its
- * depth (local `depth`): positions [0, depth) of its table are nodes it locked. The insert
- * at finish finds nothing left: the handoff's insert already reached the key's end.
- * SGLang inserts the request's own pages past its prefix too, a branch that no other
- * request here shares (no two requests share a body): this model frees them at the
- * release instead of leaving them to eviction. A node whose parent was evicted under it
- * (lock-underflow) stays where the insert put it, unreachable by match until the parent is
- * inserted again, as a detached TreeNode would.
+ * In this model. A request's key is its prompt's prefix pages; two keys that begin with the
+ * same pages walk the same nodes that far. A prefix that extends another (sys/doc: sys's
+ * pages, then doc's) shares the other's nodes and hangs its own under the other's last one,
+ * as _insert_helper splits where keys diverge (a node is one page, so always at a node's
+ * boundary); siblings (sys/doc, sys/faq) share sys's nodes even when no key is sys alone.
+ * So the nodes are fixed by the keys: node n has parent PAR(n) (NONE: the root), and
+ * request r's key of KR(r) pages walks PATH(r, 0..KR(r)-1) (-D defines, not
+ * state). The tree is the arrays npage (the node's page, NONE while the tree has no such
+ * node) and nlock (its lock_ref, signed, no clamp); a page the tree holds has holder TREE.
+ * A node is a leaf while none of its children is there. A request's last node is its depth
+ * (local `depth`): positions [0, depth) of its table are nodes it locked. The insert at
+ * finish finds nothing left: the handoff's reached the key's end. SGLang inserts the
+ * request's own pages past its prefix too, a branch no other request here shares: this
+ * model frees them at the release instead. A node whose parent was evicted under it
+ * (lock-underflow) stays, unreachable by match until the parent is inserted again, as a
+ * detached TreeNode would.
  *
  * Eviction. A clock per node (SGLang's last_access_time) would tell apart states that
  * differ only in when a node was last touched, which pagecheck does not keep: the order is
@@ -54,14 +51,14 @@
  * a nested key's path goes through its parent's nodes), until enough pages are free; it
  * may wait forever.
  *
- * D allocates the lowest free pages past the match; P writes the positions past it (prefix
- * page j as label NODEL(g, j), the rest as the request's own), with the owner tag under
+ * D allocates the lowest free pages past the match; P writes the positions past it (key
+ * position i as its node's label NODEL(PATH(r, i)), one label per node, so sys/doc's first
+ * page carries sys's; the rest as the request's own), with the owner tag under
  * -DOWNER_CHECK (allocate clears the tags of the pages it takes), or refuses a prompt
  * longer than LIMIT (a stub: nothing written, the request released, inserting nothing).
  * Decode reads every position once (asserting it read its own data or its prefix's, each
  * for its position); under -DOWNER_CHECK it first compares every page's tag with what the
- * position may hold, and on a foreign tag fails loudly, reading nothing. The label of
- * node n's content is NODEL(n): one label per node, so sys/doc's first page carries sys's. The release frees
+ * position may hold, and on a foreign tag fails loudly, reading nothing. The release frees
  * the pages past the last node (data kept) and unlocks the path; with -DLOCK_UNDERFLOW
  * (fault lock-underflow, #27666) it unlocks it twice, which cancels another request's lock
  * on the shared nodes. -DUNLOCK_ONCE (hardened's unlock-once, with -DOWNER_CHECK) moves the
@@ -73,88 +70,43 @@
  *   spin -DLOCK_UNDERFLOW -o2 -a radix.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan
  *
  * Kept per request for the count comparison: what decode read at each position (rd) and
- * the ghost bits hit, inserted, unheld (decode read a page it did not hold) and evicted (an
- * eviction ran for it), all write-only (-o2 keeps them). At most 3 requests, 6 pages, 4
- * nodes, keys of at most 3 pages.
+ * ghost bits hit, inserted, unheld (decode read a page it did not hold) and evicted, all
+ * write-only (-o2 keeps them). At most 3 requests, 6 pages, 4 nodes, keys of 3 pages.
  */
-#ifndef PAGES
+#ifndef PAGES            /* the configuration (the test defines every name of this block) */
 #define PAGES 2
-#endif
-#ifndef N
 #define N 3
-#endif
-#ifndef LIMIT            /* P's prefill limit, in pages */
-#define LIMIT 3
-#endif
-#ifndef MAXLEN
+#define LIMIT 3          /* P's prefill limit, in pages */
 #define MAXLEN 2
-#endif
-#ifndef L0               /* prompt lengths in pages */
-#define L0 2
+#define L0 2             /* prompt lengths in pages; each key's length (KR, 0: no prefix) */
 #define L1 2
 #define L2 1
-#endif
-#ifndef KR0              /* each request's key: its prefix's length in pages (0: none) */
 #define KR0 1
 #define KR1 1
 #define KR2 0
-#endif
-#ifndef NODES            /* the tree's nodes: parent (NONE: the root) and depth of each */
-#define NODES 1
-#endif
-#ifndef PAR0
+#define NODES 1          /* the tree: its nodes, each one's parent (NONE: the root) */
 #define PAR0 NONE
-#define DEP0 0
-#endif
-#ifndef PAR1
 #define PAR1 NONE
-#define DEP1 0
-#endif
-#ifndef PAR2
 #define PAR2 NONE
-#define DEP2 0
-#endif
-#ifndef PAR3
 #define PAR3 NONE
-#define DEP3 0
-#endif
-#ifndef R0P0             /* request r's path: the node at key position i (RrPi) */
-#define R0P0 0
-#endif
-#ifndef R0P1
+#define R0P0 0           /* request r's path: the node at key position i (RrPi), 0 past the key */
 #define R0P1 0
-#endif
-#ifndef R0P2
 #define R0P2 0
-#endif
-#ifndef R1P0
 #define R1P0 0
-#endif
-#ifndef R1P1
 #define R1P1 0
-#endif
-#ifndef R1P2
 #define R1P2 0
-#endif
-#ifndef R2P0
 #define R2P0 0
-#endif
-#ifndef R2P1
 #define R2P1 0
-#endif
-#ifndef R2P2
 #define R2P2 0
 #endif
 #define NONE 255
 #define TREE 254             /* holder of a page the tree holds */
 #define LEN(r) (r == 0 -> L0 : (r == 1 -> L1 : L2))
 #define KR(r) (r == 0 -> KR0 : (r == 1 -> KR1 : KR2))
-#define PATH0(i) (i == 0 -> R0P0 : (i == 1 -> R0P1 : R0P2))
-#define PATH1(i) (i == 0 -> R1P0 : (i == 1 -> R1P1 : R1P2))
-#define PATH2(i) (i == 0 -> R2P0 : (i == 1 -> R2P1 : R2P2))
-#define PATH(r, i) (r == 0 -> PATH0(i) : (r == 1 -> PATH1(i) : PATH2(i)))
+#define PATH(r, i) (r == 0 -> (i == 0 -> R0P0 : (i == 1 -> R0P1 : R0P2)) : \
+  (r == 1 -> (i == 0 -> R1P0 : (i == 1 -> R1P1 : R1P2)) : (i == 0 -> R2P0 : (i == 1 -> R2P1 : R2P2))))
 #define PAR(n) (n == 0 -> PAR0 : (n == 1 -> PAR1 : (n == 2 -> PAR2 : PAR3)))
-#define DEP(n) (n == 0 -> DEP0 : (n == 1 -> DEP1 : (n == 2 -> DEP2 : DEP3)))
+#define DEP(n) (PAR(n) == NONE -> 0 : (PAR(PAR(n)) == NONE -> 1 : 2))   /* keys of at most 3 pages */
 #define NODEL(n) (N + 1 + (n))               /* the content label of node n's page */
 #define FREE_AT(p) (PAGES > p && holder[p] == 0)
 #define FREE (FREE_AT(0) + FREE_AT(1) + FREE_AT(2) + FREE_AT(3) + FREE_AT(4) + FREE_AT(5))

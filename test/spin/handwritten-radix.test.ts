@@ -94,10 +94,9 @@ const configOf = (c: Case): Config =>
  * included) that is longer than `j` (`sys/doc`'s page 0 is `sys`'s). One node per such
  * page, numbered as first met, its parent the node of page `j - 1` on the same key.
  */
-function treeOf(requests: readonly string[], prefixPages: Readonly<Record<string, number>>): { nodes: string[]; parent: number[]; depth: number[]; paths: number[][] } {
+function treeOf(requests: readonly string[], prefixPages: Readonly<Record<string, number>>): { nodes: string[]; parent: number[]; paths: number[][] } {
   const nodes: string[] = [];
   const parent: number[] = [];
-  const depth: number[] = [];
   const paths = requests.map((q) => {
     const name = q.split(':')[1];
     if (name === undefined) return [];
@@ -108,29 +107,28 @@ function treeOf(requests: readonly string[], prefixPages: Readonly<Record<string
       if (!nodes.includes(key)) {
         nodes.push(key);
         parent.push(j === 0 ? 255 : path[j - 1]!);
-        depth.push(j);
       }
       path.push(nodes.indexOf(key));
     }
     return path;
   });
-  return { nodes, parent, depth, paths };
+  return { nodes, parent, paths };
 }
 
-/** The model's `-D` defines: P's limit, lengths, each request's key length and path, the tree's parents and depths, the variant's owner check (and `hardened`'s unlock-once) and the fault. */
+/** The model's `-D` defines: P's limit, lengths, each request's key length and path, the tree's parents, the variant's owner check (and `hardened`'s unlock-once) and the fault. */
 const definesOf = (c: Case): Record<string, number> => {
   const defines: Record<string, number> = { PAGES: c.pages, LIMIT: c.limit, N: c.requests.length, MAXLEN: Math.max(...c.requests.map((q) => Number(q.split(':')[0]))) };
   const tree = treeOf(c.requests, c.prefixPages);
   c.requests.forEach((q, r) => {
     defines[`L${r}`] = Number(q.split(':')[0]);
     defines[`KR${r}`] = tree.paths[r]!.length;
-    tree.paths[r]!.forEach((n, i) => (defines[`R${r}P${i}`] = n));
+    for (let i = 0; i < 3; i++) defines[`R${r}P${i}`] = tree.paths[r]![i] ?? 0;
   });
+  // The model's four node slots, each defined (a node the tree does not have is a root's child nothing walks to).
   defines.NODES = tree.nodes.length;
-  tree.nodes.forEach((_, n) => {
-    defines[`PAR${n}`] = tree.parent[n]!;
-    defines[`DEP${n}`] = tree.depth[n]!;
-  });
+  for (let n = 0; n < 4; n++) {
+    defines[`PAR${n}`] = tree.parent[n] ?? 255;
+  }
   if (c.variant === 'owner-check' || c.variant === 'hardened') defines.OWNER_CHECK = 1;
   if (c.variant === 'hardened' && !(c.without ?? []).includes('unlock-once')) defines.UNLOCK_ONCE = 1;
   if (c.fault) defines.LOCK_UNDERFLOW = 1;
