@@ -2,6 +2,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { CostSequencer } from './test/support/sequencer.ts';
 
 /**
  * Two tiers, chosen here rather than by file names (other branches add and edit tests):
@@ -74,6 +75,8 @@ export default defineConfig({
     experimental: { viteModuleRunner: false, nodeLoader: false },
     // vitest's default on 2 cores is one file at a time; most files spend a second loading modules and little CPU after.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The costliest files first (test/support/sequencer.ts, costs in test/support/costs.json): no core idles at the end while a proof runs alone.
+    sequence: { sequencer: CostSequencer },
     env: { ...ENV, PAGECHECK_FILE_TIMEOUT_MS: process.env['PAGECHECK_FILE_TIMEOUT_MS'] ?? '300000' },
     // A hard limit per file, on a thread of its own, that stops even a synchronous loop (test/support/watchdog.ts).
     setupFiles: ['test/support/watchdog.ts', 'test/support/file-cost.ts'],
