@@ -13,4 +13,5 @@ export * from './drive.ts';
 export * from './coverage.ts';
 export * from './mbt-commands.ts';
 export * from './mbt-configs.ts';
+export * from './mbt-radix-configs.ts';
 export * from './mbt.ts';

@@ -217,6 +217,13 @@ export class PoolState {
     return (this.prefixBase[h] ?? 0) + j - this.parentLength(h);
   }
 
+  /** Page `p` is taken by `label`: a page the cache held (only a double free hands one out) leaves the cache, as in the spec, where a page has one holder. */
+  protected takeHolder(p: number, label: number): void {
+    const h = this.holder[p] ?? 0;
+    if (h < 0) this.prefixPages[-h - 1] = NO_PAGE;
+    this.holder[p] = label;
+  }
+
   /** Whether the cache holds every page of prefix group `g`'s entry. */
   protected entryCached(g: number): boolean {
     for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[this.prefixSlot(g, j)] ?? NO_PAGE) === NO_PAGE) return false;

@@ -194,6 +194,9 @@ export class RadixPool extends SlotPool {
       const own = this.tables[base + j] ?? NO_PAGE;
       const slot = this.prefixSlot(g, j);
       const node = this.prefixPages[slot] ?? NO_PAGE;
+      // After a double free one page can be at two positions: as in the spec, its last holder wins and the earlier node is gone.
+      const h = this.holder[own] ?? 0;
+      if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
       if (node !== NO_PAGE && node !== own) {
         this.holder[own] = 0;
         this.batch[n++] = own;

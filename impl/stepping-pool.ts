@@ -110,7 +110,7 @@ export class SteppingPool extends ServingPool {
     const at = s * this.options.maxLength + length;
     this.takePages(at, 1, undefined, true);
     const p = this.tables[at] ?? 0;
-    this.holder[p] = this.serials[s] ?? 0;
+    this.takeHolder(p, this.serials[s] ?? 0);
     if (this.behaviour.ownerCheck) this.clearTag(p);
     this.lengths[s] = length + 1;
     return true;
