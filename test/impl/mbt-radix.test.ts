@@ -12,7 +12,7 @@ import { runCommand } from '../support/cli.ts';
 import { check } from '../../checker/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { actionLabel, compile, Isolation, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { noEvents, RadixPool, runMbt, type PoolOptions, type RadixPoolOptions } from '../../impl/index.ts';
+import { noEvents, POOL_FAULTS, RadixPool, runMbt, type PoolOptions, type RadixPoolOptions } from '../../impl/index.ts';
 import { radix } from '../spec/helpers.ts';
 import { RADIX_MUTANTS } from './radix-mutants.ts';
 
@@ -83,6 +83,7 @@ describe('hardened and owner-check with the radix tree', () => {
     ['hardened, flat', 0, flat('hardened')],
     ['hardened, nested', 0, nested('hardened')],
     ['owner-check, flat', 1, flat('owner-check')],
+    ['hardened, every fault the pool has (radix.test.ts\'s every-fault configuration, 3 pages, 2:sys,2:sys,3)', 0, radix('hardened', POOL_FAULTS, 3, ['2:sys', '2:sys', '3'])],
   ] as const)('%s, with lock-underflow: 100 runs pass with Isolation; a node below 0 seen: %i', (_name, negative, config) => {
     reset();
     const events = noEvents();
