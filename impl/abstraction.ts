@@ -12,7 +12,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, PHASES, setDepth, setDraft, setNodeLock, setDraftPending, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
@@ -21,6 +21,7 @@ import type { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
+import { RadixPool } from './radix-pool.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
@@ -61,7 +62,14 @@ export function abstractState(m: Model, pool: PagePool): State {
   for (let r = 0; r < m.n; r++) abstractRequest(m, pool, s, r);
   if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
   if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
+  if (m.radix && pool instanceof RadixPool) abstractTree(m, pool, s);
   return s;
+}
+
+/** The radix tree (spec/radix.ts): each page's node lock_ref, each request's last node's depth. */
+function abstractTree(m: Model, pool: RadixPool, s: State): void {
+  for (let p = 0; p < m.pages; p++) setNodeLock(m, s, p, pool.nodeLock[p] ?? 0);
+  for (let r = 0; r < m.n; r++) setDepth(m, s, r, pool.depth[r] ?? 0);
 }
 
 /** The draft model's KV (spec/draft.ts): each page's draft label, and each request's pending draft part. */

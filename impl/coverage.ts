@@ -17,11 +17,11 @@ export type PoolKind = (typeof POOL_KINDS)[number];
 /** Whether the pool has action kind `k`. */
 export const isPoolKind = kindsGuard(POOL_KINDS);
 
-/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts; state slots and metadata rows in impl/slot-pool.ts, the draft model's KV in impl/draft-pool.ts. */
+/** The pool's coverage. double-free is in impl/allocator-order.ts, lock-underflow with eviction, auto-truncate in `prefill`; decode steps, growth and retraction in impl/stepping-pool.ts; state slots and metadata rows in impl/slot-pool.ts, the draft model's KV in impl/draft-pool.ts; the radix tree (its lock-underflow, nested prefixes) in impl/radix-pool.ts. */
 export const POOL_COVERAGE: Coverage = coverage('the pool', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo'],
-  switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction', 'stateSlots', 'draft'],
+  switches: ['eviction', 'radix', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction', 'stateSlots', 'draft'],
   faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale', 'state-slot-reuse', 'metadata-collision', 'draft-stale'],
   actions: POOL_KINDS,
   instead: {

@@ -135,7 +135,7 @@ export class DraftPool extends SteppingPool {
     const stub = this.draftStub[s] === 1;
     for (let i = this.draftFrom[s] ?? 0; i < (this.draftTo[s] ?? 0); i++) {
       if (i < k && this.skipsPrefix && !stub) continue;
-      this.draft[this.tables[base + i] ?? 0] = i < k && !stub ? prefixLabelOf((this.prefixBase[g] ?? 0) + i) : (this.serials[s] ?? 0);
+      this.draft[this.tables[base + i] ?? 0] = i < k && !stub ? prefixLabelOf(this.prefixSlot(g, i)) : (this.serials[s] ?? 0);
     }
   }
 }

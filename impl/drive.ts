@@ -11,22 +11,25 @@ import { flagsOf, HIT, phaseOf, Ph, type State } from '../spec/state.ts';
 import type { PoolOptions } from './options.ts';
 import { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
-import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
+import { SteppingPool } from './stepping-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
+import { RadixPool, type RadixPoolOptions } from './radix-pool.ts';
 import { isPoolKind } from './coverage.ts';
 
 /** Builds a pool from options; tests substitute mutants here. */
 export type PoolFactory = (options: PoolOptions) => PagePool;
 
-/** The real pool: with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
-export const realPool: PoolFactory = (options: SteppingPoolOptions) => {
+/** The real pool: with the radix tree the pool that has it (radix-pool.ts), with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
+export const realPool: PoolFactory = (options: RadixPoolOptions) => {
+  // The radix tree (radix-pool.ts) extends the pool with every other switch.
+  if (options.radix === true) return new RadixPool(options);
   if (options.stateSlots === true || options.draft === true) return new SlotPool(options);
   return (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
 };
 
 /** The pool that stands for model `m`: slot `r` is request `r`, and a slot is admitted once, as a spec request is. */
-export function poolOptionsFor(m: Model): SteppingPoolOptions {
+export function poolOptionsFor(m: Model): RadixPoolOptions {
   let maxLength = 1;
   for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
   return {
@@ -53,6 +56,9 @@ export function poolOptionsFor(m: Model): SteppingPoolOptions {
     ...(m.config.stateSlots === true ? { stateSlots: true } : {}),
     // A draft model's KV beside every page.
     ...(m.config.draft === true ? { draft: true } : {}),
+    // The radix tree, and the prefixes that extend others in it (spec/nesting.ts).
+    ...(m.radix ? { radix: true } : {}),
+    ...(m.prefixParent.some((up) => up >= 0) ? { prefixParents: [...m.prefixParent] } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { initial } from '../spec/state.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
 import { configArbitrary, withDraft, withStateSlots, type LifeOptions } from './mbt-configs.ts';
+import { withRadix } from './mbt-radix-configs.ts';
 import { POOL_ACTION_KINDS, POOL_DRAFT_KINDS, POOL_LIFE_KINDS } from './coverage.ts';
 import {
   commandsArbitrary,
@@ -50,6 +51,8 @@ export interface MbtOptions {
   readonly stateSlots?: boolean;
   /** For random configurations: a draft model's KV in every one (retraction off), `draft-stale` drawn with the other faults, `landDraft` among the named commands (off when left out). */
   readonly draft?: boolean;
+  /** For random configurations: eviction on and the prefix cache a radix tree in every one with a prefix, its prefixes flat, longer or nested (off when left out). */
+  readonly radix?: boolean;
   /** Whether a failure is shrunk (default true); a test that only asks whether a mutant fails spares the shrinking. */
   readonly shrink?: boolean;
   /** Number of runs. */
@@ -158,7 +161,8 @@ export function runMbt(options: MbtOptions): MbtResult {
   const events = options.events ?? noEvents();
   const drawn = options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes, options.life);
   const slotted = options.stateSlots === true ? withStateSlots(drawn, options.faults) : drawn;
-  const configs = options.config !== undefined ? fc.constant(options.config) : options.draft === true ? withDraft(slotted, options.faults) : slotted;
+  const drafted = options.draft === true ? withDraft(slotted, options.faults) : slotted;
+  const configs = options.config !== undefined ? fc.constant(options.config) : options.radix === true ? withRadix(drafted) : drafted;
   const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
   const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);

@@ -35,6 +35,8 @@ export interface PoolOptions {
   readonly prefixes?: number;
   /** Per prefix group, its length in pages (the spec's `prefixPages`); 1 each when left out. */
   readonly prefixLengths?: readonly number[];
+  /** Per prefix group, the group it extends (-1: none; spec/nesting.ts, under `radix`), which comes before it; none extends another when left out. */
+  readonly prefixParents?: readonly number[];
   /**
    * Whether `allocate` may admit a new request into a slot whose request is finished
    * (freed, released, or timed out with its late write landed). On by default, as a server

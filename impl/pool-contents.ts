@@ -41,10 +41,9 @@ export class PoolContents extends PoolState {
     const tag = this.tag;
     // A prefix page is valid only at its own position: page j of the prefix at position j.
     const k = g >= 0 ? (this.prefixLengths[g] ?? 1) : 0;
-    const first = g >= 0 ? (this.prefixBase[g] ?? 0) : 0;
     for (let j = 0; j < k; j++) {
       const t = tag[tables[base + j] ?? 0];
-      if (t !== serial && t !== prefixLabelOf(first + j)) return false;
+      if (t !== serial && t !== prefixLabelOf(this.prefixSlot(g, j))) return false;
     }
     for (let i = base + k; i < end; i++) if (tag[tables[i] ?? 0] !== serial) return false;
     // tag-counts-tokens: every page's tag counts at least the slots read there.
@@ -57,7 +56,6 @@ export class PoolContents extends PoolState {
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
     const k = g >= 0 ? (this.prefixLengths[g] ?? 1) : 0;
-    const first = g >= 0 ? (this.prefixBase[g] ?? 0) : 0;
     const base = s * this.options.maxLength;
     const length = this.lengths[s] ?? 0;
     const shared = this.sharedPages(s);
@@ -69,7 +67,7 @@ export class PoolContents extends PoolState {
       const p = tables[base + i] ?? 0;
       const written = data[p] ?? 0;
       // A prefix page's data is the reader's own only at that page's position.
-      const own = i < k ? prefixLabelOf(first + i) : serial;
+      const own = i < k ? prefixLabelOf(this.prefixSlot(g, i)) : serial;
       const ownData = written === serial || written === own;
       // A read past the page's fill meets stale P-side data (unless the page is foreign anyway).
       const d = written !== 0 && ownData && this.slotsRead(s, i) > (this.fill[p] ?? 0) ? STALE_DATA : written;

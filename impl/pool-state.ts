@@ -47,12 +47,14 @@ export class PoolState {
   readonly serials: Int32Array;
   /** Per slot: the number of entries of `reads` filled by a successful decode. */
   readonly readCounts: Int32Array;
-  /** Per prefix page `k` (group `g`'s page `j` at `prefixBase[g] + j`): the page the prefix cache holds for it, or `NO_PAGE`. */
+  /** Per prefix page `k` (group `g`'s page `j` at `prefixSlot(g, j)`): the page the prefix cache holds for it, or `NO_PAGE`. */
   readonly prefixPages: Int32Array;
-  /** Per prefix group: the index of its first page in {@link prefixPages} (the pages of the groups before it). */
+  /** Per prefix group: the slot in {@link prefixPages} of its first page of its own, past its parent's (the own pages of the groups before it). */
   readonly prefixBase: Int32Array;
   /** Per prefix group: its length in pages. */
   readonly prefixLengths: Int32Array;
+  /** Per prefix group: the group it extends (`sys` for `sys/doc`, config `radix`), or -1; its first pages are that group's. */
+  readonly prefixParents: Int32Array;
   /** Per prefix group, under eviction: how many live requests lock its cached entry (`RadixCache` lock_ref). */
   readonly locks: Int32Array;
   /** The free list of the `sorted` order (a set). */
@@ -93,9 +95,12 @@ export class PoolState {
     this.garbage = new Int32Array(slots);
     const groups = options.prefixes ?? 0;
     this.prefixLengths = Int32Array.from({ length: groups }, (_, g) => options.prefixLengths?.[g] ?? 1);
+    this.prefixParents = Int32Array.from({ length: groups }, (_, g) => options.prefixParents?.[g] ?? -1);
+    // A nested prefix has cache slots (and labels) only for its pages past its parent's, as the spec's labels (spec/nesting.ts).
+    const own = (g: number): number => (this.prefixLengths[g] ?? 1) - this.parentLength(g);
     this.prefixBase = new Int32Array(groups);
-    for (let g = 1; g < groups; g++) this.prefixBase[g] = (this.prefixBase[g - 1] ?? 0) + (this.prefixLengths[g - 1] ?? 1);
-    this.prefixPages = new Int32Array(groups === 0 ? 0 : (this.prefixBase[groups - 1] ?? 0) + (this.prefixLengths[groups - 1] ?? 1)).fill(NO_PAGE);
+    for (let g = 1; g < groups; g++) this.prefixBase[g] = (this.prefixBase[g - 1] ?? 0) + own(g - 1);
+    this.prefixPages = new Int32Array(groups === 0 ? 0 : (this.prefixBase[groups - 1] ?? 0) + own(groups - 1)).fill(NO_PAGE);
     this.locks = new Int32Array(options.prefixes ?? 0);
     this.freeSet = new FreeSet(pages);
     this.freeList = makeFreeList(this.behaviour.allocator, pages, this.behaviour.doubleFree, options.pageSize ?? 1);
@@ -199,15 +204,35 @@ export class PoolState {
     return view;
   }
 
+  /** How many of prefix group `g`'s first pages are the pages of the group it extends (0 for a prefix that extends none). */
+  protected parentLength(g: number): number {
+    const up = this.prefixParents[g] ?? -1;
+    return up < 0 ? 0 : (this.prefixLengths[up] ?? 1);
+  }
+
+  /** The cache slot `k` of prefix group `g`'s page `j` (its label is `prefixLabelOf(k)`): a nested prefix's first pages are its parent's slots. */
+  prefixSlot(g: number, j: number): number {
+    let h = g;
+    while (j < this.parentLength(h)) h = this.prefixParents[h] ?? -1;
+    return (this.prefixBase[h] ?? 0) + j - this.parentLength(h);
+  }
+
+  /** Page `p` is taken by `label`: a page the cache held (only a double free hands one out) leaves the cache, as in the spec, where a page has one holder. */
+  protected takeHolder(p: number, label: number): void {
+    const h = this.holder[p] ?? 0;
+    if (h < 0) this.prefixPages[-h - 1] = NO_PAGE;
+    this.holder[p] = label;
+  }
+
   /** Whether the cache holds every page of prefix group `g`'s entry. */
   protected entryCached(g: number): boolean {
-    for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE) === NO_PAGE) return false;
+    for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[this.prefixSlot(g, j)] ?? NO_PAGE) === NO_PAGE) return false;
     return true;
   }
 
   /** Whether the cache holds no page of prefix group `g`'s entry. */
   protected entryEmpty(g: number): boolean {
-    for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE) !== NO_PAGE) return false;
+    for (let j = 0; j < (this.prefixLengths[g] ?? 1); j++) if ((this.prefixPages[this.prefixSlot(g, j)] ?? NO_PAGE) !== NO_PAGE) return false;
     return true;
   }
 

@@ -52,7 +52,7 @@ export class PagePool extends PoolFreeing {
     if (prefix !== undefined && length <= k) throw new RangeError(`allocate: a request with a prefix of ${k} pages needs at least ${k + 1} pages, got ${length}`);
     const phase = this.phases[s] ?? Ph.new;
     if (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase))) return false;
-    const shared = g >= 0 && this.entryCached(g) ? k : 0;
+    const shared = g >= 0 ? this.matchedPages(g) : 0;
     // A failed attempt still merges `sglang`'s release list (spec/alloc-fail.ts), as `alloc_extend` does before it returns None.
     if (this.freePages < length - shared) {
       this.freeList?.refuse(length - shared);
@@ -60,7 +60,7 @@ export class PagePool extends PoolFreeing {
     }
 
     const base = s * maxLength;
-    for (let j = 0; j < shared; j++) this.tables[base + j] = this.prefixPages[(this.prefixBase[g] ?? 0) + j] ?? NO_PAGE;
+    for (let j = 0; j < shared; j++) this.tables[base + j] = this.prefixPages[this.prefixSlot(g, j)] ?? NO_PAGE;
     // `alloc_extend`'s shortage test counts the tokens it allocates: the prompt's, less the cached prefix's whole pages.
     this.takePages(base + shared, length - shared, promptTokens - shared * pageSize);
     const serial = this.lastSerial === MAX_SERIAL ? 1 : this.lastSerial + 1;
@@ -114,9 +114,9 @@ export class PagePool extends PoolFreeing {
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
     let i = this.sharedPages(s);
-    if (i === 0 && g >= 0) {
-      // The prompt's first pages are its prefix: the same content for every request with that prefix, page j at position j.
-      for (; i < (this.prefixLengths[g] ?? 1) && i < length; i++) this.write(this.tables[base + i] ?? 0, prefixLabelOf((this.prefixBase[g] ?? 0) + i), i, slots(i));
+    if (g >= 0) {
+      // The prompt's first pages are its prefix: the same content for every request with that prefix, page j at position j (past a radix tree's partial match too).
+      for (; i < (this.prefixLengths[g] ?? 1) && i < length; i++) this.write(this.tables[base + i] ?? 0, prefixLabelOf(this.prefixSlot(g, i)), i, slots(i));
     }
     for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial, i, slots(i));
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
@@ -202,7 +202,7 @@ export class PagePool extends PoolFreeing {
     if (phase !== Ph.decoded && !poison) return false;
     for (let j = 0; j < k; j++) {
       const p = this.tables[base + j] ?? 0;
-      const slotOfPage = (this.prefixBase[g] ?? 0) + j;
+      const slotOfPage = this.prefixSlot(g, j);
       // A double free can put one page at two prefix positions: as in the spec, a page has one holder, the last slot.
       const h = this.holder[p] ?? 0;
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
@@ -213,6 +213,11 @@ export class PagePool extends PoolFreeing {
     // Under eviction the inserting request locks the page until its own release.
     if (this.behaviour.eviction) this.locks[g] = (this.locks[g] ?? 0) + 1;
     return true;
+  }
+
+  /** The leading pages an allocation with prefix group `g` shares with the cache: the whole entry when it is cached (a radix tree matches partly, impl/radix-pool.ts). */
+  protected matchedPages(g: number): number {
+    return this.entryCached(g) ? (this.prefixLengths[g] ?? 1) : 0;
   }
 
   /**
@@ -226,7 +231,7 @@ export class PagePool extends PoolFreeing {
     const phase = this.phases[s] ?? Ph.new;
     if (!this.behaviour.eviction || (phase !== Ph.new && !(this.behaviour.reuseSlots && finished(phase)))) return false;
     const g = prefix ?? -1;
-    const hit = g >= 0 && this.entryCached(g) ? (this.prefixLengths[g] ?? 1) : 0;
+    const hit = g >= 0 ? this.matchedPages(g) : 0;
     if (this.freePages >= length - hit || !this.evictEntry(g)) return false;
     if (phase === Ph.new) this.flags[s] = (this.flags[s] ?? 0) | EVICTED_FOR;
     return true;
@@ -239,14 +244,14 @@ export class PagePool extends PoolFreeing {
     for (let h = 0; h < this.prefixLengths.length; h++) {
       if (h === own || (this.locks[h] ?? 0) !== 0) continue;
       for (let j = 0; j < (this.prefixLengths[h] ?? 1); j++) {
-        const p = this.prefixPages[(this.prefixBase[h] ?? 0) + j] ?? NO_PAGE;
+        const p = this.prefixPages[this.prefixSlot(h, j)] ?? NO_PAGE;
         if (p !== NO_PAGE && (victim === NO_PAGE || p < victim)) [victim, group] = [p, h];
       }
     }
     if (victim === NO_PAGE) return false;
     let n = 0;
     for (let j = 0; j < (this.prefixLengths[group] ?? 1); j++) {
-      const at = (this.prefixBase[group] ?? 0) + j;
+      const at = this.prefixSlot(group, j);
       const p = this.prefixPages[at] ?? NO_PAGE;
       if (p === NO_PAGE) continue;
       this.prefixPages[at] = NO_PAGE;

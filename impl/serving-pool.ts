@@ -92,7 +92,7 @@ export class ServingPool extends PagePool {
     this.takePages(at, 1, undefined, true);
     const p = this.tables[at] ?? 0;
     const serial = this.serials[s] ?? 0;
-    this.holder[p] = serial;
+    this.takeHolder(p, serial);
     if (this.behaviour.ownerCheck) this.clearTag(p);
     this.write(p, serial, length, 1);
     this.lengths[s] = length + 1;
@@ -203,7 +203,7 @@ export class ServingPool extends PagePool {
     const carriesTag = hasMechanism(this.options.variant, 'copy-carries-tag');
     for (let i = base; i < base + room; i++) {
       const p = this.tables[i] ?? 0;
-      this.holder[p] = serial;
+      this.takeHolder(p, serial);
       if (this.behaviour.ownerCheck) this.clearTag(p);
       // resume-stale: no load; the page keeps what it held, its tag cleared.
       if (this.behaviour.resumeStale) continue;

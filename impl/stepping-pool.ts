@@ -110,7 +110,7 @@ export class SteppingPool extends ServingPool {
     const at = s * this.options.maxLength + length;
     this.takePages(at, 1, undefined, true);
     const p = this.tables[at] ?? 0;
-    this.holder[p] = this.serials[s] ?? 0;
+    this.takeHolder(p, this.serials[s] ?? 0);
     if (this.behaviour.ownerCheck) this.clearTag(p);
     this.lengths[s] = length + 1;
     return true;
@@ -137,7 +137,7 @@ export class SteppingPool extends ServingPool {
   /** The label request `s` may read at position `i` besides its own: its prefix's page `i`, at a prefix position (0 elsewhere). */
   private prefixAt(s: number, i: number): number {
     const g = this.groups[s] ?? -1;
-    return g >= 0 && i < (this.prefixLengths[g] ?? 1) ? prefixLabelOf((this.prefixBase[g] ?? 0) + i) : 0;
+    return g >= 0 && i < (this.prefixLengths[g] ?? 1) ? prefixLabelOf(this.prefixSlot(g, i)) : 0;
   }
 
   /** The owner check over the first `end` slots: every page's tag may be read there, and under `tag-counts-tokens` counts the slots read. */

@@ -34,7 +34,7 @@ export interface MbtFlags extends ModelFlags {
 /** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
 export type Target =
   | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions; readonly stateSlots?: boolean; readonly draft?: boolean };
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions; readonly stateSlots?: boolean; readonly draft?: boolean; readonly radix?: boolean };
 
 /** The random side of a {@link Target}. */
 export type RandomTarget = Exclude<Target, { readonly config: Config }>;
@@ -64,6 +64,7 @@ export function replayLine(flags: MbtFlags, seed: number, path: string): string 
   add('--page-size', flags.pageSize);
   add('--prefix-pages', flags.prefixPages);
   if (flags.eviction === true) words.push('--eviction');
+  if (flags.radix === true) words.push('--radix');
   add('--decode-steps', flags.decodeSteps);
   if (flags.tableGrowth === true) words.push('--table-growth');
   if (flags.retraction === true) words.push('--retraction');
@@ -89,12 +90,13 @@ export function describeConfig(config: Config): string {
   const rule = config.lengthRule === 'ge' ? ' (ge)' : '';
   const life = hasLife(config) ? `, ${config.decodeSteps ?? 1} decode steps${config.tableGrowth === true ? ', table growth' : ''}${config.retraction === true ? ', retraction' : ''}` : '';
   const wire = `${config.stateSlots === true ? ", D's state slots" : ''}${config.draft === true ? ', draft KV' : ''}`;
-  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}${wire}`;
+  const tree = config.radix === true ? ', radix tree' : '';
+  return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}${wire}${tree}`;
 }
 
 /** Random configurations of a target in one line. */
 export function describeRandom(target: RandomTarget): string {
   const life = target.life === undefined ? '' : ` with ${target.life.decodeSteps?.join(',') ?? '2,3'} decode steps${target.life.tableGrowth === true ? ', table growth' : ''}${target.life.retraction === true ? ', retraction' : ''}`;
-  const wire = `${target.stateSlots === true ? " with D's state slots" : ''}${target.draft === true ? ' with draft KV' : ''}`;
+  const wire = `${target.stateSlots === true ? " with D's state slots" : ''}${target.draft === true ? ' with draft KV' : ''}${target.radix === true ? ' with a radix tree (eviction on)' : ''}`;
   return `random configurations${target.slots === true ? ' with token slots' : ''}${life}${wire}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
 }

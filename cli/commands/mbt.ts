@@ -53,7 +53,9 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
   }
   // Decode the variant and faults through the same schema as every other command.
-  const decoded = refuseUncovered(covered, configFromFlags({ ...flags, requests: '1', pages: '1', prefillLimit: '1' }));
+  // --radix is left out here: it needs a request with a prefix, which only the drawn configurations have.
+  const { radix: _radix, ...plain } = flags;
+  const decoded = refuseUncovered(covered, configFromFlags({ ...plain, requests: '1', pages: '1', prefillLimit: '1' }));
   const order = poolOrder(decoded.allocator);
   return {
     variant: decoded.variant,
@@ -69,6 +71,8 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     ...(decoded.stateSlots === true ? { stateSlots: true } : {}),
     // A draft model's KV in every configuration (retraction off), draft-stale drawn unless --faults names the faults.
     ...(decoded.draft === true ? { draft: true } : {}),
+    // The prefix cache a radix tree (eviction on) in every configuration with a prefix, its prefixes flat, longer or nested.
+    ...(flags.radix === true ? { radix: true } : {}),
   };
 }
 
