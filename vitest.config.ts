@@ -34,6 +34,8 @@ export const HEAVY = [
   'test/impl/eviction-long.test.ts',
   // The pool with decode steps, growth and retraction at full counts (2,000, 1,500 and 1,500 runs, and each life mutant's runs passing on the real pool): about 29 s of CPU; mbt-life.test.ts keeps a sample.
   'test/impl/mbt-life-long.test.ts',
+  // The pool's radix tree: fixed and random configurations of every variant, four mutants (about 10 s of CPU).
+  'test/impl/mbt-radix.test.ts',
   // The pool against the spec at real sizes (9 to 16 pages), beyond mbt-real-sizes.test.ts's sample: 2,500 configurations of up to 150 commands.
   'test/impl/mbt-real-sizes-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (17 s of CPU) and the figures' witness runs 11.4 million states twice: about 100 s of CPU.

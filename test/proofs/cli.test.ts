@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.ts';
+import { OBLIGATIONS, PROOF_FAULTS } from '../../proofs/obligations.ts';
 import { pagecheckApart } from './apart.ts';
+import { HOLD_NAMES } from './torn-write-support.ts';
 
 /** Runs `pagecheck …` in-process (for the bad-flag cases, which never start z3); its exit code and what it printed. */
 async function pagecheck(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -73,26 +75,36 @@ describe('pagecheck prove', () => {
     expect(decode?.story.at(-1)).toMatch(new RegExp(String.raw`^Isolation fails \(reader (r\d), position (\d), label ${label}'s data\): request \1 has read \3's data at position \2, which is not its own there\.$`));
   }, 330_000);
 
-  it('--drop 1 leaves TagNamesContent out and decode fails; length-fix proves without faults', async () => {
-    const dropped = await pagecheckApart(['prove', '--variant', 'owner-check', '--drop', '1']);
-    expect(dropped.code).toBe(1);
-    expect(dropped.out).toContain('(dropped 1.TagNamesContent)');
-    expect(dropped.out).toMatch(/^ {2}decode +counterexample/m);
-    const lengthFix = await pagecheckApart(['prove', '--variant', 'length-fix']);
-    expect(lengthFix.code).toBe(0);
-    expect(lengthFix.out).toContain('variant length-fix, faults none');
-    expect(lengthFix.out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
+  // One run per semantics whose encoding check no other file repeats: length-fix without faults and hardened with every
+  // fault are checked against step here, end to end, and not again in conformance.test.ts. (Owner-check's --drop 1 is
+  // proved apart in drop.test.ts; here --drop on length-fix, whose default faults are none.)
+  it('length-fix --drop 4 leaves SharedPageCached out and decode fails; the encoding of length-fix agrees with step', async () => {
+    const { code, out } = await pagecheckApart(['prove', '--variant', 'length-fix', '--drop', '4']);
+    expect(code).toBe(1);
+    expect(out).toContain('variant length-fix, faults none');
+    expect(out).toContain('(dropped 4.SharedPageCached)');
+    const encoding = /^ {2}encoding +agrees +\d+ ms {3}\(with step: (\d+) steps and (\d+) disabled actions; 6 pages; A \(1\), B \(4, sys of 2 pages\), C \(5, sys of 2 pages\), D \(2, tmp\); prefill limit 4\)$/m.exec(out);
+    expect(Number(encoding?.[1])).toBeGreaterThan(300);
+    expect(Number(encoding?.[2])).toBeGreaterThan(700);
+    expect(out).toMatch(/^ {2}decode +counterexample/m);
+    expect(out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
+    expect(out).toMatch(/^not proved: decode \(counterexample\)\.$/m);
   }, 330_000);
 
-  it('hardened: proved with every fault, torn-write included, by the hold invariant', async () => {
-    const hardened = await pagecheckApart(['prove', '--variant', 'hardened']);
-    expect(hardened.code).toBe(0);
-    expect(hardened.out).toContain('variant hardened, faults silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write');
-    expect(hardened.out).toContain('invariant: Isolation ∧ 1.NewIsBlank ∧ 2.NoLateParts');
-    expect(hardened.out).toMatch(/^ {2}encoding +agrees/m);
-    // the part landings are real obligations now
-    for (const name of ['landData', 'landTag']) expect(hardened.out).toMatch(new RegExp(`^  ${name} +proved +\\d+ ms$`, 'm'));
-    expect(hardened.out).toContain('all 11 obligations proved');
+  it('hardened --json: proved with every fault, torn-write included, by the hold invariant, none vacuously; its encoding agrees with step', async () => {
+    const { code, out } = await pagecheckApart(['prove', '--variant', 'hardened', '--json']);
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as { faults: string[]; invariant: string[]; proved: boolean; conformance: { steps: number; disabled: number; mismatches: unknown[] }; obligations: { name: string; result: string; vacuous?: boolean }[] };
+    expect(report.faults).toEqual([...PROOF_FAULTS]);
+    expect(report.invariant).toEqual(['Isolation', ...HOLD_NAMES]);
+    expect(report.conformance.mismatches).toEqual([]);
+    // the part landings are compared with step too: more steps than any semantics without torn writes
+    expect(report.conformance.steps).toBeGreaterThan(900);
+    expect(report.conformance.disabled).toBeGreaterThan(700);
+    expect(report.obligations.map((o) => `${o.name}:${o.result}`)).toEqual(OBLIGATIONS.map((name) => `${name}:proved`));
+    // every action can happen: timeout (early-free) and the part landings (torn-write) are real obligations
+    expect(report.obligations.filter((o) => o.vacuous === true)).toEqual([]);
+    expect(report.proved).toBe(true);
   }, 330_000);
 
   it('names the flag and the value in its errors, exit 2', async () => {
