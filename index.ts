@@ -9,6 +9,7 @@ export {
   checkParallel,
   simulate,
   mergeSimulations,
+  violationOrder,
   DEADLOCK,
   type Accelerator,
   type Checkable,

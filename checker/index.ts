@@ -8,7 +8,7 @@ export { check } from './bfs.ts';
 export { runActions } from './replay.ts';
 export { ScratchState } from './scratch.ts';
 export { strideOf, wordState, type WordState } from './words.ts';
-export { simulate, mergeSimulations, type SimulateOptions, type SimulatedViolation, type SimulationResult } from './simulate.ts';
+export { simulate, mergeSimulations, violationOrder, type SimulateOptions, type SimulatedViolation, type SimulationResult } from './simulate.ts';
 export { shrinkActions } from './shrink.ts';
 export { checkParallel, type ParallelOptions } from './parallel.ts';
 export type { FingerprintSink, HashedSuccessors } from './model.ts';

@@ -107,7 +107,7 @@ export function simulate<A>(model: Checkable<A>, options: SimulateOptions): Simu
     }
     options.onProgress?.(done + 1);
   }
-  const order = [...invariants.map((p) => p.name), DEADLOCK];
+  const order = violationOrder(model);
   const violations = [...first.entries()]
     .sort((x, y) => order.indexOf(x[0]) - order.indexOf(y[0]))
     .map(([invariant, { run, path }]) => ({
@@ -125,8 +125,17 @@ export function simulate<A>(model: Checkable<A>, options: SimulateOptions): Simu
   };
 }
 
-/** Combines the results of disjoint sets of runs of one model: the same as one simulation of all their runs. */
-export function mergeSimulations<A>(parts: readonly SimulationResult<A>[]): SimulationResult<A> {
+/** The order of a simulation's violations: the model's invariants in its property order, then `Deadlock` (what {@link mergeSimulations} sorts by). */
+export function violationOrder<A>(model: Checkable<A>): string[] {
+  return [...model.properties.filter((p) => p.kind === 'always').map((p) => p.name), DEADLOCK];
+}
+
+/**
+ * Combines the results of disjoint sets of runs of one model: the same as one simulation of
+ * all their runs. `order` is the model's {@link violationOrder}: a part lists only the
+ * invariants its own runs broke, so no part's order says where another part's go.
+ */
+export function mergeSimulations<A>(parts: readonly SimulationResult<A>[], order: readonly string[]): SimulationResult<A> {
   const head = parts[0];
   if (head === undefined) throw new Error('checker: nothing to merge');
   const best = new Map<string, SimulatedViolation<A>>();
@@ -136,14 +145,14 @@ export function mergeSimulations<A>(parts: readonly SimulationResult<A>[]): Simu
       if (known === undefined || v.run < known.run) best.set(v.invariant, v);
     }
   }
-  const order = head.violations.map((v) => v.invariant);
-  for (const p of parts) for (const v of p.violations) if (!order.includes(v.invariant)) order.push(v.invariant);
+  // A name the order does not list (another model's) goes last, rather than being lost.
+  const rank = (name: string): number => (order.includes(name) ? order.indexOf(name) : order.length);
   return {
     runs: parts.reduce((n, p) => n + p.runs, 0),
     steps: parts.reduce((n, p) => n + p.steps, 0),
     violatingRuns: parts.reduce((n, p) => n + p.violatingRuns, 0),
     witnesses: head.witnesses.map((w, k) => ({ ...w, runsReached: parts.reduce((n, p) => n + (p.witnesses[k]?.runsReached ?? 0), 0) })),
-    violations: order.map((name) => best.get(name)!).filter((v) => v !== undefined),
+    violations: [...best.values()].sort((x, y) => rank(x.invariant) - rank(y.invariant)),
   };
 }
 

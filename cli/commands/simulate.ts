@@ -11,7 +11,7 @@
  */
 import { Either } from 'effect';
 import type { Command } from 'commander';
-import { mergeSimulations, simulate, type SimulationResult } from '../../checker/index.ts';
+import { mergeSimulations, simulate, violationOrder, type SimulationResult } from '../../checker/index.ts';
 import { compile, parseAction, run, type Action, type Model, type Trace } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { decodeFile, toFile, type SimulationFile, type SimulationParameters } from '../../simulation/file.ts';
@@ -133,7 +133,7 @@ function runMerge(paths: readonly string[], flags: SimulateFlags): number {
     violations: f.result.violations.map((v) => ({ ...v, trace: traceOfLabels(m, v.trace, `${paths[k]}: ${v.invariant}`) })),
   }));
   const p: SimulationParameters = { config: head.configDecoded, seed: head.seed, runs: head.runs, depth: head.depth, deadlock: head.deadlock, shards, of: head.of };
-  return report(toFile(m, p, mergeSimulations(parts)), p, flags);
+  return report(toFile(m, p, mergeSimulations(parts, violationOrder(checkedModel(m)))), p, flags);
 }
 
 /** Runs `simulate` with parsed flags; returns the exit code. */

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mergeSimulations, simulate } from '../../checker/index.ts';
+import { mergeSimulations, simulate, violationOrder } from '../../checker/index.ts';
 import { actionLabel, compile, configFrom, incidentConfig, Isolation, run, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { runRandom, shardRuns } from '../../simulation/runs.ts';
@@ -45,8 +45,19 @@ describe('simulate', () => {
     const whole = simulate(model, { ...options, runs: shardRuns(300, 1, 1) });
     const parts = [1, 2, 3].map((i) => simulate(model, { ...options, runs: shardRuns(300, i, 3) }));
     expect(parts.map((p) => p.runs)).toEqual([100, 100, 100]);
-    expect(mergeSimulations(parts)).toEqual(whole);
-    expect(mergeSimulations([parts[2]!, parts[0]!, parts[1]!])).toEqual(whole);
+    expect(mergeSimulations(parts, violationOrder(model))).toEqual(whole);
+    expect(mergeSimulations([parts[2]!, parts[0]!, parts[1]!], violationOrder(model))).toEqual(whole);
+  });
+
+  it('merged violations follow the model’s order even when only a later part breaks an earlier invariant', () => {
+    const model = checkedModel(compile(incidentConfig('buggy')));
+    const order = violationOrder(model);
+    expect(order.indexOf('Isolation')).toBeLessThan(order.indexOf('Integrity'));
+    expect(order.at(-1)).toBe('Deadlock');
+    const part = (invariant: string, run: number) => ({ runs: 1, steps: 3, violatingRuns: 1, witnesses: [], violations: [{ invariant, run, foundLength: 3, trace: { initial: new Uint8Array(0), steps: [] } }] });
+    // the first part found only Deadlock and Integrity's violation; the second, Isolation's
+    const merged = mergeSimulations([{ ...part('Deadlock', 0), violations: [...part('Integrity', 0).violations, ...part('Deadlock', 0).violations] }, part('Isolation', 1)], order);
+    expect(merged.violations.map((v) => v.invariant)).toEqual(['Isolation', 'Integrity', 'Deadlock']);
   });
 
   it('finds and shortens a deadlock of another model (two locks taken in opposite orders)', () => {
