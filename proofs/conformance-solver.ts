@@ -77,6 +77,17 @@ export class KindSolver {
     this.solver.add(...v.axioms, ...rigid(v, m), ...t.constraints);
   }
 
+  /** Terms a literal's formula is made of, by key: made once, as literals are, so that each page's select and each label is built once per solver, not once per value it is pinned to (z3's JavaScript API spent most of the check's own time building them). */
+  private readonly terms = new Map<string, unknown>();
+
+  /** The term `key` names, made once. */
+  private term<T>(key: string, make: () => T): T {
+    if (this.terms.has(key)) return this.terms.get(key) as T;
+    const made = make();
+    this.terms.set(key, made);
+    return made;
+  }
+
   /** An assumption literal standing for `formula`, made once. */
   private lit(key: string, formula: () => F): Bool<'main'> {
     const known = this.literals.get(key);
@@ -93,13 +104,15 @@ export class KindSolver {
     const z = which === 'pre' ? this.pre : this.post;
     const els = (sort: string): readonly Z[] => v.elements.get(sort) ?? [];
     const [pages, reqs, slots] = [els('Page'), els('Req'), els('Slot')];
-    const label = (byte: number): Z => labelOf(v, m, byte);
-    const record = (x: number): Z => ((x & READ) === 0 ? v.unread : v.rd(label(x & READ_LABEL), v.ctx.Bool.val((x & MISPLACED) !== 0)));
+    const label = (byte: number): Z => this.term(`label.${byte}`, () => labelOf(v, m, byte));
+    const record = (x: number): Z => this.term(`record.${x}`, () => ((x & READ) === 0 ? v.unread : v.rd(label(x & READ_LABEL), v.ctx.Bool.val((x & MISPLACED) !== 0))));
+    // a select of `which` state's variable, made once per solver
+    const sel = (name: string, make: () => Z): Z => this.term(`${which}.${name}`, make);
     const out: Bool<'main'>[] = [];
     for (let p = 0; p < m.pages; p++) {
       const page = pages[p] as Z;
       for (const [name, byte] of [['holder', holderOf(m, s, p)], ['data', dataOf(m, s, p)], ['tag', tagOf(m, s, p)]] as const) {
-        out.push(this.lit(`${which}.${name}.${p}.${byte}`, () => at(z[name], page).eq(label(byte))));
+        out.push(this.lit(`${which}.${name}.${p}.${byte}`, () => sel(`${name}.${p}`, () => at(z[name], page)).eq(label(byte))));
       }
       // a position means something only for content that was written
       const pos = dataPosOf(m, s, p);
@@ -116,20 +129,20 @@ export class KindSolver {
       const phase = phaseOf(m, s, q);
       const flags = flagsOf(m, s, q);
       const bits = observedOf(m, s, q);
-      out.push(this.lit(`${which}.phase.${q}.${phase}`, () => at(z.phase, req).eq(v.ph(PHASES[phase] ?? 'new'))));
+      out.push(this.lit(`${which}.phase.${q}.${phase}`, () => sel(`phase.${q}`, () => at(z.phase, req)).eq(v.ph(PHASES[phase] ?? 'new'))));
       for (const [name, on] of [['hit', (flags & HIT) !== 0], ['inserted', (flags & INSERTED) !== 0]] as const) {
         out.push(this.lit(`${which}.${name}.${q}.${on}`, () => holds(z[name], req).eq(v.ctx.Bool.val(on))));
       }
       for (let l = 0; l <= m.labels; l++) {
         const on = l > 0 && ((bits >>> (l - 1)) & 1) === 1;
-        out.push(this.lit(`${which}.read.${q}.${l}.${on}`, () => holds(z.read, req, label(l)).eq(v.ctx.Bool.val(on))));
+        out.push(this.lit(`${which}.read.${q}.${l}.${on}`, () => this.term(`${which}.read.${q}.${l}`, () => holds(z.read, req, label(l))).eq(v.ctx.Bool.val(on))));
       }
       for (let i = 0; i < (m.len[q] ?? 0); i++) {
         const x = readRecordOf(m, s, q, i);
-        out.push(this.lit(`${which}.rec.${q}.${i}.${x}`, () => at(z.rec, req, slots[i] as Z).eq(record(x))));
+        out.push(this.lit(`${which}.rec.${q}.${i}.${x}`, () => sel(`rec.${q}.${i}`, () => at(z.rec, req, slots[i] as Z)).eq(record(x))));
         const p = tablePage(m, s, q, i);
         if (p === NO_PAGE) continue;
-        out.push(this.lit(`${which}.table.${q}.${i}.${p}`, () => at(z.table, req, slots[i] as Z).eq(pages[p] as Z)));
+        out.push(this.lit(`${which}.table.${q}.${i}.${p}`, () => sel(`table.${q}.${i}`, () => at(z.table, req, slots[i] as Z)).eq(pages[p] as Z)));
       }
       if (phase === Ph.writing || phase === Ph.landing) {
         // the parts landed: the spec's two counts, as one flag per slot of the write set
