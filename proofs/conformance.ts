@@ -115,7 +115,8 @@ export function stateLines(m: Model, s: State): string[] {
  * Compares the encoding of `variant` with these faults against `step` on the universe of
  * {@link conformanceConfig}. `step` is the spec's unless a test hands in another; `kinds`
  * (every kind unless a test names fewer) are the actions compared; `without` names
- * mechanisms of `hardened` switched off in both.
+ * mechanisms of `hardened` switched off in both; `onKind` hears how many kinds are done
+ * (`prove`'s progress line: the check is most of its time).
  */
 export async function checkConformance(
   z3: Z3Session,
@@ -124,6 +125,7 @@ export async function checkConformance(
   step: StepFn = specStep,
   kinds: readonly ActionKind[] = ACTION_KINDS.filter((k) => !(OBSERVED_ONLY_KINDS as readonly ActionKind[]).includes(k)),
   without: readonly Mechanism[] = [],
+  onKind?: (done: number, of: number) => void,
 ): Promise<ConformanceReport> {
   const start = performance.now();
   const m = withoutMechanisms(compile(conformanceConfig(variant, faults)), without);
@@ -171,6 +173,7 @@ export async function checkConformance(
     } finally {
       ks.solver.release();
     }
+    onKind?.(kinds.indexOf(kind) + 1, kinds.length);
   }
   const prefixText = (name: string): string => ((m.config.prefixPages?.[name] ?? 1) > 1 ? `, ${name} of ${m.config.prefixPages?.[name]} pages` : `, ${name}`);
   const universe = `${m.pages} pages; ${m.config.requests.map((q) => `${q.name} (${q.length}${q.prefix ? prefixText(q.prefix) : ''})`).join(', ')}; prefill limit ${m.config.prefillLimit}`;

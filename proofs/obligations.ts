@@ -81,6 +81,8 @@ export interface ProveOptions {
   readonly step?: StepFn;
   /** Mechanisms of `hardened` switched off, in the spec's model and the encoding alike, to see which obligation then fails. */
   readonly without?: readonly Mechanism[];
+  /** Hears the encoding check's progress: action kinds compared, of how many (a progress line's figures). */
+  readonly onEncoding?: (done: number, of: number) => void;
 }
 
 /** The outcome of a proof attempt. */
@@ -133,9 +135,9 @@ const checked = new Map<string, Promise<ConformanceReport>>();
 /** The encoding checked against `step` for these options' variant and faults (once per process for the spec's own step). */
 function conformanceOf(z3: Z3Session, options: ProveOptions): Promise<ConformanceReport> {
   const without = options.without ?? [];
-  if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step, undefined, without);
+  if (options.step !== undefined) return checkConformance(z3, options.variant, options.faults, options.step, undefined, without, options.onEncoding);
   const key = `${options.variant}|${[...new Set(options.faults)].sort().join(',')}|${[...without].sort().join(',')}`;
-  const report = checked.get(key) ?? checkConformance(z3, options.variant, options.faults, undefined, undefined, without);
+  const report = checked.get(key) ?? checkConformance(z3, options.variant, options.faults, undefined, undefined, without, options.onEncoding);
   checked.set(key, report);
   return report;
 }

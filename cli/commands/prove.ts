@@ -14,6 +14,7 @@ import { PROOF_COVERAGE } from '../../proofs/coverage.ts';
 import { Either } from 'effect';
 import { parseDuration } from '../duration.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { createProgress } from '../progress.ts';
 import { beginWork, onInterrupt } from '../interrupt.ts';
 
 /** The flags as commander hands them over. */
@@ -86,7 +87,7 @@ async function run(flags: ProveFlags): Promise<number> {
   const forget = onInterrupt(() => z3.close());
   const work = beginWork('prove', ['obligations', 'proved']);
   try {
-    const report = await proveReporting(z3, { variant, faults, timeoutMs, ...(drop === undefined ? {} : { drop }) }, work.report).catch((e: unknown) => {
+    const report = await proveReporting(z3, { variant, faults, timeoutMs, ...(drop === undefined ? {} : { drop }) }, work.report, flags.json === true).catch((e: unknown) => {
       if (!(e instanceof Z3Undecided)) throw e;
       process.stderr.write(`pagecheck prove: ${e.message}: the encoding check is incomplete, nothing was proved or refuted. Run the command again.\n`);
       return undefined;
@@ -101,15 +102,35 @@ async function run(flags: ProveFlags): Promise<number> {
   }
 }
 
-/** `prove`, one obligation at a time (the encoding check first), reporting how many are done and proved so that Ctrl-C can say how far it got. */
-async function proveReporting(z3: Z3Session, options: ProveOptions, report: (figures: { obligations: number; proved: number }) => void): Promise<ProofReport> {
-  const head = await prove(z3, { ...options, only: [] });
-  const obligations: ObligationResult[] = [];
-  for (const name of options.only ?? OBLIGATIONS) {
-    obligations.push(...(await prove(z3, { ...options, only: [name], checkEncoding: false })).obligations);
-    report({ obligations: obligations.length, proved: obligations.filter((o) => o.result === 'proved').length });
+/**
+ * `prove`, one obligation at a time (the encoding check first), reporting how many are done
+ * and proved so that Ctrl-C can say how far it got, and on a TTY (not with `--json`) a
+ * progress line: the encoding check is most of the time, and said nothing for it.
+ */
+async function proveReporting(z3: Z3Session, options: ProveOptions, report: (figures: { obligations: number; proved: number }) => void, quiet: boolean): Promise<ProofReport> {
+  const names = options.only ?? OBLIGATIONS;
+  const progress = createProgress('proving: encoding check {kinds} action kinds, obligations {done}/{obligations}, {proved} proved', quiet);
+  const figures = { kinds: '0/?', done: 0, obligations: names.length, proved: 0 };
+  try {
+    progress.update(figures);
+    const onEncoding = (done: number, of: number): void => {
+      figures.kinds = `${done}/${of}`;
+      progress.update(figures);
+    };
+    const head = await prove(z3, { ...options, only: [], onEncoding });
+    const obligations: ObligationResult[] = [];
+    for (const name of names) {
+      obligations.push(...(await prove(z3, { ...options, only: [name], checkEncoding: false })).obligations);
+      const proved = obligations.filter((o) => o.result === 'proved').length;
+      report({ obligations: obligations.length, proved });
+      figures.done = obligations.length;
+      figures.proved = proved;
+      progress.update(figures);
+    }
+    return { ...head, obligations, proved: head.proved && obligations.every((o) => o.result === 'proved') };
+  } finally {
+    progress.stop();
   }
-  return { ...head, obligations, proved: head.proved && obligations.every((o) => o.result === 'proved') };
 }
 
 /**

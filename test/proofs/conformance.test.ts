@@ -35,8 +35,11 @@ const SEMANTICS: readonly (readonly [Variant, readonly Fault[]])[] = [
 describe('the encoding agrees with the spec’s step on the wide universe', () => {
   for (const [variant, faults] of SEMANTICS) {
     it(`${variant}, faults ${faults.join(',') || 'none'}`, async () => {
-      const report = await checkConformance(z3, variant, faults);
+      const heard: string[] = [];
+      const report = await checkConformance(z3, variant, faults, undefined, undefined, [], (done, of) => heard.push(`${done}/${of}`));
       expect(report.mismatches).toEqual([]);
+      // prove's progress line hears each action kind once, in order (21 kinds: every one but those only observed)
+      expect(heard).toEqual(Array.from({ length: 21 }, (_, k) => `${k + 1}/21`));
       expect(report.universe).toBe('6 pages; A (1), B (4, sys of 2 pages), C (5, sys of 2 pages), D (2, tmp); prefill limit 4');
       expect(report.steps).toBeGreaterThan(300);
       expect(report.disabled).toBeGreaterThan(700);
