@@ -12,7 +12,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setHostReused, setLoad, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
@@ -21,6 +21,8 @@ import type { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
+import { LoadbackPool } from './loadback-pool.ts';
+import { loadsBack } from '../spec/loadback.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
@@ -61,7 +63,14 @@ export function abstractState(m: Model, pool: PagePool): State {
   for (let r = 0; r < m.n; r++) abstractRequest(m, pool, s, r);
   if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
   if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
+  if (loadsBack(m) && pool instanceof LoadbackPool) abstractLoads(m, pool, s);
   return s;
+}
+
+/** The host tier (spec/loadback.ts): each request's load as it is, each prefix's host copy reused or not. */
+function abstractLoads(m: Model, pool: LoadbackPool, s: State): void {
+  for (let r = 0; r < m.n; r++) setLoad(m, s, r, pool.load[r] ?? 0);
+  for (let g = 0; g < m.groups; g++) if (pool.hostReused[g] === 1) setHostReused(m, s, g);
 }
 
 /** The draft model's KV (spec/draft.ts): each page's draft label, and each request's pending draft part. */

@@ -62,7 +62,7 @@ export class DraftPool extends SteppingPool {
 
   /** P's write; its draft part is posted (or, late, lands with it). */
   override prefill(slot: number): boolean {
-    const from = this.sharedPages(slot);
+    const from = this.firstWritten(slot);
     if (!super.prefill(slot)) return false;
     const tokens = this.overLong(slot) ? Math.min(this.tokens[slot] ?? 0, this.limitTokens()) : (this.tokens[slot] ?? 0);
     this.postDraft(slot, from, Math.ceil(tokens / (this.options.pageSize ?? 1)), false);
@@ -71,7 +71,7 @@ export class DraftPool extends SteppingPool {
 
   /** P's stub; a silent one posts the draft of its one page. */
   override stub(slot: number): boolean {
-    const from = this.sharedPages(slot);
+    const from = this.firstWritten(slot);
     if (!super.stub(slot)) return false;
     this.postDraft(slot, from, from + 1, true);
     return true;

@@ -11,22 +11,25 @@ import { flagsOf, HIT, phaseOf, Ph, type State } from '../spec/state.ts';
 import type { PoolOptions } from './options.ts';
 import { PagePool } from './pool.ts';
 import { ServingPool } from './serving-pool.ts';
-import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
+import { SteppingPool } from './stepping-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
+import { LoadbackPool, type LoadbackPoolOptions } from './loadback-pool.ts';
+import { loadsBack } from '../spec/loadback.ts';
 import { isPoolKind } from './coverage.ts';
 
 /** Builds a pool from options; tests substitute mutants here. */
 export type PoolFactory = (options: PoolOptions) => PagePool;
 
-/** The real pool: with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
-export const realPool: PoolFactory = (options: SteppingPoolOptions) => {
+/** The real pool: with the host tier's loads the pool that has them (loadback-pool.ts), with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
+export const realPool: PoolFactory = (options: LoadbackPoolOptions) => {
+  if (options.loadback === true) return new LoadbackPool(options);
   if (options.stateSlots === true || options.draft === true) return new SlotPool(options);
   return (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
 };
 
 /** The pool that stands for model `m`: slot `r` is request `r`, and a slot is admitted once, as a spec request is. */
-export function poolOptionsFor(m: Model): SteppingPoolOptions {
+export function poolOptionsFor(m: Model): LoadbackPoolOptions {
   let maxLength = 1;
   for (let r = 0; r < m.n; r++) maxLength = Math.max(maxLength, m.len[r] ?? 0);
   return {
@@ -53,6 +56,8 @@ export function poolOptionsFor(m: Model): SteppingPoolOptions {
     ...(m.config.stateSlots === true ? { stateSlots: true } : {}),
     // A draft model's KV beside every page.
     ...(m.config.draft === true ? { draft: true } : {}),
+    // The host tier of D's prefix cache, only where the spec has it (a prefix, no retraction).
+    ...(loadsBack(m) ? { loadback: true } : {}),
   };
 }
 
@@ -85,6 +90,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('offload', () => pool instanceof ServingPool && pool.offload(a.r))
     .with('resume', () => pool instanceof ServingPool && pool.resume(a.r))
     .with('landDraft', () => pool instanceof DraftPool && pool.landDraft(a.r))
+    .with('loadBack', () => pool instanceof LoadbackPool && pool.loadBack(a.r))
+    .with('evictHost', () => pool instanceof LoadbackPool && pool.evictHost(m.group[a.r]))
     .exhaustive();
 }
 
@@ -110,8 +117,14 @@ export const LIFE_EVENTS = ['decode-step', 'grew', 'retracted', 'late-offload', 
 /** One of {@link LIFE_EVENTS}. */
 export type LifeEvent = (typeof LIFE_EVENTS)[number];
 
-/** Counts of each event over a test run; a life event's only once it happened. */
-export type EventCounts = Record<Event, number> & Partial<Record<LifeEvent, number>>;
+/** What the host tier did (config `loadback`): a load landed, a host copy evicted; counted only where it happened. */
+export const LOAD_EVENTS = ['loaded-back', 'host-evicted'] as const;
+
+/** One of {@link LOAD_EVENTS}. */
+export type LoadEvent = (typeof LOAD_EVENTS)[number];
+
+/** Counts of each event over a test run; a life event's and a load event's only once it happened. */
+export type EventCounts = Record<Event, number> & Partial<Record<LifeEvent | LoadEvent, number>>;
 
 /** All counts zero. */
 export function noEvents(): EventCounts {
@@ -119,7 +132,7 @@ export function noEvents(): EventCounts {
 }
 
 /** The event of spec step `before --a--> after`, if it is one that coverage counts. */
-export function eventOf(m: Model, before: State, after: State, a: Action): Event | LifeEvent | undefined {
+export function eventOf(m: Model, before: State, after: State, a: Action): Event | LifeEvent | LoadEvent | undefined {
   const was = phaseOf(m, before, a.r);
   const now = phaseOf(m, after, a.r);
   const kind = a.kind;
@@ -140,5 +153,7 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('offload', () => 'late-offload' as const)
     .with('resume', () => 'resumed' as const)
     .with('landDraft', () => undefined)
+    .with('loadBack', () => 'loaded-back' as const)
+    .with('evictHost', () => 'host-evicted' as const)
     .exhaustive();
 }

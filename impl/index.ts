@@ -7,6 +7,7 @@ export * from './serving-pool.ts';
 export * from './stepping-pool.ts';
 export * from './draft-pool.ts';
 export * from './slot-pool.ts';
+export * from './loadback-pool.ts';
 export * from './abstraction.ts';
 export * from './drive.ts';
 export * from './coverage.ts';

@@ -177,7 +177,8 @@ export class SteppingPool extends ServingPool {
       const mine = written !== 0 && (written === serial || written === own);
       // A read past the page's fill meets stale P-side data (unless the page is another user's anyway).
       const label = mine && Math.min(pageSize, end - i * pageSize) > (this.fill[p] ?? 0) ? STALE_DATA : written;
-      const pos = label === STALE_DATA ? i : (this.position[p] ?? 0);
+      // A stale tail is read where it is; another user's KV a load left (loadback-pool.ts) keeps the position it was written for.
+      const pos = label === STALE_DATA && written !== STALE_DATA ? i : (this.position[p] ?? 0);
       if (i >= kept || this.severity(s, i, label, pos) > this.severity(s, i, this.reads[base + i] ?? 0, this.readPositions[base + i] ?? 0)) {
         this.reads[base + i] = label;
         this.readPositions[base + i] = pos;
