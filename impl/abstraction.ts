@@ -12,7 +12,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setHostReused, setLoad, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setHostReused, setLoad, setPartsLanded, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
@@ -22,6 +22,7 @@ import { ServingPool } from './serving-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
 import { LoadbackPool } from './loadback-pool.ts';
+import { TornPool } from './torn-pool.ts';
 import { loadsBack } from '../spec/loadback.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
@@ -64,6 +65,8 @@ export function abstractState(m: Model, pool: PagePool): State {
   if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
   if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
   if (loadsBack(m) && pool instanceof LoadbackPool) abstractLoads(m, pool, s);
+  // Torn writes: the parts of each request's write that have landed (the tag's only under an owner check).
+  if (m.layout.fields.dataParts !== undefined && pool instanceof TornPool) for (let r = 0; r < m.n; r++) setPartsLanded(m, s, r, pool.dataParts[r] ?? 0, m.ownerCheck ? (pool.tagParts[r] ?? 0) : 0);
   return s;
 }
 

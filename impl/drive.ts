@@ -15,6 +15,7 @@ import { SteppingPool } from './stepping-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
 import { LoadbackPool, type LoadbackPoolOptions } from './loadback-pool.ts';
+import { TornPool } from './torn-pool.ts';
 import { loadsBack } from '../spec/loadback.ts';
 import { isPoolKind } from './coverage.ts';
 
@@ -24,7 +25,8 @@ export type PoolFactory = (options: PoolOptions) => PagePool;
 /** The real pool: with the host tier's loads the pool that has them (loadback-pool.ts), with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
 export const realPool: PoolFactory = (options: LoadbackPoolOptions) => {
   if (options.loadback === true) return new LoadbackPool(options);
-  if (options.stateSlots === true || options.draft === true) return new SlotPool(options);
+  // SlotPool's chain has TornPool (torn-pool.ts), whose writes land in parts under torn-write.
+  if (options.stateSlots === true || options.draft === true || (options.faults ?? []).includes('torn-write')) return new SlotPool(options);
   return (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
 };
 
@@ -92,6 +94,8 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('landDraft', () => pool instanceof DraftPool && pool.landDraft(a.r))
     .with('loadBack', () => pool instanceof LoadbackPool && pool.loadBack(a.r))
     .with('evictHost', () => pool instanceof LoadbackPool && pool.evictHost(m.group[a.r]))
+    .with('landData', () => pool instanceof TornPool && pool.landData(a.r))
+    .with('landTag', () => pool instanceof TornPool && pool.landTag(a.r))
     .exhaustive();
 }
 
@@ -155,5 +159,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('landDraft', () => undefined)
     .with('loadBack', () => 'loaded-back' as const)
     .with('evictHost', () => 'host-evicted' as const)
+    .with('landData', 'landTag', () => (now === Ph.landed ? ('late-write' as const) : undefined))
     .exhaustive();
 }

@@ -5,6 +5,7 @@ export * from './allocator-order.ts';
 export * from './pool.ts';
 export * from './serving-pool.ts';
 export * from './stepping-pool.ts';
+export * from './torn-pool.ts';
 export * from './draft-pool.ts';
 export * from './slot-pool.ts';
 export * from './loadback-pool.ts';

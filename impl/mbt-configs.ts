@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS } from './mbt-commands.ts';
-import { POOL_DRAFT_FAULTS, POOL_FAULTS, POOL_LIFE_FAULTS, POOL_LOAD_FAULTS, POOL_SLOT_FAULTS } from './coverage.ts';
+import { POOL_DRAFT_FAULTS, POOL_FAULTS, POOL_LIFE_FAULTS, POOL_LOAD_FAULTS, POOL_SLOT_FAULTS, POOL_TORN_FAULTS } from './coverage.ts';
 
 /**
  * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with
@@ -179,4 +179,10 @@ export function withLoadback(configs: fc.Arbitrary<Config>, faults: readonly Fau
       const { retraction: _retraction, ...rest } = config;
       return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...loadFaults], loadback: true };
     });
+}
+
+/** `configs` with writes landing in parts: the faults as given, or those `configs` drew with `torn-write` always among them. */
+export function withTorn(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  if (faults !== undefined) return configs;
+  return configs.map((config): Config => ({ ...config, faults: [...config.faults.filter((f) => !POOL_TORN_FAULTS.includes(f)), ...POOL_TORN_FAULTS] }));
 }

@@ -127,6 +127,11 @@ export class SlotPool extends DraftPool {
     return true;
   }
 
+  /** Under torn-write: the write's last part landed on a `writing` request, and its state and first token land with it. */
+  protected override writeLanded(s: number): void {
+    this.landedSlots(s, true);
+  }
+
   /** A decode step's reads: the pages, then the state slot, whoever holds it now. */
   protected override readStep(s: number, end: number): void {
     super.readStep(s, end);
