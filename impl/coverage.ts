@@ -22,7 +22,7 @@ export const POOL_COVERAGE: Coverage = coverage('the pool', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo'],
   switches: ['eviction', 'tokenSlots', 'prefixes', 'prefixPages', 'lengthRule', 'decodeSteps', 'tableGrowth', 'retraction', 'stateSlots', 'draft', 'loadback'],
-  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'offload-after-free', 'resume-stale', 'state-slot-reuse', 'metadata-collision', 'draft-stale', 'host-evict-during-load', 'read-before-load'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'torn-write', 'auto-truncate', 'offload-after-free', 'resume-stale', 'premature-success', 'state-slot-reuse', 'metadata-collision', 'draft-stale', 'host-evict-during-load', 'read-before-load'],
   actions: POOL_KINDS,
   instead: {
     'allocator:any': 'hands out pages in one order',
@@ -42,8 +42,8 @@ export const POOL_DRAFT_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).
 /** The faults of the host tier's loads (FAULT_NEEDS `loadback`): the model-based test draws them only for configurations with it. */
 export const POOL_LOAD_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => FAULT_NEEDS[f] === 'loadback');
 
-/** The faults of writes landing in parts: drawn only where the model-based test is asked for them (`torn`), so that the default draws stay those pinned before the pool had them. */
-export const POOL_TORN_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => f === 'torn-write');
+/** The faults of writes landing in parts (`torn-write`, and `premature-success`, which acts on them): drawn only where the model-based test is asked for them (`torn`), so that the default draws stay those pinned before the pool had them. */
+export const POOL_TORN_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => f === 'torn-write' || f === 'premature-success');
 
 /** The faults the pool implements but those of retraction, of the state slots, of the draft model, of the host tier and of torn writes, in the catalogue's order: what its model-based test draws by default. */
 export const POOL_FAULTS: readonly Fault[] = coveredFaults(POOL_COVERAGE).filter((f) => !POOL_LIFE_FAULTS.includes(f) && !POOL_SLOT_FAULTS.includes(f) && !POOL_DRAFT_FAULTS.includes(f) && !POOL_LOAD_FAULTS.includes(f) && !POOL_TORN_FAULTS.includes(f));

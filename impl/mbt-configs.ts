@@ -181,8 +181,17 @@ export function withLoadback(configs: fc.Arbitrary<Config>, faults: readonly Fau
     });
 }
 
-/** `configs` with writes landing in parts: the faults as given, or those `configs` drew with `torn-write` always among them. */
+/**
+ * `configs` with writes landing in parts: the faults as given, or those `configs` drew with
+ * `torn-write` always among them and `premature-success` drawn; with it retraction is turned
+ * off (the spec refuses the two together, spec/config-checks.ts).
+ */
 export function withTorn(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
   if (faults !== undefined) return configs;
-  return configs.map((config): Config => ({ ...config, faults: [...config.faults.filter((f) => !POOL_TORN_FAULTS.includes(f)), ...POOL_TORN_FAULTS] }));
+  return fc.record({ config: configs, premature: fc.boolean() }).map(({ config, premature }): Config => {
+    const kept = config.faults.filter((f) => !POOL_TORN_FAULTS.includes(f));
+    if (!premature) return { ...config, faults: [...kept, 'torn-write'] };
+    const { retraction: _retraction, ...rest } = config;
+    return { ...rest, faults: [...kept.filter((f) => !POOL_LIFE_FAULTS.includes(f)), 'torn-write', 'premature-success'] };
+  });
 }

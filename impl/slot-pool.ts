@@ -127,9 +127,9 @@ export class SlotPool extends DraftPool {
     return true;
   }
 
-  /** Under torn-write: the write's last part landed on a `writing` request, and its state and first token land with it. */
+  /** Under torn-write: the write's last part landed on a `writing` or early-committed request, and its state and first token land with it. */
   protected override writeLanded(s: number): void {
-    this.landedSlots(s, true);
+    if (this.slotted) this.landSlots(s);
   }
 
   /** A decode step's reads: the pages, then the state slot, whoever holds it now. */
@@ -144,12 +144,17 @@ export class SlotPool extends DraftPool {
   /** After an accepted write: when it landed as the request's own (`written`), its state and first token into its slot and row. */
   private landedSlots(slot: number, accepted: boolean): boolean {
     if (!accepted || !this.slotted || this.phases[slot] !== Ph.written) return accepted;
+    this.landSlots(slot);
+    return true;
+  }
+
+  /** The request's state and first token land in its slot and row, whoever holds them now. */
+  private landSlots(slot: number): void {
     const serial = this.serials[slot] ?? 0;
     const k = (this.stateIdx[slot] ?? 0) - 1;
     if (k >= 0) this.stateOf[k] = serial;
     const row = (this.metaIdx[slot] ?? 0) - 1;
     if (row >= 0) this.metaOf[row] = serial;
-    return true;
   }
 
   /** A read of `label` from one of slot `s`'s slots or rows: another's, or none, is a read of position 0, kept if worse than what is recorded there. */

@@ -13,10 +13,17 @@
  *   subclasses (slot-pool.ts lands the state slot and metadata row then).
  * - `timeout` (fault `early-free`) also takes a `writing` request: its parts stay in flight
  *   (`landing`), or under `revoke-writer` are dropped (`landed`).
- * Without the fault the pool is its parent's, `SteppingPool`. `draft-pool.ts` extends it.
+ * - Fault `premature-success`: `handoff` also commits a `writing` request (P's Success came
+ *   before the receiver saw every part; D's `pop_transferred` commits on `KVPoll.Success`),
+ *   unless `hardened`'s `commit-counts-landed`; parts go on landing after the commit, the last
+ *   one landing the state slot and row, and a release with parts in flight leaves the request
+ *   `landing`. P's write starts past a hit's prefix pages only (an insert after the commit
+ *   moves no part).
+ * Without the faults the pool is its parent's, `SteppingPool`. `draft-pool.ts` extends it.
  */
+import { hasMechanism } from '../spec/behaviour.ts';
 import { DEFAULT_FAULTS } from '../spec/config.ts';
-import { Ph } from '../spec/state.ts';
+import { HIT, Ph } from '../spec/state.ts';
 import { NO_PAGE } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
@@ -35,12 +42,19 @@ export class TornPool extends SteppingPool {
   private readonly partSlots: Int32Array;
   /** Fault `torn-write`. */
   private readonly tearing: boolean;
+  /** Fault `premature-success`: parts may land after the commit. */
+  private readonly premature: boolean;
+  /** Fault `premature-success` not stopped by `commit-counts-landed`: the commit may come before the last part. */
+  private readonly commitsEarly: boolean;
   /** The slot whose write is being posted (its page writes are recorded as parts), or -1. */
   private posting = -1;
 
   constructor(options: SteppingPoolOptions) {
     super(options);
-    this.tearing = (options.faults ?? DEFAULT_FAULTS[options.variant]).includes('torn-write');
+    const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
+    this.tearing = faults.includes('torn-write');
+    this.premature = faults.includes('premature-success');
+    this.commitsEarly = this.premature && !hasMechanism(options.variant, 'commit-counts-landed');
     const n = options.slots;
     this.dataParts = new Int32Array(n);
     this.tagParts = new Int32Array(n);
@@ -78,6 +92,23 @@ export class TornPool extends SteppingPool {
     return true;
   }
 
+  /** P's Success; under `premature-success` (without `commit-counts-landed`) also while parts are landing. */
+  override handoff(slot: number): boolean {
+    const s = this.slotIndex(slot);
+    if (!this.commitsEarly || this.phases[s] !== Ph.writing) return super.handoff(slot);
+    this.phases[s] = Ph.handedOff;
+    return true;
+  }
+
+  /** The release; under `premature-success` a committed request with parts in flight is `landing`, its parts landing later. */
+  override free(slot: number): boolean {
+    const s = this.slotIndex(slot);
+    const inFlight = this.premature && committed(this.phases[s] ?? 0) && this.partsInFlight(s);
+    if (!super.free(slot)) return false;
+    if (inFlight && this.phases[s] === Ph.freed) this.phases[s] = Ph.landing;
+    return true;
+  }
+
   /** Fault `torn-write`: the next content part of the slot's write lands in the page at its position. False when none is in flight. */
   landData(slot: number): boolean {
     const s = this.slotIndex(slot);
@@ -105,6 +136,12 @@ export class TornPool extends SteppingPool {
     return true;
   }
 
+  /** Under `premature-success`, P's write starts past a hit's prefix pages only: an insert after an early commit moves none of its parts. */
+  protected override firstWritten(s: number): number {
+    if (!this.premature) return super.firstWritten(s);
+    return ((this.flags[s] ?? 0) & HIT) !== 0 ? (this.prefixLengths[this.groups[s] ?? 0] ?? 1) : 0;
+  }
+
   /** While a write is posted, a page write is recorded as its next part; otherwise it lands. */
   protected override write(p: number, label: number, pos: number, slots: number): void {
     const s = this.posting;
@@ -115,7 +152,7 @@ export class TornPool extends SteppingPool {
     this.partCount[s] = k + 1;
   }
 
-  /** Called once the last part of a `writing` request's write has landed (the request is `written`); subclasses land what comes with it. */
+  /** Called once the last part of a `writing` (now `written`) or early-committed request's write has landed; subclasses land what comes with it. */
   protected writeLanded(_s: number): void {}
 
   /** Runs P's write `post` for slot `slot`; under `torn-write` its page writes become parts, and a write with parts is in flight. */
@@ -140,20 +177,32 @@ export class TornPool extends SteppingPool {
     return true;
   }
 
-  /** Whether parts of the slot's write can land: it is `writing`, or `landing` after a timeout. */
+  /** Whether parts of the slot's write can land: it is `writing`, `landing` after a timeout or release, or under `premature-success` committed. */
   private inFlight(s: number): boolean {
-    return this.phases[s] === Ph.writing || this.phases[s] === Ph.landing;
+    const phase = this.phases[s] ?? 0;
+    return phase === Ph.writing || phase === Ph.landing || (this.premature && committed(phase));
   }
 
-  /** After a part landed: once every part has, a `writing` request is written, a `landing` one landed. */
-  private finishIfLanded(s: number): void {
+  /** Whether some part of the slot's posted write has not landed (a tag part only under an owner check). */
+  private partsInFlight(s: number): boolean {
     const count = this.partCount[s] ?? 0;
-    if ((this.dataParts[s] ?? 0) < count || (this.behaviour.ownerCheck && (this.tagParts[s] ?? 0) < count)) return;
-    if (this.phases[s] === Ph.landing) {
+    return (this.dataParts[s] ?? 0) < count || (this.behaviour.ownerCheck && (this.tagParts[s] ?? 0) < count);
+  }
+
+  /** After a part landed: once every part has, a `writing` request is written, a `landing` one landed; a committed one stays, and with a `writing` one its state lands. */
+  private finishIfLanded(s: number): void {
+    if (this.partsInFlight(s)) return;
+    const phase = this.phases[s];
+    if (phase === Ph.landing) {
       this.phases[s] = Ph.landed;
       return;
     }
-    this.phases[s] = Ph.written;
+    if (phase === Ph.writing) this.phases[s] = Ph.written;
     this.writeLanded(s);
   }
+}
+
+/** Whether D committed a request in `phase` (handed off, decoding, decoded, or failed by decode's check), where under `premature-success` parts may still land. */
+function committed(phase: number): boolean {
+  return phase === Ph.handedOff || phase === Ph.decoding || phase === Ph.decoded || phase === Ph.failed;
 }

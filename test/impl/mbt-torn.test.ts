@@ -3,7 +3,7 @@
  * impl/torn-pool.ts): the shortest leak the pool shrinks to, as long as the checker's, under
  * `buggy` and `length-fix` (a late write's content part over the next request's page) and
  * `owner-check` (the late content part landing between the next request's content and tag),
- * `hardened` passing, the refinement on random configurations, the torn pool's mutants
+ * and with `premature-success` (a commit before the last part), `hardened` passing, the refinement on random configurations, the torn pool's mutants
  * caught, and `pagecheck mbt` with `--faults torn-write`.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -57,6 +57,31 @@ describe('model-based test with torn writes: the shortest leak, as long as the c
     const events = noEvents();
     expect(runMbt({ config: smallest('hardened', ['torn-write', 'early-free']), runs: 300, seed: 1, events }).verdict).toBe('pass');
     expect([events.timeout > 0, events.decoded > 0]).toEqual([true, true]);
+  });
+});
+
+describe('model-based test with premature-success (with torn-write): the shortest leak, as long as the checker\'s (test/spec/wire.test.ts)', () => {
+  const EARLY: readonly Fault[] = ['torn-write', 'premature-success'];
+
+  it.each(['buggy', 'length-fix'] as const)('%s: Isolation in 10 commands at run 68 (the checker\'s 10, 155 states): B commits on an early Success over the page A left', (variant) => {
+    const config = smallest(variant, EARLY);
+    const result = runMbt({ config, runs: 500, seed: 1 });
+    expect([result.runs, result.failure?.property, result.failure?.commands.length]).toEqual([68, 'Isolation', 10]);
+    expect(result.failure?.commands).toEqual(['allocate(A)', 'prefill(A)', 'landData(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'decode(B)']);
+    expect(checkerTrace(config).states).toBe(155);
+    expect(checkerTrace(config).trace).toHaveLength(10);
+  });
+
+  it('owner-check: Isolation in 11 commands at run 36 (seed 8), the checker\'s trace (584 states): A\'s content part lands after its release, under B\'s tag', () => {
+    const config = smallest('owner-check', EARLY);
+    const result = runMbt({ config, runs: 500, seed: 8 });
+    expect([result.runs, result.failure?.property]).toEqual([36, 'Isolation']);
+    expect(checkerTrace(config)).toEqual({ states: 584, trace: result.failure?.commands });
+    expect(result.failure?.commands).toEqual(['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'landData(A)', 'landTag(B)', 'decode(B)']);
+  });
+
+  it('hardened holds (commit-counts-landed): 300 runs pass', () => {
+    expect(runMbt({ config: smallest('hardened', EARLY), runs: 300, seed: 1 }).verdict).toBe('pass');
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Injected defects of the torn-write pool (impl/torn-pool.ts), one per thing it adds: the
- * parts landing apart, each into its own page, the timeout leaving parts in flight, and the
- * commit waiting for the last part. Each must fail the model-based test on random
+ * parts landing apart, each into its own page, the timeout leaving parts in flight, the
+ * commit waiting for the last part, and (`premature-success`) a release leaving them in flight. Each must fail the model-based test on random
  * configurations with `torn-write` (test/impl/mbt-torn.test.ts).
  */
 import { Ph } from '../../spec/index.ts';
@@ -50,10 +50,20 @@ export class CommitsEarly extends TornPool {
   }
 }
 
+/** A mutant whose release of an early-committed request forgets its parts in flight (`freed`, not `landing`): they never land. */
+export class FreeForgetsParts extends TornPool {
+  override free(slot: number): boolean {
+    if (!super.free(slot)) return false;
+    if (this.phases[slot] === Ph.landing) this.phases[slot] = Ph.freed;
+    return true;
+  }
+}
+
 /** Each mutant, by what it gets wrong, with the variant and seed whose 200 random runs catch it. */
 export const TORN_MUTANTS = [
   ['lands the tag with the content', 'owner-check', 91, TagRidesWithData],
   ['lands every part in the first page', 'buggy', 91, PartsInFirstPage],
   ['drops the parts in flight at a timeout', 'buggy', 91, TimeoutDropsParts],
   ['commits before the last part lands', 'buggy', 91, CommitsEarly],
+  ['forgets the parts in flight at an early-committed release', 'buggy', 91, FreeForgetsParts],
 ] as const;
