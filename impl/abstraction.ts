@@ -12,7 +12,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setDraft, setDraftPending, setHolder, setHostReused, setLoad, setPartsLanded, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, setAuxHolder, setAuxPayload, setAuxRoom, Ph, PHASES, setDraft, setDraftPending, setHolder, setHostReused, setLoad, setPartsLanded, setSourceFreed, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
@@ -23,6 +23,7 @@ import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
 import { LoadbackPool } from './loadback-pool.ts';
 import { TornPool } from './torn-pool.ts';
+import { AuxPool } from './aux-pool.ts';
 import { loadsBack } from '../spec/loadback.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
@@ -65,6 +66,12 @@ export function abstractState(m: Model, pool: PagePool): State {
   if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
   if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
   if (loadsBack(m) && pool instanceof LoadbackPool) abstractLoads(m, pool, s);
+  if (m.config.faults.includes('aux-torn') && pool instanceof AuxPool) {
+    setAuxHolder(m, s, specLabel(m, pool, pool.aux[0] ?? 0));
+    setAuxRoom(m, s, specLabel(m, pool, pool.aux[1] ?? 0));
+    setAuxPayload(m, s, specLabel(m, pool, pool.aux[2] ?? 0));
+  }
+  if (m.sourcePages && pool instanceof TornPool) for (let r = 0; r < m.n; r++) setSourceFreed(m, s, r, pool.sourceFreed[r] === 1);
   // Torn writes: the parts of each request's write that have landed (the tag's only under an owner check).
   if (m.layout.fields.dataParts !== undefined && pool instanceof TornPool) for (let r = 0; r < m.n; r++) setPartsLanded(m, s, r, pool.dataParts[r] ?? 0, m.ownerCheck ? (pool.tagParts[r] ?? 0) : 0);
   return s;

@@ -16,6 +16,7 @@ import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
 import { LoadbackPool, type LoadbackPoolOptions } from './loadback-pool.ts';
 import { TornPool } from './torn-pool.ts';
+import { AuxPool } from './aux-pool.ts';
 import { loadsBack } from '../spec/loadback.ts';
 import { isPoolKind } from './coverage.ts';
 
@@ -25,8 +26,9 @@ export type PoolFactory = (options: PoolOptions) => PagePool;
 /** The real pool: with the host tier's loads the pool that has them (loadback-pool.ts), with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
 export const realPool: PoolFactory = (options: LoadbackPoolOptions) => {
   if (options.loadback === true) return new LoadbackPool(options);
-  // SlotPool's chain has TornPool (torn-pool.ts), whose writes land in parts under torn-write.
-  if (options.stateSlots === true || options.draft === true || (options.faults ?? []).includes('torn-write')) return new SlotPool(options);
+  // SlotPool's chain has TornPool (torn-pool.ts), whose writes land in parts under torn-write, and AuxPool (aux-pool.ts), D's metadata slot under aux-torn.
+  const wire = (options.faults ?? []).some((f) => f === 'torn-write' || f === 'aux-torn');
+  if (options.stateSlots === true || options.draft === true || wire) return new SlotPool(options);
   return (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
 };
 
@@ -58,6 +60,8 @@ export function poolOptionsFor(m: Model): LoadbackPoolOptions {
     ...(m.config.stateSlots === true ? { stateSlots: true } : {}),
     // A draft model's KV beside every page.
     ...(m.config.draft === true ? { draft: true } : {}),
+    // P's source pages, read by a torn write's content parts.
+    ...(m.sourcePages ? { sourcePages: true } : {}),
     // The host tier of D's prefix cache, only where the spec has it (a prefix, no retraction).
     ...(loadsBack(m) ? { loadback: true } : {}),
   };
@@ -96,6 +100,9 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('evictHost', () => pool instanceof LoadbackPool && pool.evictHost(m.group[a.r]))
     .with('landData', () => pool instanceof TornPool && pool.landData(a.r))
     .with('landTag', () => pool instanceof TornPool && pool.landTag(a.r))
+    .with('landRoom', () => pool instanceof AuxPool && pool.landRoom(a.r))
+    .with('landPayload', () => pool instanceof AuxPool && pool.landPayload(a.r))
+    .with('abortSource', () => pool instanceof TornPool && pool.abortSource(a.r))
     .exhaustive();
 }
 
@@ -160,5 +167,6 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('loadBack', () => 'loaded-back' as const)
     .with('evictHost', () => 'host-evicted' as const)
     .with('landData', 'landTag', () => (now === Ph.landed ? ('late-write' as const) : undefined))
+    .with('landRoom', 'landPayload', 'abortSource', () => undefined)
     .exhaustive();
 }

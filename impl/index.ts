@@ -7,6 +7,7 @@ export * from './serving-pool.ts';
 export * from './stepping-pool.ts';
 export * from './torn-pool.ts';
 export * from './draft-pool.ts';
+export * from './aux-pool.ts';
 export * from './slot-pool.ts';
 export * from './loadback-pool.ts';
 export * from './abstraction.ts';

@@ -11,8 +11,8 @@ import { compile, type Model } from '../spec/model.ts';
 import { initial } from '../spec/state.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
-import { configArbitrary, withDraft, withLoadback, withStateSlots, withTorn, type LifeOptions } from './mbt-configs.ts';
-import { POOL_ACTION_KINDS, POOL_DRAFT_KINDS, POOL_LIFE_KINDS, POOL_LOAD_KINDS, POOL_TORN_KINDS } from './coverage.ts';
+import { configArbitrary, withDraft, withLoadback, withSourcePages, withStateSlots, withTorn, type LifeOptions } from './mbt-configs.ts';
+import { POOL_ACTION_KINDS, POOL_AUX_KINDS, POOL_DRAFT_KINDS, POOL_LIFE_KINDS, POOL_LOAD_KINDS, POOL_SOURCE_KINDS, POOL_TORN_KINDS } from './coverage.ts';
 import {
   commandsArbitrary,
   MAX_RANDOM_REQUESTS,
@@ -54,6 +54,8 @@ export interface MbtOptions {
   readonly loadback?: boolean;
   /** For random configurations: writes landing in parts (`torn-write`) in every one, `landData` and `landTag` among the named commands (off when left out). */
   readonly torn?: boolean;
+  /** For random configurations: P's source pages in every one, `source-early-free` drawn with the other faults, `abortSource` among the named commands (off when left out). */
+  readonly sourcePages?: boolean;
   /** Whether a failure is shrunk (default true); a test that only asks whether a mutant fails spares the shrinking. */
   readonly shrink?: boolean;
   /** Number of runs. */
@@ -164,14 +166,17 @@ export function runMbt(options: MbtOptions): MbtResult {
   const slotted = options.stateSlots === true ? withStateSlots(drawn, options.faults) : drawn;
   const drafted = options.draft === true ? withDraft(slotted, options.faults) : slotted;
   const loaded = options.loadback === true ? withLoadback(drafted, options.faults) : drafted;
-  const configs = options.config !== undefined ? fc.constant(options.config) : options.torn === true ? withTorn(loaded, options.faults) : loaded;
+  const tornOn = options.torn === true ? withTorn(loaded, options.faults) : loaded;
+  const configs = options.config !== undefined ? fc.constant(options.config) : options.sourcePages === true ? withSourcePages(tornOn, options.faults) : tornOn;
   const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
   const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
   const drafts = (options.config?.draft ?? options.draft) === true ? POOL_DRAFT_KINDS : [];
   const loads = (options.config?.loadback ?? options.loadback) === true ? POOL_LOAD_KINDS : [];
-  const tears = options.config === undefined ? options.torn === true || options.faults?.includes('torn-write') === true : options.config.faults.includes('torn-write');
-  const torn = tears ? POOL_TORN_KINDS : [];
+  // Each named where its fault may be on: asked for (`torn`), or among the faults.
+  const wire = (f: Fault): boolean => (options.config === undefined ? options.torn === true || options.faults?.includes(f) === true : options.config.faults.includes(f));
+  const sources = (options.config?.sourcePages ?? options.sourcePages) === true ? POOL_SOURCE_KINDS : [];
+  const torn = [...(wire('torn-write') ? POOL_TORN_KINDS : []), ...(wire('aux-torn') ? POOL_AUX_KINDS : []), ...sources];
   const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath, [...POOL_ACTION_KINDS, ...(livesOn(options) ? POOL_LIFE_KINDS : []), ...drafts, ...loads, ...torn]);
   const property = fc.property(configs, commandsArb, (config, commands) => {
     const m = compile(config);

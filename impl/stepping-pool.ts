@@ -34,6 +34,8 @@ export interface SteppingPoolOptions extends ServingPoolOptions {
   readonly stateSlots?: boolean;
   /** A draft model's KV beside every page (config `draft`, impl/draft-pool.ts); off when left out. */
   readonly draft?: boolean;
+  /** P's source pages (config `sourcePages`, impl/torn-pool.ts): a torn write's content parts read them when they land; off when left out. */
+  readonly sourcePages?: boolean;
 }
 
 /** The pool with decode steps, growth and retraction, each as the spec has it. */

@@ -19,12 +19,18 @@
  *   one landing the state slot and row, and a release with parts in flight leaves the request
  *   `landing`. P's write starts past a hit's prefix pages only (an insert after the commit
  *   moves no part).
+ * - P's source pages (config `sourcePages`, spec/source-pages.ts): a content part copies what
+ *   the write's source page holds when it lands. Fault `source-early-free` adds `abortSource`:
+ *   P aborts the request while content parts are still to land and frees its source pages,
+ *   which P's next prefill reuses, so every later content part lands another user's KV (the
+ *   stale label), unless `hardened`'s `hold-source` keeps them to the transfer's end; the
+ *   last content part ends the transfer's hold either way.
  * Without the faults the pool is its parent's, `SteppingPool`. `draft-pool.ts` extends it.
  */
 import { hasMechanism } from '../spec/behaviour.ts';
 import { DEFAULT_FAULTS } from '../spec/config.ts';
 import { HIT, Ph } from '../spec/state.ts';
-import { NO_PAGE } from './options.ts';
+import { NO_PAGE, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
 
@@ -35,13 +41,19 @@ export class TornPool extends SteppingPool {
   /** Per request slot: the tag parts that have landed (under an owner check). */
   readonly tagParts: Int32Array;
   /** Per request slot: how many parts its write has (one per page written). */
-  private readonly partCount: Int32Array;
+  protected readonly partCount: Int32Array;
   /** Per part, `maxLength` per slot: its table position, its label, and the slots it fills. */
   private readonly partPos: Int32Array;
   private readonly partLabel: Int32Array;
   private readonly partSlots: Int32Array;
   /** Fault `torn-write`. */
   private readonly tearing: boolean;
+  /** Per request slot: 1 while P has freed the source pages of its write in flight (`abortSource`). */
+  readonly sourceFreed: Uint8Array;
+  /** Fault `source-early-free` with config `sourcePages`: `abortSource` is enabled. */
+  private readonly abortsSource: boolean;
+  /** `hardened`'s `hold-source`: a freed source page is not reused before the transfer ends. */
+  private readonly holdsSource: boolean;
   /** Fault `premature-success`: parts may land after the commit. */
   private readonly premature: boolean;
   /** Fault `premature-success` not stopped by `commit-counts-landed`: the commit may come before the last part. */
@@ -55,6 +67,9 @@ export class TornPool extends SteppingPool {
     this.tearing = faults.includes('torn-write');
     this.premature = faults.includes('premature-success');
     this.commitsEarly = this.premature && !hasMechanism(options.variant, 'commit-counts-landed');
+    this.abortsSource = options.sourcePages === true && faults.includes('source-early-free');
+    this.holdsSource = hasMechanism(options.variant, 'hold-source');
+    this.sourceFreed = new Uint8Array(options.slots);
     const n = options.slots;
     this.dataParts = new Int32Array(n);
     this.tagParts = new Int32Array(n);
@@ -70,6 +85,7 @@ export class TornPool extends SteppingPool {
     super.copyFrom(other);
     if (!(other instanceof TornPool)) return;
     for (const key of ['dataParts', 'tagParts', 'partCount', 'partPos', 'partLabel', 'partSlots'] as const) this[key].set(other[key]);
+    this.sourceFreed.set(other.sourceFreed);
   }
 
   /** P's write, posted part by part under `torn-write`. */
@@ -117,9 +133,22 @@ export class TornPool extends SteppingPool {
     const at = s * this.options.maxLength + k;
     const i = this.partPos[at] ?? 0;
     const p = this.tables[s * this.options.maxLength + i] ?? NO_PAGE;
-    if (p !== NO_PAGE) [this.data[p], this.position[p], this.fill[p]] = [this.partLabel[at] ?? 0, i, this.partSlots[at] ?? 0];
+    // With P's source pages, the part copies what the source holds now: another user's KV once it was freed and reused.
+    const label = this.sourceFreed[s] === 1 && !this.holdsSource ? STALE_DATA : (this.partLabel[at] ?? 0);
+    if (p !== NO_PAGE) [this.data[p], this.position[p], this.fill[p]] = [label, i, this.partSlots[at] ?? 0];
     this.dataParts[s] = k + 1;
+    if (k + 1 >= (this.partCount[s] ?? 0)) this.sourceFreed[s] = 0;
     this.finishIfLanded(s);
+    return true;
+  }
+
+  /** Fault `source-early-free`: P aborts the slot's request while content parts are still to land, and frees its source pages. False when nothing is in flight, or they were freed already. */
+  abortSource(slot: number): boolean {
+    const s = this.slotIndex(slot);
+    const phase = this.phases[s];
+    if (!this.abortsSource || (phase !== Ph.writing && phase !== Ph.landing)) return false;
+    if ((this.dataParts[s] ?? 0) >= (this.partCount[s] ?? 0) || this.sourceFreed[s] === 1) return false;
+    this.sourceFreed[s] = 1;
     return true;
   }
 

@@ -73,6 +73,8 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     ...(decoded.draft === true ? { draft: true } : {}),
     // The host tier of D's prefix cache in every configuration (retraction off), its faults drawn unless --faults names them.
     ...(decoded.loadback === true ? { loadback: true } : {}),
+    // P's source pages in every configuration, with torn writes (where a write is in flight), source-early-free drawn unless --faults names the faults.
+    ...(decoded.sourcePages === true ? { sourcePages: true, torn: true } : {}),
   };
 }
 

@@ -3,7 +3,8 @@
  * impl/torn-pool.ts): the shortest leak the pool shrinks to, as long as the checker's, under
  * `buggy` and `length-fix` (a late write's content part over the next request's page) and
  * `owner-check` (the late content part landing between the next request's content and tag),
- * and with `premature-success` (a commit before the last part), `hardened` passing, the refinement on random configurations, the torn pool's mutants
+ * with `premature-success` (a commit before the last part), and with `aux-torn` (D's metadata
+ * slot's room landing apart from its payload), `hardened` passing, the refinement on random configurations, the torn pool's mutants
  * caught, and `pagecheck mbt` with `--faults torn-write`.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -82,6 +83,20 @@ describe('model-based test with premature-success (with torn-write): the shortes
 
   it('hardened holds (commit-counts-landed): 300 runs pass', () => {
     expect(runMbt({ config: smallest('hardened', EARLY), runs: 300, seed: 1 }).verdict).toBe('pass');
+  });
+});
+
+describe('model-based test with aux-torn: the shortest leak, as long as the checker\'s (test/spec/wire.test.ts)', () => {
+  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s: Isolation in 9 commands at run 2 (the checker\'s 9, 46 states): B\'s room lands over A\'s payload, and the commit reads A\'s token', (variant) => {
+    const config = smallest(variant, ['aux-torn']);
+    const result = runMbt({ config, runs: 500, seed: 1 });
+    expect([result.runs, result.failure?.property, result.failure?.commands.length]).toEqual([2, 'Isolation', 9]);
+    expect(result.failure?.commands).toEqual(['allocate(A)', 'prefill(A)', 'landPayload(A)', 'landRoom(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'landRoom(B)', 'handoff(B)']);
+    expect(checkerTrace(config)).toEqual({ states: 46, trace: ['allocate(A)', 'prefill(A)', 'landRoom(A)', 'landPayload(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'landRoom(B)', 'handoff(B)'] });
+  });
+
+  it('hardened holds (room-lands-last): 300 runs pass', () => {
+    expect(runMbt({ config: smallest('hardened', ['aux-torn']), runs: 300, seed: 1 }).verdict).toBe('pass');
   });
 });
 
