@@ -54,27 +54,27 @@ describe('model-based test with the host tier: each fault shrinks to the checker
 });
 
 describe('hardened with the host tier', () => {
-  it('holds with both faults on the smallest configuration in 300 runs, loading back 90 times and evicting a host copy 271 times', () => {
+  it('holds with both faults on the smallest configuration in 100 runs, loading back 34 times and evicting a host copy 91 times', () => {
     const events = noEvents();
-    expect(runMbt({ config: smallest('hardened', ['host-evict-during-load', 'read-before-load']), runs: 300, seed: 1, events }).verdict).toBe('pass');
-    expect([events['loaded-back'], events['host-evicted']]).toEqual([90, 271]);
+    expect(runMbt({ config: smallest('hardened', ['host-evict-during-load', 'read-before-load']), runs: 100, seed: 1, events }).verdict).toBe('pass');
+    expect([events['loaded-back'], events['host-evicted']]).toEqual([34, 91]);
   });
 
-  it('random configurations, every order, eviction drawn, both faults drawn: 100 runs pass with Isolation', () => {
+  it('random configurations, every order, eviction drawn, both faults drawn: 60 runs pass with Isolation', () => {
     const events = noEvents();
-    expect(runMbt({ variant: 'hardened', loadback: true, eviction: true, allocators: ORDERS, runs: 100, seed: 61, events }).failure?.message).toBeUndefined();
+    expect(runMbt({ variant: 'hardened', loadback: true, eviction: true, allocators: ORDERS, runs: 60, seed: 61, events }).failure?.message).toBeUndefined();
     expect([(events['loaded-back'] ?? 0) > 0, (events['host-evicted'] ?? 0) > 0]).toEqual([true, true]);
   });
 });
 
 describe('the pool refines the spec with the host tier, leaks and all', () => {
-  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s, random configurations and faults, eviction drawn: 100 runs', (variant) => {
-    expect(runMbt({ variant, loadback: true, eviction: true, allocators: ORDERS, runs: 100, seed: 61, isolation: false }).failure?.message).toBeUndefined();
+  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s, random configurations and faults, eviction drawn: 60 runs', (variant) => {
+    expect(runMbt({ variant, loadback: true, eviction: true, allocators: ORDERS, runs: 60, seed: 61, isolation: false }).failure?.message).toBeUndefined();
   });
 
-  it('owner-check with token slots, decode steps, growth, state slots and a draft model besides: 100 runs, loads landing', () => {
+  it('owner-check with token slots, decode steps, growth, state slots and a draft model besides: 60 runs, loads landing', () => {
     const events = noEvents();
-    const result = runMbt({ variant: 'owner-check', loadback: true, draft: true, stateSlots: true, slots: true, life: {}, runs: 100, seed: 61, isolation: false, events });
+    const result = runMbt({ variant: 'owner-check', loadback: true, draft: true, stateSlots: true, slots: true, life: {}, runs: 60, seed: 61, isolation: false, events });
     expect(result.failure?.message).toBeUndefined();
     expect([(events['loaded-back'] ?? 0) > 0, (events['decode-step'] ?? 0) > 0]).toEqual([true, true]);
   });

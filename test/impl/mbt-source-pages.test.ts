@@ -43,18 +43,18 @@ describe('model-based test with P\'s source pages: source-early-free shrinks to 
     expect(checkerTrace(config)).toEqual(result.failure?.commands);
   });
 
-  it('hardened holds (hold-source): 300 runs pass', () => {
-    expect(runMbt({ config: smallest('hardened'), runs: 300, seed: 1 }).verdict).toBe('pass');
+  it('hardened holds (hold-source): 100 runs pass', () => {
+    expect(runMbt({ config: smallest('hardened'), runs: 100, seed: 1 }).verdict).toBe('pass');
   });
 });
 
 describe('the pool refines the spec with P\'s source pages, leaks and all', () => {
-  it.each(['buggy', 'owner-check'] as const)('%s, random configurations with torn writes, eviction drawn: 100 runs', (variant) => {
-    expect(runMbt({ variant, torn: true, sourcePages: true, eviction: true, runs: 100, seed: 83, isolation: false }).failure?.message).toBeUndefined();
+  it.each(['buggy', 'owner-check'] as const)('%s, random configurations with torn writes, eviction drawn: 60 runs', (variant) => {
+    expect(runMbt({ variant, torn: true, sourcePages: true, eviction: true, runs: 60, seed: 83, isolation: false }).failure?.message).toBeUndefined();
   });
 
-  it('hardened with the other switches besides: 100 runs with Isolation', () => {
-    expect(runMbt({ variant: 'hardened', torn: true, sourcePages: true, stateSlots: true, draft: true, loadback: true, runs: 100, seed: 83 }).failure?.message).toBeUndefined();
+  it('hardened with the other switches besides: 60 runs with Isolation', () => {
+    expect(runMbt({ variant: 'hardened', torn: true, sourcePages: true, stateSlots: true, draft: true, loadback: true, runs: 60, seed: 83 }).failure?.message).toBeUndefined();
   });
 });
 

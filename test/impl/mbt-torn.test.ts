@@ -31,9 +31,9 @@ function checkerTrace(config: Config): { states: number; trace: string[] } {
 }
 
 describe('model-based test with torn writes: the shortest leak, as long as the checker\'s', () => {
-  it('torn-write alone leaks nowhere: the commit waits for the last part (300 runs pass under buggy and owner-check; the checker holds in 49 and 81 states)', () => {
+  it('torn-write alone leaks nowhere: the commit waits for the last part (100 runs pass under buggy and owner-check; the checker holds in 49 and 81 states)', () => {
     for (const [variant, states] of [['buggy', 49], ['owner-check', 81]] as const) {
-      expect(runMbt({ config: smallest(variant, ['torn-write']), runs: 300, seed: 1 }).verdict).toBe('pass');
+      expect(runMbt({ config: smallest(variant, ['torn-write']), runs: 100, seed: 1 }).verdict).toBe('pass');
       expect(checkerTrace(smallest(variant, ['torn-write']))).toEqual({ states, trace: [] });
     }
   });
@@ -54,9 +54,9 @@ describe('model-based test with torn writes: the shortest leak, as long as the c
     expect(checkerTrace(config)).toEqual({ states: 244, trace: ['allocate(A)', 'prefill(A)', 'timeout(A)', 'allocate(B)', 'prefill(B)', 'landData(B)', 'landData(A)', 'landTag(B)', 'handoff(B)', 'decode(B)'] });
   });
 
-  it('hardened with early-free holds: 300 runs pass, late writes landing nowhere (revoke-writer)', () => {
+  it('hardened with early-free holds: 100 runs pass, late writes landing nowhere (revoke-writer)', () => {
     const events = noEvents();
-    expect(runMbt({ config: smallest('hardened', ['torn-write', 'early-free']), runs: 300, seed: 1, events }).verdict).toBe('pass');
+    expect(runMbt({ config: smallest('hardened', ['torn-write', 'early-free']), runs: 100, seed: 1, events }).verdict).toBe('pass');
     expect([events.timeout > 0, events.decoded > 0]).toEqual([true, true]);
   });
 });
@@ -81,8 +81,8 @@ describe('model-based test with premature-success (with torn-write): the shortes
     expect(result.failure?.commands).toEqual(['allocate(A)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'landData(A)', 'landTag(B)', 'decode(B)']);
   });
 
-  it('hardened holds (commit-counts-landed): 300 runs pass', () => {
-    expect(runMbt({ config: smallest('hardened', EARLY), runs: 300, seed: 1 }).verdict).toBe('pass');
+  it('hardened holds (commit-counts-landed): 100 runs pass', () => {
+    expect(runMbt({ config: smallest('hardened', EARLY), runs: 100, seed: 1 }).verdict).toBe('pass');
   });
 });
 
@@ -95,20 +95,20 @@ describe('model-based test with aux-torn: the shortest leak, as long as the chec
     expect(checkerTrace(config)).toEqual({ states: 46, trace: ['allocate(A)', 'prefill(A)', 'landRoom(A)', 'landPayload(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'landRoom(B)', 'handoff(B)'] });
   });
 
-  it('hardened holds (room-lands-last): 300 runs pass', () => {
-    expect(runMbt({ config: smallest('hardened', ['aux-torn']), runs: 300, seed: 1 }).verdict).toBe('pass');
+  it('hardened holds (room-lands-last): 100 runs pass', () => {
+    expect(runMbt({ config: smallest('hardened', ['aux-torn']), runs: 100, seed: 1 }).verdict).toBe('pass');
   });
 });
 
 describe('the pool refines the spec with torn writes, leaks and all', () => {
-  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s, random configurations and faults, every order, eviction drawn: 100 runs, late parts landing', (variant) => {
+  it.each(['buggy', 'length-fix', 'owner-check'] as const)('%s, random configurations and faults, every order, eviction drawn: 60 runs, late parts landing', (variant) => {
     const events = noEvents();
-    expect(runMbt({ variant, torn: true, eviction: true, allocators: ORDERS, runs: 100, seed: 80, isolation: false, events }).failure?.message).toBeUndefined();
+    expect(runMbt({ variant, torn: true, eviction: true, allocators: ORDERS, runs: 60, seed: 80, isolation: false, events }).failure?.message).toBeUndefined();
     expect(events['late-write']).toBeGreaterThan(0);
   });
 
-  it('hardened with token slots, decode steps, state slots, a draft model and the host tier besides: 100 runs with Isolation', () => {
-    const result = runMbt({ variant: 'hardened', torn: true, slots: true, life: {}, stateSlots: true, draft: true, loadback: true, runs: 100, seed: 80 });
+  it('hardened with token slots, decode steps, state slots, a draft model and the host tier besides: 60 runs with Isolation', () => {
+    const result = runMbt({ variant: 'hardened', torn: true, slots: true, life: {}, stateSlots: true, draft: true, loadback: true, runs: 60, seed: 80 });
     expect(result.failure?.message).toBeUndefined();
   });
 });
