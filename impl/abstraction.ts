@@ -12,7 +12,7 @@
 import { bodyLabel, NO_PAGE as SPEC_NO_PAGE, type Model } from '../spec/model.ts';
 import { enter } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { addObserved, initial, Ph, PHASES, setDepth, setDraft, setNodeLock, setDraftPending, setHolder, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { addObserved, initial, setAuxHolder, setAuxPayload, setAuxRoom, Ph, PHASES, setDepth, setDraft, setDraftPending, setHolder, setHostReused, setLoad, setNodeLock, setPartsLanded, setSourceFreed, setPool, setReadRecord, setSavedPage, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { view } from '../spec/view.ts';
 import { freeList, releaseList } from '../spec/allocator.ts';
 import { lacking, uncoveredIn } from '../spec/coverage.ts';
@@ -22,6 +22,10 @@ import { ServingPool } from './serving-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
 import { RadixPool } from './radix-pool.ts';
+import { LoadbackPool } from './loadback-pool.ts';
+import { TornPool } from './torn-pool.ts';
+import { AuxPool } from './aux-pool.ts';
+import { loadsBack } from '../spec/loadback.ts';
 import { POOL_COVERAGE } from './coverage.ts';
 
 /** The pool's labels in the spec's alphabet; throws on a label that no request or prefix of the model has. */
@@ -63,6 +67,15 @@ export function abstractState(m: Model, pool: PagePool): State {
   if (m.config.stateSlots === true && pool instanceof SlotPool) abstractSlots(m, pool, s);
   if (m.config.draft === true && pool instanceof DraftPool) abstractDraft(m, pool, s);
   if (m.radix && pool instanceof RadixPool) abstractTree(m, pool, s);
+  if (loadsBack(m) && pool instanceof LoadbackPool) abstractLoads(m, pool, s);
+  if (m.config.faults.includes('aux-torn') && pool instanceof AuxPool) {
+    setAuxHolder(m, s, specLabel(m, pool, pool.aux[0] ?? 0));
+    setAuxRoom(m, s, specLabel(m, pool, pool.aux[1] ?? 0));
+    setAuxPayload(m, s, specLabel(m, pool, pool.aux[2] ?? 0));
+  }
+  if (m.sourcePages && pool instanceof TornPool) for (let r = 0; r < m.n; r++) setSourceFreed(m, s, r, pool.sourceFreed[r] === 1);
+  // Torn writes: the parts of each request's write that have landed (the tag's only under an owner check).
+  if (m.layout.fields.dataParts !== undefined && pool instanceof TornPool) for (let r = 0; r < m.n; r++) setPartsLanded(m, s, r, pool.dataParts[r] ?? 0, m.ownerCheck ? (pool.tagParts[r] ?? 0) : 0);
   return s;
 }
 
@@ -70,6 +83,12 @@ export function abstractState(m: Model, pool: PagePool): State {
 function abstractTree(m: Model, pool: RadixPool, s: State): void {
   for (let p = 0; p < m.pages; p++) setNodeLock(m, s, p, pool.nodeLock[p] ?? 0);
   for (let r = 0; r < m.n; r++) setDepth(m, s, r, pool.depth[r] ?? 0);
+}
+
+/** The host tier (spec/loadback.ts): each request's load as it is, each prefix's host copy reused or not. */
+function abstractLoads(m: Model, pool: LoadbackPool, s: State): void {
+  for (let r = 0; r < m.n; r++) setLoad(m, s, r, pool.load[r] ?? 0);
+  for (let g = 0; g < m.groups; g++) if (pool.hostReused[g] === 1) setHostReused(m, s, g);
 }
 
 /** The draft model's KV (spec/draft.ts): each page's draft label, and each request's pending draft part. */

@@ -22,10 +22,11 @@ import { DEFAULT_FAULTS } from '../spec/config.ts';
 import { Ph } from '../spec/state.ts';
 import { prefixLabelOf } from './options.ts';
 import type { PagePool } from './pool.ts';
-import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
+import type { SteppingPoolOptions } from './stepping-pool.ts';
+import { TornPool } from './torn-pool.ts';
 
-/** The stepping pool with a draft label per page. */
-export class DraftPool extends SteppingPool {
+/** The stepping pool (its writes torn under `torn-write`, torn-pool.ts) with a draft label per page. */
+export class DraftPool extends TornPool {
   /** Per page: whose draft KV it holds (the last draft part or token that landed; 0 = never written). */
   readonly draft: Int32Array;
   /** Per request slot: 1 while its write's draft part is still to land. */
@@ -62,7 +63,7 @@ export class DraftPool extends SteppingPool {
 
   /** P's write; its draft part is posted (or, late, lands with it). */
   override prefill(slot: number): boolean {
-    const from = this.sharedPages(slot);
+    const from = this.firstWritten(slot);
     if (!super.prefill(slot)) return false;
     const tokens = this.overLong(slot) ? Math.min(this.tokens[slot] ?? 0, this.limitTokens()) : (this.tokens[slot] ?? 0);
     this.postDraft(slot, from, Math.ceil(tokens / (this.options.pageSize ?? 1)), false);
@@ -71,7 +72,7 @@ export class DraftPool extends SteppingPool {
 
   /** P's stub; a silent one posts the draft of its one page. */
   override stub(slot: number): boolean {
-    const from = this.sharedPages(slot);
+    const from = this.firstWritten(slot);
     if (!super.stub(slot)) return false;
     this.postDraft(slot, from, from + 1, true);
     return true;
@@ -86,7 +87,9 @@ export class DraftPool extends SteppingPool {
   /** Config `draft`: the draft part of the slot's write lands, by page id, whoever holds the pages now. False when none is pending. */
   landDraft(slot: number): boolean {
     const s = this.slotIndex(slot);
-    if (!this.drafting || this.draftPending[s] !== 1 || this.phases[s] !== Ph.written) return false;
+    const phase = this.phases[s];
+    // Under torn-write also while the write's parts land, and after a timeout with them in flight (landing).
+    if (!this.drafting || this.draftPending[s] !== 1 || (phase !== Ph.written && phase !== Ph.writing && phase !== Ph.landing)) return false;
     this.landDraftPages(s);
     this.draftPending[s] = 0;
     return true;
@@ -118,12 +121,14 @@ export class DraftPool extends SteppingPool {
     if (i < (this.lengths[s] ?? 0)) this.draft[this.tables[s * this.options.maxLength + i] ?? 0] = this.serials[s] ?? 0;
   }
 
-  /** After an accepted write covering positions `from` to `to`: a write that landed as the request's (`written`) posts its draft; a late one (`landed`, not revoked) lands it now. */
+  /** After an accepted write covering positions `from` to `to`: a write of the request's own (`written`, or `writing` under torn-write) posts its draft; a late one (`landed` or `landing`, not revoked) lands it now. */
   private postDraft(s: number, from: number, to: number, stub: boolean): void {
     const phase = this.phases[s];
-    if (!this.drafting || (phase !== Ph.written && phase !== Ph.landed) || (phase === Ph.landed && this.behaviour.revokeWriter)) return;
+    const own = phase === Ph.written || phase === Ph.writing;
+    const late = (phase === Ph.landed || phase === Ph.landing) && !this.behaviour.revokeWriter;
+    if (!this.drafting || (!own && !late)) return;
     [this.draftFrom[s], this.draftTo[s], this.draftStub[s]] = [from, to, stub ? 1 : 0];
-    if (phase === Ph.written) this.draftPending[s] = 1;
+    if (own) this.draftPending[s] = 1;
     else this.landDraftPages(s);
   }
 

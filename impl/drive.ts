@@ -15,16 +15,23 @@ import { SteppingPool } from './stepping-pool.ts';
 import { SlotPool } from './slot-pool.ts';
 import { DraftPool } from './draft-pool.ts';
 import { RadixPool, type RadixPoolOptions } from './radix-pool.ts';
+import { LoadbackPool } from './loadback-pool.ts';
+import { TornPool } from './torn-pool.ts';
+import { AuxPool } from './aux-pool.ts';
+import { loadsBack } from '../spec/loadback.ts';
 import { isPoolKind } from './coverage.ts';
 
 /** Builds a pool from options; tests substitute mutants here. */
 export type PoolFactory = (options: PoolOptions) => PagePool;
 
-/** The real pool: with the radix tree the pool that has it (radix-pool.ts), with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
+/** The real pool: with the radix tree the pool that has it (radix-pool.ts), with the host tier's loads the pool that has them (loadback-pool.ts), with state slots or a draft model the pool that has them (slot-pool.ts, draft-pool.ts), with decode steps, growth or retraction the pool that has those (stepping-pool.ts), else the plain one. */
 export const realPool: PoolFactory = (options: RadixPoolOptions) => {
   // The radix tree (radix-pool.ts) extends the pool with every other switch.
   if (options.radix === true) return new RadixPool(options);
-  if (options.stateSlots === true || options.draft === true) return new SlotPool(options);
+  if (options.loadback === true) return new LoadbackPool(options);
+  // SlotPool's chain has TornPool (torn-pool.ts), whose writes land in parts under torn-write, and AuxPool (aux-pool.ts), D's metadata slot under aux-torn.
+  const wire = (options.faults ?? []).some((f) => f === 'torn-write' || f === 'aux-torn');
+  if (options.stateSlots === true || options.draft === true || wire) return new SlotPool(options);
   return (options.decodeSteps ?? 1) > 1 || options.tableGrowth === true || options.retraction === true ? new SteppingPool(options) : new PagePool(options);
 };
 
@@ -59,6 +66,10 @@ export function poolOptionsFor(m: Model): RadixPoolOptions {
     // The radix tree, and the prefixes that extend others in it (spec/nesting.ts).
     ...(m.radix ? { radix: true } : {}),
     ...(m.prefixParent.some((up) => up >= 0) ? { prefixParents: [...m.prefixParent] } : {}),
+    // P's source pages, read by a torn write's content parts.
+    ...(m.sourcePages ? { sourcePages: true } : {}),
+    // The host tier of D's prefix cache, only where the spec has it (a prefix, no retraction).
+    ...(loadsBack(m) ? { loadback: true } : {}),
   };
 }
 
@@ -91,6 +102,13 @@ export function applyAction(m: Model, pool: PagePool, a: Action): boolean {
     .with('offload', () => pool instanceof ServingPool && pool.offload(a.r))
     .with('resume', () => pool instanceof ServingPool && pool.resume(a.r))
     .with('landDraft', () => pool instanceof DraftPool && pool.landDraft(a.r))
+    .with('loadBack', () => pool instanceof LoadbackPool && pool.loadBack(a.r))
+    .with('evictHost', () => pool instanceof LoadbackPool && pool.evictHost(m.group[a.r]))
+    .with('landData', () => pool instanceof TornPool && pool.landData(a.r))
+    .with('landTag', () => pool instanceof TornPool && pool.landTag(a.r))
+    .with('landRoom', () => pool instanceof AuxPool && pool.landRoom(a.r))
+    .with('landPayload', () => pool instanceof AuxPool && pool.landPayload(a.r))
+    .with('abortSource', () => pool instanceof TornPool && pool.abortSource(a.r))
     .exhaustive();
 }
 
@@ -116,8 +134,14 @@ export const LIFE_EVENTS = ['decode-step', 'grew', 'retracted', 'late-offload', 
 /** One of {@link LIFE_EVENTS}. */
 export type LifeEvent = (typeof LIFE_EVENTS)[number];
 
-/** Counts of each event over a test run; a life event's only once it happened. */
-export type EventCounts = Record<Event, number> & Partial<Record<LifeEvent, number>>;
+/** What the host tier did (config `loadback`): a load landed, a host copy evicted; counted only where it happened. */
+export const LOAD_EVENTS = ['loaded-back', 'host-evicted'] as const;
+
+/** One of {@link LOAD_EVENTS}. */
+export type LoadEvent = (typeof LOAD_EVENTS)[number];
+
+/** Counts of each event over a test run; a life event's and a load event's only once it happened. */
+export type EventCounts = Record<Event, number> & Partial<Record<LifeEvent | LoadEvent, number>>;
 
 /** All counts zero. */
 export function noEvents(): EventCounts {
@@ -125,7 +149,7 @@ export function noEvents(): EventCounts {
 }
 
 /** The event of spec step `before --a--> after`, if it is one that coverage counts. */
-export function eventOf(m: Model, before: State, after: State, a: Action): Event | LifeEvent | undefined {
+export function eventOf(m: Model, before: State, after: State, a: Action): Event | LifeEvent | LoadEvent | undefined {
   const was = phaseOf(m, before, a.r);
   const now = phaseOf(m, after, a.r);
   const kind = a.kind;
@@ -146,5 +170,9 @@ export function eventOf(m: Model, before: State, after: State, a: Action): Event
     .with('offload', () => 'late-offload' as const)
     .with('resume', () => 'resumed' as const)
     .with('landDraft', () => undefined)
+    .with('loadBack', () => 'loaded-back' as const)
+    .with('evictHost', () => 'host-evicted' as const)
+    .with('landData', 'landTag', () => (now === Ph.landed ? ('late-write' as const) : undefined))
+    .with('landRoom', 'landPayload', 'abortSource', () => undefined)
     .exhaustive();
 }

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { requestName, VARIANTS, type Config, type Fault, type RequestSpec, type Variant } from '../spec/config.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { MAX_RANDOM_PAGES, MAX_RANDOM_REQUESTS } from './mbt-commands.ts';
-import { POOL_DRAFT_FAULTS, POOL_FAULTS, POOL_LIFE_FAULTS, POOL_SLOT_FAULTS } from './coverage.ts';
+import { POOL_DRAFT_FAULTS, POOL_FAULTS, POOL_LIFE_FAULTS, POOL_LOAD_FAULTS, POOL_SLOT_FAULTS, POOL_SOURCE_FAULTS, POOL_TORN_FAULTS } from './coverage.ts';
 
 /**
  * Random small configurations: 1 to 6 pages, any prefill limit, 1 to 4 requests with
@@ -164,4 +164,42 @@ export function withDraft(configs: fc.Arbitrary<Config>, faults: readonly Fault[
       const { retraction: _retraction, ...rest } = config;
       return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...draftFaults], draft: true };
     });
+}
+
+/**
+ * `configs` with the host tier of D's prefix cache (config `loadback`): the faults as given,
+ * or those `configs` drew with a random set of the host tier's own faults besides.
+ * Retraction is turned off (it leaves the switch inert, spec/config-checks.ts); a
+ * configuration without a prefix keeps the switch, inert, as the spec has it.
+ */
+export function withLoadback(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  return fc
+    .record({ config: configs, loadFaults: faults === undefined ? fc.subarray([...POOL_LOAD_FAULTS]) : fc.constant([]) })
+    .map(({ config, loadFaults }): Config => {
+      const { retraction: _retraction, ...rest } = config;
+      return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...loadFaults], loadback: true };
+    });
+}
+
+/**
+ * `configs` with writes landing in parts: the faults as given, or those `configs` drew with
+ * `torn-write` always among them and `premature-success` and `aux-torn` drawn; with
+ * `premature-success` retraction is turned off (the spec refuses the two together,
+ * spec/config-checks.ts).
+ */
+export function withTorn(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  if (faults !== undefined) return configs;
+  return fc.record({ config: configs, premature: fc.boolean(), aux: fc.boolean() }).map(({ config, premature, aux }): Config => {
+    const kept = [...config.faults.filter((f) => !POOL_TORN_FAULTS.includes(f)), 'torn-write' as const, ...(aux ? ['aux-torn' as const] : [])];
+    if (!premature) return { ...config, faults: kept };
+    const { retraction: _retraction, ...rest } = config;
+    return { ...rest, faults: [...kept.filter((f) => !POOL_LIFE_FAULTS.includes(f)), 'premature-success'] };
+  });
+}
+
+/** `configs` with P's source pages (config `sourcePages`): the faults as given, or those `configs` drew with `source-early-free` drawn besides (it acts only under `torn-write`). */
+export function withSourcePages(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
+  return fc
+    .record({ config: configs, sourceFaults: faults === undefined ? fc.subarray([...POOL_SOURCE_FAULTS]) : fc.constant([]) })
+    .map(({ config, sourceFaults }): Config => ({ ...config, faults: [...config.faults, ...sourceFaults], sourcePages: true }));
 }

@@ -11,9 +11,9 @@ import { compile, type Model } from '../spec/model.ts';
 import { initial } from '../spec/state.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 import { noEvents, poolOptionsFor, realPool, type EventCounts, type PoolFactory } from './drive.ts';
-import { configArbitrary, withDraft, withStateSlots, type LifeOptions } from './mbt-configs.ts';
+import { configArbitrary, withDraft, withLoadback, withSourcePages, withStateSlots, withTorn, type LifeOptions } from './mbt-configs.ts';
 import { withRadix } from './mbt-radix-configs.ts';
-import { POOL_ACTION_KINDS, POOL_DRAFT_KINDS, POOL_LIFE_KINDS } from './coverage.ts';
+import { POOL_ACTION_KINDS, POOL_AUX_KINDS, POOL_DRAFT_KINDS, POOL_LIFE_KINDS, POOL_LOAD_KINDS, POOL_SOURCE_KINDS, POOL_TORN_KINDS } from './coverage.ts';
 import {
   commandsArbitrary,
   MAX_RANDOM_REQUESTS,
@@ -53,6 +53,12 @@ export interface MbtOptions {
   readonly draft?: boolean;
   /** For random configurations: eviction on and the prefix cache a radix tree in every one with a prefix, its prefixes flat, longer or nested (off when left out). */
   readonly radix?: boolean;
+  /** For random configurations: the host tier of D's prefix cache in every one (retraction off), its faults drawn with the others, `loadBack` and `evictHost` among the named commands (off when left out). */
+  readonly loadback?: boolean;
+  /** For random configurations: writes landing in parts (`torn-write`) in every one, `landData` and `landTag` among the named commands (off when left out). */
+  readonly torn?: boolean;
+  /** For random configurations: P's source pages in every one, `source-early-free` drawn with the other faults, `abortSource` among the named commands (off when left out). */
+  readonly sourcePages?: boolean;
   /** Whether a failure is shrunk (default true); a test that only asks whether a mutant fails spares the shrinking. */
   readonly shrink?: boolean;
   /** Number of runs. */
@@ -162,12 +168,20 @@ export function runMbt(options: MbtOptions): MbtResult {
   const drawn = options.configs ?? configArbitrary(options.variant, options.faults, options.allocators, options.eviction, options.slots, options.pageSizes, options.slotSizes, options.life);
   const slotted = options.stateSlots === true ? withStateSlots(drawn, options.faults) : drawn;
   const drafted = options.draft === true ? withDraft(slotted, options.faults) : slotted;
-  const configs = options.config !== undefined ? fc.constant(options.config) : options.radix === true ? withRadix(drafted) : drafted;
+  const loaded = options.loadback === true ? withLoadback(drafted, options.faults) : drafted;
+  const tornOn = options.torn === true ? withTorn(loaded, options.faults) : loaded;
+  const sourced = options.sourcePages === true ? withSourcePages(tornOn, options.faults) : tornOn;
+  const configs = options.config !== undefined ? fc.constant(options.config) : options.radix === true ? withRadix(sourced) : sourced;
   const random = options.configs === undefined ? MAX_RANDOM_REQUESTS : (options.maxRequests ?? 16);
   const requests = options.config === undefined ? random : Math.max(1, options.config.requests.length);
   const [path, replayPath] = splitPath(options.path);
   const drafts = (options.config?.draft ?? options.draft) === true ? POOL_DRAFT_KINDS : [];
-  const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath, [...POOL_ACTION_KINDS, ...(livesOn(options) ? POOL_LIFE_KINDS : []), ...drafts]);
+  const loads = (options.config?.loadback ?? options.loadback) === true ? POOL_LOAD_KINDS : [];
+  // Each named where its fault may be on: asked for (`torn`), or among the faults.
+  const wire = (f: Fault): boolean => (options.config === undefined ? options.torn === true || options.faults?.includes(f) === true : options.config.faults.includes(f));
+  const sources = (options.config?.sourcePages ?? options.sourcePages) === true ? POOL_SOURCE_KINDS : [];
+  const torn = [...(wire('torn-write') ? POOL_TORN_KINDS : []), ...(wire('aux-torn') ? POOL_AUX_KINDS : []), ...sources];
+  const commandsArb = commandsArbitrary(requests, options.maxCommands ?? 40, replayPath, [...POOL_ACTION_KINDS, ...(livesOn(options) ? POOL_LIFE_KINDS : []), ...drafts, ...loads, ...torn]);
   const property = fc.property(configs, commandsArb, (config, commands) => {
     const m = compile(config);
     fc.modelRun(() => setup(m, isolation, events, makePool), commands);

@@ -71,7 +71,7 @@ export class PoolContents extends PoolState {
       const ownData = written === serial || written === own;
       // A read past the page's fill meets stale P-side data (unless the page is foreign anyway).
       const d = written !== 0 && ownData && this.slotsRead(s, i) > (this.fill[p] ?? 0) ? STALE_DATA : written;
-      const pos = d === STALE_DATA ? i : (this.position[p] ?? 0);
+      const pos = d === STALE_DATA && written !== STALE_DATA ? i : (this.position[p] ?? 0);
       reads[base + i] = d;
       this.readPositions[base + i] = pos;
       const mine = d === serial || d === own;

@@ -113,9 +113,9 @@ export class PagePool extends PoolFreeing {
     const base = s * this.options.maxLength;
     const serial = this.serials[s] ?? 0;
     const g = this.groups[s] ?? -1;
-    let i = this.sharedPages(s);
+    let i = this.firstWritten(s);
     if (g >= 0) {
-      // The prompt's first pages are its prefix: the same content for every request with that prefix, page j at position j (past a radix tree's partial match too).
+      // The prompt's first pages are its prefix: the same content for every request with that prefix, page j at position j (past a radix tree's partial match, or a load, too).
       for (; i < (this.prefixLengths[g] ?? 1) && i < length; i++) this.write(this.tables[base + i] ?? 0, prefixLabelOf(this.prefixSlot(g, i)), i, slots(i));
     }
     for (; i < length; i++) this.write(this.tables[base + i] ?? 0, serial, i, slots(i));
@@ -137,11 +137,16 @@ export class PagePool extends PoolFreeing {
       this.phases[s] = Ph.landed;
       return true;
     }
-    const at = this.sharedPages(s);
+    const at = this.firstWritten(s);
     // The stub is a one-token dummy.
     this.write(this.tables[s * this.options.maxLength + at] ?? 0, this.serials[s] ?? 0, at, 1);
     this.phases[s] = phase === Ph.timedOut ? Ph.landed : Ph.written;
     return true;
+  }
+
+  /** The first table position P's write covers: past the shared prefix pages (a subclass adds what another writer fills, impl/loadback-pool.ts). */
+  protected firstWritten(s: number): number {
+    return this.sharedPages(s);
   }
 
   /** P reports Success; D commits the request. */

@@ -28,17 +28,16 @@ import { hasMechanism } from '../spec/behaviour.ts';
 import { INSERTED, Ph } from '../spec/state.ts';
 import { NO_PAGE, groupOfLabel, prefixLabelOf } from './options.ts';
 import type { PagePool } from './pool.ts';
-import { SlotPool } from './slot-pool.ts';
-import type { SteppingPoolOptions } from './stepping-pool.ts';
+import { LoadbackPool, type LoadbackPoolOptions } from './loadback-pool.ts';
 
-/** The stepping pool's options, and whether the prefix cache is a radix tree. */
-export interface RadixPoolOptions extends SteppingPoolOptions {
+/** The pool's options (the host tier's too, which the spec never turns on with the tree), and whether the prefix cache is a radix tree. */
+export interface RadixPoolOptions extends LoadbackPoolOptions {
   /** Config `radix`: the prefix cache is a tree of one-page nodes (needs `eviction`). */
   readonly radix?: boolean;
 }
 
 /** The pool whose prefix cache is a radix tree of one-page nodes. */
-export class RadixPool extends SlotPool {
+export class RadixPool extends LoadbackPool {
   /** Per page: the `lock_ref` of the node it is (0 while it is no node; kept when a double free or a stale release takes the node away, as in the spec). */
   readonly nodeLock: Int32Array;
   /** Per request slot: the depth of its last node, its leading table positions that are nodes it locked. */

@@ -23,17 +23,18 @@
  * request read: `Isolation` and `Integrity` cover pages and slots together. Retraction keeps
  * the slot held. The pool stands for the spec only with `reuseSlots` off (a request per
  * pool slot); nothing allocates after construction. Without `stateSlots` it is its parent's,
- * `DraftPool` (draft-pool.ts), whose page reads come first at a decode step.
+ * `AuxPool` (aux-pool.ts, D's metadata slot under `aux-torn`) over `DraftPool` (draft-pool.ts),
+ * whose page reads come first at a decode step.
  */
 import { hasMechanism } from '../spec/behaviour.ts';
 import { DEFAULT_FAULTS, type Fault } from '../spec/config.ts';
 import { Ph } from '../spec/state.ts';
 import type { PagePool } from './pool.ts';
 import type { SteppingPoolOptions } from './stepping-pool.ts';
-import { DraftPool } from './draft-pool.ts';
+import { AuxPool } from './aux-pool.ts';
 
 /** The stepping pool with a draft model's KV (draft-pool.ts) and D's state slots and metadata rows, each where its config switch is on. */
-export class SlotPool extends DraftPool {
+export class SlotPool extends AuxPool {
   /** Per state slot: the serial of the request holding it (0 = free). */
   readonly stateHolder: Int32Array;
   /** Per state slot: whose state the last landed write put there (0 = never written). */
@@ -127,6 +128,11 @@ export class SlotPool extends DraftPool {
     return true;
   }
 
+  /** Under torn-write: the write's last part landed on a `writing` or early-committed request, and its state and first token land with it. */
+  protected override writeLanded(s: number): void {
+    if (this.slotted) this.landSlots(s);
+  }
+
   /** A decode step's reads: the pages, then the state slot, whoever holds it now. */
   protected override readStep(s: number, end: number): void {
     super.readStep(s, end);
@@ -139,24 +145,17 @@ export class SlotPool extends DraftPool {
   /** After an accepted write: when it landed as the request's own (`written`), its state and first token into its slot and row. */
   private landedSlots(slot: number, accepted: boolean): boolean {
     if (!accepted || !this.slotted || this.phases[slot] !== Ph.written) return accepted;
+    this.landSlots(slot);
+    return true;
+  }
+
+  /** The request's state and first token land in its slot and row, whoever holds them now. */
+  private landSlots(slot: number): void {
     const serial = this.serials[slot] ?? 0;
     const k = (this.stateIdx[slot] ?? 0) - 1;
     if (k >= 0) this.stateOf[k] = serial;
     const row = (this.metaIdx[slot] ?? 0) - 1;
     if (row >= 0) this.metaOf[row] = serial;
-    return true;
-  }
-
-  /** A read of `label` from one of slot `s`'s slots or rows: another's, or none, is a read of position 0, kept if worse than what is recorded there. */
-  private readSlot(s: number, label: number): void {
-    if (label === this.serials[s]) return;
-    if (label !== 0) this.see(s, label);
-    const at = s * this.options.maxLength;
-    if ((this.readCounts[s] ?? 0) === 0 || this.severity(s, 0, label, 0) > this.severity(s, 0, this.reads[at] ?? 0, this.readPositions[at] ?? 0)) {
-      this.reads[at] = label;
-      this.readPositions[at] = 0;
-    }
-    this.readCounts[s] = Math.max(this.readCounts[s] ?? 0, 1);
   }
 
   /** The end of slot `s`'s hold on its state slot (early, at the commit, under `state-slot-reuse`); at its end (`forget`) it forgets its slot, and frees and forgets its row. */

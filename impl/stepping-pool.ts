@@ -34,6 +34,8 @@ export interface SteppingPoolOptions extends ServingPoolOptions {
   readonly stateSlots?: boolean;
   /** A draft model's KV beside every page (config `draft`, impl/draft-pool.ts); off when left out. */
   readonly draft?: boolean;
+  /** P's source pages (config `sourcePages`, impl/torn-pool.ts): a torn write's content parts read them when they land; off when left out. */
+  readonly sourcePages?: boolean;
 }
 
 /** The pool with decode steps, growth and retraction, each as the spec has it. */
@@ -177,7 +179,8 @@ export class SteppingPool extends ServingPool {
       const mine = written !== 0 && (written === serial || written === own);
       // A read past the page's fill meets stale P-side data (unless the page is another user's anyway).
       const label = mine && Math.min(pageSize, end - i * pageSize) > (this.fill[p] ?? 0) ? STALE_DATA : written;
-      const pos = label === STALE_DATA ? i : (this.position[p] ?? 0);
+      // A stale tail is read where it is; another user's KV a load left (loadback-pool.ts) keeps the position it was written for.
+      const pos = label === STALE_DATA && written !== STALE_DATA ? i : (this.position[p] ?? 0);
       if (i >= kept || this.severity(s, i, label, pos) > this.severity(s, i, this.reads[base + i] ?? 0, this.readPositions[base + i] ?? 0)) {
         this.reads[base + i] = label;
         this.readPositions[base + i] = pos;

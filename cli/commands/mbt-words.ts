@@ -34,7 +34,7 @@ export interface MbtFlags extends ModelFlags {
 /** The configuration options of a run: one fixed configuration, or random ones of a variant (and faults, and order). */
 export type Target =
   | { readonly config: Config }
-  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions; readonly stateSlots?: boolean; readonly draft?: boolean; readonly radix?: boolean };
+  | { readonly variant: Variant; readonly faults?: readonly Fault[]; readonly allocators?: readonly PoolAllocator[]; readonly eviction?: boolean; readonly slots?: boolean; readonly slotSizes?: readonly number[]; readonly life?: LifeOptions; readonly stateSlots?: boolean; readonly draft?: boolean; readonly loadback?: boolean; readonly sourcePages?: boolean; readonly torn?: boolean; readonly radix?: boolean };
 
 /** The random side of a {@link Target}. */
 export type RandomTarget = Exclude<Target, { readonly config: Config }>;
@@ -70,6 +70,8 @@ export function replayLine(flags: MbtFlags, seed: number, path: string): string 
   if (flags.retraction === true) words.push('--retraction');
   if (flags.stateSlots === true) words.push('--state-slots');
   if (flags.draft === true) words.push('--draft');
+  if (flags.loadback === true) words.push('--loadback');
+  if (flags.sourcePages === true) words.push('--source-pages');
   if (flags.random === true) words.push('--random');
   if (flags.isolation === false) words.push('--no-isolation');
   if (flags.maxCommands !== undefined && flags.maxCommands !== '40') add('--max-commands', flags.maxCommands);
@@ -89,7 +91,7 @@ export function describeConfig(config: Config): string {
   const slots = config.allocator === undefined && config.pageSize !== undefined && config.pageSize > 1 ? `, ${config.pageSize} tokens per page` : '';
   const rule = config.lengthRule === 'ge' ? ' (ge)' : '';
   const life = hasLife(config) ? `, ${config.decodeSteps ?? 1} decode steps${config.tableGrowth === true ? ', table growth' : ''}${config.retraction === true ? ', retraction' : ''}` : '';
-  const wire = `${config.stateSlots === true ? ", D's state slots" : ''}${config.draft === true ? ', draft KV' : ''}`;
+  const wire = `${config.stateSlots === true ? ", D's state slots" : ''}${config.draft === true ? ', draft KV' : ''}${config.loadback === true ? ', host loadback' : ''}${config.sourcePages === true ? ", P's source pages" : ''}`;
   const tree = config.radix === true ? ', radix tree' : '';
   return `variant ${config.variant}, faults ${faults}${order}; ${config.pages} pages${slots}, prefill limit ${config.prefillLimit}${rule}, requests ${requests}${prefixes}${life}${wire}${tree}`;
 }
@@ -97,6 +99,6 @@ export function describeConfig(config: Config): string {
 /** Random configurations of a target in one line. */
 export function describeRandom(target: RandomTarget): string {
   const life = target.life === undefined ? '' : ` with ${target.life.decodeSteps?.join(',') ?? '2,3'} decode steps${target.life.tableGrowth === true ? ', table growth' : ''}${target.life.retraction === true ? ', retraction' : ''}`;
-  const wire = `${target.stateSlots === true ? " with D's state slots" : ''}${target.draft === true ? ' with draft KV' : ''}${target.radix === true ? ' with a radix tree (eviction on)' : ''}`;
+  const wire = `${target.stateSlots === true ? " with D's state slots" : ''}${target.draft === true ? ' with draft KV' : ''}${target.loadback === true ? ' with host loadback' : ''}${target.sourcePages === true ? " with P's source pages and torn writes" : ''}${target.radix === true ? ' with a radix tree (eviction on)' : ''}`;
   return `random configurations${target.slots === true ? ' with token slots' : ''}${life}${wire}, variant ${target.variant}, faults ${target.faults?.join(',') ?? 'random'}${target.allocators === undefined ? '' : `, allocator ${target.allocators.join(',')}`}`;
 }

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { actionLabel, FAULTS, incidentConfig, refusalOf, run, type Config, type Coverage } from '../../spec/index.ts';
-import { EVENTS, LIFE_EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
+import { EVENTS, LIFE_EVENTS, LOAD_EVENTS, POOL_COVERAGE, realPool, runMbt, splitPath, type MbtResult } from '../../impl/index.ts';
 import { beginWork } from '../interrupt.ts';
 import type { PoolAllocator } from '../../impl/allocator-order.ts';
 import { formatTrace, shouldColor } from '../../trace/index.ts';
@@ -53,9 +53,10 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     if (value !== undefined) throw new UsageError(`${flag}: cannot be combined with --random, which draws its own configurations`);
   }
   // Decode the variant and faults through the same schema as every other command.
-  // --radix is left out here: it needs a request with a prefix, which only the drawn configurations have.
+  // --radix is left out here: it needs a request with a prefix, which only the drawn configurations have; --loadback needs one to decode at all.
   const { radix: _radix, ...plain } = flags;
-  const decoded = refuseUncovered(covered, configFromFlags({ ...plain, requests: '1', pages: '1', prefillLimit: '1' }));
+  const sizes = flags.loadback === true ? { requests: '2:p', pages: '2', prefillLimit: '2' } : { requests: '1', pages: '1', prefillLimit: '1' };
+  const decoded = refuseUncovered(covered, configFromFlags({ ...plain, ...sizes }));
   const order = poolOrder(decoded.allocator);
   return {
     variant: decoded.variant,
@@ -71,6 +72,10 @@ function targetFrom(flags: MbtFlags, covered: Coverage): Target {
     ...(decoded.stateSlots === true ? { stateSlots: true } : {}),
     // A draft model's KV in every configuration (retraction off), draft-stale drawn unless --faults names the faults.
     ...(decoded.draft === true ? { draft: true } : {}),
+    // The host tier of D's prefix cache in every configuration (retraction off), its faults drawn unless --faults names them.
+    ...(decoded.loadback === true ? { loadback: true } : {}),
+    // P's source pages in every configuration, with torn writes (where a write is in flight), source-early-free drawn unless --faults names the faults.
+    ...(decoded.sourcePages === true ? { sourcePages: true, torn: true } : {}),
     // The prefix cache a radix tree (eviction on) in every configuration with a prefix, its prefixes flat, longer or nested.
     ...(flags.radix === true ? { radix: true } : {}),
   };
@@ -133,7 +138,7 @@ export function mbtCommand(flags: MbtFlags): number {
   }
   if (f === undefined) {
     out(`pass: ${result.runs} runs; the pool accepted exactly what the spec enables, refined it at every step${flags.isolation === false ? ' (Isolation not checked: --no-isolation)' : ', and Isolation held'}`);
-    const life = LIFE_EVENTS.flatMap((e) => (result.events[e] === undefined ? [] : [`${e} ${result.events[e]}`]));
+    const life = [...LIFE_EVENTS, ...LOAD_EVENTS].flatMap((e) => (result.events[e] === undefined ? [] : [`${e} ${result.events[e]}`]));
     out(`exercised: ${[...EVENTS.map((e) => `${e} ${result.events[e]}`), ...life].join(', ')}`);
     return EXIT.ok;
   }
