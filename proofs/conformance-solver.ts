@@ -102,12 +102,10 @@ export class KindSolver {
   pin(which: 'pre' | 'post', s: State): Bool<'main'>[] {
     const { v, m } = this;
     const z = which === 'pre' ? this.pre : this.post;
-    const els = (sort: string): readonly Z[] => v.elements.get(sort) ?? [];
-    const [pages, reqs, slots] = [els('Page'), els('Req'), els('Slot')];
+    const [pages, reqs, slots] = ['Page', 'Req', 'Slot'].map((sort): readonly Z[] => v.elements.get(sort) ?? []) as [readonly Z[], readonly Z[], readonly Z[]];
     const label = (byte: number): Z => this.term(`label.${byte}`, () => labelOf(v, m, byte));
     const record = (x: number): Z => this.term(`record.${x}`, () => ((x & READ) === 0 ? v.unread : v.rd(label(x & READ_LABEL), v.ctx.Bool.val((x & MISPLACED) !== 0))));
-    // a select of `which` state's variable, made once per solver
-    const sel = (name: string, make: () => Z): Z => this.term(`${which}.${name}`, make);
+    const sel = (name: string, make: () => Z): Z => this.term(`${which}.${name}`, make); // a select of `which` state's variable
     const out: Bool<'main'>[] = [];
     for (let p = 0; p < m.pages; p++) {
       const page = pages[p] as Z;

@@ -172,12 +172,16 @@ export async function checkConformance(
       }
     } finally {
       ks.solver.release();
+      onKind?.(kinds.indexOf(kind) + 1, kinds.length);
     }
-    onKind?.(kinds.indexOf(kind) + 1, kinds.length);
   }
+  return { steps, disabled, universe: universeText(m), mismatches, ms: Math.round(performance.now() - start) };
+}
+
+/** The universe in words: its pages, each request's length and prefix, the limit. */
+function universeText(m: Model): string {
   const prefixText = (name: string): string => ((m.config.prefixPages?.[name] ?? 1) > 1 ? `, ${name} of ${m.config.prefixPages?.[name]} pages` : `, ${name}`);
-  const universe = `${m.pages} pages; ${m.config.requests.map((q) => `${q.name} (${q.length}${q.prefix ? prefixText(q.prefix) : ''})`).join(', ')}; prefill limit ${m.config.prefillLimit}`;
-  return { steps, disabled, universe, mismatches, ms: Math.round(performance.now() - start) };
+  return `${m.pages} pages; ${m.config.requests.map((q) => `${q.name} (${q.length}${q.prefix ? prefixText(q.prefix) : ''})`).join(', ')}; prefill limit ${m.config.prefillLimit}`;
 }
 
 /**
