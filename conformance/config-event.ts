@@ -30,6 +30,7 @@ export const ConfigEventSchema = Schema.Struct({
   eviction: Schema.optionalWith(Schema.Boolean, { exact: true }),
   tableGrowth: Schema.optionalWith(Schema.Boolean, { exact: true }),
   retraction: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  radix: Schema.optionalWith(Schema.Boolean, { exact: true }),
 });
 
 /** A decoded `config` event. */
@@ -59,6 +60,8 @@ export interface LogModel {
   readonly tableGrowth: boolean;
   /** Whether D may retract a running request and resume it (the `retract` and `resume` events). */
   readonly retraction: boolean;
+  /** Whether the prefix cache is a radix tree (SGLang's `RadixCache`): the handoff inserts the prefix (`insert` with `at: "handoff"`), an `evict` frees leaves; off when left out. */
+  readonly radix?: boolean;
 }
 
 /** P's limit in tokens: `prefillTokens` where given, else `prefillLimit` pages of the page size (1 token a page when none is known). */

@@ -8,7 +8,7 @@
  */
 import { NO_PAGE } from '../impl/index.ts';
 import { Ph } from '../spec/index.ts';
-import { finished, tableOf, takeAction, type LoggedPool } from './pool.ts';
+import { finished, tableOf, takeAction, type LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import { holderName, OK, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
 
@@ -16,7 +16,7 @@ import { holderName, OK, pageWords, phaseWords, refused, type EventContext, type
 const NEW = Ph.new;
 
 /** The logged pages from the `skip`-th on that the pool cannot hand out: outside its ids, or held by a live table (a refusal or an `ExclusiveHold` violation); `undefined` when every one is free. */
-function heldPages(ctx: EventContext, pool: LoggedPool, pages: PageRuns, skip: number, what: string): StepResult | undefined {
+function heldPages(ctx: EventContext, pool: LogPool, pages: PageRuns, skip: number, what: string): StepResult | undefined {
   // Page ids run from the allocator's first page (1 where page 0 is SGLang's padding page) for `pages` pages.
   const first = pool.behaviour.firstPage;
   const end = first + pool.options.pages;
@@ -32,7 +32,7 @@ function heldPages(ctx: EventContext, pool: LoggedPool, pages: PageRuns, skip: n
 }
 
 /** After the pool took the pages: they must be the logged ones, `from` the table's first entry logged, and none twice in the table. */
-function takenAsLogged(ctx: EventContext, pool: LoggedPool, pages: PageRuns, from: number, what: string): StepResult {
+function takenAsLogged(ctx: EventContext, pool: LogPool, pages: PageRuns, from: number, what: string): StepResult {
   const length = pool.lengths[ctx.slot] ?? 0;
   if (!pages.equalsRow(pool.pageTable(ctx.slot), from, length)) {
     return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, ctx.slot).slice(from))}; the log says ${pages.words()}`);
@@ -44,7 +44,7 @@ function takenAsLogged(ctx: EventContext, pool: LoggedPool, pages: PageRuns, fro
 }
 
 /** The prefix page the cache holds for the request's prefix, or `NO_PAGE`. */
-function cachedPage(ctx: EventContext, pool: LoggedPool): number {
+function cachedPage(ctx: EventContext, pool: LogPool): number {
   return ctx.info.group >= 0 ? (pool.prefixPages[ctx.info.group] ?? NO_PAGE) : NO_PAGE;
 }
 
