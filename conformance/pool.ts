@@ -9,7 +9,10 @@
  * bounded by the slots (the requests in flight), never by the log's length.
  *
  * The only thing added to the pool is where page ids come from: the log says which pages
- * an allocation took, and under the `any` allocator the pool takes exactly those.
+ * an allocation took, and under the `any` allocator the pool takes exactly those. The
+ * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool`, whose log says
+ * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (the
+ * tree is only in the model-based test's pool, at the end of the class chain).
  */
 import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
 import { ServingPool, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
@@ -71,7 +74,9 @@ export class LogPicks {
 
 /** The pool, with the page ids of the next allocation taken from the log when asked. */
 export class LoggedPool extends ServingPool implements LogPool {
+  /** The pages the next `allocate` takes ({@link LogPool}). */
   wanted: readonly number[] | undefined;
+  /** A page the last logged allocation named twice, or -1. */
   twice: number;
   private readonly picks: LogPicks;
 
@@ -95,12 +100,14 @@ export class LoggedPool extends ServingPool implements LogPool {
     this.twice = this.picks.takeWanted(wanted, this.tables, at, n, (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
   }
 
+  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
   isFree(p: number): boolean {
     const list = this.freeList;
     // The plain sorted set first: it is the hot path of a real-scale log.
     return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
   }
 
+  /** A copy of this state. */
   fork(): LoggedPool {
     const copy = new LoggedPool(this.serving);
     copy.copyFrom(this);

@@ -33,7 +33,9 @@ const ANOTHER_USERS = 2;
 
 /** The radix pool, with the page ids of the next allocation taken from the log when asked, and each handoff's freed duplicates kept. */
 export class LoggedRadixPool extends RadixPool implements LogPool {
+  /** The pages the next `allocate` takes ({@link LogPool}). */
   wanted: readonly number[] | undefined;
+  /** A page the last logged allocation named twice, or -1. */
   twice: number;
   private readonly picks: LogPicks;
   /** Per slot: how many duplicates its handoff's insert freed (`NOT_HANDED_OFF` before it). */

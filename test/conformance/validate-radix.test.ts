@@ -132,8 +132,8 @@ describe('validate-log under radix: what it refuses (exit 2, the field and its v
 });
 
 describe('validate-log under radix: random spec runs', () => {
-  // One-page prefixes (the log has no prefix lengths), orders sorted and lifo, the faults the validator checks but early-free (whose late landing the log leaves open).
-  const configs = configArbitrary(undefined, undefined, ['sorted', 'lifo'], true).map((c): Config => {
+  // One-page prefixes (the log has no prefix lengths), every order the tree follows (pages of one token), the faults the validator checks but early-free (whose late landing the log leaves open).
+  const configs = configArbitrary(undefined, undefined, ['sorted', 'sglang', 'lifo'], true, false, [1]).map((c): Config => {
     const faults = c.faults.filter((f) => VALIDATOR_FAULTS.includes(f) && f !== 'early-free');
     return c.requests.some((q) => q.prefix !== undefined) ? { ...c, faults, eviction: true, radix: true } : { ...c, faults, eviction: true };
   });
