@@ -102,6 +102,17 @@ describe('validate-log under radix: logs of spec runs', () => {
   });
 });
 
+describe('validate-log under radix: the example log', () => {
+  it('examples/logs/radix-lock-underflow.jsonl (B\'s partial hit names only page 2): exit 1 at the evict line, the spec\'s own 9-step trace under radix', async () => {
+    const file = 'examples/logs/radix-lock-underflow.jsonl';
+    const r = await pagecheck('validate-log', file);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('model: buggy, 3 pages, prefill limit 3 pages, faults lock-underflow, allocator sorted, radix tree');
+    expect(r.out).toContain(`violation of ExclusiveHold at ${file}:15`);
+    expect(r.out).toContain('actions: allocate(A) prefill(A) handoff(A) allocate(B) prefill(B) handoff(B) decode(B) free(B) evict(C)');
+  });
+});
+
 describe('validate-log under radix: what it refuses (exit 2, the field and its value)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pagecheck-radix-'));
   const write = (name: string, lines: readonly string[]): string => {
