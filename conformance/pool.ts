@@ -25,6 +25,10 @@ export interface LogPool extends ServingPool {
   twice: number;
   /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
   isFree(p: number): boolean;
+  /** How many leading table entries of the slot are shared prefix pages: its prefix's pages after a hit or an insert (under `radix`, its path's depth). */
+  sharedCount(slot: number): number;
+  /** How many of prefix group `g`'s first pages an allocation would share now (`match_prefix`). */
+  matchedCount(g: number): number;
   /** A copy of this state. */
   fork(): LogPool;
 }
@@ -105,6 +109,16 @@ export class LoggedPool extends ServingPool implements LogPool {
     const list = this.freeList;
     // The plain sorted set first: it is the hot path of a real-scale log.
     return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
+  }
+
+  /** How many leading table entries of the slot are shared prefix pages. */
+  sharedCount(slot: number): number {
+    return this.sharedPages(this.slotIndex(slot));
+  }
+
+  /** How many of prefix group `g`'s first pages an allocation would share now. */
+  matchedCount(g: number): number {
+    return this.matchedPages(g);
   }
 
   /** A copy of this state. */

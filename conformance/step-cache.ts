@@ -5,7 +5,7 @@
  */
 import { NO_PAGE } from '../impl/index.ts';
 import { HIT, isLive } from '../spec/index.ts';
-import { sharesFirst, takeAction, type LogPool } from './pool.ts';
+import { takeAction, type LogPool } from './pool.ts';
 import { OK, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
 
 /** How many prefix pages the cache holds. */
@@ -40,9 +40,10 @@ export function afterEvict(ctx: EventContext, pool: LogPool, cachedBefore: numbe
   }
   if (!pool.behaviour.lockUnderflow) return OK;
   for (let s = 0; s < pool.options.slots; s++) {
-    if (!isLive(pool.phase(s)) || !sharesFirst(pool, s)) continue;
-    const p = pool.pageTable(s)[0] ?? 0;
-    if ((pool.holder[p] ?? 0) >= 0) {
+    if (!isLive(pool.phase(s))) continue;
+    // The first of its shared prefix pages that the cache no longer holds.
+    const p = pool.pageTable(s).subarray(0, pool.sharedCount(s)).find((q) => (pool.holder[q] ?? 0) >= 0);
+    if (p !== undefined) {
       const reader = ctx.window.info(s)?.id ?? `slot ${s}`;
       // A hit shares the page; under radix the request that inserted it shares it as the tree's node too.
       const how = ((pool.flags[s] ?? 0) & HIT) !== 0 ? 'a cache hit' : "its page is the tree's node";

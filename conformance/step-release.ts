@@ -15,7 +15,7 @@
  * the log's), kept with the request in the window, the same in every possible state.
  */
 import { isLive, Ph, type ActionKind } from '../spec/index.ts';
-import { sharesFirst, type LogPool } from './pool.ts';
+import type { LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import { holderName, OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
 import type { OpenRelease, RequestInfo } from './window.ts';
@@ -23,9 +23,9 @@ import type { OpenRelease, RequestInfo } from './window.ts';
 // Read once: a namespace re-export is a getter call on every access.
 const { freed: FREED, landed: LANDED } = Ph;
 
-/** The table entries a release frees, `[from, to)`: all but a shared prefix page. */
+/** The table entries a release frees, `[from, to)`: all but the shared prefix pages. */
 export function releaseRange(pool: LogPool, slot: number): readonly [number, number] {
-  return [sharesFirst(pool, slot) ? 1 : 0, pool.lengths[slot] ?? 0];
+  return [pool.sharedCount(slot), pool.lengths[slot] ?? 0];
 }
 
 /**
@@ -105,10 +105,10 @@ export function heldByOthers(pool: LogPool, slot: number): number[] {
   return out;
 }
 
-/** Whether a live request has page `p` as its shared prefix page. */
+/** Whether a live request has page `p` among its shared prefix pages. */
 function sharedByLive(pool: LogPool, p: number): boolean {
   for (let s = 0; s < pool.options.slots; s++) {
-    if (isLive(pool.phase(s)) && sharesFirst(pool, s) && pool.pageTable(s)[0] === p) return true;
+    if (isLive(pool.phase(s)) && pool.pageTable(s).subarray(0, pool.sharedCount(s)).includes(p)) return true;
   }
   return false;
 }

@@ -37,7 +37,7 @@ function pagesAfter(ctx: EventContext, s: Possible, kind: ActionKind): StepResul
   const { slot, pages } = ctx;
   if (pages === undefined) return OK;
   const length = pool.lengths[slot] ?? 0;
-  const [from, to] = kind === 'insert' ? [0, 1] : kind === 'grow' ? [length - 1, length] : [0, length];
+  const [from, to] = kind === 'insert' ? [0, pool.sharedCount(slot)] : kind === 'grow' ? [length - 1, length] : [0, length];
   if (samePages(pool, slot, pages, from, to, false)) return OK;
   return refused(`${kind}(${ctx.info.id}) is about pages ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${pages.words()}`);
 }
