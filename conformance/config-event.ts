@@ -31,6 +31,7 @@ export const ConfigEventSchema = Schema.Struct({
   tableGrowth: Schema.optionalWith(Schema.Boolean, { exact: true }),
   retraction: Schema.optionalWith(Schema.Boolean, { exact: true }),
   radix: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  prefixPages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: WholeNumber(1, MAX_LOG_PAGES, 'a prefix length in pages') }), { exact: true }),
 });
 
 /** A decoded `config` event. */
@@ -62,6 +63,8 @@ export interface LogModel {
   readonly retraction: boolean;
   /** Whether the prefix cache is a radix tree (SGLang's `RadixCache`): the handoff inserts the prefix (`insert` with `at: "handoff"`), an `evict` frees leaves; off when left out. */
   readonly radix?: boolean;
+  /** Per prefix name, its length in pages where it is more than one (under `radix` a nested name `a/b` extends `a`); every other prefix is one page. */
+  readonly prefixPages?: Readonly<Record<string, number>>;
 }
 
 /** P's limit in tokens: `prefillTokens` where given, else `prefillLimit` pages of the page size (1 token a page when none is known). */

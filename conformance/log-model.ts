@@ -42,6 +42,7 @@ export function resolveModel(config: ConfigEvent | undefined, overrides: Partial
     tableGrowth: overrides.tableGrowth ?? config?.tableGrowth ?? false,
     retraction: overrides.retraction ?? config?.retraction ?? false,
     radix: overrides.radix ?? config?.radix ?? false,
+    ...(config?.prefixPages === undefined ? {} : { prefixPages: config.prefixPages }),
   };
   const radix = radixIssue(model);
   if (radix !== undefined) throw new LogInputError(where, radix.field, radix.message);

@@ -20,6 +20,7 @@ import { mergedLines, type SourceLine } from './lines.ts';
 import { caveatsOf, resolveModel, sameConfig } from './log-model.ts';
 import { PageRuns } from './pages.ts';
 import { LoggedPool } from './pool.ts';
+import { ancestorsOf, prefixShape } from './prefix-groups.ts';
 import { LoggedRadixPool } from './radix.ts';
 import { finishedEverywhere, samePossible, variants } from './possible-set.ts';
 import { applyEvent, type EventContext, type Possible, type StepResult } from './step.ts';
@@ -104,7 +105,8 @@ class Validator {
     // Under `any` the log names the pages and the pool takes them; otherwise the pool's own order decides, and the log must agree.
     const order = allocator === 'any' ? {} : { allocator, ...(pageSize === undefined ? {} : { pageSize }) };
     const limit = prefillTokens === undefined ? {} : { prefillTokens };
-    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, lengthRule, eviction, tableGrowth, retraction, ...order };
+    const shape = prefixShape(model, this.window, this.prefixes, line);
+    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, ...order };
     // The radix tree is the model-based test's pool's (radix.ts); log-model.ts refuses it with what that pool does otherwise.
     const pool = radix === true ? new LoggedRadixPool({ ...options, radix }) : new LoggedPool(options);
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
@@ -122,8 +124,9 @@ class Validator {
     if (e.length === undefined && model.pageSize === undefined) throw new LogInputError(line, 'tokens', 'an arrival in tokens needs the page size: give pageSize in the config event, or --page-size');
     const length = e.length ?? Math.ceil((e.tokens ?? 1) / (model.pageSize ?? 1));
     if (length > model.pages) return this.result({ verdict: 'deviation', at: line, headline: [`${e.id} needs ${length} pages, more than the pool's ${model.pages}: the spec can never allocate it`] });
-    const group = e.prefix === undefined ? -1 : this.window.groupOf(e.prefix, this.prefixes);
-    if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${this.prefixes} distinct prefixes`);
+    const group = e.prefix === undefined ? -1 : this.groupOf(e.prefix, model, line);
+    const k = group < 0 ? 0 : (this.states[0]?.pool.prefixLengths[group] ?? 1);
+    if (length <= k) return this.result({ verdict: 'deviation', at: line, headline: [`${e.id} has ${length} pages and a prefix of ${k}: the spec gives a request with a prefix a page of its own besides`] });
     let slot: number;
     try {
       slot = this.window.arrive(e.id, length, group, e.tokens ?? length * (model.pageSize ?? 1));
@@ -135,6 +138,16 @@ class Validator {
     if (this.window.arrived <= SPEC_TRACE_ARRIVALS) this.arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
     else for (const s of this.states) s.path = undefined;
     return undefined;
+  }
+
+  /** A prefix's group; under `radix` a nested name must be declared in the config's `prefixPages` (prefix-groups.ts). */
+  private groupOf(prefix: string, model: LogModel, line: SourceLine): number {
+    const known = this.window.groupOf(prefix, 0);
+    if (known >= 0) return known;
+    if (ancestorsOf(prefix, model.radix === true).length > 0) throw new LogInputError(line, 'prefix', `prefix "${prefix}" extends another: under radix a nested prefix is declared in the config event's prefixPages with its length`);
+    const group = this.window.groupOf(prefix, this.prefixes);
+    if (group === -1) throw new LogInputError(line, 'prefix', `more than ${this.prefixes} distinct prefixes`);
+    return group;
   }
 
   /** Applies a request event to every possible state: the rule it follows, its pages, and a release's further allocator calls, which change nothing. */

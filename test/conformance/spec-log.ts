@@ -29,7 +29,7 @@ export function runOf(m: Model, picks: readonly number[]): { actions: Action[]; 
 export function logOf(m: Model, config: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
   // The allocator and the length rule only where they are not the defaults, so that the small configurations' logs stay as they were.
   const options = { ...(config.allocator === undefined || config.allocator === 'sorted' ? {} : { allocator: config.allocator }), ...(config.lengthRule === 'ge' ? { lengthRule: 'ge' } : {}) };
-  const lines = [JSON.stringify({ kind: 'config', pages: config.pages, prefillLimit: config.prefillLimit, variant: config.variant, faults: config.faults, ...(config.eviction === true ? { eviction: true } : {}), ...(config.radix === true ? { radix: true } : {}), ...options })];
+  const lines = [JSON.stringify({ kind: 'config', pages: config.pages, prefillLimit: config.prefillLimit, variant: config.variant, faults: config.faults, ...(config.eviction === true ? { eviction: true } : {}), ...(config.radix === true ? { radix: true } : {}), ...(Object.keys(config.prefixPages ?? {}).length > 0 ? { prefixPages: config.prefixPages } : {}), ...options })];
   const lineOf: number[] = [];
   const arrived = new Set<number>();
   const name = (r: number): string => config.requests[r]?.name ?? `#${r}`;

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compile, initial, parseAction, step, type Action, type Config, type State } from '../../spec/index.ts';
-import { configArbitrary } from '../../impl/index.ts';
+import { configArbitrary, RADIX_SHAPES, reshapePrefixes } from '../../impl/index.ts';
 import { validate, VALIDATOR_FAULTS, type ValidationResult } from '../../conformance/index.ts';
 import { pagecheck } from '../support/cli.ts';
 import { radix } from '../spec/helpers.ts';
@@ -143,14 +143,18 @@ describe('validate-log under radix: what it refuses (exit 2, the field and its v
 });
 
 describe('validate-log under radix: random spec runs', () => {
-  // One-page prefixes (the log has no prefix lengths), every order the tree follows (pages of one token), the faults the validator checks but early-free (whose late landing the log leaves open).
-  const configs = configArbitrary(undefined, undefined, ['sorted', 'sglang', 'lifo'], true, false, [1]).map((c): Config => {
-    const faults = c.faults.filter((f) => VALIDATOR_FAULTS.includes(f) && f !== 'early-free');
-    return c.requests.some((q) => q.prefix !== undefined) ? { ...c, faults, eviction: true, radix: true } : { ...c, faults, eviction: true };
-  });
+  // Prefixes of one page, `p` of 2 pages, or `q` nested under `p` (radix only; impl/mbt-radix-configs.ts's shapes), every order the tree follows (pages of one token), the faults the validator checks but early-free (whose late landing the log leaves open).
+  const configs = fc
+    .record({ c: configArbitrary(undefined, undefined, ['sorted', 'sglang', 'lifo'], true, false, [1]), tree: fc.boolean(), shape: fc.constantFrom(...RADIX_SHAPES) })
+    .map(({ c, tree, shape }): Config => {
+      const faults = c.faults.filter((f) => VALIDATOR_FAULTS.includes(f) && f !== 'early-free');
+      const prefixed = c.requests.some((q) => q.prefix !== undefined);
+      if (!prefixed) return { ...c, faults, eviction: true };
+      return tree ? { ...reshapePrefixes(c, shape), faults, eviction: true, radix: true } : { ...reshapePrefixes(c, shape === 'nested' ? 'flat' : shape), faults, eviction: true };
+    });
 
-  it('never a deviation; a violation exactly at the line of the action after which an invariant breaks (1,000 runs, seed 37: 647 with the tree, 353 inserting at a handoff, 64 evicting, 163 violations)', () => {
-    const seen = { radix: 0, insertsAtHandoff: 0, evictions: 0, violations: 0 };
+  it('never a deviation; a violation exactly at the line of the action after which an invariant breaks (1,000 runs, seed 37: 338 with the tree, 99 with a 2-page prefix, 31 of them nested, 186 inserting at a handoff, 42 evicting, 165 violations)', () => {
+    const seen = { radix: 0, longPrefix: 0, nested: 0, insertsAtHandoff: 0, evictions: 0, violations: 0 };
     fc.assert(
       fc.property(configs, fc.array(fc.nat({ max: 63 }), { minLength: 1, maxLength: 30 }), (config, picks) => {
         const m = compile(config);
@@ -159,6 +163,8 @@ describe('validate-log under radix: random spec runs', () => {
         const r = check(lines);
         const k = firstViolation(m, states);
         if (config.radix === true) seen.radix++;
+        if (Object.keys(config.prefixPages ?? {}).length > 0) seen.longPrefix++;
+        if (config.requests.some((q) => q.prefix?.includes('/') === true)) seen.nested++;
         if (lines.some((l) => l.includes('"at":"handoff"'))) seen.insertsAtHandoff++;
         if (actions.some((a) => a.kind === 'evict')) seen.evictions++;
         if (k > 0) seen.violations++;
@@ -167,6 +173,6 @@ describe('validate-log under radix: random spec runs', () => {
       { numRuns: 1000, seed: 37 },
     );
     // The runs must have met the tree, its inserts, evictions and violations, or the property says little.
-    expect(seen).toEqual({ radix: 647, insertsAtHandoff: 353, evictions: 64, violations: 163 });
+    expect(seen).toEqual({ radix: 338, longPrefix: 99, nested: 31, insertsAtHandoff: 186, evictions: 42, violations: 165 });
   }, 60_000);
 });
