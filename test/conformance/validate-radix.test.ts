@@ -102,6 +102,31 @@ describe('validate-log under radix: logs of spec runs', () => {
   });
 });
 
+describe('validate-log under radix: nested prefixes (prefixPages)', () => {
+  // 5 pages: A (sys, 1 page) inserts the sys node; B (sys/doc, 2 pages) matches it and inserts the doc node; C matches both.
+  const NESTED = radix('buggy', [], 5, ['2:sys', '3:sys/doc', '3:sys/doc'], { prefixPages: { 'sys/doc': 2 } });
+  const RUN = ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)', 'prefill(B)', 'handoff(B)', 'allocate(C)', 'prefill(C)', 'handoff(C)', 'decode(B)', 'decode(C)', 'free(B)', 'free(C)', 'decode(A)', 'free(A)'];
+
+  it('partial hits name only the pages past the matched nodes (B past sys: [2, 3]; C past sys/doc: [4]); conforms, 22 events, the spec\'s 15 actions', () => {
+    const { lines } = logOfLabels(NESTED, RUN);
+    expect(lines[0]).toContain('"prefixPages":{"sys/doc":2}');
+    const partial = lines.map((l) => l.replace('{"kind":"allocate","pages":[0,2,3],"id":"B"}', '{"kind":"allocate","pages":[2,3],"id":"B"}').replace('{"kind":"allocate","pages":[0,2,4],"id":"C"}', '{"kind":"allocate","pages":[4],"id":"C"}'));
+    expect(partial.filter((l) => l.includes('"allocate"'))).toEqual(['{"kind":"allocate","pages":[0,1],"id":"A"}', '{"kind":"allocate","pages":[2,3],"id":"B"}', '{"kind":"allocate","pages":[4],"id":"C"}']);
+    const r = check(partial);
+    expect([r.verdict, r.events, r.spec?.actions.length]).toEqual(['conforms', 22, 15]);
+    const swapped = check(lines.map((l) => l.replace('{"kind":"insert","at":"handoff","pages":[0,2,4]', '{"kind":"insert","at":"handoff","pages":[0,4,2]')));
+    expect([swapped.verdict, swapped.at?.line, swapped.refusals[0]?.why]).toEqual(['deviation', 16, "insert(C) at the handoff: the tree holds C's first 2 pages and its table is [0, 2, 4]; the log says [0, 4, 2]"]);
+  });
+
+  it('an undeclared nested prefix, or one no longer than its parent, is exit 2 naming the field', () => {
+    const config = '{"kind":"config","pages":5,"prefillLimit":3,"eviction":true,"radix":true}';
+    const undeclared = () => check([config, '{"kind":"arrive","id":"B","length":3,"prefix":"sys/doc"}']);
+    expect(undeclared).toThrow('prefix "sys/doc" extends another: under radix a nested prefix is declared in the config event\'s prefixPages with its length');
+    const short = () => check([config.replace('}', ',"prefixPages":{"sys":2,"sys/doc":2}}'), '{"kind":"arrive","id":"B","length":3,"prefix":"sys/doc"}']);
+    expect(short).toThrow('prefix "sys/doc" extends "sys" of 2 pages: it must be longer (2 pages given)');
+  });
+});
+
 describe('validate-log under radix: the example log', () => {
   it('examples/logs/radix-lock-underflow.jsonl (B\'s partial hit names only page 2): exit 1 at the evict line, the spec\'s own 9-step trace under radix', async () => {
     const file = 'examples/logs/radix-lock-underflow.jsonl';
