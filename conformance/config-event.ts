@@ -30,6 +30,8 @@ export const ConfigEventSchema = Schema.Struct({
   eviction: Schema.optionalWith(Schema.Boolean, { exact: true }),
   tableGrowth: Schema.optionalWith(Schema.Boolean, { exact: true }),
   retraction: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  radix: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  prefixPages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: WholeNumber(1, MAX_LOG_PAGES, 'a prefix length in pages') }), { exact: true }),
 });
 
 /** A decoded `config` event. */
@@ -59,6 +61,10 @@ export interface LogModel {
   readonly tableGrowth: boolean;
   /** Whether D may retract a running request and resume it (the `retract` and `resume` events). */
   readonly retraction: boolean;
+  /** Whether the prefix cache is a radix tree (SGLang's `RadixCache`): the handoff inserts the prefix (`insert` with `at: "handoff"`), an `evict` frees leaves; off when left out. */
+  readonly radix?: boolean;
+  /** Per prefix name, its length in pages where it is more than one (under `radix` a nested name `a/b` extends `a`); every other prefix is one page. */
+  readonly prefixPages?: Readonly<Record<string, number>>;
 }
 
 /** P's limit in tokens: `prefillTokens` where given, else `prefillLimit` pages of the page size (1 token a page when none is known). */

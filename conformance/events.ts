@@ -69,7 +69,8 @@ const SCHEMAS = {
   resume: Schema.Struct({ kind: Schema.Literal('resume'), ...maybePages, tokens: maybeTokens }),
   timeout: paged('timeout'),
   free: paged('free'),
-  insert: Schema.Struct({ kind: Schema.Literal('insert'), ...maybePages, at: Schema.optionalWith(literal(INSERT_POINTS), { exact: true }) }),
+  // `freed`: the duplicates an insert at the handoff freed (cache_unfinished_req, under radix).
+  insert: Schema.Struct({ kind: Schema.Literal('insert'), ...maybePages, at: Schema.optionalWith(literal(INSERT_POINTS), { exact: true }), freed: Schema.optionalWith(PageList, { exact: true }) }),
   evict: paged('evict'),
 } as const satisfies Record<Exclude<EventKind, 'config'>, Schema.Schema.AnyNoContext>;
 

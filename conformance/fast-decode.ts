@@ -28,7 +28,7 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
   resume: ['pages', 'tokens'],
   timeout: ['pages'],
   free: ['pages'],
-  insert: ['pages', 'at'],
+  insert: ['pages', 'at', 'freed'],
   evict: ['pages'],
 };
 
@@ -55,6 +55,7 @@ function pageList(x: unknown): Array<number | [number, number]> | undefined {
 function field(name: string, x: unknown): unknown {
   switch (name) {
     case 'pages':
+    case 'freed':
       return pageList(x);
     case 'length':
       return whole(x, 1, MAX_LENGTH) ? x : undefined;

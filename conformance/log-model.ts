@@ -29,7 +29,7 @@ export function resolveModel(config: ConfigEvent | undefined, overrides: Partial
     throw new LogInputError(where, 'faults', `validate-log does not check logs with ${unchecked.join(', ')} yet; it checks ${VALIDATOR_FAULTS.join(', ')}`);
   }
   if (faults.includes('torn-write') && checksOwner(variant)) throw new LogInputError(where, 'faults', TORN_WITH_TAGS);
-  return {
+  const model: LogModel = {
     pages,
     prefillLimit,
     ...(tokens === undefined ? {} : { prefillTokens: tokens }),
@@ -41,7 +41,26 @@ export function resolveModel(config: ConfigEvent | undefined, overrides: Partial
     eviction: overrides.eviction ?? config?.eviction ?? false,
     tableGrowth: overrides.tableGrowth ?? config?.tableGrowth ?? false,
     retraction: overrides.retraction ?? config?.retraction ?? false,
+    radix: overrides.radix ?? config?.radix ?? false,
+    ...(config?.prefixPages === undefined ? {} : { prefixPages: config.prefixPages }),
   };
+  const radix = radixIssue(model);
+  if (radix !== undefined) throw new LogInputError(where, radix.field, radix.message);
+  return model;
+}
+
+/**
+ * What validate-log cannot hold a radix log against, by field: the tree needs eviction, as
+ * in the spec; the spec refuses it under `any`; and the tree's pool (radix.ts) has the
+ * spec's decode-step growth and retraction, not the log's.
+ */
+function radixIssue(model: LogModel): { field: string; message: string } | undefined {
+  if (model.radix !== true) return undefined;
+  if (!model.eviction) return { field: 'radix', message: 'radix: true needs eviction: true (the radix tree is the evicting prefix cache as a tree, as in the spec)' };
+  if (model.allocator === 'any') return { field: 'allocator', message: 'allocator "any" with radix: true: the spec follows the radix tree under sorted, sglang and lifo only' };
+  const other = model.tableGrowth ? 'tableGrowth' : model.retraction ? 'retraction' : undefined;
+  if (other === undefined) return undefined;
+  return { field: other, message: `${other}: true with radix: true: validate-log follows the radix tree on the model-based test's pool, whose growth and retraction are the spec's decode steps, not a log's; check such a configuration with \`pagecheck check --radix --eviction --${other === 'tableGrowth' ? 'table-growth' : 'retraction'}\`` };
 }
 
 /** What a verdict on this model does not cover, in words (empty when it covers every interleaving the spec has). */

@@ -9,27 +9,86 @@
  * bounded by the slots (the requests in flight), never by the log's length.
  *
  * The only thing added to the pool is where page ids come from: the log says which pages
- * an allocation took, and under the `any` allocator the pool takes exactly those.
+ * an allocation took, and under the `any` allocator the pool takes exactly those. The
+ * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool`, whose log says
+ * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (the
+ * tree is only in the model-based test's pool, at the end of the class chain).
  */
 import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
 import { ServingPool, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
 
-/** The pool, with the page ids of the next allocation taken from the log when asked. */
-export class LoggedPool extends ServingPool {
+/** What the validator needs of one state's pool: the serving pool's actions, and the page ids of the next allocation taken from the log when asked. */
+export interface LogPool extends ServingPool {
   /** The pages the next `allocate` takes, in table order (after a shared prefix page); the lowest free when unset. */
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
+  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
+  isFree(p: number): boolean;
+  /** How many leading table entries of the slot are shared prefix pages: its prefix's pages after a hit or an insert (under `radix`, its path's depth). */
+  sharedCount(slot: number): number;
+  /** How many of prefix group `g`'s first pages an allocation would share now (`match_prefix`). */
+  matchedCount(g: number): number;
+  /** A copy of this state. */
+  fork(): LogPool;
+}
 
+/**
+ * The logged allocation, the same in every pool class the validator runs (this file's
+ * `LoggedPool`, radix.ts's `LoggedRadixPool`): the log's pages taken into table entries
+ * `at .. at+n-1` when it names them, and the page named twice.
+ */
+export class LogPicks {
   /** Per page, the epoch of the last duplicate scan that met it (`double-free` only). */
   private readonly marks: Int32Array;
   private epoch = 0;
+
+  constructor(private readonly doubleFree: boolean, pages: number) {
+    this.marks = new Int32Array(doubleFree ? pages : 0);
+  }
+
+  /** The table entries `at .. at+n-1` take the wanted pages, each removed from the free list by `remove` (false when it was not free); the page named twice, or -1. */
+  takeWanted(wanted: readonly number[], tables: Int32Array, at: number, n: number, remove: (p: number) => boolean): number {
+    let twice = -1;
+    for (let i = 0; i < n; i++) {
+      const p = wanted[i] ?? 0;
+      // Every page was free before: one that is not free now was named twice (more often than the multiset of `double-free` lists it).
+      if (!remove(p)) twice = p;
+      tables[at + i] = p;
+    }
+    return twice < 0 && this.doubleFree ? this.repeated(tables, at, n) : twice;
+  }
+
+  /** A page that table entries `at .. at+n-1` name twice, or -1: one pass, marking pages with a fresh epoch (nothing allocated). */
+  repeated(tables: Int32Array, at: number, n: number): number {
+    const marks = this.marks;
+    if (++this.epoch === 0x7fffffff) {
+      marks.fill(0);
+      this.epoch = 1;
+    }
+    const epoch = this.epoch;
+    for (let i = at; i < at + n; i++) {
+      const p = tables[i] ?? 0;
+      if (marks[p] === epoch) return p;
+      marks[p] = epoch;
+    }
+    return -1;
+  }
+}
+
+/** The pool, with the page ids of the next allocation taken from the log when asked. */
+export class LoggedPool extends ServingPool implements LogPool {
+  /** The pages the next `allocate` takes ({@link LogPool}). */
+  wanted: readonly number[] | undefined;
+  /** A page the last logged allocation named twice, or -1. */
+  twice: number;
+  private readonly picks: LogPicks;
 
   constructor(options: ServingPoolOptions) {
     super(options);
     this.wanted = undefined;
     this.twice = -1;
-    this.marks = new Int32Array(this.behaviour.doubleFree ? this.holder.length : 0);
+    this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
   }
 
   /** Takes the logged pages, or the lowest free ones. */
@@ -38,34 +97,11 @@ export class LoggedPool extends ServingPool {
     if (wanted === undefined) {
       super.takePages(at, n, tokens, decode);
       // A multiset free list (`double-free`) can hand one page out twice in one allocation.
-      if (this.behaviour.doubleFree) this.twice = this.repeated(at, n);
+      if (this.behaviour.doubleFree) this.twice = this.picks.repeated(this.tables, at, n);
       return;
     }
-    this.twice = -1;
     const list = this.freeList;
-    for (let i = 0; i < n; i++) {
-      const p = wanted[i] ?? 0;
-      // Every page was free before: one that is not free now was named twice (more often than the multiset of `double-free` lists it).
-      if (!(list === undefined ? this.freeSet.remove(p) : list.remove(p))) this.twice = p;
-      this.tables[at + i] = p;
-    }
-    if (this.twice < 0 && this.behaviour.doubleFree) this.twice = this.repeated(at, n);
-  }
-
-  /** A page that table entries `at .. at+n-1` name twice, or -1: one pass, marking pages with a fresh epoch (nothing allocated). */
-  private repeated(at: number, n: number): number {
-    const marks = this.marks;
-    if (++this.epoch === 0x7fffffff) {
-      marks.fill(0);
-      this.epoch = 1;
-    }
-    const epoch = this.epoch;
-    for (let i = at; i < at + n; i++) {
-      const p = this.tables[i] ?? 0;
-      if (marks[p] === epoch) return p;
-      marks[p] = epoch;
-    }
-    return -1;
+    this.twice = this.picks.takeWanted(wanted, this.tables, at, n, (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
   }
 
   /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
@@ -73,6 +109,16 @@ export class LoggedPool extends ServingPool {
     const list = this.freeList;
     // The plain sorted set first: it is the hot path of a real-scale log.
     return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
+  }
+
+  /** How many leading table entries of the slot are shared prefix pages. */
+  sharedCount(slot: number): number {
+    return this.sharedPages(this.slotIndex(slot));
+  }
+
+  /** How many of prefix group `g`'s first pages an allocation would share now. */
+  matchedCount(g: number): number {
+    return this.matchedPages(g);
   }
 
   /** A copy of this state. */

@@ -8,7 +8,7 @@
  */
 import { NO_PAGE } from '../impl/index.ts';
 import { Ph } from '../spec/index.ts';
-import { finished, tableOf, takeAction, type LoggedPool } from './pool.ts';
+import { finished, tableOf, takeAction, type LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import { holderName, OK, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
 
@@ -16,7 +16,7 @@ import { holderName, OK, pageWords, phaseWords, refused, type EventContext, type
 const NEW = Ph.new;
 
 /** The logged pages from the `skip`-th on that the pool cannot hand out: outside its ids, or held by a live table (a refusal or an `ExclusiveHold` violation); `undefined` when every one is free. */
-function heldPages(ctx: EventContext, pool: LoggedPool, pages: PageRuns, skip: number, what: string): StepResult | undefined {
+function heldPages(ctx: EventContext, pool: LogPool, pages: PageRuns, skip: number, what: string): StepResult | undefined {
   // Page ids run from the allocator's first page (1 where page 0 is SGLang's padding page) for `pages` pages.
   const first = pool.behaviour.firstPage;
   const end = first + pool.options.pages;
@@ -32,7 +32,7 @@ function heldPages(ctx: EventContext, pool: LoggedPool, pages: PageRuns, skip: n
 }
 
 /** After the pool took the pages: they must be the logged ones, `from` the table's first entry logged, and none twice in the table. */
-function takenAsLogged(ctx: EventContext, pool: LoggedPool, pages: PageRuns, from: number, what: string): StepResult {
+function takenAsLogged(ctx: EventContext, pool: LogPool, pages: PageRuns, from: number, what: string): StepResult {
   const length = pool.lengths[ctx.slot] ?? 0;
   if (!pages.equalsRow(pool.pageTable(ctx.slot), from, length)) {
     return refused(`the ${ctx.model.allocator} allocator hands out ${pageWords(tableOf(pool, ctx.slot).slice(from))}; the log says ${pages.words()}`);
@@ -43,9 +43,11 @@ function takenAsLogged(ctx: EventContext, pool: LoggedPool, pages: PageRuns, fro
   return OK;
 }
 
-/** The prefix page the cache holds for the request's prefix, or `NO_PAGE`. */
-function cachedPage(ctx: EventContext, pool: LoggedPool): number {
-  return ctx.info.group >= 0 ? (pool.prefixPages[ctx.info.group] ?? NO_PAGE) : NO_PAGE;
+/** The cached pages an allocation of the request shares now (`match_prefix`: its prefix's pages, or under `radix` the path's matched nodes), in table order. */
+function cachedPages(ctx: EventContext, pool: LogPool): number[] {
+  const g = ctx.info.group;
+  if (g < 0) return [];
+  return Array.from({ length: pool.matchedCount(g) }, (_, j) => pool.prefixPages[pool.prefixSlot(g, j)] ?? NO_PAGE);
 }
 
 /** Applies an allocation: held pages break ExclusiveHold; the pages must be the allocator's. */
@@ -53,12 +55,15 @@ export function allocate(ctx: EventContext, s: Possible): StepResult {
   const { pool } = s;
   const { slot, pages } = ctx;
   const { id: name, length } = ctx.info;
-  const cached = cachedPage(ctx, pool);
-  const shared = cached !== NO_PAGE ? 1 : 0;
+  const cached = cachedPages(ctx, pool);
+  const shared = cached.length;
   // The whole table, or on a hit only the pages past the cached prefix (`kv_loc`, `[prefix_len:]`).
-  const partial = shared === 1 && pages !== undefined && pages.count === length - shared;
+  const partial = shared > 0 && pages !== undefined && pages.count === length - shared;
   if (pages === undefined || (pages.count !== length && !partial)) return refused(`${name} arrived with ${length} pages, the allocation names ${pages?.count ?? 0}`);
-  if (!partial && shared === 1 && pages.at(0) !== cached) return refused(`${name}'s prefix is cached in page ${cached}, which must come first; the allocation names ${pages.at(0)}`);
+  if (!partial && cached.some((p, j) => pages.at(j) !== p)) {
+    const named = pageWords(pages.toArray().slice(0, shared));
+    return refused(shared === 1 ? `${name}'s prefix is cached in page ${cached[0]}, which must come first; the allocation names ${pages.at(0)}` : `${name}'s prefix is cached in pages ${pageWords(cached)}, which must come first; the allocation names ${named}`);
+  }
   const skip = partial ? 0 : shared;
   if (pool.phase(slot) === NEW || finished(pool, slot)) {
     const bad = heldPages(ctx, pool, pages, skip, 'allocate');
@@ -84,7 +89,7 @@ export function allocate(ctx: EventContext, s: Possible): StepResult {
 export function allocFail(ctx: EventContext, s: Possible): StepResult {
   const { pool } = s;
   const { id: name, length } = ctx.info;
-  const need = length - (cachedPage(ctx, pool) !== NO_PAGE ? 1 : 0);
+  const need = length - cachedPages(ctx, pool).length;
   if (pool.phase(ctx.slot) !== NEW && !finished(pool, ctx.slot)) return refused(`allocFail(${name}): an allocation for ${name} is not enabled at all: ${phaseWords(pool, ctx.slot, name)}`);
   if (pool.freePages >= need) return refused(`allocFail(${name}): the allocator holds ${pool.freePages} free pages and ${name} needs ${need}: its allocation would not fail`);
   const merges = pool.releasedEntries > 0;

@@ -6,7 +6,7 @@
  */
 import { PHASES, type Action, type ActionKind } from '../spec/index.ts';
 import type { LogModel, RequestEvent } from './events.ts';
-import { tableOf, takeAction, type LoggedPool } from './pool.ts';
+import { tableOf, takeAction, type LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import type { EventRule } from './table.ts';
 import type { RequestInfo, RequestWindow } from './window.ts';
@@ -22,7 +22,7 @@ export interface Pending {
 /** One state the system may be in: the pool, the hidden steps still to happen, and (for small logs) the spec actions so far. */
 export interface Possible {
   /** The state. */
-  readonly pool: LoggedPool;
+  readonly pool: LogPool;
   /** Hidden steps not yet taken. */
   pending: Pending[];
   /** The spec actions that led here, with requests by arrival index; dropped when the log outgrows the spec. */
@@ -47,6 +47,8 @@ export interface EventContext {
   readonly info: RequestInfo;
   /** Its page ids; `undefined` when it names none. */
   readonly pages: PageRuns | undefined;
+  /** The duplicates an `insert` at the handoff names as freed (`freed`); `undefined` when it names none. */
+  readonly freed?: PageRuns;
   /** The model. */
   readonly model: LogModel;
   /** The window, for names. */
@@ -71,7 +73,7 @@ export function pageWords(pages: readonly number[]): string {
 }
 
 /** A state in a few words for a refusal: the request's phase. */
-export function phaseWords(pool: LoggedPool, slot: number, name: string): string {
+export function phaseWords(pool: LogPool, slot: number, name: string): string {
   return `${name} is ${PHASE_NAMES[pool.phase(slot)] ?? '?'}`;
 }
 
@@ -99,7 +101,7 @@ export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pe
 }
 
 /** Whether the logged pages are the table entries `[from, to)`; for a release, in any order. */
-export function samePages(pool: LoggedPool, slot: number, pages: PageRuns, from: number, to: number, anyOrder: boolean): boolean {
+export function samePages(pool: LogPool, slot: number, pages: PageRuns, from: number, to: number, anyOrder: boolean): boolean {
   if (pages.equalsRow(pool.pageTable(slot), from, to)) return true;
   if (!anyOrder || pages.count !== to - from) return false;
   const a = tableOf(pool, slot).slice(from, to).sort((x, y) => x - y);

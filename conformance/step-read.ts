@@ -5,14 +5,14 @@
  * which must read the same table again.
  */
 import { Ph, READ_UNHELD } from '../spec/index.ts';
-import { tableOf, type LoggedPool } from './pool.ts';
+import { tableOf, type LogPool } from './pool.ts';
 import { OK, pageWords, phaseWords, refused, samePages, type EventContext, type StepResult } from './step-context.ts';
 
 // Read once: a namespace re-export is a getter call on every access.
 const DECODED = Ph.decoded;
 
 /** A later decode step (`step` > 0): the request has decoded, and reads the same table (grown pages included). */
-export function decodeAgain(ctx: EventContext, pool: LoggedPool): StepResult {
+export function decodeAgain(ctx: EventContext, pool: LogPool): StepResult {
   const { slot, pages } = ctx;
   const name = ctx.info.id;
   if (pool.phase(slot) !== DECODED) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
@@ -21,7 +21,7 @@ export function decodeAgain(ctx: EventContext, pool: LoggedPool): StepResult {
 }
 
 /** What decode read that breaks an invariant, or nothing. */
-export function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
+export function afterDecode(ctx: EventContext, pool: LogPool): StepResult {
   const slot = ctx.slot;
   const name = ctx.info.id;
   if (pool.foreignReads(slot) > 0) {
@@ -54,7 +54,7 @@ export function afterDecode(ctx: EventContext, pool: LoggedPool): StepResult {
  * written for it there either: a page never written, or its own content written for
  * another position. "Would have answered garbage"; nothing leaked.
  */
-function integrityBreach(ctx: EventContext, pool: LoggedPool): StepResult {
+function integrityBreach(ctx: EventContext, pool: LogPool): StepResult {
   const slot = ctx.slot;
   const base = slot * pool.options.maxLength;
   const never: number[] = [];

@@ -15,7 +15,7 @@
  * the log's), kept with the request in the window, the same in every possible state.
  */
 import { isLive, Ph, type ActionKind } from '../spec/index.ts';
-import { sharesFirst, type LoggedPool } from './pool.ts';
+import type { LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import { holderName, OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
 import type { OpenRelease, RequestInfo } from './window.ts';
@@ -23,9 +23,9 @@ import type { OpenRelease, RequestInfo } from './window.ts';
 // Read once: a namespace re-export is a getter call on every access.
 const { freed: FREED, landed: LANDED } = Ph;
 
-/** The table entries a release frees, `[from, to)`: all but a shared prefix page. */
-export function releaseRange(pool: LoggedPool, slot: number): readonly [number, number] {
-  return [sharesFirst(pool, slot) ? 1 : 0, pool.lengths[slot] ?? 0];
+/** The table entries a release frees, `[from, to)`: all but the shared prefix pages. */
+export function releaseRange(pool: LogPool, slot: number): readonly [number, number] {
+  return [pool.sharedCount(slot), pool.lengths[slot] ?? 0];
 }
 
 /**
@@ -72,7 +72,7 @@ export function takeReleaseCall(info: RequestInfo, pages: PageRuns | undefined):
  * pages of the table's released entries; those it does not name wait for their calls. A
  * line without pages stands for the whole release.
  */
-export function openRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKind): StepResult {
+export function openRelease(ctx: EventContext, pool: LogPool, kind: ActionKind): StepResult {
   const [from, to] = releaseRange(pool, ctx.slot);
   const pages = ctx.pages;
   ctx.info.release = undefined;
@@ -89,7 +89,7 @@ export function openRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKin
 }
 
 /** The pages of the request's table still held by someone else: a release of them frees pages that live tables hold. */
-export function heldByOthers(pool: LoggedPool, slot: number): number[] {
+export function heldByOthers(pool: LogPool, slot: number): number[] {
   // Under `hardened`'s release-checks-holder a release frees only the request's own pages: none of these.
   if (pool.behaviour.releaseChecksHolder) return [];
   const own = pool.serial(slot);
@@ -105,16 +105,16 @@ export function heldByOthers(pool: LoggedPool, slot: number): number[] {
   return out;
 }
 
-/** Whether a live request has page `p` as its shared prefix page. */
-function sharedByLive(pool: LoggedPool, p: number): boolean {
+/** Whether a live request has page `p` among its shared prefix pages. */
+function sharedByLive(pool: LogPool, p: number): boolean {
   for (let s = 0; s < pool.options.slots; s++) {
-    if (isLive(pool.phase(s)) && sharesFirst(pool, s) && pool.pageTable(s)[0] === p) return true;
+    if (isLive(pool.phase(s)) && pool.pageTable(s).subarray(0, pool.sharedCount(s)).includes(p)) return true;
   }
   return false;
 }
 
 /** The pages of the slot's own table entries that the free list (with `sglang`'s release list) now holds more than once (at most 16). */
-function listedTwice(pool: LoggedPool, slot: number): number[] {
+function listedTwice(pool: LogPool, slot: number): number[] {
   const row = pool.pageTable(slot);
   const out: number[] = [];
   const [from, to] = releaseRange(pool, slot);
@@ -126,7 +126,7 @@ function listedTwice(pool: LoggedPool, slot: number): number[] {
 }
 
 /** For a refused second release: which fault would allow it, in words. */
-export function secondRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKind): string {
+export function secondRelease(ctx: EventContext, pool: LogPool, kind: ActionKind): string {
   const phase = pool.phase(ctx.slot);
   if (kind !== 'free' || (phase !== FREED && phase !== LANDED)) return '';
   if (ctx.model.faults.includes('double-free')) return ' and a second release needs every page of its old table still free (fault double-free), or fault stale-free';
@@ -139,7 +139,7 @@ export function secondRelease(ctx: EventContext, pool: LoggedPool, kind: ActionK
  * stale release; `stale` and their holders read before it), then a page on the free list
  * twice (`NoDuplicateFree`, under fault `double-free`).
  */
-export function afterRelease(ctx: EventContext, pool: LoggedPool, kind: ActionKind, stale: readonly number[], holders: readonly number[]): StepResult {
+export function afterRelease(ctx: EventContext, pool: LogPool, kind: ActionKind, stale: readonly number[], holders: readonly number[]): StepResult {
   const name = ctx.info.id;
   if (stale.length > 0) {
     const headline = stale.slice(0, 4).map((p, i) => `${kind}(${name}) released page ${p}, which ${holderName(ctx, holders[i] ?? 0)} holds: it is held and free at once.`);

@@ -6,7 +6,7 @@
  */
 import { isOverLongPrompt, stubsSilently } from '../spec/index.ts';
 import { limitTokensOf } from './events.ts';
-import { sharesFirst, tableOf, type LoggedPool } from './pool.ts';
+import { tableOf, type LogPool } from './pool.ts';
 import { OK, ownPending, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
 
 /** Whether P finds the request too long, by the log's length rule in tokens (spec/behaviour.ts; the pool decides the same way). */
@@ -20,8 +20,8 @@ function overLong(ctx: EventContext): boolean {
  * mirrors the spec's guards of `prefill` and `stub` for one purpose only: to check the
  * pages of a `posted` event, which the spec does not see.
  */
-function writeRange(pool: LoggedPool, ctx: EventContext): readonly [number, number] | undefined {
-  const own = sharesFirst(pool, ctx.slot) ? 1 : 0;
+function writeRange(pool: LogPool, ctx: EventContext): readonly [number, number] | undefined {
+  const own = pool.sharedCount(ctx.slot);
   if (!overLong(ctx)) return [own, ctx.info.length];
   if (!stubsSilently(ctx.model.variant, ctx.model.faults)) return undefined;
   return [own, own + 1];

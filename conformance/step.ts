@@ -11,8 +11,9 @@
 import type { ActionKind } from '../spec/index.ts';
 import { tableOf, takeAction } from './pool.ts';
 import { allocate, allocFail, resume } from './step-allocate.ts';
-import { afterEvict, cachedCount } from './step-cache.ts';
+import { afterEvict, cachedCount, evictMore } from './step-cache.ts';
 import { land, OK, ownPending, PHASE_NAMES, pageWords, phaseWords, refused, samePages, type EventContext, type Possible, type StepResult } from './step-context.ts';
+import { insertedAtHandoff } from './radix.ts';
 import { afterDecode, decodeAgain } from './step-read.ts';
 import { afterRelease, heldByOthers, openRelease, secondRelease } from './step-release.ts';
 import { abortWrite, posted, settleDropped } from './step-write.ts';
@@ -36,7 +37,7 @@ function pagesAfter(ctx: EventContext, s: Possible, kind: ActionKind): StepResul
   const { slot, pages } = ctx;
   if (pages === undefined) return OK;
   const length = pool.lengths[slot] ?? 0;
-  const [from, to] = kind === 'insert' ? [0, 1] : kind === 'grow' ? [length - 1, length] : [0, length];
+  const [from, to] = kind === 'insert' ? [0, pool.sharedCount(slot)] : kind === 'grow' ? [length - 1, length] : [0, length];
   if (samePages(pool, slot, pages, from, to, false)) return OK;
   return refused(`${kind}(${ctx.info.id}) is about pages ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${pages.words()}`);
 }
@@ -58,6 +59,7 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
   const accepted = kind === 'resume' ? resume(ctx, s) : take(ctx, s, kind) ? OK : refused(`${kind}(${name}) is not enabled: ${phaseWords(pool, slot, name)}${secondRelease(ctx, pool, kind)}`);
   if (accepted.kind !== 'ok') return accepted;
   s.path?.push({ kind, r: ctx.info.index });
+  if (kind === 'evict') evictMore(ctx, s, cachedBefore);
   const consumed = ownPending(s, slot);
   if (consumed !== undefined && consumed.kinds.includes(kind)) s.pending = s.pending.filter((x) => x !== consumed);
   settleDropped(ctx, s);
@@ -92,7 +94,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
     case 'drop':
       return abortWrite(ctx, s);
     case 'observe':
-      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : posted(ctx, s);
+      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : posted(ctx, s);
     case 'unmodelled':
       return refused(rule.why);
     case 'config':

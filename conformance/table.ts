@@ -33,8 +33,8 @@ export type EventRule =
   | { readonly role: 'close' }
   /** A hidden step of the request, opened earlier, will never happen: P gave it up. */
   | { readonly role: 'drop' }
-  /** Checks the state (the pages the request is about to be written, or read again) and changes nothing. */
-  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' }
+  /** Checks the state (the pages the request is about to be written, or read again, or the radix tree's insert at its handoff) and changes nothing. */
+  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' | 'inserted' }
   /** An event the spec has no action for yet. */
   | { readonly role: 'unmodelled'; readonly why: string };
 
@@ -96,11 +96,14 @@ export const UNLOGGED_KINDS: Readonly<Partial<Record<ActionKind, string>>> = Obj
   ACTION_KINDS.filter((k) => !VALIDATOR_COVERAGE.covers(`action:${k}`)).map((k) => [k, `${VALIDATOR_COVERAGE.consumer} ${lacking(VALIDATOR_COVERAGE, `action:${k}`)}`]),
 );
 
-/** The rule of an `insert` at the handoff (`at: "handoff"`, SGLang's `cache_unfinished_req`): read, and not yet checked. */
+/** The rule of an `insert` at the handoff (`at: "handoff"`, SGLang's `cache_unfinished_req`) without `radix`: a prefix cache of one entry per prefix inserts after decode only. */
 export const INSERT_AT_HANDOFF: EventRule = {
   role: 'unmodelled',
-  why: "an insert at the handoff (cache_unfinished_req: the radix tree takes many pages while the request still holds them) is not checked yet: the spec's prefix cache holds one prefix per entry, not SGLang's radix tree, which comes with the radix-tree work",
+  why: 'an insert at the handoff (cache_unfinished_req) is the radix tree\'s: give radix: true (with eviction: true) in the config event; without it the prefix cache holds one entry per prefix, inserted after decode',
 };
+
+/** The rule of an `insert` at the handoff under `radix`: the spec's `handoff` took it; the line's pages and freed duplicates are checked against it (radix.ts). */
+export const INSERT_AT_HANDOFF_RADIX: EventRule = { role: 'observe', needs: 'inserted' };
 
 /** The rule of a later decode step (`step` > 0): the request decoded, and reads its table again. */
 export const DECODE_AGAIN: EventRule = { role: 'observe', needs: 'decoded' };

@@ -20,10 +20,12 @@ import { mergedLines, type SourceLine } from './lines.ts';
 import { caveatsOf, resolveModel, sameConfig } from './log-model.ts';
 import { PageRuns } from './pages.ts';
 import { LoggedPool } from './pool.ts';
+import { ancestorsOf, prefixShape } from './prefix-groups.ts';
+import { LoggedRadixPool } from './radix.ts';
 import { finishedEverywhere, samePossible, variants } from './possible-set.ts';
 import { applyEvent, type EventContext, type Possible, type StepResult } from './step.ts';
 import { takeReleaseCall } from './step-release.ts';
-import { DECODE_AGAIN, EVENT_TABLE, INSERT_AT_HANDOFF, type EventRule } from './table.ts';
+import { DECODE_AGAIN, EVENT_TABLE, INSERT_AT_HANDOFF, INSERT_AT_HANDOFF_RADIX, type EventRule } from './table.ts';
 import { LogInputError, type Refusal, type ValidateOptions, type ValidationResult } from './validate-result.ts';
 import { RequestWindow } from './window.ts';
 
@@ -99,11 +101,14 @@ class Validator {
   /** At the first request event: the model, and the one initial state. */
   private start(line: SourceLine): LogModel {
     const model = resolveModel(this.config, this.options.overrides, line);
-    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction } = model;
+    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction, radix } = model;
     // Under `any` the log names the pages and the pool takes them; otherwise the pool's own order decides, and the log must agree.
     const order = allocator === 'any' ? {} : { allocator, ...(pageSize === undefined ? {} : { pageSize }) };
     const limit = prefillTokens === undefined ? {} : { prefillTokens };
-    const pool = new LoggedPool({ pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, lengthRule, eviction, tableGrowth, retraction, ...order });
+    const shape = prefixShape(model, this.window, this.prefixes, line);
+    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, ...order };
+    // The radix tree is the model-based test's pool's (radix.ts); log-model.ts refuses it with what that pool does otherwise.
+    const pool = radix === true ? new LoggedRadixPool({ ...options, radix }) : new LoggedPool(options);
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
     this.model = model;
     return model;
@@ -119,8 +124,9 @@ class Validator {
     if (e.length === undefined && model.pageSize === undefined) throw new LogInputError(line, 'tokens', 'an arrival in tokens needs the page size: give pageSize in the config event, or --page-size');
     const length = e.length ?? Math.ceil((e.tokens ?? 1) / (model.pageSize ?? 1));
     if (length > model.pages) return this.result({ verdict: 'deviation', at: line, headline: [`${e.id} needs ${length} pages, more than the pool's ${model.pages}: the spec can never allocate it`] });
-    const group = e.prefix === undefined ? -1 : this.window.groupOf(e.prefix, this.prefixes);
-    if (group === -1 && e.prefix !== undefined) throw new LogInputError(line, 'prefix', `more than ${this.prefixes} distinct prefixes`);
+    const group = e.prefix === undefined ? -1 : this.groupOf(e.prefix, model, line);
+    const k = group < 0 ? 0 : (this.states[0]?.pool.prefixLengths[group] ?? 1);
+    if (length <= k) return this.result({ verdict: 'deviation', at: line, headline: [`${e.id} has ${length} pages and a prefix of ${k}: the spec gives a request with a prefix a page of its own besides`] });
     let slot: number;
     try {
       slot = this.window.arrive(e.id, length, group, e.tokens ?? length * (model.pageSize ?? 1));
@@ -134,6 +140,16 @@ class Validator {
     return undefined;
   }
 
+  /** A prefix's group; under `radix` a nested name must be declared in the config's `prefixPages` (prefix-groups.ts). */
+  private groupOf(prefix: string, model: LogModel, line: SourceLine): number {
+    const known = this.window.groupOf(prefix, 0);
+    if (known >= 0) return known;
+    if (ancestorsOf(prefix, model.radix === true).length > 0) throw new LogInputError(line, 'prefix', `prefix "${prefix}" extends another: under radix a nested prefix is declared in the config event's prefixPages with its length`);
+    const group = this.window.groupOf(prefix, this.prefixes);
+    if (group === -1) throw new LogInputError(line, 'prefix', `more than ${this.prefixes} distinct prefixes`);
+    return group;
+  }
+
   /** Applies a request event to every possible state: the rule it follows, its pages, and a release's further allocator calls, which change nothing. */
   private step(e: RequestEvent, line: SourceLine & { seq: number }, model: LogModel): Next {
     const slot = this.window.slotOf(e.id);
@@ -141,19 +157,15 @@ class Validator {
     if (slot < 0 || info === undefined) {
       return this.result({ verdict: 'deviation', at: line, headline: [`${e.kind} for request ${JSON.stringify(e.id)}, which has not arrived (or finished long ago): the log must record its arrival first`] });
     }
-    const rule = ruleOf(e);
+    const rule = ruleOf(e, model.radix === true);
     // A request's history is its lifecycle; thousands of later decode steps would make it grow with the log.
     if (rule !== DECODE_AGAIN) info.lines.push(line);
-    let pages: PageRuns | undefined;
-    if ('pages' in e && e.pages !== undefined) {
-      const runs = PageRuns.from(e.pages);
-      if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field, runs.message);
-      pages = runs;
-    }
+    const pages = 'pages' in e && e.pages !== undefined ? runsOf(e.pages, 'pages', line) : undefined;
+    const freed = e.kind === 'insert' && e.freed !== undefined ? runsOf(e.freed, 'freed', line) : undefined;
     // A further call of a release already taken (step-release.ts): a fact of the log, the same in every state.
     if (e.kind === 'free' && takeReleaseCall(info, pages)) return undefined;
     if (rule.role === 'action' && UNTRACED.has(rule.action)) for (const s of this.states) s.path = undefined;
-    return this.applyToAll({ event: e, rule, slot, info, pages, model, window: this.window, integrity: this.options.integrity === true }, line);
+    return this.applyToAll({ event: e, rule, slot, info, pages, ...(freed === undefined ? {} : { freed }), model, window: this.window, integrity: this.options.integrity === true }, line);
   }
 
   /** The event on every possible state (and its forks): a violation in one of them, a deviation when all refuse it, else the next set. */
@@ -210,11 +222,18 @@ class Validator {
 }
 
 
-/** What a request event means: its kind's rule, except a later decode step and an insert at the handoff. */
-function ruleOf(e: RequestEvent): EventRule {
+/** What a request event means: its kind's rule, except a later decode step and an insert at the handoff (the radix tree's, `radix`). */
+function ruleOf(e: RequestEvent, radix: boolean): EventRule {
   if (e.kind === 'decode' && (e.step ?? 0) > 0) return DECODE_AGAIN;
-  if (e.kind === 'insert' && e.at === 'handoff') return INSERT_AT_HANDOFF;
+  if (e.kind === 'insert' && e.at === 'handoff') return radix ? INSERT_AT_HANDOFF_RADIX : INSERT_AT_HANDOFF;
   return EVENT_TABLE[e.kind];
+}
+
+/** A logged page list (field `field`) as runs; bad input names the item that is wrong. */
+function runsOf(list: ReadonlyArray<number | readonly [number, number]>, field: 'pages' | 'freed', line: SourceLine): PageRuns {
+  const runs = PageRuns.from(list);
+  if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field.replace(/^pages/, field), runs.message);
+  return runs;
 }
 
 /** A validation fed one line at a time (`validate-log --follow`): `line` returns the verdict as soon as the log proves one, `end` the verdict of the whole log. */

@@ -29,7 +29,7 @@ export function runOf(m: Model, picks: readonly number[]): { actions: Action[]; 
 export function logOf(m: Model, config: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
   // The allocator and the length rule only where they are not the defaults, so that the small configurations' logs stay as they were.
   const options = { ...(config.allocator === undefined || config.allocator === 'sorted' ? {} : { allocator: config.allocator }), ...(config.lengthRule === 'ge' ? { lengthRule: 'ge' } : {}) };
-  const lines = [JSON.stringify({ kind: 'config', pages: config.pages, prefillLimit: config.prefillLimit, variant: config.variant, faults: config.faults, ...(config.eviction === true ? { eviction: true } : {}), ...options })];
+  const lines = [JSON.stringify({ kind: 'config', pages: config.pages, prefillLimit: config.prefillLimit, variant: config.variant, faults: config.faults, ...(config.eviction === true ? { eviction: true } : {}), ...(config.radix === true ? { radix: true } : {}), ...(Object.keys(config.prefixPages ?? {}).length > 0 ? { prefixPages: config.prefixPages } : {}), ...options })];
   const lineOf: number[] = [];
   const arrived = new Set<number>();
   const name = (r: number): string => config.requests[r]?.name ?? `#${r}`;
@@ -59,6 +59,11 @@ export function logOf(m: Model, config: Config, actions: readonly Action[], stat
       case 'decode':
         emit(phase === 'failed' ? { kind: 'fail' } : { kind: 'decode', pages: table });
         break;
+      case 'handoff':
+        emit({ kind: 'handoff' });
+        // Under radix the handoff inserts (cache_unfinished_req): the table as the tree left it, and the own pages it replaced (the duplicates it freed).
+        if (config.radix === true) emit({ kind: 'insert', at: 'handoff', pages: table, freed: duplicates(tableOf(m, states[i] ?? initial(m), a.r), table) });
+        break;
       default:
         emit({ kind: a.kind });
     }
@@ -66,6 +71,9 @@ export function logOf(m: Model, config: Config, actions: readonly Action[], stat
   });
   return { lines, lineOf };
 }
+
+/** The pages of `before` that `after` replaced, in table order: the duplicates a radix insert freed. */
+const duplicates = (before: readonly number[], after: readonly number[]): number[] => before.filter((p, j) => after[j] !== p);
 
 /** The lines as the validator reads them, from one file `run.jsonl`. */
 export const asSource = (lines: readonly string[]): SourceLine[] => lines.map((text, i) => ({ file: 'run.jsonl', line: i + 1, text }));
