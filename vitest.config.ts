@@ -36,6 +36,9 @@ export const HEAVY = [
   'test/impl/mbt-life-long.test.ts',
   // The pool's radix tree: fixed and random configurations of every variant, four mutants (about 10 s of CPU).
   'test/impl/mbt-radix.test.ts',
+  // The pool with writes landing in parts (torn-write, premature-success, aux-torn) and with the host tier's loads: about 13 and 8 s of CPU.
+  'test/impl/mbt-torn.test.ts',
+  'test/impl/mbt-loadback.test.ts',
   // The pool against the spec at real sizes (9 to 16 pages), beyond mbt-real-sizes.test.ts's sample: 2,500 configurations of up to 150 commands.
   'test/impl/mbt-real-sizes-long.test.ts',
   // Deriving the lifecycle explores 768 configurations (17 s of CPU) and the figures' witness runs 11.4 million states twice: about 100 s of CPU.
