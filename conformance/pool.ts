@@ -23,12 +23,6 @@ export interface LogPool extends ServingPool {
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
-  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
-  isFree(p: number): boolean;
-  /** How many leading table entries of the slot are shared prefix pages: its prefix's pages after a hit or an insert (under `radix`, its path's depth). */
-  sharedCount(slot: number): number;
-  /** How many of prefix group `g`'s first pages an allocation would share now (`match_prefix`). */
-  matchedCount(g: number): number;
   /** A copy of this state. */
   fork(): LogPool;
 }
@@ -102,23 +96,6 @@ export class LoggedPool extends ServingPool implements LogPool {
     }
     const list = this.freeList;
     this.twice = this.picks.takeWanted(wanted, this.tables, at, n, (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
-  }
-
-  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
-  isFree(p: number): boolean {
-    const list = this.freeList;
-    // The plain sorted set first: it is the hot path of a real-scale log.
-    return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
-  }
-
-  /** How many leading table entries of the slot are shared prefix pages. */
-  sharedCount(slot: number): number {
-    return this.sharedPages(this.slotIndex(slot));
-  }
-
-  /** How many of prefix group `g`'s first pages an allocation would share now. */
-  matchedCount(g: number): number {
-    return this.matchedPages(g);
   }
 
   /** A copy of this state. */

@@ -120,22 +120,6 @@ export class LoggedRadixPool extends RadixPool implements LogPool {
     return n;
   }
 
-  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more. */
-  isFree(p: number): boolean {
-    const list = this.freeList;
-    return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
-  }
-
-  /** How many leading table entries of the slot are the tree's nodes: its path's depth. */
-  sharedCount(slot: number): number {
-    return this.sharedPages(this.slotIndex(slot));
-  }
-
-  /** How many nodes of prefix group `g`'s path the tree holds (`match_prefix`). */
-  matchedCount(g: number): number {
-    return this.matchedPages(g);
-  }
-
   /** A copy of this state. */
   fork(): LoggedRadixPool {
     const copy = new LoggedRadixPool(this.logged);

@@ -251,6 +251,17 @@ export class PoolState {
     return ((this.flags[s] ?? 0) & (HIT | INSERTED)) !== 0;
   }
 
+  /** Whether page `p` is on the free list (or `sglang`'s release list), once or more: the plain sorted set first, the hot path of a real-scale log (conformance/). */
+  isFree(p: number): boolean {
+    const list = this.freeList;
+    return list === undefined ? this.freeSet.has(p) : list.listed(p) + list.released(p) > 0;
+  }
+
+  /** How many leading table entries of slot `slot` are shared prefix pages (a radix tree's nodes). */
+  sharedCount(slot: number): number {
+    return this.sharedPages(this.slotIndex(slot));
+  }
+
   /** How many leading table entries of the slot are shared prefix pages: its prefix's length after a hit or an insert, else 0. */
   protected sharedPages(s: number): number {
     return this.sharesFirstPage(s) ? (this.prefixLengths[this.groups[s] ?? 0] ?? 1) : 0;

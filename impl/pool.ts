@@ -220,6 +220,11 @@ export class PagePool extends PoolFreeing {
     return true;
   }
 
+  /** How many of prefix group `g`'s first pages an allocation would share now (a radix tree's matched nodes). */
+  matchedCount(g: number): number {
+    return this.matchedPages(g);
+  }
+
   /** The leading pages an allocation with prefix group `g` shares with the cache: the whole entry when it is cached (a radix tree matches partly, impl/radix-pool.ts). */
   protected matchedPages(g: number): number {
     return this.entryCached(g) ? (this.prefixLengths[g] ?? 1) : 0;
