@@ -41,6 +41,13 @@ export class LogPicks {
     this.marks = new Int32Array(doubleFree ? pages : 0);
   }
 
+  /** A logged pool's `takePages`: the wanted pages when the log names them (`remove` takes one off the free list), else the pool's own order (`own`); the page named twice, or -1 (a multiset free list under `double-free` can hand one page out twice in one allocation). */
+  take(wanted: readonly number[] | undefined, tables: Int32Array, at: number, n: number, own: () => void, remove: (p: number) => boolean): number {
+    if (wanted !== undefined) return this.takeWanted(wanted, tables, at, n, remove);
+    own();
+    return this.doubleFree ? this.repeated(tables, at, n) : -1;
+  }
+
   /** The table entries `at .. at+n-1` take the wanted pages, each removed from the free list by `remove` (false when it was not free); the page named twice, or -1. */
   takeWanted(wanted: readonly number[], tables: Int32Array, at: number, n: number, remove: (p: number) => boolean): number {
     let twice = -1;
@@ -87,15 +94,8 @@ export class LoggedPool extends ServingPool implements LogPool {
 
   /** Takes the logged pages, or the lowest free ones. */
   protected override takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
-    const wanted = this.wanted;
-    if (wanted === undefined) {
-      super.takePages(at, n, tokens, decode);
-      // A multiset free list (`double-free`) can hand one page out twice in one allocation.
-      if (this.behaviour.doubleFree) this.twice = this.picks.repeated(this.tables, at, n);
-      return;
-    }
     const list = this.freeList;
-    this.twice = this.picks.takeWanted(wanted, this.tables, at, n, (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
+    this.twice = this.picks.take(this.wanted, this.tables, at, n, () => super.takePages(at, n, tokens, decode), (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
   }
 
   /** A copy of this state. */

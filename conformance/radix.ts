@@ -65,14 +65,8 @@ export class LoggedRadixPool extends RadixPool implements LogPool {
 
   /** Takes the logged pages, or those of the allocation order (as `LoggedPool.takePages`). */
   protected override takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
-    const wanted = this.wanted;
-    if (wanted === undefined) {
-      super.takePages(at, n, tokens, decode);
-      if (this.behaviour.doubleFree) this.twice = this.picks.repeated(this.tables, at, n);
-      return;
-    }
     const list = this.freeList;
-    this.twice = this.picks.takeWanted(wanted, this.tables, at, n, (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
+    this.twice = this.picks.take(this.wanted, this.tables, at, n, () => super.takePages(at, n, tokens, decode), (p) => (list === undefined ? this.freeSet.remove(p) : list.remove(p)));
   }
 
   /** Admits as the radix pool does; the request has not been handed off. */
