@@ -17,11 +17,11 @@
  * commit reads the payload before the metadata row, the spec's order.
  */
 import { hasMechanism } from '../spec/behaviour.ts';
-import { DEFAULT_FAULTS } from '../spec/config.ts';
 import { Ph } from '../spec/state.ts';
 import type { PagePool } from './pool.ts';
 import type { SteppingPoolOptions } from './stepping-pool.ts';
 import { DraftPool } from './draft-pool.ts';
+import { faultActs } from './options.ts';
 
 /** The draft pool with D's one metadata slot under `aux-torn`. */
 export class AuxPool extends DraftPool {
@@ -34,7 +34,7 @@ export class AuxPool extends DraftPool {
 
   constructor(options: SteppingPoolOptions) {
     super(options);
-    this.torn = (options.faults ?? DEFAULT_FAULTS[options.variant]).includes('aux-torn');
+    this.torn = faultActs(options, 'aux-torn');
     this.roomLast = hasMechanism(options.variant, 'room-lands-last');
     this.aux = new Int32Array(3);
   }

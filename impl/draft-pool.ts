@@ -17,10 +17,8 @@
  * Without config `draft` the pool is its parent's. `slot-pool.ts` extends it, so a state
  * slot's read comes after the pages', the spec's order.
  */
-import { hasMechanism } from '../spec/behaviour.ts';
-import { DEFAULT_FAULTS } from '../spec/config.ts';
 import { Ph } from '../spec/state.ts';
-import { prefixLabelOf } from './options.ts';
+import { faultActs, prefixLabelOf } from './options.ts';
 import type { PagePool } from './pool.ts';
 import type { SteppingPoolOptions } from './stepping-pool.ts';
 import { TornPool } from './torn-pool.ts';
@@ -48,8 +46,7 @@ export class DraftPool extends TornPool {
     this.draftFrom = new Int32Array(options.slots);
     this.draftTo = new Int32Array(options.slots);
     this.draftStub = new Uint8Array(options.slots);
-    const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
-    this.skipsPrefix = faults.includes('draft-stale') && !hasMechanism(options.variant, 'draft-fills-hit');
+    this.skipsPrefix = faultActs(options, 'draft-stale', 'draft-fills-hit');
   }
 
   /** Makes this pool's state equal to `other`'s, a pool built with the same options. */

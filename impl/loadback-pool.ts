@@ -23,10 +23,8 @@
  * Like the spec, the switch is inert without a prefix, or with retraction. Without it the
  * pool is its parent's, `SlotPool` (slot-pool.ts).
  */
-import { hasMechanism } from '../spec/behaviour.ts';
-import { DEFAULT_FAULTS, type Fault } from '../spec/config.ts';
 import { HIT, isLive } from '../spec/state.ts';
-import { NO_PAGE, prefixLabelOf, STALE_DATA } from './options.ts';
+import { faultActs, NO_PAGE, prefixLabelOf, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
 import type { SteppingPoolOptions } from './stepping-pool.ts';
 import { SlotPool } from './slot-pool.ts';
@@ -58,9 +56,8 @@ export class LoadbackPool extends SlotPool {
     this.loading = options.loadback === true && (options.prefixes ?? 0) > 0 && options.retraction !== true;
     this.load = new Uint8Array(options.slots);
     this.hostReused = new Uint8Array(options.prefixes ?? 0);
-    const faults: readonly Fault[] = options.faults ?? DEFAULT_FAULTS[options.variant];
-    this.evictsUnderLoad = faults.includes('host-evict-during-load') && !hasMechanism(options.variant, 'protect-host');
-    this.readsEarly = faults.includes('read-before-load') && !hasMechanism(options.variant, 'wait-own-load');
+    this.evictsUnderLoad = faultActs(options, 'host-evict-during-load', 'protect-host');
+    this.readsEarly = faultActs(options, 'read-before-load', 'wait-own-load');
   }
 
   /** Makes this pool's state equal to `other`'s, a pool built with the same options. */

@@ -158,12 +158,7 @@ export function withStateSlots(configs: fc.Arbitrary<Config>, faults: readonly F
  * a draft model (spec/config-checks.ts).
  */
 export function withDraft(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
-  return fc
-    .record({ config: configs, draftFaults: faults === undefined ? fc.subarray([...POOL_DRAFT_FAULTS]) : fc.constant([]) })
-    .map(({ config, draftFaults }): Config => {
-      const { retraction: _retraction, ...rest } = config;
-      return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...draftFaults], draft: true };
-    });
+  return withSwitchNoRetraction(configs, faults, POOL_DRAFT_FAULTS, { draft: true });
 }
 
 /**
@@ -173,12 +168,15 @@ export function withDraft(configs: fc.Arbitrary<Config>, faults: readonly Fault[
  * configuration without a prefix keeps the switch, inert, as the spec has it.
  */
 export function withLoadback(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined): fc.Arbitrary<Config> {
-  return fc
-    .record({ config: configs, loadFaults: faults === undefined ? fc.subarray([...POOL_LOAD_FAULTS]) : fc.constant([]) })
-    .map(({ config, loadFaults }): Config => {
-      const { retraction: _retraction, ...rest } = config;
-      return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...loadFaults], loadback: true };
-    });
+  return withSwitchNoRetraction(configs, faults, POOL_LOAD_FAULTS, { loadback: true });
+}
+
+/** `configs` with switch `on` and retraction off (and its faults left out): the faults as given, or those `configs` drew with a random set of the switch's `own` faults besides. */
+function withSwitchNoRetraction(configs: fc.Arbitrary<Config>, faults: readonly Fault[] | undefined, own: readonly Fault[], on: Pick<Config, 'draft' | 'loadback'>): fc.Arbitrary<Config> {
+  return fc.record({ config: configs, drawn: faults === undefined ? fc.subarray([...own]) : fc.constant([]) }).map(({ config, drawn }): Config => {
+    const { retraction: _retraction, ...rest } = config;
+    return { ...rest, faults: [...config.faults.filter((f) => !POOL_LIFE_FAULTS.includes(f)), ...drawn], ...on };
+  });
 }
 
 /**

@@ -13,6 +13,7 @@
  */
 import { checksOwner, firstPageOf, hasMechanism, stubsSilently } from '../spec/behaviour.ts';
 import { DEFAULT_FAULTS, type Fault, type LengthRule, type Variant } from '../spec/config.ts';
+import type { Mechanism } from '../spec/hardening.ts';
 import type { PoolAllocator } from './allocator-order.ts';
 
 /** The pool's sizes, variant and faults. */
@@ -121,6 +122,11 @@ export function groupOfLabel(label: number): number {
 const whole = (name: string, value: number, min: number): void => {
   if (!Number.isInteger(value) || value < min) throw new RangeError(`PoolOptions.${name}: expected a whole number >= ${min}, got ${value}`);
 };
+
+/** Whether fault `fault` acts in a pool of these options: it is on (the variant's default faults when none are given), and the variant has no `stoppedBy` mechanism that stops it. */
+export function faultActs(options: Pick<PoolOptions, 'faults' | 'variant'>, fault: Fault, stoppedBy?: Mechanism): boolean {
+  return (options.faults ?? DEFAULT_FAULTS[options.variant]).includes(fault) && (stoppedBy === undefined || !hasMechanism(options.variant, stoppedBy));
+}
 
 /** Checks the sizes (a programming error, not user input: throws `RangeError`) and resolves the switches. */
 export function resolveOptions(options: PoolOptions): Behaviour {

@@ -26,12 +26,11 @@
  * `AuxPool` (aux-pool.ts, D's metadata slot under `aux-torn`) over `DraftPool` (draft-pool.ts),
  * whose page reads come first at a decode step.
  */
-import { hasMechanism } from '../spec/behaviour.ts';
-import { DEFAULT_FAULTS, type Fault } from '../spec/config.ts';
 import { Ph } from '../spec/state.ts';
 import type { PagePool } from './pool.ts';
 import type { SteppingPoolOptions } from './stepping-pool.ts';
 import { AuxPool } from './aux-pool.ts';
+import { faultActs } from './options.ts';
 
 /** The stepping pool with a draft model's KV (draft-pool.ts) and D's state slots and metadata rows, each where its config switch is on. */
 export class SlotPool extends AuxPool {
@@ -64,9 +63,8 @@ export class SlotPool extends AuxPool {
     this.metaOf = new Int32Array(n);
     this.stateIdx = new Int32Array(n);
     this.metaIdx = new Int32Array(n);
-    const faults: readonly Fault[] = options.faults ?? DEFAULT_FAULTS[options.variant];
-    this.freesSlotAtCommit = faults.includes('state-slot-reuse') && !hasMechanism(options.variant, 'slot-freed-with-request');
-    this.collides = faults.includes('metadata-collision') && !hasMechanism(options.variant, 'metadata-alloc-checks-holder');
+    this.freesSlotAtCommit = faultActs(options, 'state-slot-reuse', 'slot-freed-with-request');
+    this.collides = faultActs(options, 'metadata-collision', 'metadata-alloc-checks-holder');
   }
 
   /** Makes this pool's state equal to `other`'s, a pool built with the same options. */

@@ -28,9 +28,8 @@
  * Without the faults the pool is its parent's, `SteppingPool`. `draft-pool.ts` extends it.
  */
 import { hasMechanism } from '../spec/behaviour.ts';
-import { DEFAULT_FAULTS } from '../spec/config.ts';
 import { HIT, Ph } from '../spec/state.ts';
-import { NO_PAGE, STALE_DATA } from './options.ts';
+import { faultActs, NO_PAGE, STALE_DATA } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { SteppingPool, type SteppingPoolOptions } from './stepping-pool.ts';
 
@@ -63,11 +62,10 @@ export class TornPool extends SteppingPool {
 
   constructor(options: SteppingPoolOptions) {
     super(options);
-    const faults = options.faults ?? DEFAULT_FAULTS[options.variant];
-    this.tearing = faults.includes('torn-write');
-    this.premature = faults.includes('premature-success');
-    this.commitsEarly = this.premature && !hasMechanism(options.variant, 'commit-counts-landed');
-    this.abortsSource = options.sourcePages === true && faults.includes('source-early-free');
+    this.tearing = faultActs(options, 'torn-write');
+    this.premature = faultActs(options, 'premature-success');
+    this.commitsEarly = faultActs(options, 'premature-success', 'commit-counts-landed');
+    this.abortsSource = options.sourcePages === true && faultActs(options, 'source-early-free');
     this.holdsSource = hasMechanism(options.variant, 'hold-source');
     this.sourceFreed = new Uint8Array(options.slots);
     const n = options.slots;
