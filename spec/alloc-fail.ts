@@ -31,22 +31,24 @@
  */
 import type { Action } from './actions.ts';
 import { freeEntries, mergeAndSort, releasedEntries } from './allocator.ts';
-import { prefixLength, type Model } from './model.ts';
-import { entryCached, phaseOf, Ph, type State } from './state.ts';
+import { planHold } from './hold.ts';
+import type { Model } from './model.ts';
+import { phaseOf, Ph, type State } from './state.ts';
 
 /**
  * D's allocator refuses the request's pages, after merging its release list into its
  * free list (`alloc_extend` or `alloc` returning `None`).
  * @guard The allocation order is `sglang`, the request is new, the free list and the
- * release list together hold fewer entries than it needs (its prompt's pages, less its
- * prefix's when its prefix is cached), and the release list is not empty.
+ * release list together hold fewer entries than it needs (its prompt's pages, less those
+ * `allocate` would share: its cached prefix's, or the radix tree's matched path), and the
+ * release list is not empty.
  * @effect The release list is merged into the free list and sorted (`merge_and_sort_free`);
  * the request stays new, nothing is held, and no page's contents change.
  */
 export function allocFail(m: Model, s: State, r: number): State | undefined {
   if (m.releaseAt < 0 || phaseOf(m, s, r) !== Ph.new) return undefined;
-  const g = m.group[r] ?? -1;
-  const need = (m.promptPages[r] ?? 0) - (g >= 0 && entryCached(m, s, g) ? prefixLength(m, r) : 0);
+  // The pages `allocate` would take: past the cached prefix, or past the radix tree's matched path (hold.ts).
+  const need = planHold(m, s, r, m.promptPages[r] ?? 0).need;
   if (freeEntries(m, s) >= need || releasedEntries(m, s) === 0) return undefined;
   const t = s.slice();
   mergeAndSort(m, s, t);

@@ -4,9 +4,10 @@
  * scale reference, the same pages come out.
  */
 import { describe, expect, it } from 'vitest';
-import { afterRefusal, allocFail, compile, extendTokens, freeList, initial, kindPresent, releaseList, sglangShort, step, tableOf, allActions, type Config } from '../../spec/index.ts';
+import { afterRefusal, allocFail, compile, extendTokens, freeEntries, freeList, initial, releasedEntries, kindPresent, releaseList, sglangShort, step, tableOf, allActions, type Config } from '../../spec/index.ts';
 import { PagePool } from '../../impl/index.ts';
-import { runLabels } from './helpers.ts';
+import { explore } from './footprint-check.ts';
+import { radix, runLabels } from './helpers.ts';
 
 /** 8 pages of 4 tokens under sglang: A (8 tokens), B (12), C (`c` tokens), D (36: more than the pool holds once A, B, C are in). */
 function pool8(c: number): Config {
@@ -107,5 +108,24 @@ describe('a failed allocation attempt (allocFail)', () => {
     expect([pool.releaseCopies(1), pool.freeCopies(1)]).toEqual([1, 0]);
     expect(pool.allocate(3, 7, undefined, 28)).toBe(false);
     expect([pool.releaseCopies(1), pool.freeCopies(1), pool.freeOrder()]).toEqual([0, 1, [1, 2, 8]]);
+  });
+
+  it('fails exactly where allocate is not enabled, a radix tree\'s partial match included: it needs the pages past the matched path, as allocate does', () => {
+    // sys/doc extends sys: once A's handoff has put sys's node in the tree, B matches it (1 page) though sys/doc itself is not cached.
+    const m = compile(radix('length-fix', [], 5, ['2:sys', '3:sys/doc', '2', '3'], { allocator: 'sglang', prefixPages: { 'sys/doc': 2 } }));
+    let attempts = 0;
+    let partial = 0;
+    for (const s of explore(m, 20_000)) {
+      for (let r = 0; r < m.n; r++) {
+        const failed = allocFail(m, s, r) !== undefined;
+        const enabled = step(m, s, { kind: 'allocate', r }) !== undefined;
+        if (failed) attempts++;
+        // B is allocatable on fewer free entries than its prompt's pages only through the partial match: where a whole-prefix count would fail it.
+        if (enabled && r === 1 && releasedEntries(m, s) > 0 && freeEntries(m, s) < (m.promptPages[1] ?? 0)) partial++;
+        expect([r, failed && enabled]).toEqual([r, false]);
+      }
+    }
+    // All 7,648 reachable states: 958 failed attempts, and 24 states where B is allocatable only through the partial match.
+    expect([attempts, partial]).toEqual([958, 24]);
   });
 });
