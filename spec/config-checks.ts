@@ -9,7 +9,7 @@ import { LIFO_MAX_PAGES } from './allocator.ts';
 import { checksOwner } from './behaviour.ts';
 import { LIMITS, requestName } from './config.ts';
 import type { ConfigSchema, InputIssue } from './decode.ts';
-import { nestedPrefixIssues, prefixExtends } from './nesting.ts';
+import { groupIndexOf, nestedPrefixIssues, parentPrefixName, prefixExtends } from './nesting.ts';
 
 /** A configuration as the schema decoded it, before its defaults are filled in. */
 type Input = typeof ConfigSchema.Type;
@@ -214,7 +214,7 @@ function faultsNamedOnce(input: Input): InputIssue[] {
 function widthIssues(input: Input): InputIssue[] {
   const issues: InputIssue[] = [];
   const n = input.requests.length;
-  const labels = n + [...new Set(input.requests.flatMap((q) => (q.prefix === undefined ? [] : [q.prefix])))].reduce((sum, name) => sum + (input.prefixPages?.[name] ?? 1), 0);
+  const labels = n + prefixLabelCount(input);
   if (labels > LIMITS.maxLabels) {
     const path = Object.keys(input.prefixPages ?? {}).length > 0 ? 'prefixPages' : 'requests';
     issues.push({ path, message: `the state encoding supports at most ${LIMITS.maxLabels} requests and prefix pages together (a read record holds a label in 14 bits), got ${labels}` });
@@ -227,6 +227,19 @@ function widthIssues(input: Input): InputIssue[] {
     issues.push({ path: 'requests', message: `a page's free-list copies and a prefix's lock count are one byte: at most ${LIMITS.maxCountedRequests} requests with allocator "sglang", fault "double-free" or eviction, got ${n}` });
   }
   return issues;
+}
+
+/**
+ * The labels the prefixes take, as `compile` lays them out (nesting.ts): each group, an
+ * unnamed parent included, has one per page past the group it extends, so a nested
+ * prefix's first pages are not counted twice. A child no longer than its parent counts
+ * none here (nestedPrefixIssues reports it).
+ */
+function prefixLabelCount(input: Input): number {
+  const names: string[] = [];
+  for (const q of input.requests) if (q.prefix !== undefined) groupIndexOf(names, q.prefix);
+  const length = (name: string | undefined): number => (name === undefined ? 0 : (input.prefixPages?.[name] ?? 1));
+  return names.reduce((sum, name) => sum + Math.max(0, length(name) - length(parentPrefixName(name))), 0);
 }
 
 /** The number of actions under allocator `any`: every ordered choice of pages per request, and one action per other kind. */

@@ -59,6 +59,12 @@ describe('configuration', () => {
     expect(messages({ ...base, prefixPages: [2] })[0]).toMatch(/^prefixPages: expected an object of prefix lengths in pages such as \{"sys": 2\}, got \[2\]/);
     const many = { pages: 16_400, prefillLimit: 3, requests: [{ length: 16_400, prefix: 'sys' }], prefixPages: { sys: 16_382 } };
     expect(messages(many)).toEqual(['prefixPages: the state encoding supports at most 16382 requests and prefix pages together (a read record holds a label in 14 bits), got 16383']);
+    // A nested prefix's first pages are its parent's labels: sys/doc (16,381 pages) adds one label past sys's 16,380.
+    const nested = (doc: number) => ({ pages: 16_400, prefillLimit: 3, radix: true, eviction: true, requests: [{ length: 16_390, prefix: 'sys' }, { length: 16_390, prefix: 'sys/doc' }], prefixPages: { sys: 16_380, 'sys/doc': doc } });
+    expect(messages(nested(16_381))).toEqual(['prefixPages: the state encoding supports at most 16382 requests and prefix pages together (a read record holds a label in 14 bits), got 16383']);
+    const half = { pages: 9_600, prefillLimit: 3, radix: true, eviction: true, requests: [{ length: 9_500, prefix: 'sys' }, { length: 9_500, prefix: 'sys/doc' }], prefixPages: { sys: 9_000, 'sys/doc': 9_001 } };
+    expect(messages(half)).toEqual([]);
+    expect(compile(configFrom(half)).labels).toBe(9_003);
   });
 
   it('a length of 1 is the default, and is dropped: the same configuration as naming none', () => {
