@@ -86,9 +86,15 @@
 /* the part about to land is the write's last: nothing else is in flight after it */
 #define LAST_DATA (k + 1 == CNT && j == CNT)
 #define LAST_TAG (j + 1 == CNT && k == CNT)
-#ifdef HARDENED
+/* -DHARDENED is both mechanisms; -DREVOKE or -DCHECK_HOLDER alone is hardened without the other */
+#if defined(HARDENED) && !defined(REVOKE)
 #define REVOKE               /* revoke-writer */
-#define FREES(p) (holder[p] == ME)   /* release-checks-holder */
+#endif
+#if defined(HARDENED) && !defined(CHECK_HOLDER)
+#define CHECK_HOLDER         /* release-checks-holder */
+#endif
+#ifdef CHECK_HOLDER
+#define FREES(p) (holder[p] == ME)
 #else
 #define FREES(p) true
 #endif
