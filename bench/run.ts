@@ -17,6 +17,7 @@ interface Bench {
 const BENCHES: Readonly<Record<string, () => Promise<Bench>>> = {
   checkerVsSpin: () => import('./spin.ts'),
   handwritten: () => import('./handwritten.ts'),
+  handwrittenOwner: () => import('./handwritten-owner.ts'),
   parallel: () => import('./parallel.ts'),
   por: () => import('./por.ts'),
   pool: () => import('./pool.ts'),
