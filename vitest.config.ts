@@ -21,6 +21,8 @@ export const HEAVY = [
   // The hand-written models of the radix tree (nested prefixes too) and of early success and the torn room: 30 and 27 pan builds, 19 and 15 s of CPU (gcc).
   'test/spin/handwritten-radix.test.ts',
   'test/spin/handwritten-wire-early.test.ts',
+  // The hand-written owner-check and hardened model against pagecheck on 8 configurations: 8 pan builds, about 9 s of CPU.
+  'test/spin/handwritten-owner.test.ts',
   // Starts worker threads over whole levels: 40 to 110 s on a loaded 2-core machine.
   'test/checker/parallel.test.ts',
   // The same for the fingerprint-first path: two searches of 45,164 states per worker count.
