@@ -163,19 +163,19 @@ export class ServingLifecycle extends Lifecycle {
     this.finish(slot, r);
   }
 
-  /** Room for `length` pages with prefix `g`: past the nodes it shares; when short, unlocked leaves of other paths are evicted, one at a time, while that helps. */
+  /** Room for `length` pages with prefix `g` (-1: none): past the nodes it shares; when short (with prefixes on), unlocked leaves of other paths are evicted, one at a time, while that helps. */
   protected override room(slot: number, length: number, g: number): boolean {
-    if (g < 0) return super.room(slot, length, g);
+    if (this.s.prefixOf === undefined) return super.room(slot, length, g);
     const pool = this.pool as RadixReplayPool;
     const r = this.admitted;
-    while (pool.freePages < length - pool.matchedCount(g) && pool.evict(slot, length, g)) {
+    const need = (): number => length - (g >= 0 ? pool.matchedCount(g) : 0);
+    while (pool.freePages < need() && pool.evict(slot, length, g >= 0 ? g : undefined)) {
       this.s.monitor.evict(pool.lastEvicted);
       this.prefixCounts.evictions++;
       this.s.listeners.onAction?.({ kind: 'evict', slot, request: r, tokens: this.s.tokens[r] ?? 1, time: this.now, detail: pool.lastEvicted, group: g });
     }
-    const matched = pool.matchedCount(g);
-    if (pool.freePages < length - matched) return false;
-    if (matched > 0) this.prefixCounts.hits++;
+    if (pool.freePages < need()) return false;
+    if (need() < length) this.prefixCounts.hits++;
     return true;
   }
 
