@@ -57,9 +57,11 @@ export interface ReplayPoolOptions {
   readonly tableGrowth?: boolean;
   /** With `serving`: requests are retracted and resumed. */
   readonly retraction?: boolean;
-  /** With `prefixes`: how many, each one's length in pages, and the prefix cache's eviction (the pool's cache is the radix tree). */
+  /** With `prefixes`: how many shared system prompts (the pool's prefix cache is the radix tree). */
   readonly prefixes?: number;
+  /** With `prefixes`: each one's length in pages. */
   readonly prefixLengths?: readonly number[];
+  /** With `prefixes`: the prefix cache evicts unlocked leaves. */
   readonly eviction?: boolean;
 }
 

@@ -34,7 +34,7 @@ import { ServingLifecycle } from './serving.ts';
 import { ReadMonitor } from './monitor.ts';
 import type { Workload } from './workload.ts';
 import type { PoolAllocator } from '../impl/allocator-order.ts';
-import type { ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult, ServingReplayPool } from './replay-types.ts';
+import type { RadixReplayPool, ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult, ServingReplayPool } from './replay-types.ts';
 
 export { Outcome } from './replay-types.ts';
 export type { OutcomeCode, PoolFactory, ReplayAction, ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult } from './replay-types.ts';
@@ -60,7 +60,7 @@ export function replay(options: ReplayOptions): ReplayResult {
   const clock = new Prng((seed + 0x6a09e667) >>> 0);
   const rules = rulesOf(variant, workload, lengthRule);
   const setup = { tokens, pageTokens: workload.pageTokens, slots: poolOptions.slots, pool, monitor, rules, agenda, clock, listeners: options, ...(prefixOf === undefined ? {} : { prefixOf }) };
-  const life = serving ? new ServingLifecycle({ ...setup, pool: servingPool(pool) }, seed) : new Lifecycle(setup);
+  const life = serving ? new ServingLifecycle({ ...setup, pool: servingPool(pool, prefixOf !== undefined) }, seed) : new Lifecycle(setup);
 
   life.admit();
   while (agenda.size > 0) {
@@ -123,9 +123,10 @@ function rulesOf(variant: Variant, workload: Workload, lengthRule: LengthRule): 
   };
 }
 
-/** The pool as a serving pool: `serving` needs one (impl/serving-pool.ts); a factory that builds another is a programming error. */
-function servingPool(pool: ReplayPool): ServingReplayPool {
-  const p = pool as Partial<ServingReplayPool>;
+/** The pool as a serving pool: `serving` needs one (impl/serving-pool.ts), and `prefixes` one with the radix tree; a factory that builds another is a programming error. */
+function servingPool(pool: ReplayPool, radix: boolean): ServingReplayPool {
+  const p = pool as Partial<RadixReplayPool>;
   if (typeof p.grow !== 'function' || typeof p.retract !== 'function' || typeof p.resume !== 'function' || typeof p.abortCommit !== 'function') throw new TypeError('replay: serving needs a pool with grow, retract, resume and abortCommit (impl/serving-pool.ts)');
+  if (radix && (typeof p.evict !== 'function' || typeof p.matchedCount !== 'function' || p.lastEvicted === undefined)) throw new TypeError('replay: prefixes need a pool with the radix tree (impl/serving-radix-pool.ts)');
   return pool as ServingReplayPool;
 }
