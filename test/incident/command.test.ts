@@ -71,5 +71,6 @@ describe('pagecheck incident (command line)', () => {
     if (!('out' in run)) throw new Error(run.error);
     expect(run.code).toBe(EXIT.ok);
     expect(run.out).toContain('replay: pagecheck incident --variant length-fix --allocator sglang --serving --prefixes 4 --seed 1 --requests 300 --in-flight 64');
+    expect(run.out).toContain('radix tree: 22 admissions hit a cached prefix, 127 inserts at the handoff, 66 leaves evicted');
   });
 });
