@@ -6,7 +6,9 @@
  * the node freed, its lock dropped) and resumes on new pages, C hits, and D's allocation
  * evicts the node once no one locks it. Pinned: it conforms; one double free, one wrong
  * allocation order and one early free are each reported at their line; a retraction that
- * names the tree's page among those it frees is a deviation there.
+ * names the tree's page among those it frees is a deviation there. A second log with a
+ * two-page prefix: the leaf evicted, a partial hit, its insert at the handoff, growth and
+ * a retraction past the two nodes.
  */
 import { describe, expect, it } from 'vitest';
 import type { ValidationResult } from '../../conformance/index.ts';
@@ -84,3 +86,50 @@ describe('validate-log: the radix tree with growth and retraction', () => {
     expect([summary(r), r.refusals[0]?.why]).toEqual(['deviation - 16', 'retract(A) releases pages [2, 3]; the log says [1, 2, 3], which are not among them (or name one twice)']);
   });
 });
+
+/** 6 pages of 2 tokens; `sys` is two pages. A inserts 1 2; X's allocation evicts the leaf 2; B matches node 1 only, allocates past it, and its insert makes its own page the second node. */
+const PARTIAL = [
+  config({ pages: 6, pageSize: 2, prefillLimit: 8, allocator: 'sglang', variant: 'length-fix', faults: [], eviction: true, radix: true, tableGrowth: true, retraction: true, prefixPages: { sys: 2 } }),
+  ev('arrive', 'A', { tokens: 6, prefix: 'sys' }),
+  ev('allocate', 'A', { pages: [1, 2, 3] }),
+  ...committed('A', [1, 2]),
+  ev('decode', 'A', { pages: [1, 2, 3], step: 0 }),
+  ev('free', 'A'),
+  ev('arrive', 'X', { tokens: 10 }),
+  // line 10: the leaf goes, its parent stays.
+  ev('evict', 'X', { pages: [2] }),
+  ev('allocate', 'X', { pages: [[2, 6]] }),
+  ev('done', 'X'),
+  ev('handoff', 'X'),
+  ev('decode', 'X', { pages: [[2, 6]], step: 0 }),
+  ev('free', 'X'),
+  ev('arrive', 'B', { tokens: 5, prefix: 'sys' }),
+  // line 17: the partial hit names only the pages past the matched node.
+  ev('allocate', 'B', { pages: [2, 3] }),
+  ...committed('B', [1, 2]),
+  ev('decode', 'B', { pages: [1, 2, 3], step: 0 }),
+  ev('grow', 'B', { pages: [4] }),
+  ev('decode', 'B', { pages: [1, 2, 3, 4], step: 1 }),
+  // line 24: past both nodes.
+  ev('retract', 'B', { pages: [3, 4] }),
+  ev('resume', 'B', { pages: [3, 4, 5, 6], tokens: 7 }),
+  ev('decode', 'B', { pages: [3, 4, 5, 6], step: 2 }),
+  ev('free', 'B'),
+];
+
+/** The partial log with line `n` (1-based) replaced by `line`. */
+const partialAt = (n: number, line: string): string[] => [...PARTIAL.slice(0, n - 1), line, ...PARTIAL.slice(n)];
+
+describe('validate-log: a partial hit under growth and retraction', () => {
+  it('conforms: 27 events, 3 requests, none unfinished', () => {
+    const r = run(PARTIAL);
+    expect([summary(r), r.events, r.requests, r.unfinished]).toEqual(['conforms - -', 27, 3, []]);
+  });
+
+  it('an eviction of the parent node, an insert that names another page, a retraction that frees the second node: each a deviation at its line', () => {
+    expect(summary(run(partialAt(10, ev('evict', 'X', { pages: [1] }))))).toBe('deviation - 10');
+    expect(summary(run(partialAt(20, ev('insert', 'B', { at: 'handoff', pages: [1, 3], freed: [] }))))).toBe('deviation - 20');
+    expect(summary(run(partialAt(24, ev('retract', 'B', { pages: [2, 3, 4] }))))).toBe('deviation - 24');
+  });
+});
+
