@@ -11,8 +11,8 @@
  * The only thing added to the pool is where page ids come from: the log says which pages
  * an allocation took, and under the `any` allocator the pool takes exactly those. The
  * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool`, whose log says
- * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (the
- * tree is only in the model-based test's pool, at the end of the class chain).
+ * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (impl's
+ * `ServingRadixPool`: the same serving pool, its prefix cache the radix tree).
  */
 import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
 import { ServingPool, type PagePool, type ServingPoolOptions } from '../impl/index.ts';

@@ -23,9 +23,9 @@ import type { OpenRelease, RequestInfo } from './window.ts';
 // Read once: a namespace re-export is a getter call on every access.
 const { freed: FREED, landed: LANDED } = Ph;
 
-/** The table entries a release frees, `[from, to)`: all but the shared prefix pages. */
-export function releaseRange(pool: LogPool, slot: number): readonly [number, number] {
-  return [pool.sharedCount(slot), pool.lengths[slot] ?? 0];
+/** The table entries a release frees, `[from, to)`: all but the shared prefix pages (`shared`, when read before the release). */
+export function releaseRange(pool: LogPool, slot: number, shared = pool.sharedCount(slot)): readonly [number, number] {
+  return [shared, pool.lengths[slot] ?? 0];
 }
 
 /**
@@ -69,11 +69,11 @@ export function takeReleaseCall(info: RequestInfo, pages: PageRuns | undefined):
 
 /**
  * After a releasing action: the pages its line names (the release's first call) must be
- * pages of the table's released entries; those it does not name wait for their calls. A
+ * pages of the table's released entries (past the `shared` pages it kept, counted before it); those it does not name wait for their calls. A
  * line without pages stands for the whole release.
  */
-export function openRelease(ctx: EventContext, pool: LogPool, kind: ActionKind): StepResult {
-  const [from, to] = releaseRange(pool, ctx.slot);
+export function openRelease(ctx: EventContext, pool: LogPool, kind: ActionKind, shared: number): StepResult {
+  const [from, to] = releaseRange(pool, ctx.slot, shared);
   const pages = ctx.pages;
   ctx.info.release = undefined;
   if (pages === undefined) return OK;

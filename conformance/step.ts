@@ -51,6 +51,8 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
   const { slot } = ctx;
   const name = ctx.info.id;
   const stale = kind === 'free' ? heldByOthers(pool, slot) : [];
+  // The shared pages a release keeps, read before it: a radix release unlocks, and a retraction forgets its match (radix.ts).
+  const shared = rule.releases === true ? pool.sharedCount(slot) : 0;
   // Who held them, read before the release: afterwards they are free.
   const staleHolders = stale.map((p) => pool.holder[p] ?? 0);
   // What the cache holds of the logged pages before an eviction: they must be what it frees.
@@ -67,7 +69,7 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
   if (rule.outcomes !== undefined && !rule.outcomes.includes(phase as never)) return refused(`the spec's ${kind}(${name}) leaves it ${phase}; the log says it ended ${rule.outcomes.join(' or ')}`);
   if (kind === 'evict') return afterEvict(ctx, pool, cachedBefore, loggedCached);
   if (rule.releases === true) {
-    const opened = openRelease(ctx, pool, kind);
+    const opened = openRelease(ctx, pool, kind, shared);
     return opened.kind !== 'ok' ? opened : afterRelease(ctx, pool, kind, stale, staleHolders);
   }
   const named = kind === 'resume' ? OK : pagesAfter(ctx, s, kind);

@@ -107,8 +107,8 @@ class Validator {
     const limit = prefillTokens === undefined ? {} : { prefillTokens };
     const shape = prefixShape(model, this.window, this.prefixes, line);
     const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, ...order };
-    // The radix tree is the model-based test's pool's (radix.ts); log-model.ts refuses it with what that pool does otherwise.
-    const pool = radix === true ? new LoggedRadixPool({ ...options, radix }) : new LoggedPool(options);
+    // Under radix the logged pool's prefix cache is the tree (radix.ts), with the same grow, retract and resume.
+    const pool = radix === true ? new LoggedRadixPool(options) : new LoggedPool(options);
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
     this.model = model;
     return model;

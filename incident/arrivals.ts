@@ -42,3 +42,25 @@ function draw(prng: Prng, e: MixEntry): number {
 export function pagesOf(tokens: number, pageTokens: number): number {
   return Math.ceil(tokens / pageTokens);
 }
+
+/** The system prompts of `incident --prefixes N`: prompt `g` is `1 + g % 3` whole pages (64 to 192 tokens at 64-token pages). */
+export function prefixLengthsOf(n: number): number[] {
+  return Array.from({ length: n }, (_, g) => 1 + (g % 3));
+}
+
+/**
+ * Per request, the system prompt it starts with (-1: none): half the requests draw one of
+ * the `lengths.length` prompts, uniformly, from a stream of their own (so the lengths and
+ * the schedule are those of a replay without prefixes); a prompt of no more pages than the
+ * prefix has none (a request needs a page of its own besides).
+ */
+export function prefixesOf(tokens: Int32Array, lengths: readonly number[], pageTokens: number, seed: number): Int32Array {
+  const prng = new Prng((seed + 0x510e527f) >>> 0);
+  const out = new Int32Array(tokens.length).fill(-1);
+  for (let i = 0; i < tokens.length; i++) {
+    const x = prng.next() * 2 * lengths.length;
+    const g = Math.floor(x);
+    if (g < lengths.length && pagesOf(tokens[i] ?? 1, pageTokens) > (lengths[g] ?? 1)) out[i] = g;
+  }
+  return out;
+}

@@ -87,6 +87,7 @@ export function formatReport(r: IncidentReport, workload: Workload, replayComman
   lines.push(
     `throughput: ${fmt(r.requestsPerSecond)} requests/s (${fmt(r.elapsedMs)} ms); peak ${fmt(r.peakInFlight)} in flight; the queue waited for pages ${fmt(r.waits)} times`,
     ...(r.serving === undefined ? [] : [`serving steps: ${fmt(r.serving.grows)} pages taken by decode steps, ${fmt(r.serving.retractions)} retractions (${fmt(r.serving.resumes)} resumed), ${fmt(r.serving.aborts)} transfers aborted by P, ${fmt(r.serving.commitAborts)} aborted at commit`]),
+    ...(r.prefixes === undefined ? [] : [`radix tree: ${fmt(r.prefixes.hits)} admissions hit a cached prefix, ${fmt(r.prefixes.inserts)} inserts at the handoff, ${fmt(r.prefixes.evictions)} leaves evicted`]),
   );
   lines.push(`replay: ${replayCommand}`);
   lines.push('');

@@ -47,6 +47,8 @@ export interface LifecycleSetup {
   readonly clock: Prng;
   /** Who is told of progress and of every action. */
   readonly listeners: Pick<ReplayOptions, 'onAction' | 'onProgress'>;
+  /** With `--prefixes`: per request, its prefix (-1: none). */
+  readonly prefixOf?: Int32Array;
 }
 
 /** The requests of one replay, slot by slot, from admission to release. */
@@ -98,14 +100,15 @@ export class Lifecycle {
       const slot = this.idle[this.idleCount - 1] ?? 0;
       const t = tokens[this.admitted] ?? 1;
       const length = pagesOf(t, pageTokens);
+      const g = this.s.prefixOf?.[this.admitted] ?? -1;
       // D's budget check (`pop_preallocated`) comes before the allocation: a request that does not fit waits, and the allocator is never asked (a failed attempt would merge sglang's release list).
-      if (pool.freePages < length || !pool.allocate(slot, length, undefined, t)) {
+      if (!this.room(slot, length, g) || !pool.allocate(slot, length, g >= 0 ? g : undefined, t)) {
         this.waits++;
         return;
       }
       this.idleCount--;
       this.s.listeners.onAction?.({ kind: 'allocate', slot, request: this.admitted, tokens: t, time: this.now });
-      this.s.monitor.allocate(this.admitted, pool.pageTable(slot), length, t);
+      this.s.monitor.allocate(this.admitted, pool.pageTable(slot), length, t, g);
       this.request[slot] = this.admitted++;
       this.next[slot] = WRITE;
       this.s.agenda.push(this.now + this.s.clock.next(), slot);
@@ -133,6 +136,11 @@ export class Lifecycle {
   /** An event code of a subclass's own (serving.ts); here none. */
   protected stepMore(slot: number, _r: number, _code: number): void {
     throw new Error(`slot ${slot} has no pending action`);
+  }
+
+  /** Whether the pool has room for the next request's `length` pages (prefix `g`, -1: none) in `slot` (serving.ts evicts the prefix cache's leaves to make it). */
+  protected room(_slot: number, length: number, _g: number): boolean {
+    return this.s.pool.freePages >= length;
   }
 
   /** Whether new requests may be admitted now (serving.ts holds them back while a retracted request waits, as SGLang's budget counts it). */

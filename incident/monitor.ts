@@ -21,7 +21,19 @@
  * tokens there; a stub's dummy is one token) and the rest of the page holds P's stale
  * data; decode reads the slots up to the prompt's length, so a read past the fill of the
  * reader's own page is of another user's data.
+ *
+ * Shared prefixes (`incident --prefixes`): the monitor keeps its own radix tree of one-page
+ * nodes, one path per prefix. An allocation shares the nodes its prefix's path holds from
+ * the root (they must be the pool's first pages), and takes the rest free; a write fills a
+ * prefix position with the prefix's content (the same for every request with it), and a
+ * read of it there is the reader's own; the handoff inserts (a node the tree holds
+ * replaces the request's page, which is freed; otherwise the page becomes the node), and
+ * the pool's table must then be the monitor's; a release or retraction frees only the
+ * pages past the shared ones; an eviction must take a leaf that no live request shares.
  */
+
+/** The holder of a page that is a node of the tree (-1 is the padding page's). */
+const TREE = -2;
 
 /** How the monitor checks the pages an `allocate` handed out: the lowest free ids, or any free ones. */
 export type OrderCheck = 'lowest-first' | 'any';
@@ -51,8 +63,20 @@ export class ReadMonitor {
   private readonly order: OrderCheck;
   /** The live requests' page tables, as `allocate` handed them out. */
   private readonly tables = new Map<number, Int32Array>();
+  /** The live requests' prefixes (none: absent) and how many leading pages of each are the tree's. */
+  private readonly groups = new Map<number, number>();
+  private readonly depths = new Map<number, number>();
+  /** Per prefix, its length in pages; per node `g * stride + j`, its page or -1; per page, the node it is. */
+  private readonly prefixLengths: readonly number[];
+  private readonly stride: number;
+  private readonly nodes: Int32Array;
+  private readonly nodeOf: Int32Array;
 
-  constructor(pages: number, order: OrderCheck, firstPage = 0, pageSize = 1) {
+  constructor(pages: number, order: OrderCheck, firstPage = 0, pageSize = 1, prefixLengths: readonly number[] = []) {
+    this.prefixLengths = prefixLengths;
+    this.stride = Math.max(1, ...prefixLengths);
+    this.nodes = new Int32Array(prefixLengths.length * this.stride).fill(-1);
+    this.nodeOf = new Int32Array(prefixLengths.length > 0 ? pages : 0);
     this.holder = new Int32Array(pages);
     this.data = new Int32Array(pages);
     this.fresh = new Uint8Array(pages);
@@ -65,13 +89,16 @@ export class ReadMonitor {
     this.holder.fill(-1, 0, firstPage);
   }
 
-  /** Request `r` of `tokens` tokens (whole pages when left out) was given `table[0 .. length-1]`; throws when a page was not free, is there twice, or breaks the order. */
-  allocate(r: number, table: Int32Array, length: number, tokens: number = length * this.pageSize): void {
+  /** Request `r` of `tokens` tokens (whole pages when left out), with prefix `group` (-1: none), was given `table[0 .. length-1]`; throws when a shared page is not the tree's node, or a page was not free, is there twice, or breaks the order. */
+  allocate(r: number, table: Int32Array, length: number, tokens: number = length * this.pageSize, group = -1): void {
     if (this.tables.has(r)) throw new Error(`monitor: request ${r} was allocated twice`);
     this.tables.set(r, table.slice(0, length));
     this.tokens.set(r, tokens);
+    const shared = group >= 0 ? this.matched(group) : 0;
+    if (group >= 0) [this.groups, this.depths].forEach((m, k) => m.set(r, k === 0 ? group : shared));
+    for (let j = 0; j < shared; j++) if (table[j] !== this.nodes[group * this.stride + j]) throw new Error(`monitor: request ${r} was given page ${table[j]} at position ${j}, not the tree's node ${this.nodes[group * this.stride + j]}`);
     let highest = -1;
-    for (let i = 0; i < length; i++) {
+    for (let i = shared; i < length; i++) {
       const p = table[i] ?? -1;
       if (!(p >= 0 && p < this.holder.length)) throw new Error(`monitor: request ${r} was given page ${p}, which the pool does not have`);
       if (this.holder[p] === -1) throw new Error(`monitor: request ${r} was given page ${p}, the padding page`);
@@ -87,13 +114,14 @@ export class ReadMonitor {
     }
   }
 
-  /** Request `r`'s write landed: every page of its table, or (a silent stub) the first one only. */
+  /** Request `r`'s write landed: every page of its table past the tree's, or (a silent stub) the first such one only, a one-token dummy. */
   write(r: number, firstOnly: boolean): void {
     const table = this.table(r);
-    const end = firstOnly ? Math.min(1, table.length) : table.length;
-    for (let i = 0; i < end; i++) {
+    const from = this.depths.get(r) ?? 0;
+    const end = firstOnly ? Math.min(from + 1, table.length) : table.length;
+    for (let i = from; i < end; i++) {
       const p = table[i] ?? 0;
-      this.data[p] = r + 1;
+      this.data[p] = firstOnly ? r + 1 : this.label(r, i);
       this.fresh[p] = this.holder[p] === r + 1 ? 1 : 0;
       this.fill[p] = firstOnly ? 1 : this.slotsAt(r, i);
     }
@@ -113,26 +141,20 @@ export class ReadMonitor {
     for (let i = 0; i < table.length; i++) {
       const p = table[i] ?? 0;
       const d = this.data[p] ?? 0;
+      const own = this.label(r, i);
       // The reader's own page, read past its fill: P's stale data, another user's.
-      const stale = d === r + 1 && this.slotsAt(r, i) > (this.fill[p] ?? 0);
-      if ((d !== 0 && d !== r + 1) || stale) foreign++;
-      if (d !== r + 1 || this.fresh[p] !== 1) allOwn = false;
+      const stale = d === own && this.slotsAt(r, i) > (this.fill[p] ?? 0);
+      if ((d !== 0 && d !== own) || stale) foreign++;
+      if (d !== own || (this.fresh[p] !== 1 && this.holder[p] !== TREE)) allOwn = false;
       if (stale) staleTail = true;
     }
     return { foreign, allOwn, staleTail };
   }
 
-  /** Request `r` released its table; throws when it releases a page it does not hold. */
+  /** Request `r` released its table (but the tree's pages); throws when it releases a page it does not hold. */
   free(r: number): void {
-    const table = this.table(r);
-    this.tables.delete(r);
-    this.tokens.delete(r);
-    for (let i = 0; i < table.length; i++) {
-      const p = table[i] ?? 0;
-      if (this.holder[p] !== r + 1) throw new Error(`monitor: request ${r} released page ${p}, which it does not hold`);
-      this.holder[p] = 0;
-      this.setFree(p, true);
-    }
+    this.releaseOwn(r, 'released');
+    for (const m of [this.tables, this.tokens, this.groups, this.depths]) m.delete(r);
   }
 
   /** Request `r` took page `p` for a decode step's token (serving.ts), which the token's write fills from its first slot. */
@@ -142,13 +164,70 @@ export class ReadMonitor {
     this.hold(r, p, 1);
   }
 
-  /** Request `r` was retracted: its pages are free, and what it had written is saved with it. */
+  /** Request `r` was retracted: its pages but the tree's are free, what it had written is saved with it, and its resume shares nothing. */
   retract(r: number): void {
-    for (const p of this.table(r)) {
-      if (this.holder[p] !== r + 1) throw new Error(`monitor: request ${r} retracted page ${p}, which it does not hold`);
+    this.releaseOwn(r, 'retracted');
+    if (this.depths.has(r)) this.depths.set(r, 0);
+  }
+
+  /** Frees request `r`'s pages past the tree's; throws when one is not its own, or a shared one is no node. */
+  private releaseOwn(r: number, what: string): void {
+    const table = this.table(r);
+    const shared = this.depths.get(r) ?? 0;
+    for (let i = 0; i < table.length; i++) {
+      const p = table[i] ?? 0;
+      if (this.holder[p] !== (i < shared ? TREE : r + 1)) throw new Error(`monitor: request ${r} ${what} page ${p}, which it does not hold`);
+      if (i < shared) continue;
       this.holder[p] = 0;
       this.setFree(p, true);
     }
+  }
+
+  /** Request `r`'s handoff inserted its prefix (`cache_unfinished_req`): past its shared pages, a node the tree holds replaces its page (freed), else its page becomes the node; throws when the pool's table `pool` differs. */
+  handoff(r: number, pool: Int32Array): void {
+    const g = this.groups.get(r) ?? -1;
+    if (g < 0) return;
+    const table = this.table(r);
+    const k = this.prefixLengths[g] ?? 1;
+    for (let j = this.depths.get(r) ?? 0; j < k; j++) {
+      const own = table[j] ?? 0;
+      const node = this.nodes[g * this.stride + j] ?? -1;
+      if (node >= 0 && node !== own) {
+        this.holder[own] = 0;
+        this.setFree(own, true);
+        table[j] = node;
+      } else {
+        this.nodes[g * this.stride + j] = own;
+        this.nodeOf[own] = g * this.stride + j;
+        this.holder[own] = TREE;
+      }
+    }
+    this.depths.set(r, k);
+    for (let j = 0; j < k; j++) if (pool[j] !== table[j]) throw new Error(`monitor: after request ${r}'s insert its table begins ${Array.from(table.subarray(0, k)).join(', ')}; the pool's ${Array.from(pool.subarray(0, k)).join(', ')}`);
+  }
+
+  /** The tree evicted page `p`: it must be a node, a leaf, and shared by no live request. */
+  evict(p: number): void {
+    const key = this.holder[p] === TREE ? (this.nodeOf[p] ?? 0) : -1;
+    const [g, j] = [Math.floor(key / this.stride), key % this.stride];
+    if (key < 0 || (j + 1 < (this.prefixLengths[g] ?? 1) && (this.nodes[key + 1] ?? -1) >= 0)) throw new Error(`monitor: page ${p} was evicted, which is no leaf of the tree`);
+    for (const [r, d] of this.depths) if (this.groups.get(r) === g && d > j) throw new Error(`monitor: page ${p} was evicted while request ${r} shares it`);
+    this.nodes[key] = -1;
+    this.holder[p] = 0;
+    this.setFree(p, true);
+  }
+
+  /** How many nodes of prefix `g`'s path, from the root, the tree holds. */
+  private matched(g: number): number {
+    let d = 0;
+    while (d < (this.prefixLengths[g] ?? 1) && (this.nodes[g * this.stride + d] ?? -1) >= 0) d++;
+    return d;
+  }
+
+  /** What request `r`'s own content at position `i` is: its prefix's there, else its own. */
+  private label(r: number, i: number): number {
+    const g = this.groups.get(r) ?? -1;
+    return g >= 0 && i < (this.prefixLengths[g] ?? 1) ? -(2 + g * this.stride + i) : r + 1;
   }
 
   /** Request `r` resumed on `table[0 .. length-1]`, its saved copy loaded into them. */
@@ -158,6 +237,7 @@ export class ReadMonitor {
       const p = table[i] ?? 0;
       if (this.holder[p] !== 0) throw new Error(`monitor: request ${r} resumed onto page ${p}, which is not free`);
       this.hold(r, p, this.pageSize);
+      this.data[p] = this.label(r, i);
     }
   }
 

@@ -5,7 +5,7 @@
 import type { Fault, LengthRule, Variant } from '../spec/index.ts';
 import type { Workload } from './workload.ts';
 import type { PoolAllocator } from '../impl/allocator-order.ts';
-import type { ServingCounts } from './serving.ts';
+import type { PrefixCounts, ServingCounts } from './serving.ts';
 
 /** What the replay needs of a page pool: the protocol's actions, by slot, and what decode read. */
 export interface ReplayPool {
@@ -57,6 +57,12 @@ export interface ReplayPoolOptions {
   readonly tableGrowth?: boolean;
   /** With `serving`: requests are retracted and resumed. */
   readonly retraction?: boolean;
+  /** With `prefixes`: how many shared system prompts (the pool's prefix cache is the radix tree). */
+  readonly prefixes?: number;
+  /** With `prefixes`: each one's length in pages. */
+  readonly prefixLengths?: readonly number[];
+  /** With `prefixes`: the prefix cache evicts unlocked leaves. */
+  readonly eviction?: boolean;
 }
 
 /** What the replay needs besides with `serving`: the actions of a serving deployment around the handoff (impl/serving-pool.ts). */
@@ -75,6 +81,18 @@ export interface ServingReplayPool extends ReplayPool {
   abandon(slot: number): boolean;
   /** Per slot: its table's length in pages. */
   readonly lengths: Int32Array;
+}
+
+/** What the replay needs besides with `prefixes`: the radix tree's match and eviction (impl/serving-radix-pool.ts). */
+export interface RadixReplayPool extends ServingReplayPool {
+  /** How many of prefix `g`'s pages an allocation would share now. */
+  matchedCount(g: number): number;
+  /** `evict`: one unlocked leaf for the allocation of `length` pages with `prefix`; false when none can go or the pages suffice. */
+  evict(slot: number, length: number, prefix?: number): boolean;
+  /** The page the last `evict` freed. */
+  readonly lastEvicted: number;
+  /** Per slot: the prefix of its request (-1: none). */
+  readonly groups: Int32Array;
 }
 
 /** Builds a pool; the command passes `impl/pool.ts`, which keeps the replay testable on its own. */
@@ -121,6 +139,8 @@ export interface ReplayResult {
   readonly elapsedMs: number;
   /** With `serving`: what it did beyond the plain replay. */
   readonly serving?: ServingCounts;
+  /** With `prefixes`: the radix tree's hits, inserts and evictions. */
+  readonly prefixes?: PrefixCounts;
 }
 
 /** Options of {@link replay}. */
@@ -143,12 +163,14 @@ export interface ReplayOptions {
   readonly onAction?: (action: ReplayAction) => void;
   /** Whether the replay takes a serving deployment's steps too (serving.ts): its pool must then be a {@link ServingReplayPool}. */
   readonly serving?: boolean;
+  /** With `serving`: how many shared system prompts (arrivals.ts's `prefixLengthsOf`); the pool must then be a {@link RadixReplayPool}. */
+  readonly prefixes?: number;
 }
 
 /** An action the replay took: its kind (`write` is `prefill` or `stub`), the slot, the request and the simulated time. */
 export interface ReplayAction {
   /** What happened; the kinds after `free` only with `serving` (serving.ts). */
-  readonly kind: 'allocate' | 'write' | 'handoff' | 'decode' | 'free' | 'grow' | 'retract' | 'resume' | 'timeout' | 'abortCommit';
+  readonly kind: 'allocate' | 'write' | 'handoff' | 'decode' | 'free' | 'grow' | 'retract' | 'resume' | 'timeout' | 'abortCommit' | 'evict';
   /** The pool slot. */
   readonly slot: number;
   /** The request, by arrival index. */
@@ -157,6 +179,8 @@ export interface ReplayAction {
   readonly tokens: number;
   /** Simulated time, in decode steps. */
   readonly time: number;
-  /** For a `grow`: the decode step it took its page for; for a `resume`: the tokens its allocation asked for (`fill_len`). */
+  /** For a `grow`: the decode step it took its page for; for a `resume`: the tokens its allocation asked for (`fill_len`); for an `evict`: the page the tree freed. */
   readonly detail?: number;
+  /** For an `evict`: the prefix of the request it makes room for. */
+  readonly group?: number;
 }

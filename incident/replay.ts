@@ -28,13 +28,13 @@ import { checksOwner, DEFAULT_FAULTS, firstPageOf, hasMechanism, isOverLongPromp
 import type { LengthRule, Variant } from '../spec/index.ts';
 import { EventQueue } from './event-queue.ts';
 import { Prng } from './prng.ts';
-import { arrivals, pagesOf } from './arrivals.ts';
+import { arrivals, pagesOf, prefixesOf, prefixLengthsOf } from './arrivals.ts';
 import { Lifecycle, type PoolRules } from './lifecycle.ts';
 import { ServingLifecycle } from './serving.ts';
 import { ReadMonitor } from './monitor.ts';
 import type { Workload } from './workload.ts';
 import type { PoolAllocator } from '../impl/allocator-order.ts';
-import type { ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult, ServingReplayPool } from './replay-types.ts';
+import type { RadixReplayPool, ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult, ServingReplayPool } from './replay-types.ts';
 
 export { Outcome } from './replay-types.ts';
 export type { OutcomeCode, PoolFactory, ReplayAction, ReplayOptions, ReplayPool, ReplayPoolOptions, ReplayResult } from './replay-types.ts';
@@ -46,17 +46,21 @@ export function replay(options: ReplayOptions): ReplayResult {
   const lengthRule = options.lengthRule ?? 'gt';
   const started = performance.now();
   const tokens = arrivals(workload, seed);
-  const poolOptions = poolOptionsOf(workload, tokens, variant, allocator, lengthRule, options.serving === true);
+  const serving = options.serving === true;
+  // Shared system prompts only with serving's steps (serving.ts evicts and inserts).
+  const prefixLengths = serving && (options.prefixes ?? 0) > 0 ? prefixLengthsOf(options.prefixes ?? 0) : [];
+  const prefixOf = prefixLengths.length > 0 ? prefixesOf(tokens, prefixLengths, workload.pageTokens, seed) : undefined;
+  const poolOptions = { ...poolOptionsOf(workload, tokens, variant, allocator, lengthRule, serving), ...(prefixLengths.length > 0 ? { prefixes: prefixLengths.length, prefixLengths, eviction: true } : {}) };
   const pool = options.pool(poolOptions);
   // SGLang's orders use ids 1 .. pages: page 0 is the padding page.
   const firstPage = firstPageOf(allocator);
-  const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage, workload.pageTokens);
+  const monitor = new ReadMonitor(poolOptions.pages + firstPage, allocator === 'sorted' ? 'lowest-first' : 'any', firstPage, workload.pageTokens, prefixLengths);
   const agenda = new EventQueue(poolOptions.slots);
   // A stream of its own, so that the lengths do not depend on how the schedule draws.
   const clock = new Prng((seed + 0x6a09e667) >>> 0);
   const rules = rulesOf(variant, workload, lengthRule);
-  const setup = { tokens, pageTokens: workload.pageTokens, slots: poolOptions.slots, pool, monitor, rules, agenda, clock, listeners: options };
-  const life = options.serving === true ? new ServingLifecycle({ ...setup, pool: servingPool(pool) }, seed) : new Lifecycle(setup);
+  const setup = { tokens, pageTokens: workload.pageTokens, slots: poolOptions.slots, pool, monitor, rules, agenda, clock, listeners: options, ...(prefixOf === undefined ? {} : { prefixOf }) };
+  const life = serving ? new ServingLifecycle({ ...setup, pool: servingPool(pool, prefixOf !== undefined) }, seed) : new Lifecycle(setup);
 
   life.admit();
   while (agenda.size > 0) {
@@ -82,6 +86,7 @@ export function replay(options: ReplayOptions): ReplayResult {
     simTime: life.now,
     elapsedMs: performance.now() - started,
     ...(life instanceof ServingLifecycle ? { serving: life.counts } : {}),
+    ...(life instanceof ServingLifecycle && prefixOf !== undefined ? { prefixes: life.prefixCounts } : {}),
   };
 }
 
@@ -118,9 +123,10 @@ function rulesOf(variant: Variant, workload: Workload, lengthRule: LengthRule): 
   };
 }
 
-/** The pool as a serving pool: `serving` needs one (impl/serving-pool.ts); a factory that builds another is a programming error. */
-function servingPool(pool: ReplayPool): ServingReplayPool {
-  const p = pool as Partial<ServingReplayPool>;
+/** The pool as a serving pool: `serving` needs one (impl/serving-pool.ts), and `prefixes` one with the radix tree; a factory that builds another is a programming error. */
+function servingPool(pool: ReplayPool, radix: boolean): ServingReplayPool {
+  const p = pool as Partial<RadixReplayPool>;
   if (typeof p.grow !== 'function' || typeof p.retract !== 'function' || typeof p.resume !== 'function' || typeof p.abortCommit !== 'function') throw new TypeError('replay: serving needs a pool with grow, retract, resume and abortCommit (impl/serving-pool.ts)');
+  if (radix && (typeof p.evict !== 'function' || typeof p.matchedCount !== 'function' || p.lastEvicted === undefined)) throw new TypeError('replay: prefixes need a pool with the radix tree (impl/serving-radix-pool.ts)');
   return pool as ServingReplayPool;
 }

@@ -3,7 +3,7 @@
  * the boundary (a prompt of exactly P's memory). One plain object, printed as text for
  * people and as JSON (`--json`) for scripts; both come from {@link summarize}.
  */
-import type { ServingCounts } from './serving.ts';
+import type { PrefixCounts, ServingCounts } from './serving.ts';
 import { isOverLongPrompt } from '../spec/behaviour.ts';
 import { Outcome, type ReplayResult } from './replay.ts';
 import { pagesOf } from './arrivals.ts';
@@ -104,6 +104,8 @@ export interface IncidentReport {
   readonly requestsPerSecond: number;
   /** With `--serving`: the steps taken beyond the plain replay (incident/serving.ts). */
   readonly serving?: ServingCounts;
+  /** With `--prefixes`: the radix tree's hits, inserts and evictions (incident/serving.ts). */
+  readonly prefixes?: PrefixCounts;
 }
 
 /** Upper bounds of the short-prompt buckets, in tokens: a chat, a long chat or short document. */
@@ -151,6 +153,7 @@ export function summarize(result: ReplayResult): IncidentReport {
     elapsedMs: Math.round(result.elapsedMs),
     requestsPerSecond: seconds > 0 ? Math.round(tokens.length / seconds) : 0,
     ...(result.serving === undefined ? {} : { serving: result.serving }),
+    ...(result.prefixes === undefined ? {} : { prefixes: result.prefixes }),
   };
 }
 

@@ -14,6 +14,11 @@
  *   and P aborts its transfer; one in {@link COMMIT_ABORT_EVERY} is aborted at commit
  *   (`abortCommit`, a `bootstrap_room` mismatch). Whose fate each is comes from a stream of
  *   its own, so the other draws of the schedule are those of the plain replay.
+ * - shared prefixes (`--prefixes`): a request with one of the system prompts shares the
+ *   radix tree's nodes of it (`match_prefix`) and allocates past them; when the pages run
+ *   short its admission first evicts unlocked leaves, one at a time (`RadixCache.evict` in
+ *   `_pre_alloc`); its handoff inserts its prompt's prefix pages (`cache_unfinished_req`).
+ *   The monitor follows the tree on its own and checks the pool's tables against it.
  * The releases are those of the plain replay; the log writes each as SGLang's calls
  * (spec/release.ts). The first decode step is the one the monitor checks, as in the plain
  * replay; the later steps read the same table, grown.
@@ -21,7 +26,7 @@
 import { Ph } from '../spec/index.ts';
 import { Lifecycle, Next, type LifecycleSetup } from './lifecycle.ts';
 import { Prng } from './prng.ts';
-import { Outcome, type ServingReplayPool } from './replay-types.ts';
+import { Outcome, type RadixReplayPool, type ServingReplayPool } from './replay-types.ts';
 
 /** One request in this many times out before P's write lands, and P aborts it. */
 export const ABORT_EVERY = 50;
@@ -46,10 +51,22 @@ export interface ServingCounts {
   commitAborts: number;
 }
 
+/** What the radix tree did in a replay with `--prefixes`. */
+export interface PrefixCounts {
+  /** Admissions that shared at least one node. */
+  hits: number;
+  /** Handoffs of requests with a prefix (each logs its insert). */
+  inserts: number;
+  /** Leaves evicted. */
+  evictions: number;
+}
+
 /** The lifecycle of {@link Lifecycle}, with the steps of a serving deployment. */
 export class ServingLifecycle extends Lifecycle {
   /** What it did beyond the plain replay. */
   readonly counts: ServingCounts = { grows: 0, retractions: 0, resumes: 0, aborts: 0, commitAborts: 0 };
+  /** With `--prefixes`: what the radix tree did. */
+  readonly prefixCounts: PrefixCounts = { hits: 0, inserts: 0, evictions: 0 };
   /** Per slot: the decode steps its request takes in all. */
   private readonly total: Int32Array;
   /** Per slot: the decode steps taken so far. */
@@ -88,6 +105,8 @@ export class ServingLifecycle extends Lifecycle {
       return this.finish(slot, r);
     }
     this.must(this.pool.handoff(slot), 'handoff', slot);
+    this.s.monitor.handoff(r, this.pool.pageTable(slot));
+    if (this.s.prefixOf !== undefined && (this.s.prefixOf[r] ?? -1) >= 0) this.prefixCounts.inserts++;
     this.told('handoff', slot, r);
     this.total[slot] = Math.floor(this.s.clock.logUniform(16, 4096));
     this.next[slot] = Next.decode;
@@ -142,6 +161,22 @@ export class ServingLifecycle extends Lifecycle {
     this.must(this.pool.free(slot), 'free', slot);
     this.told('free', slot, r, this.committed(slot, r));
     this.finish(slot, r);
+  }
+
+  /** Room for `length` pages with prefix `g` (-1: none): past the nodes it shares; when short (with prefixes on), unlocked leaves of other paths are evicted, one at a time, while that helps. */
+  protected override room(slot: number, length: number, g: number): boolean {
+    if (this.s.prefixOf === undefined) return super.room(slot, length, g);
+    const pool = this.pool as RadixReplayPool;
+    const r = this.admitted;
+    const need = (): number => length - (g >= 0 ? pool.matchedCount(g) : 0);
+    while (pool.freePages < need() && pool.evict(slot, length, g >= 0 ? g : undefined)) {
+      this.s.monitor.evict(pool.lastEvicted);
+      this.prefixCounts.evictions++;
+      this.s.listeners.onAction?.({ kind: 'evict', slot, request: r, tokens: this.s.tokens[r] ?? 1, time: this.now, detail: pool.lastEvicted, group: g });
+    }
+    if (pool.freePages < need()) return false;
+    if (need() < length) this.prefixCounts.hits++;
+    return true;
   }
 
   /** Resumes the retracted requests that fit, in order; new requests wait while one does not. */

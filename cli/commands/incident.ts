@@ -7,6 +7,8 @@ import * as Either from 'effect/Either';
 import type { Command } from 'commander';
 import { VARIANTS, type Variant } from '../../spec/index.ts';
 import { ServingPool } from '../../impl/serving-pool.ts';
+import { ServingRadixPool } from '../../impl/serving-radix-pool.ts';
+import { prefixLengthsOf } from '../../incident/arrivals.ts';
 import type { PagePool } from '../../impl/pool.ts';
 import { POOL_ALLOCATORS, type PoolAllocator } from '../../impl/allocator-order.ts';
 import type { LengthRule } from '../../impl/options.ts';
@@ -35,6 +37,7 @@ interface IncidentFlags {
   readonly log?: string;
   readonly force?: boolean;
   readonly serving?: boolean;
+  readonly prefixes?: string;
 }
 
 const HELP = `
@@ -87,6 +90,7 @@ export function register(program: Command): void {
     .option('--log <file>', "write the replay's events to FILE in the log format of validate-log (JSON lines); never overwrites a file pagecheck did not write")
     .option('--force', 'overwrite --log even though pagecheck has no record of writing it')
     .option('--serving', "also take a serving deployment's steps: decode steps take pages at page boundaries, a step with no free page retracts its request until it can resume, some transfers time out and are aborted by P or are aborted at commit (the log then has every event validate-log reads)")
+    .option('--prefixes <n>', "with --serving: n shared system prompts (prompt g is 1 + g % 3 whole pages); half the requests start with one, D's prefix cache is the radix tree (a hit allocates past the cached pages, the handoff inserts, an admission short of pages evicts unlocked leaves), and --log writes radix: true with the evict and insert events")
     .addHelpText('after', HELP)
     .action((flags: IncidentFlags) => {
       process.exitCode = run(flags);
@@ -109,18 +113,20 @@ function run(flags: IncidentFlags): number {
     ...(inFlight === undefined ? {} : { inFlight }),
   });
   const json = flags.json === true;
+  const prefixes = flags.prefixes === undefined ? 0 : parseWhole('--prefixes', flags.prefixes, 1, 64);
+  if (prefixes > 0 && flags.serving !== true) throw new UsageError('--prefixes needs --serving: the radix tree inserts at the handoff and evicts at admission, which only the serving replay takes');
 
   const progress = createProgress('incident | {done}/{requests} requests | {inFlight} in flight | {rate} req/s', json);
   let logged: PagePool | undefined;
   // The replay builds one pool, the one it reports on; the log reads that pool's state.
   const pool: PoolFactory = (options) => {
-    const built = new ServingPool(options);
+    const built = prefixes > 0 ? new ServingRadixPool(options) : new ServingPool(options);
     logged ??= built;
     return built;
   };
   const logPath = flags.log;
   const serving = flags.serving === true;
-  const log = logPath === undefined ? undefined : openLog(logPath, workload, variant, allocator, lengthRule, serving);
+  const log = logPath === undefined ? undefined : openLog(logPath, workload, { variant, allocator, lengthRule, serving, prefixLengths: prefixLengthsOf(prefixes) });
   const started = performance.now();
   const work = beginWork('incident', ['requests', 'inFlight']);
   const result = replay({
@@ -131,6 +137,7 @@ function run(flags: IncidentFlags): number {
     seed,
     pool,
     ...(serving ? { serving } : {}),
+    ...(prefixes > 0 ? { prefixes } : {}),
     ...(log === undefined || logPath === undefined ? {} : { onAction: (a) => logged !== undefined && writingLog(logPath, () => logAction(log, logged!, a)) }),
     onProgress: (done, inFlightNow) => {
       work.report({ requests: done, inFlight: inFlightNow });
@@ -160,9 +167,9 @@ function writingLog<T>(path: string, write: () => T): T {
 }
 
 /** Opens the event log, or a usage error naming the file. */
-function openLog(path: string, workload: Workload, variant: Variant, allocator: PoolAllocator, lengthRule: 'gt' | 'ge', serving: boolean): LogWriter {
+function openLog(path: string, workload: Workload, run: { readonly variant: Variant; readonly allocator: PoolAllocator; readonly lengthRule: 'gt' | 'ge'; readonly serving: boolean; readonly prefixLengths: readonly number[] }): LogWriter {
   try {
-    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, variant, allocator, lengthRule, serving });
+    return new LogWriter(path, { pages: workload.poolTokens / workload.pageTokens, pageSize: workload.pageTokens, prefillLimit: workload.prefillTokens / workload.pageTokens, ...run });
   } catch (e) {
     throw new UsageError(`--log ${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
@@ -174,7 +181,7 @@ function replayCommand(flags: IncidentFlags, report: { readonly variant: string;
   // The defaults stay implicit, so that today's replay lines read as before.
   const order = report.allocator === 'sorted' ? '' : ` --allocator ${report.allocator}`;
   const rule = report.lengthRule === (report.allocator === 'sglang' ? 'ge' : 'gt') ? '' : ` --length-rule ${report.lengthRule}`;
-  const serving = flags.serving === true ? ' --serving' : '';
+  const serving = flags.serving === true ? ` --serving${flags.prefixes === undefined ? '' : ` --prefixes ${flags.prefixes.trim()}`}` : '';
   return commandLine(`incident --variant ${report.variant}${order}${rule}${serving} --seed ${report.seed}${file} --requests ${workload.requests} --in-flight ${workload.inFlight}`);
 }
 

@@ -38,6 +38,8 @@ describe('pagecheck incident (command line)', () => {
     expect(await incident('--variant', 'fixed')).toEqual({ error: '--variant: expected one of buggy, length-fix, owner-check, hardened, got "fixed"' });
     expect(await incident('--seed', '-1')).toEqual({ error: '--seed: expected a whole number from 0 to 4294967295, got "-1"' });
     expect(await incident('--requests', '1e5')).toEqual({ error: '--requests: expected a whole number from 1 to 10000000, got "1e5"' });
+    expect(await incident('--prefixes', '4')).toEqual({ error: '--prefixes needs --serving: the radix tree inserts at the handoff and evicts at admission, which only the serving replay takes' });
+    expect(await incident('--serving', '--prefixes', '0')).toEqual({ error: '--prefixes: expected a whole number from 1 to 64, got "0"' });
     expect(await incident('--in-flight', '0')).toEqual({ error: '--in-flight: expected a whole number from 1 to 4096, got "0"' });
   });
 
@@ -62,5 +64,13 @@ describe('pagecheck incident (command line)', () => {
     if (!('out' in run)) throw new Error(run.error);
     // With 64-token pages the first request's one-token stub page leaks its 63 stale P-side slots (spec/slots.ts).
     expect(JSON.parse(run.out)).toMatchObject({ requests: 4, overLong: 2, leaked: 2, minLeakTokens: 681_281, overLongClean: 0, answeredGarbage: 0 });
+  });
+
+  it('--serving --prefixes: the replay line keeps the flag, and the run serves every request under a fix', async () => {
+    const run = await incident('--variant', 'length-fix', '--allocator', 'sglang', '--serving', '--prefixes', '4', '--requests', '300');
+    if (!('out' in run)) throw new Error(run.error);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.out).toContain('replay: pagecheck incident --variant length-fix --allocator sglang --serving --prefixes 4 --seed 1 --requests 300 --in-flight 64');
+    expect(run.out).toContain('radix tree: 22 admissions hit a cached prefix, 127 inserts at the handoff, 66 leaves evicted');
   });
 });
