@@ -61,6 +61,8 @@ export const HEAVY = [
   'test/binding/por-agreement-heavy.test.ts',
   // The reference adapter's 2,000-run passes at SGLang's page size; adapter-tokens.test.ts runs the first 500 of them, within which every broken adapter it knows fails.
   'test/conformance/adapter-tokens-long.test.ts',
+  // A 600-request serving replay with the radix tree written as a log and validated four times (conforming, then three edits): about 5 s of CPU.
+  'test/incident/radix-log.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
 ];
