@@ -41,13 +41,15 @@ export interface ScaleStats {
   grows: number;
   /** The longest table a `grow` made. */
   maxGrown: number;
-  /** Grown tables that passed 64 pages, and 255 (counted once each, when the grow passes it). */
+  /** Grows that took a table past 64 pages (its 65th). */
   grownPast64: number;
+  /** Grows that took a table past 255 pages (its 256th). */
   grownPast255: number;
   /** The most decode steps one request took. */
   maxSteps: number;
-  /** Retractions, and those of them taken while no page was free. */
+  /** Retractions. */
   retracts: number;
+  /** Retractions taken while no page was free. */
   retractsAtExhaustion: number;
   /** Late copies (`offload-after-free`). */
   offloads: number;
