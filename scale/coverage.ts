@@ -6,7 +6,7 @@
  * reference has it and this list names it.
  */
 import { coverage, coveredFaults, coveredVariants, type Coverage } from '../spec/coverage.ts';
-import type { Fault, Variant } from '../spec/config.ts';
+import { FAULT_NEEDS, type Fault, type Variant } from '../spec/config.ts';
 
 /** The scale reference's coverage. */
 export const REFERENCE_COVERAGE: Coverage = coverage('the reference pool', {
@@ -31,4 +31,4 @@ export const REFERENCE_VARIANTS: readonly Variant[] = coveredVariants(REFERENCE_
 export const REFERENCE_FAULTS: readonly Fault[] = coveredFaults(REFERENCE_COVERAGE);
 
 /** The faults of retraction (they act only under `retraction`): the scale test draws them only where it draws retraction, so that other runs stay as they were. */
-export const REFERENCE_LIFE_FAULTS: readonly Fault[] = REFERENCE_FAULTS.filter((f) => f === 'offload-after-free' || f === 'resume-stale');
+export const REFERENCE_LIFE_FAULTS: readonly Fault[] = REFERENCE_FAULTS.filter((f) => FAULT_NEEDS[f] === 'retraction');
