@@ -62,6 +62,16 @@ describe('model-based test at scale: the pool refines the reference model', () =
     });
   }, 60_000);
 
+  it.each([
+    ['buggy', { actions: 5_701, grows: 237, maxGrown: 993, grownPast64: 2, retractsAtExhaustion: 269, offloads: 290, resumes: 301, leaks: 408 }],
+    ['length-fix', { actions: 5_701, grows: 167, maxGrown: 993, grownPast64: 1, retractsAtExhaustion: 269, offloads: 290, resumes: 296, leaks: 408 }],
+  ] as const)('a request\'s life at scale, %s: 10 runs, pages of 1 and 64 tokens, the pool refines the reference, leaks and all', (variant, counts) => {
+    const stats = noStats();
+    const result = runScaleMbt({ variant, runs: 10, seed: 6, stats, life: true });
+    expect(result.failure?.message).toBeUndefined();
+    expect(pick(stats, Object.keys(counts) as (keyof ScaleStats)[])).toEqual(counts);
+  }, 60_000);
+
   it('a long life: 4 runs of 1,200 to 1,500 steps, 600 decode steps in one slot, tables grown past 64 and 255 pages, Isolation holds', () => {
     const stats = noStats();
     const result = runScaleMbt({ config: LONG_LIFE, runs: 4, seed: 5, stats, isolation: true, minSteps: 1_200 });
