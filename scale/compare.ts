@@ -10,9 +10,10 @@
  * admission, and a serial that an earlier admission already had is itself a failure (the
  * pool's labels would no longer say whose data a page holds).
  */
-import { HIT, INSERTED, Ph, READ_UNHELD } from '../spec/state.ts';
+import { HIT, INSERTED, Ph, READ_UNHELD, RESUMED } from '../spec/state.ts';
 import { NO_PAGE, STALE_DATA } from '../impl/options.ts';
 import type { PagePool } from '../impl/pool.ts';
+import { SteppingPool } from '../impl/stepping-pool.ts';
 import { admissionLabel, STALE, type ReferencePool, type RefRequest } from './reference.ts';
 
 /** Compares a pool with a reference pool driven by the same actions; each method returns the first difference in words, or undefined. */
@@ -64,22 +65,23 @@ export class ScaleComparer {
     return undefined;
   }
 
-  /** Slot `slot`: phase, flags, length, serial, page table and what its decode read. */
+  /** Slot `slot`: phase, flags, table length, serial, page table, decode steps and what its steps read. */
   compareSlot(slot: number): string | undefined {
     const r = this.ref.slots[slot];
     const where = `slot ${slot}${r === undefined ? '' : ` (admission ${r.admission})`}`;
     const phase = r === undefined ? Ph.new : Ph[r.phase];
     if (this.pool.phase(slot) !== phase) return `${where} phase: reference ${phase}, pool ${this.pool.phase(slot)}`;
     if (r === undefined) return undefined;
-    const flags = (this.pool.flags[slot] ?? 0) & (HIT | INSERTED | READ_UNHELD);
-    const want = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
+    const flags = (this.pool.flags[slot] ?? 0) & (HIT | INSERTED | READ_UNHELD | RESUMED);
+    const want = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0) | (r.resumed ? RESUMED : 0);
     if (flags !== want) return `${where} flags: reference ${want}, pool ${flags}`;
-    if (this.pool.lengths[slot] !== r.length) return `${where} length: reference ${r.length}, pool ${this.pool.lengths[slot]}`;
+    if (this.pool.lengths[slot] !== r.table.length) return `${where} table length: reference ${r.table.length}, pool ${this.pool.lengths[slot]}`;
     if (this.label(this.pool.serial(slot)) !== admissionLabel(r.admission)) return `${where}: the pool's serial ${this.pool.serial(slot)} is not this admission's`;
     const table = this.pool.pageTable(slot);
-    for (let i = 0; i < r.length; i++) {
+    for (let i = 0; i < r.table.length; i++) {
       if (table[i] !== r.table[i]) return `${where} table[${i}]: reference ${r.table[i]}, pool ${table[i]}`;
     }
+    if (this.pool.steps(slot) !== r.steps) return `${where} decode steps: reference ${r.steps}, pool ${this.pool.steps(slot)}`;
     return this.compareReads(slot, r, where);
   }
 
@@ -91,8 +93,12 @@ export class ScaleComparer {
       const got = this.label(this.pool.reads[base + i] ?? 0);
       if (got !== r.reads[i]) return `${where} read[${i}]: reference ${r.reads[i]}, pool ${got}`;
     }
+    // The labels every step read, each once: the stepping pool lists them, the reference keeps a set (the plain pool derives them from its reads, compared above).
+    const seen = this.pool instanceof SteppingPool ? this.pool.labelsRead(slot).map((x) => this.label(x)) : [...r.seen];
+    if (seen.length !== r.seen.size || seen.some((x) => !r.seen.has(x))) return `${where} labels read: reference ${[...r.seen].join(' ')}, pool ${seen.join(' ')}`;
+    // SteppingPool keeps no count of foreign reads (its foreignReads stays 0): there the reads compared above say it all.
     const foreign = this.ref.foreignReads(r);
-    if (r.reads.length > 0 && this.pool.foreignReads(slot) !== foreign) return `${where} foreign reads: reference ${foreign}, pool ${this.pool.foreignReads(slot)}`;
+    if (r.reads.length > 0 && !(this.pool instanceof SteppingPool) && this.pool.foreignReads(slot) !== foreign) return `${where} foreign reads: reference ${foreign}, pool ${this.pool.foreignReads(slot)}`;
     return undefined;
   }
 

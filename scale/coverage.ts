@@ -6,20 +6,17 @@
  * reference has it and this list names it.
  */
 import { coverage, coveredFaults, coveredVariants, type Coverage } from '../spec/coverage.ts';
-import type { Fault, Variant } from '../spec/config.ts';
+import { FAULT_NEEDS, type Fault, type Variant } from '../spec/config.ts';
 
 /** The scale reference's coverage. */
 export const REFERENCE_COVERAGE: Coverage = coverage('the reference pool', {
   variants: ['buggy', 'length-fix', 'owner-check'],
   allocators: ['sorted', 'sglang', 'lifo'],
-  switches: ['tokenSlots', 'prefixes'],
-  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate'],
-  actions: ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'],
+  switches: ['tokenSlots', 'prefixes', 'decodeSteps', 'tableGrowth', 'retraction'],
+  faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale'],
+  actions: ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'retract', 'offload', 'resume'],
   instead: {
     'allocator:any': 'takes pages in one order',
-    tableGrowth: 'keeps a fixed page table',
-    retraction: 'holds each request once',
-    decodeSteps: 'decodes in one step',
     prefixPages: 'has one-page prefixes',
     lengthRule: 'has the length rule gt only',
     'fault:torn-write': 'lands every write whole',
@@ -32,3 +29,6 @@ export const REFERENCE_VARIANTS: readonly Variant[] = coveredVariants(REFERENCE_
 
 /** The faults the reference takes, in the catalogue's order: those the scale test draws. */
 export const REFERENCE_FAULTS: readonly Fault[] = coveredFaults(REFERENCE_COVERAGE);
+
+/** The faults of retraction (they act only under `retraction`): the scale test draws them only where it draws retraction, so that other runs stay as they were. */
+export const REFERENCE_LIFE_FAULTS: readonly Fault[] = REFERENCE_FAULTS.filter((f) => FAULT_NEEDS[f] === 'retraction');

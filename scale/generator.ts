@@ -7,13 +7,22 @@ import fc from 'fast-check';
 import type { ActionKind } from '../spec/actions.ts';
 import type { Fault, Variant } from '../spec/config.ts';
 import { POOL_ALLOCATORS, type PoolAllocator } from '../impl/allocator-order.ts';
-import { REFERENCE_FAULTS, REFERENCE_VARIANTS } from './reference.ts';
+import { REFERENCE_FAULTS, REFERENCE_LIFE_FAULTS, REFERENCE_VARIANTS } from './reference.ts';
 
 /** The actions the pool has, in the spec's order: the kinds a step tries. */
 export const POOL_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'decode', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
 
-/** One of {@link POOL_ACTIONS}. */
-export type PoolAction = (typeof POOL_ACTIONS)[number];
+/**
+ * The actions a run with a request's life on D tries: the pool's, with `grow`, `retract`,
+ * `offload` and `resume`. `retract` comes right after `decode`: a step that starts at
+ * `grow` or `decode` retracts a running request exactly when it cannot go on (its next
+ * token needs a page and none is free: SGLang's retraction at exhaustion), and otherwise
+ * only a step that starts at `retract` does, so that long decodes get far.
+ */
+export const LIFE_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'retract', 'offload', 'resume', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
+
+/** One of {@link LIFE_ACTIONS} (those of {@link POOL_ACTIONS} among them). */
+export type PoolAction = (typeof LIFE_ACTIONS)[number];
 
 /** How a step picks the length of an admission. */
 export const LENGTH_KINDS = ['one', 'short', 'long', 'at-limit', 'over-limit', 'exhaust', 'any'] as const;
@@ -55,6 +64,12 @@ export interface ScaleConfig {
   readonly pageSize: number;
   /** Whether fault `double-free` is on (added to the faults both sides get). */
   readonly doubleFree: boolean;
+  /** Decode steps per request (1 when left out). */
+  readonly decodeSteps?: number;
+  /** Whether tables grow a page at a time as decode writes tokens (`grow`). */
+  readonly tableGrowth?: boolean;
+  /** Whether D retracts running requests and resumes them (`retract`, `offload`, `resume`). */
+  readonly retraction?: boolean;
 }
 
 /** Which orders, page sizes and double-free setting random configurations draw from. */
@@ -77,7 +92,8 @@ export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[
       prefixes: fc.integer({ min: 0, max: 2 }),
       variant: variant === undefined ? fc.constantFrom(...REFERENCE_VARIANTS) : fc.constant(variant),
       // segment-overlap: neither the pool nor the reference splits a release into overlapping calls (spec/release.ts).
-      faults: faults === undefined ? fc.subarray([...REFERENCE_FAULTS]) : fc.constant(faults),
+      // Retraction's faults are drawn only with retraction (scaleLifeArbitrary), so that these draws stay as they were.
+      faults: faults === undefined ? fc.subarray(REFERENCE_FAULTS.filter((f) => !REFERENCE_LIFE_FAULTS.includes(f))) : fc.constant(faults),
       allocator: fc.constantFrom(...(allocation.allocators ?? POOL_ALLOCATORS)),
       pageSize: fc.constantFrom(...(allocation.pageSizes ?? [1, 64])),
       doubleFree: allocation.doubleFree === undefined ? fc.boolean() : fc.constant(allocation.doubleFree),
@@ -85,14 +101,31 @@ export function scaleConfigArbitrary(variant?: Variant, faults?: readonly Fault[
     .map(({ limit, ...c }) => ({ ...c, prefillLimit: Math.floor(limit * c.pages) }));
 }
 
-/** Random steps: up to `maxSteps` (at least a tenth of that), lengths from every kind. */
-export function scaleStepsArbitrary(maxSteps: number): fc.Arbitrary<ScaleStep[]> {
+/**
+ * `configs` with a request's life on D: 2 or 3 decode steps, or 60 to 600 (tables that grow
+ * past 64 and 255 pages, step counts past 255); growth and retraction each drawn, and
+ * retraction's faults with it (where the faults were left to draw).
+ */
+export function scaleLifeArbitrary(configs: fc.Arbitrary<ScaleConfig>, drawFaults: boolean): fc.Arbitrary<ScaleConfig> {
+  return fc
+    .record({
+      config: configs,
+      decodeSteps: fc.oneof(fc.constantFrom(2, 3), fc.integer({ min: 60, max: 600 })),
+      tableGrowth: fc.boolean(),
+      retraction: fc.boolean(),
+      lifeFaults: drawFaults ? fc.subarray([...REFERENCE_LIFE_FAULTS]) : fc.constant([]),
+    })
+    .map(({ config, lifeFaults, ...life }) => ({ ...config, ...life, faults: life.retraction ? [...config.faults, ...lifeFaults] : config.faults }));
+}
+
+/** Random steps: up to `maxSteps` (at least `minSteps`, a tenth of that unless given), lengths from every kind, the starting kind among the first `kinds` actions. */
+export function scaleStepsArbitrary(maxSteps: number, kinds: number = POOL_ACTIONS.length, minSteps = Math.ceil(maxSteps / 10)): fc.Arbitrary<ScaleStep[]> {
   const step = fc.record({
     slot: fc.nat({ max: 63 }),
-    kind: fc.nat({ max: POOL_ACTIONS.length - 1 }),
+    kind: fc.nat({ max: kinds - 1 }),
     length: fc.constantFrom(...LENGTH_KINDS),
     at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
     prefix: fc.integer({ min: -1, max: 1 }),
   });
-  return fc.array(step, { minLength: Math.ceil(maxSteps / 10), maxLength: maxSteps, size: 'max' });
+  return fc.array(step, { minLength: minSteps, maxLength: maxSteps, size: 'max' });
 }

@@ -16,63 +16,14 @@ import fc from 'fast-check';
 import { match } from 'ts-pattern';
 import type { Fault, Variant } from '../spec/config.ts';
 import type { PoolOptions } from '../impl/options.ts';
-import type { PoolAllocator } from '../impl/allocator-order.ts';
 import { realPool, type PoolFactory } from '../impl/drive.ts';
-import type { PagePool } from '../impl/pool.ts';
 import { ScaleComparer } from './compare.ts';
 import { ReferencePool } from './reference.ts';
-import { POOL_ACTIONS, type PoolAction, type ScaleStep, type ScaleConfig, type ScaleAllocation, scaleConfigArbitrary, scaleStepsArbitrary } from './generator.ts';
+import { LIFE_ACTIONS, POOL_ACTIONS, type ScaleStep, type ScaleConfig, type ScaleAllocation, scaleConfigArbitrary, scaleLifeArbitrary, scaleStepsArbitrary } from './generator.ts';
+import { act, actPool, count, noStats, type ScaleStats } from './mbt-actions.ts';
 
 export * from './generator.ts';
-
-/** What the runs reached: the coverage a test pins. */
-export interface ScaleStats {
-  /** Actions taken (enabled). */
-  actions: number;
-  /** Admissions over all runs. */
-  admissions: number;
-  /** The most admissions in one run. */
-  maxAdmissions: number;
-  /** The largest pool. */
-  maxPages: number;
-  /** The longest table admitted. */
-  maxTable: number;
-  /** Decodes of a table longer than 64 pages. */
-  longDecodes: number;
-  /** Admissions that left no page free. */
-  exhaustions: number;
-  /** Admissions into a slot that held an earlier one. */
-  reuses: number;
-  /** Decodes that the owner check failed. */
-  failedLoudly: number;
-  /** Decodes that read another request's data. */
-  leaks: number;
-  /** Second releases accepted (`stale-free` or `double-free`). */
-  secondReleases: number;
-  /** Pages handed out while a live table still had them (`double-free`). */
-  takenTwice: number;
-  /** Admissions per allocation order. */
-  byAllocator: Record<PoolAllocator, number>;
-}
-
-/** All counts zero. */
-export function noStats(): ScaleStats {
-  return {
-    actions: 0,
-    admissions: 0,
-    maxAdmissions: 0,
-    maxPages: 0,
-    maxTable: 0,
-    longDecodes: 0,
-    exhaustions: 0,
-    reuses: 0,
-    failedLoudly: 0,
-    leaks: 0,
-    secondReleases: 0,
-    takenTwice: 0,
-    byAllocator: { sorted: 0, sglang: 0, lifo: 0 },
-  };
-}
+export * from './mbt-actions.ts';
 
 /** The pool options of a configuration: tables as wide as the pool, slots reused. */
 export function scalePoolOptions(c: ScaleConfig): PoolOptions {
@@ -82,11 +33,15 @@ export function scalePoolOptions(c: ScaleConfig): PoolOptions {
     variant: c.variant,
     faults: faultsOf(c),
     slots: c.slots,
-    maxLength: c.pages,
+    // A table grows by one page per token past its prompt's.
+    maxLength: c.pages + (c.decodeSteps ?? 1),
     prefixes: c.prefixes,
     reuseSlots: true,
     allocator: c.allocator,
     pageSize: c.pageSize,
+    ...(c.decodeSteps === undefined ? {} : { decodeSteps: c.decodeSteps }),
+    ...(c.tableGrowth === true ? { tableGrowth: true } : {}),
+    ...(c.retraction === true ? { retraction: true } : {}),
   };
 }
 
@@ -100,7 +55,8 @@ function faultsOf(c: ScaleConfig): readonly Fault[] {
 /** The length a step asks for, given what is free now. */
 function lengthOf(step: ScaleStep, c: ScaleConfig, ref: ReferencePool, group: number): number {
   const pick = (lo: number, hi: number): number => Math.min(hi, lo + Math.floor(step.at * (hi - lo + 1)));
-  const max = c.pages;
+  // A table that grows leaves room in the pool for its tokens' pages: what runs it dry is another admission, or a retracted one's resume.
+  const max = c.tableGrowth === true ? Math.max(2, c.pages - (c.decodeSteps ?? 1) + 1) : c.pages;
   const n = match(step.length)
     .with('one', () => 1)
     .with('short', () => pick(2, 32))
@@ -124,6 +80,7 @@ export function runScaleCase(
   log?: string[],
 ): string | undefined {
   const ref = new ReferencePool({ ...c, faults: faultsOf(c), reuseSlots: true });
+  const kinds = isLife(c) ? LIFE_ACTIONS : POOL_ACTIONS;
   const pool = makePool(scalePoolOptions(c));
   const cmp = new ScaleComparer(ref, pool);
   stats.maxPages = Math.max(stats.maxPages, c.pages);
@@ -131,10 +88,11 @@ export function runScaleCase(
   for (const [i, s] of steps.entries()) {
     const slot = s.slot % c.slots;
     const group = c.prefixes > 0 && s.prefix >= 0 ? s.prefix % c.prefixes : -1;
-    for (let t = 0; t < POOL_ACTIONS.length; t++) {
-      const kind = POOL_ACTIONS[(s.kind + t) % POOL_ACTIONS.length] ?? 'allocate';
+    for (let t = 0; t < kinds.length; t++) {
+      const kind = kinds[(s.kind + t) % kinds.length] ?? 'allocate';
       const where = `step ${i + 1}, ${kind}(slot ${slot})`;
       const before = ref.slots[slot];
+      const freeBefore = ref.freePages;
       const length = kind === 'allocate' ? lengthOf(s, c, ref, group) : 0;
       const want = act(ref, kind, slot, length, group);
       let got: boolean;
@@ -150,7 +108,7 @@ export function runScaleCase(
       log?.push(kind === 'allocate' ? `allocate(${slot}, ${length}${group >= 0 ? `, prefix ${group}` : ''})` : `${kind}(${slot})`);
       const diff = (kind === 'allocate' ? cmp.admitted(slot) : undefined) ?? cmp.compareStep(slot) ?? (taken % 64 === 0 ? cmp.compareAll() : undefined);
       if (diff !== undefined) return `${where}: ${diff}`;
-      count(stats, ref, kind, slot, before);
+      count(stats, ref, kind, slot, before, freeBefore);
       if (kind === 'allocate') stats.byAllocator[c.allocator]++;
       const r = ref.slots[slot];
       if (isolation && kind === 'decode' && r !== undefined && ref.foreignReads(r) > 0) return `${where}: Isolation: it read another request's data`;
@@ -163,48 +121,9 @@ export function runScaleCase(
   return diff === undefined ? undefined : `at the end: ${diff}`;
 }
 
-/** Counts what an accepted action reached. */
-function count(stats: ScaleStats, ref: ReferencePool, kind: PoolAction, slot: number, before: unknown): void {
-  const r = ref.slots[slot];
-  if (r === undefined) return;
-  if (kind === 'allocate') {
-    stats.admissions++;
-    stats.maxTable = Math.max(stats.maxTable, r.length);
-    if (ref.freePages === 0) stats.exhaustions++;
-    if (before !== undefined) stats.reuses++;
-  } else if (kind === 'decode') {
-    if (r.length > 64) stats.longDecodes++;
-    if (r.phase === 'failed') stats.failedLoudly++;
-    else if (ref.foreignReads(r) > 0) stats.leaks++;
-  } else if (kind === 'free' && r.phase === 'released') stats.secondReleases++;
-}
-
-/** An action on the reference. */
-function act(ref: ReferencePool, kind: PoolAction, slot: number, length: number, group: number): boolean {
-  return match(kind)
-    .with('allocate', () => ref.allocate(slot, length, group))
-    .with('prefill', () => ref.prefill(slot))
-    .with('stub', () => ref.stub(slot))
-    .with('handoff', () => ref.handoff(slot))
-    .with('decode', () => ref.decode(slot))
-    .with('free', () => ref.free(slot))
-    .with('timeout', () => ref.timeout(slot))
-    .with('insert', () => ref.insert(slot))
-    .exhaustive();
-}
-
-/** The same action on the pool. */
-function actPool(pool: PagePool, kind: PoolAction, slot: number, length: number, group: number): boolean {
-  return match(kind)
-    .with('allocate', () => (group >= 0 ? pool.allocate(slot, length, group) : pool.allocate(slot, length)))
-    .with('prefill', () => pool.prefill(slot))
-    .with('stub', () => pool.stub(slot))
-    .with('handoff', () => pool.handoff(slot))
-    .with('decode', () => pool.decode(slot))
-    .with('free', () => pool.free(slot))
-    .with('timeout', () => pool.timeout(slot))
-    .with('insert', () => pool.insert(slot))
-    .exhaustive();
+/** Whether configuration `c` has a request's life on D: its runs try the actions of {@link LIFE_ACTIONS}. */
+function isLife(c: ScaleConfig): boolean {
+  return (c.decodeSteps ?? 1) > 1 || c.tableGrowth === true || c.retraction === true;
 }
 
 /** What to test at scale. */
@@ -223,6 +142,8 @@ export interface ScaleMbtOptions {
   readonly seed: number;
   /** Longest run, in steps (default 1,500). */
   readonly maxSteps?: number;
+  /** Shortest run, in steps (default a tenth of the longest). */
+  readonly minSteps?: number;
   /** Whether a decode that read another request's data fails the run (default false). */
   readonly isolation?: boolean;
   /** The pool under test (default the real one). */
@@ -231,6 +152,8 @@ export interface ScaleMbtOptions {
   readonly shrink?: boolean;
   /** Coverage counts to add to. */
   readonly stats?: ScaleStats;
+  /** Whether random configurations draw a request's life on D (decode steps, growth, retraction; default off). */
+  readonly life?: boolean;
 }
 
 /** The outcome of a run at scale. */
@@ -258,8 +181,10 @@ export interface ScaleMbtResult {
 export function runScaleMbt(options: ScaleMbtOptions): ScaleMbtResult {
   const stats = options.stats ?? noStats();
   const makePool = options.makePool ?? realPool;
-  const configs = options.config === undefined ? scaleConfigArbitrary(options.variant, options.faults, options.allocation) : fc.constant(options.config);
-  const property = fc.property(configs, scaleStepsArbitrary(options.maxSteps ?? 1_500), (c, steps) => {
+  const plain = options.config === undefined ? scaleConfigArbitrary(options.variant, options.faults, options.allocation) : fc.constant(options.config);
+  const configs = options.life === true ? scaleLifeArbitrary(plain, options.faults === undefined) : plain;
+  const kinds = options.life === true || (options.config !== undefined && isLife(options.config)) ? LIFE_ACTIONS.length : POOL_ACTIONS.length;
+  const property = fc.property(configs, scaleStepsArbitrary(options.maxSteps ?? 1_500, kinds, options.minSteps), (c, steps) => {
     const diff = runScaleCase(c, steps, makePool, stats, options.isolation ?? false);
     if (diff !== undefined) throw new Error(diff);
   });

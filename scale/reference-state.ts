@@ -37,6 +37,10 @@ export class ReferenceState {
   protected readonly ownerCheck: boolean;
   /** Whether P silently stubs an over-long prompt (spec/behaviour.ts), resolved once. */
   protected readonly silentStub: boolean;
+  /** Decode steps per request. */
+  protected readonly decodeSteps: number;
+  /** Whether tables grow (`tableGrowth`, which needs a step that writes a token: two steps or more). */
+  protected readonly growth: boolean;
 
   constructor(options: RefOptions) {
     // The variant and faults against its coverage (scale/coverage.ts); to-spec.ts checks the rest of a configuration.
@@ -47,9 +51,11 @@ export class ReferenceState {
     this.faults = new Set(options.faults ?? DEFAULT_FAULTS[options.variant]);
     this.ownerCheck = checksOwner(options.variant);
     this.silentStub = stubsSilently(options.variant, [...this.faults]);
+    this.decodeSteps = options.decodeSteps ?? 1;
+    this.growth = options.tableGrowth === true && this.decodeSteps > 1;
     // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
     const first = firstPageOf(this.allocator);
-    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0 }));
+    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0, tagFill: 0 }));
     this.slots = Array.from({ length: options.slots }, () => undefined);
     const listed = this.allocator !== 'sorted' || this.multiset;
     this.freeList = listed ? Array.from({ length: options.pages }, (_, i) => i + first) : undefined;
@@ -126,13 +132,16 @@ export class ReferenceState {
     return this.options.pageSize ?? 1;
   }
 
-  /** A write lands in page `p`, for table position `pos`, filling its first `slots` slots; under owner-check its tag too. */
-  protected write(p: number, label: number, pos: number, slots: number): void {
+  /** A write lands in page `p`, for table position `pos`, filling its first `slots` slots; under owner-check its tag too, counting `tagSlots` slots. */
+  protected write(p: number, label: number, pos: number, slots: number, tagSlots = slots): void {
     const page = this.page(p);
     page.data = label;
     page.pos = pos;
     page.fill = slots;
-    if (this.ownerCheck) page.tag = label;
+    if (this.ownerCheck) {
+      page.tag = label;
+      page.tagFill = tagSlots;
+    }
     this.touched.add(p);
   }
 
@@ -143,8 +152,38 @@ export class ReferenceState {
     this.releaseList = [];
   }
 
-  /** `n` pages off the free list: the lowest free ids, or the front of the list (after `sglang`'s merge on a shortage). */
-  protected take(n: number): number[] {
+  /** Request `r`'s prompt in tokens: whole pages. */
+  promptTokens(r: RefRequest): number {
+    return r.length * this.slotsPerPage;
+  }
+
+  /** The pages request `r`'s table may come to hold: its prompt's, and under `tableGrowth` those its tokens reach. */
+  maxPages(r: RefRequest): number {
+    return this.growth ? Math.ceil((this.promptTokens(r) + this.decodeSteps - 1) / this.slotsPerPage) : r.length;
+  }
+
+  /** Page `p` goes to request `r` as its next table position: held by it, its tag cleared under owner-check, its contents as they were. */
+  protected hand(r: RefRequest, p: number): void {
+    const page = this.page(p);
+    if (page.holder !== 0 || r.table.includes(p)) this.takenTwice++;
+    // A page holds one holder, the last taker: a cached page handed out again (a double free) leaves the cache.
+    if (page.holder < 0) this.cache.delete(-page.holder - 1);
+    page.holder = admissionLabel(r.admission);
+    if (this.ownerCheck) {
+      page.tag = 0;
+      page.tagFill = 0;
+    }
+    r.table.push(p);
+    this.touched.add(p);
+  }
+
+  /**
+   * `n` pages off the free list: the lowest free ids, or the front of the list. Under
+   * `sglang` the release list is merged in first when the free list is short: for a
+   * decode step's page (`alloc_decode`) when it is empty, else by `alloc_extend`'s test
+   * for `tokens` tokens.
+   */
+  protected take(n: number, decodePage = false, tokens = n * this.slotsPerPage): number[] {
     const list = this.freeList;
     if (list === undefined) {
       const out: number[] = [];
@@ -152,7 +191,8 @@ export class ReferenceState {
       return out;
     }
     if (this.allocator === 'sglang' && this.releaseList.length > 0) {
-      if (sglangShort(this.options.pageSize ?? 1, n, list.length)) this.mergeRelease(list);
+      const short = decodePage ? n > list.length : sglangShort(this.slotsPerPage, n, list.length, 'extend', tokens);
+      if (short) this.mergeRelease(list);
     }
     const taken = list.splice(0, n);
     this.count(taken, -1);

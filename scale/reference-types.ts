@@ -17,6 +17,8 @@ export interface RefPage {
   pos: number;
   /** How many of its token slots, from the first, the last write filled; 0 while never written. */
   fill: number;
+  /** How many slots its owner tag says were written (only under `owner-check`); 0 while cleared. */
+  tagFill: number;
 }
 
 /** The data label of a read of stale P-side data. */
@@ -28,7 +30,7 @@ export interface RefRequest {
   readonly admission: number;
   /** The slot it was admitted into. */
   readonly slot: number;
-  /** Its length in pages. */
+  /** Its prompt's length in pages (whole pages: `length * pageSize` tokens); under `tableGrowth` its table grows past it. */
   readonly length: number;
   /** Its prefix group, or -1. */
   readonly group: number;
@@ -40,14 +42,20 @@ export interface RefRequest {
   inserted: boolean;
   /** Its decode read a page it did not hold. */
   readUnheld: boolean;
-  /** Its page table. */
-  readonly table: number[];
-  /** What its decode read: the data label of each table page, in order (empty before a successful decode). */
+  /** Its page table: the prompt's pages, then under `tableGrowth` one per page its tokens reached. A retracted request keeps its old table until `resume` replaces it. */
+  table: number[];
+  /** What its decode steps read at each table position: the worst read there so far (empty before a step read). */
   reads: number[];
   /** The position each of those reads' data was written for. */
   readPositions: number[];
-  /** Decode steps taken: 1 after a successful decode (the model has one step). */
+  /** Every label its steps read, each once. */
+  readonly seen: Set<number>;
+  /** Decode steps taken. */
   steps: number;
+  /** Under `retraction`: the copy in host memory, per table position (undefined when there is none). */
+  saved: RefPage[] | undefined;
+  /** It was resumed at least once. */
+  resumed: boolean;
 }
 
 /** The sizes and switches of a reference pool. */
@@ -68,6 +76,12 @@ export interface RefOptions {
   readonly allocator?: 'sorted' | 'sglang' | 'lifo';
   /** Tokens per page (default 1): picks `sglang`'s shortage test. */
   readonly pageSize?: number;
+  /** Decode steps per request (default 1). */
+  readonly decodeSteps?: number;
+  /** Whether a decode step takes a page for a token past its table (`grow`; default off). */
+  readonly tableGrowth?: boolean;
+  /** Whether D may retract a running request and resume it later (default off). */
+  readonly retraction?: boolean;
 }
 
 /** The label of admission `k`. */
@@ -75,6 +89,9 @@ export const admissionLabel = (k: number): number => k + 1;
 
 /** The label of prefix group `g`. */
 export const groupLabel = (g: number): number => -(g + 1);
+
+/** Phases in which a request is running on D: `retract` may take it. */
+export const RUNNING: readonly Phase[] = ['handedOff', 'decoding'];
 
 /** Phases after which the request no longer needs its slot. */
 export const FINISHED: readonly Phase[] = ['freed', 'released', 'landed'];

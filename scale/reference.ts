@@ -20,8 +20,9 @@
  *
  * Positions (issue 14): a page's content is written for one table position, and is right
  * only there; the owner check passes a prefix's tag only at the prefix's position (the
- * first), and a read of a prefix's content elsewhere is another request's data. The model
- * has one decode step and no torn writes (the scale test does not draw them).
+ * first), and a read of a prefix's content elsewhere is another request's data. No torn
+ * writes (the scale test does not draw them). Decode steps, growth and retraction are
+ * `reference-life.ts`'s.
  *
  * Token slots (spec/slots.ts): an admission is whole pages of `pageSize` tokens. A write
  * fills a page's first slots (P's prefill every slot, a stub's dummy one token), the rest
@@ -30,15 +31,15 @@
  * With `auto-truncate`, P prefills an over-long prompt cut to the limit, a whole number of
  * pages here, and the pages past it keep what they held.
  */
-import { type RefPage, type RefRequest, STALE, admissionLabel, groupLabel } from './reference-types.ts';
-import { ReferenceState } from './reference-state.ts';
+import { type RefRequest, admissionLabel, groupLabel } from './reference-types.ts';
+import { ReferenceLife } from './reference-life.ts';
 
 export * from './reference-types.ts';
 export * from './coverage.ts';
 export { ReferenceState } from './reference-state.ts';
 
 /** The reference pool. Each action returns whether it was enabled; a disabled one changes nothing. */
-export class ReferencePool extends ReferenceState {
+export class ReferencePool extends ReferenceLife {
   /** allocate: the lowest free pages, after the cached prefix page on a hit; tags cleared under owner-check. */
   allocate(slot: number, length: number, group = -1): boolean {
     if (!this.slotOpen(slot)) return false;
@@ -60,18 +61,12 @@ export class ReferencePool extends ReferenceState {
       table: hitPage === undefined ? [] : [hitPage],
       reads: [],
       readPositions: [],
+      seen: new Set(),
       steps: 0,
+      saved: undefined,
+      resumed: false,
     };
-    for (const p of this.take(length - r.table.length)) {
-      const page = this.page(p);
-      if (page.holder !== 0 || r.table.includes(p)) this.takenTwice++;
-      // A page holds one holder, the last taker: a cached page handed out again (a double free) leaves the cache.
-      if (page.holder < 0) this.cache.delete(-page.holder - 1);
-      page.holder = admissionLabel(r.admission);
-      if (this.ownerCheck) page.tag = 0;
-      r.table.push(p);
-      this.touched.add(p);
-    }
+    for (const p of this.take(length - r.table.length)) this.hand(r, p);
     this.requests.push(r);
     this.slots[slot] = r;
     return true;
@@ -114,27 +109,6 @@ export class ReferencePool extends ReferenceState {
     const r = this.slots[slot];
     if (r?.phase !== 'written') return false;
     r.phase = 'handedOff';
-    return true;
-  }
-
-  /** decode: under owner-check any page with a tag other than the reader's (or its prefix's, at the first position) fails it; otherwise every page is read. */
-  decode(slot: number): boolean {
-    const r = this.slots[slot];
-    if (r?.phase !== 'handedOff') return false;
-    const pages = r.table.map((p) => this.page(p));
-    if (this.ownerCheck && pages.some((page, i) => !this.mayReadAt(r, i, page.tag))) {
-      r.phase = 'failed';
-      return true;
-    }
-    // Decode reads every slot of every page: past a page's fill, its own page holds stale P-side data.
-    const stale = (page: RefPage, i: number): boolean => page.data !== 0 && page.fill < this.slotsPerPage && this.mayReadAt(r, i, page.data);
-    r.reads = pages.map((page, i) => (stale(page, i) ? STALE : page.data));
-    r.readPositions = pages.map((page, i) => (stale(page, i) ? i : page.pos));
-    r.steps = 1;
-    r.readUnheld = pages.some(
-      (page, i) => page.holder !== admissionLabel(r.admission) && !(i === 0 && this.sharesFirstPage(r) && this.mayRead(r, page.holder)),
-    );
-    r.phase = 'decoded';
     return true;
   }
 

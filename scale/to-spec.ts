@@ -8,7 +8,7 @@ import type { Action } from '../spec/actions.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { HIT, initial, INSERTED, Ph, READ_UNHELD, addObserved, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { HIT, initial, INSERTED, Ph, READ_UNHELD, RESUMED, addObserved, setSavedPage, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import { STALE, type ReferencePool } from './reference.ts';
 import { REFERENCE_COVERAGE } from './coverage.ts';
@@ -30,6 +30,9 @@ export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePo
     reuseSlots: false,
     allocator,
     pageSize: m.pageSize,
+    decodeSteps: m.decodeSteps,
+    tableGrowth: m.tableGrowth,
+    retraction: m.config.retraction === true,
   };
 }
 
@@ -37,14 +40,18 @@ export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePo
 export function applyToReference(m: Model, ref: ReferencePool, a: Action): boolean {
   return (
     match(a.kind)
-      .with('allocate', () => ref.allocate(a.r, m.len[a.r] ?? 0, m.group[a.r] ?? -1))
+      .with('allocate', () => ref.allocate(a.r, m.promptPages[a.r] ?? 0, m.group[a.r] ?? -1))
       .with('prefill', () => ref.prefill(a.r))
       .with('stub', () => ref.stub(a.r))
       .with('handoff', () => ref.handoff(a.r))
+      .with('grow', () => ref.grow(a.r))
       .with('decode', () => ref.decode(a.r))
       .with('free', () => ref.free(a.r))
       .with('timeout', () => ref.timeout(a.r))
       .with('insert', () => ref.insert(a.r))
+      .with('retract', () => ref.retract(a.r))
+      .with('offload', () => ref.offload(a.r))
+      .with('resume', () => ref.resume(a.r))
       // An action the reference does not have is one it refuses: enabled in the spec, that is a difference.
       .otherwise(() => false)
   );
@@ -65,18 +72,23 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
   ref.pages.forEach((page, p) => {
     setHolder(m, s, p, label(page.holder));
     writeContent(m, s, p, label(page.data), page.pos, page.fill);
-    setTag(m, s, p, label(page.tag), page.fill);
+    setTag(m, s, p, label(page.tag), page.tagFill);
   });
   ref.slots.forEach((r, slot) => {
     if (r === undefined) return;
     s[m.phaseAt + slot] = Ph[r.phase];
-    s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0);
+    s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0) | (r.resumed ? RESUMED : 0);
     // A finished request's table that nothing can read again is dead in the spec (spec/liveness.ts): left empty.
     if (!tableIsDead(m, Ph[r.phase])) r.table.forEach((p, i) => setTablePage(m, s, slot, i, p < m.pages ? p : NO_PAGE));
-    for (const x of r.reads) if (x !== 0) addObserved(m, s, slot, label(x));
-    // One decode step: its read record is what it read at each position, for which position.
+    for (const x of r.seen) addObserved(m, s, slot, label(x));
+    // The read record: the worst read at each position over the steps, and for which position.
     r.reads.forEach((x, i) => setReadRecord(m, s, slot, i, readRecord(label(x), r.readPositions[i] ?? 0, i)));
     setSteps(m, s, slot, r.steps);
+    // A count the configuration does not store (one slot per page, no owner check) is its absent value, a full page.
+    const stored = (name: 'savedFill' | 'savedTagFill', v: number): number => (m.layout.fields[name] === undefined ? m.pageSize : v);
+    r.saved?.forEach((c, i) => setSavedPage(m, s, slot, i, { label: label(c.data), pos: c.pos, fill: stored('savedFill', c.fill), tag: label(c.tag), tagFill: stored('savedTagFill', c.tagFill) }));
+    // The spec's encoding of a dead table: every variable that dies with it all ones.
+    if (tableIsDead(m, Ph[r.phase])) for (const f of m.layout.dying) s.fill(0xff, f.starts![slot]!, f.starts![slot]! + f.width * (m.len[slot] ?? 0));
   });
   return s;
 }

@@ -5,7 +5,7 @@
  * scale must (scale-mbt.test.ts).
  */
 import { Ph } from '../../spec/state.ts';
-import { PagePool, prefixLabelOf, type PoolOptions } from '../../impl/index.ts';
+import { PagePool, prefixLabelOf, SteppingPool, type LifeOptions, type PoolOptions } from '../../impl/index.ts';
 
 /** A mutant: its name, what it gets wrong, how to build it, and the variant whose runs expose it (random when left out). */
 export interface ScaleMutant {
@@ -17,6 +17,8 @@ export interface ScaleMutant {
   readonly make: (options: PoolOptions) => PagePool;
   /** Restricts the random configurations to the variant that has the code path. */
   readonly variant?: PoolOptions['variant'];
+  /** For a defect of a request's life on D: the small test draws decode steps, growth and retraction as this says, and the scale test runs a long life. */
+  readonly life?: LifeOptions;
 }
 
 /** The owner check inspects only the first 32 pages of a table (one word of a bitmap, say). */
@@ -112,6 +114,22 @@ class HighSlotKeepsRefused extends PagePool {
   }
 }
 
+/** Growth stops at 64 pages: `grow` refuses a table that has 64 already (a fixed row of 64 entries, say), and the request waits for a page forever. */
+class GrowthStopsAt64 extends SteppingPool {
+  override grow(slot: number): boolean {
+    if ((this.lengths[this.slotIndex(slot)] ?? 0) >= 64) return false;
+    return super.grow(slot);
+  }
+}
+
+/** The count of tokens decoded is a byte: the 257th token is written over the first, and the steps after it read a shorter table. */
+class TokenCountByte extends SteppingPool {
+  protected override nextSlot(s: number): number {
+    const prompt = this.tokens[s] ?? 0;
+    return prompt + ((super.nextSlot(s) - prompt) & 0xff);
+  }
+}
+
 /** Every scale mutant, with the variant whose runs reach its code path. */
 export const SCALE_MUTANTS: readonly ScaleMutant[] = [
   { name: 'owner-check-first-32-pages', defect: 'the owner check inspects only the first 32 pages of a table', make: (o) => new OwnerCheckFirst32(o), variant: 'owner-check' },
@@ -121,4 +139,6 @@ export const SCALE_MUTANTS: readonly ScaleMutant[] = [
   { name: 'reuse-keeps-reads', defect: "a reused slot keeps the previous admission's reads", make: (o) => new ReuseKeepsReads(o) },
   { name: 'free-hint-not-lowered', defect: "the free list's search hint is never lowered", make: (o) => new FreeHintNotLowered(o) },
   { name: 'high-slot-keeps-refused', defect: 'a slot past the 4th stays refused after its free', make: (o) => new HighSlotKeepsRefused(o), variant: 'length-fix' },
+  { name: 'growth-stops-at-64-pages', defect: 'a table grows to 64 pages and no further', make: (o) => new GrowthStopsAt64(o), life: { tableGrowth: true } },
+  { name: 'token-count-in-a-byte', defect: 'the count of tokens decoded wraps at 256', make: (o) => new TokenCountByte(o), life: {} },
 ];

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_FAULTS } from '../../scale/reference.ts';
 import { runMbt } from '../../impl/index.ts';
-import { noStats, runScaleMbt, type ScaleConfig } from '../../scale/mbt.ts';
+import { noStats, runScaleMbt, type ScaleConfig, type ScaleStats } from '../../scale/mbt.ts';
 import { SCALE_MUTANTS } from './mutants.ts';
 
 describe('model-based test at scale: the pool refines the reference model', () => {
@@ -41,6 +41,57 @@ describe('model-based test at scale: the pool refines the reference model', () =
     expect(result.failure?.message).toBeUndefined();
   });
 
+  it('a request\'s life at scale: owner-check, random faults (retraction\'s too), decode steps, growth and retraction drawn: 20 runs', () => {
+    const stats = noStats();
+    const result = runScaleMbt({ variant: 'owner-check', runs: 20, seed: 5, stats, life: true, allocation: { pageSizes: [1] } });
+    expect(result.failure?.message).toBeUndefined();
+    // offload-after-free and resume-stale leak under owner-check (the checker's counterexamples): no Isolation here, the pool must only agree.
+    expect(pick(stats, LIFE_COUNTS)).toEqual({
+      actions: 13_529,
+      grows: 329,
+      maxGrown: 92,
+      grownPast64: 2,
+      grownPast255: 0,
+      maxSteps: 76,
+      retracts: 103,
+      retractsAtExhaustion: 5,
+      offloads: 14,
+      resumes: 101,
+      leaks: 4,
+      failedLoudly: 685,
+    });
+  }, 60_000);
+
+  it.each([
+    ['buggy', { actions: 5_701, grows: 237, maxGrown: 993, grownPast64: 2, retractsAtExhaustion: 269, offloads: 290, resumes: 301, leaks: 408 }],
+    ['length-fix', { actions: 5_701, grows: 167, maxGrown: 993, grownPast64: 1, retractsAtExhaustion: 269, offloads: 290, resumes: 296, leaks: 408 }],
+  ] as const)('a request\'s life at scale, %s: 10 runs, pages of 1 and 64 tokens, the pool refines the reference, leaks and all', (variant, counts) => {
+    const stats = noStats();
+    const result = runScaleMbt({ variant, runs: 10, seed: 6, stats, life: true });
+    expect(result.failure?.message).toBeUndefined();
+    expect(pick(stats, Object.keys(counts) as (keyof ScaleStats)[])).toEqual(counts);
+  }, 60_000);
+
+  it('a long life: 4 runs of 1,200 to 1,500 steps, 600 decode steps in one slot, tables grown past 64 and 255 pages, Isolation holds', () => {
+    const stats = noStats();
+    const result = runScaleMbt({ config: LONG_LIFE, runs: 4, seed: 5, stats, isolation: true, minSteps: 1_200 });
+    expect(result.failure?.message).toBeUndefined();
+    expect(pick(stats, LIFE_COUNTS)).toEqual({
+      actions: 5_149,
+      grows: 2_167,
+      maxGrown: 951,
+      grownPast64: 1,
+      grownPast255: 2,
+      maxSteps: 574,
+      retracts: 388,
+      retractsAtExhaustion: 0,
+      offloads: 0,
+      resumes: 388,
+      leaks: 0,
+      failedLoudly: 0,
+    });
+  }, 60_000);
+
   it('buggy at scale: a decode reads another request\'s data, and the failure says where', () => {
     const result = runScaleMbt({ variant: 'buggy', faults: ['silent-stub'], runs: 100, seed: 4, isolation: true, maxSteps: 200 });
     expect(result.verdict).toBe('fail');
@@ -48,6 +99,34 @@ describe('model-based test at scale: the pool refines the reference model', () =
     expect(result.failure?.actions.at(-1)).toMatch(/^decode\(/);
   });
 });
+
+/** The counts a run of a request's life reaches. */
+const LIFE_COUNTS = ['actions', 'grows', 'maxGrown', 'grownPast64', 'grownPast255', 'maxSteps', 'retracts', 'retractsAtExhaustion', 'offloads', 'resumes', 'leaks', 'failedLoudly'] as const;
+
+/** The named counts of `stats`. */
+function pick(stats: ScaleStats, names: readonly (keyof ScaleStats)[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((k) => [k, stats[k]]));
+}
+
+/**
+ * A long life: one slot, so that no other request holds its pages back; 600 decode steps,
+ * each past the prompt's table taking a page (sglang's `alloc_decode` test), and retraction.
+ * A prompt leaves room for its tokens (scale/mbt.ts), so tables grow past 64 and 255 pages.
+ */
+const LONG_LIFE: ScaleConfig = {
+  pages: 1_000,
+  prefillLimit: 1_000,
+  slots: 1,
+  prefixes: 1,
+  variant: 'owner-check',
+  faults: ['silent-stub', 'early-free'],
+  allocator: 'sglang',
+  pageSize: 1,
+  doubleFree: false,
+  decodeSteps: 600,
+  tableGrowth: true,
+  retraction: true,
+};
 
 /**
  * The owner-check mutant needs a table of more than 32 pages whose foreign pages all lie
@@ -72,6 +151,7 @@ describe('model-based test at scale catches the defects that need size', () => {
     const result = runScaleMbt({
       ...(mutant.variant === undefined ? {} : { variant: mutant.variant }),
       ...(late ? { config: LATE_WRITES, maxSteps: 300 } : {}),
+      ...(mutant.life === undefined ? {} : { config: LONG_LIFE, minSteps: 1_200 }),
       runs: 300,
       seed: 2,
       shrink: false,
@@ -80,9 +160,11 @@ describe('model-based test at scale catches the defects that need size', () => {
     expect(result.verdict, mutant.defect).toBe('fail');
   }, 60_000);
 
-  it('the small model-based test (1,000 runs, seed 7, as for the other mutants) passes every one of them', () => {
+  it('the small model-based test (1,000 runs, seed 7, as for the other mutants; 200 with a request\'s life for its two) passes every one of them', () => {
     for (const mutant of SCALE_MUTANTS) {
-      const result = runMbt({ ...(mutant.variant === undefined ? {} : { variant: mutant.variant }), runs: 1_000, seed: 7, isolation: false, makePool: mutant.make });
+      // A life mutant's small runs draw decode steps, growth and retraction (2 or 3 steps, tables of a few pages): 200 of them, as they cost more.
+      const life = mutant.life === undefined ? { runs: 1_000 } : { life: mutant.life, runs: 200 };
+      const result = runMbt({ ...(mutant.variant === undefined ? {} : { variant: mutant.variant }), ...life, seed: 7, isolation: false, makePool: mutant.make });
       expect(result.verdict, mutant.name).toBe('pass');
     }
   }, 60_000);
