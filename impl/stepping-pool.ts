@@ -26,6 +26,10 @@ import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD, RESUMED } from '../spec/st
 import { prefixLabelOf, STALE_DATA } from './options.ts';
 import { ServingPool, type ServingPoolOptions } from './serving-pool.ts';
 
+/** {@link SteppingPool.severity} of a read: content not written for the reader there (garbage), and another user's. */
+const GARBAGE = 1;
+const ANOTHER_USERS = 2;
+
 /** The serving pool's options, and how many decode steps a request takes. */
 export interface SteppingPoolOptions extends ServingPoolOptions {
   /** Decode steps per request (the spec's `decodeSteps`); 1 when left out. */
@@ -154,6 +158,24 @@ export class SteppingPool extends ServingPool {
       if (this.behaviour.tagCountsTokens && (this.tagFill[p] ?? 0) < Math.min(pageSize, end - i * pageSize)) return false;
     }
     return true;
+  }
+
+  /** Pages another request's data was read from by the slot's steps: the positions whose worst read kept is another user's ({@link severity}); `PagePool`'s count is not kept here. */
+  override foreignReads(slot: number): number {
+    return this.readsOf(this.slotIndex(slot), ANOTHER_USERS);
+  }
+
+  /** Pages the slot's steps read that were not written for it there (never written, or misplaced), counted as {@link foreignReads} is. */
+  override garbageReads(slot: number): number {
+    return this.readsOf(this.slotIndex(slot), GARBAGE);
+  }
+
+  /** How many positions the slot's steps read with this severity. */
+  private readsOf(s: number, severity: number): number {
+    const base = s * this.options.maxLength;
+    let n = 0;
+    for (let i = 0; i < (this.readCounts[s] ?? 0); i++) if (this.severity(s, i, this.reads[base + i] ?? 0, this.readPositions[base + i] ?? 0) === severity) n++;
+    return n;
   }
 
   /** How bad a read of `label`, written for `pos`, at position `i` is: 0 its own content there, 1 garbage, 2 another user's (spec/reads.ts). */

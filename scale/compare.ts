@@ -96,9 +96,8 @@ export class ScaleComparer {
     // The labels every step read, each once: the stepping pool lists them, the reference keeps a set (the plain pool derives them from its reads, compared above).
     const seen = this.pool instanceof SteppingPool ? this.pool.labelsRead(slot).map((x) => this.label(x)) : [...r.seen];
     if (seen.length !== r.seen.size || seen.some((x) => !r.seen.has(x))) return `${where} labels read: reference ${[...r.seen].join(' ')}, pool ${seen.join(' ')}`;
-    // SteppingPool keeps no count of foreign reads (its foreignReads stays 0): there the reads compared above say it all.
     const foreign = this.ref.foreignReads(r);
-    if (r.reads.length > 0 && !(this.pool instanceof SteppingPool) && this.pool.foreignReads(slot) !== foreign) return `${where} foreign reads: reference ${foreign}, pool ${this.pool.foreignReads(slot)}`;
+    if (r.reads.length > 0 && this.pool.foreignReads(slot) !== foreign) return `${where} foreign reads: reference ${foreign}, pool ${this.pool.foreignReads(slot)}`;
     return undefined;
   }
 

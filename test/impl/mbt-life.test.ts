@@ -4,7 +4,7 @@ import { register } from '../../cli/commands/mbt.ts';
 import { EXIT } from '../../cli/errors.ts';
 import { runCommand } from '../support/cli.ts';
 import { configFrom, Ph, type Fault, type Variant } from '../../spec/index.ts';
-import { noEvents, runMbt, SteppingPool, type PoolOptions } from '../../impl/index.ts';
+import { noEvents, PagePool, runMbt, SteppingPool, type PoolOptions } from '../../impl/index.ts';
 import { lifeRefinement } from './mbt-life-refinement.ts';
 import { LIFE_MUTANTS } from './life-mutants.ts';
 
@@ -54,6 +54,21 @@ describe('the stepping pool by hand: a table that grows', () => {
     const page = pool.pageTable(0)[1] ?? -1;
     expect([pool.phase(0), pool.steps(0), pool.lengths[0], pool.fill[page], pool.tagFill[page]]).toEqual([Ph.decoding, 2, 2, 1, 1]);
     expect([pool.decode(0), pool.phase(0), pool.fill[page], pool.foreignReads(0), pool.grow(0)]).toEqual([true, Ph.decoded, 2, 0, false]);
+  });
+});
+
+describe('the stepping pool by hand: what a decode read', () => {
+  it('B, stubbed on A\'s freed pages, reads A\'s page at position 1 and an unwritten one at 2: one foreign read, one garbage read, as PagePool counts them', () => {
+    const options = { pages: 3, prefillLimit: 2, variant: 'buggy', faults: ['silent-stub'], slots: 2, maxLength: 3 } as const;
+    const stepping = new SteppingPool({ ...options, decodeSteps: 2 });
+    const plain = new PagePool(options);
+    const run = (pool: PagePool, steps: number): boolean[] => {
+      const a = [pool.allocate(0, 2), pool.prefill(0), pool.handoff(0), ...Array.from({ length: steps }, () => pool.decode(0)), pool.free(0)];
+      return [...a, pool.allocate(1, 3), pool.stub(1), pool.handoff(1), pool.decode(1)];
+    };
+    expect([run(stepping, 2), run(plain, 1)]).toEqual([Array(10).fill(true), Array(9).fill(true)]);
+    expect([stepping.foreignReads(1), stepping.garbageReads(1)]).toEqual([plain.foreignReads(1), plain.garbageReads(1)]);
+    expect([stepping.foreignReads(1), stepping.garbageReads(1)]).toEqual([1, 1]);
   });
 });
 
