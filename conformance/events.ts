@@ -101,7 +101,12 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
   const kind = (json as { kind?: unknown }).kind;
   if (kind === 'config') return decodeConfigEvent(json);
   const fast = fastDecode(json as Record<string, unknown>);
-  if (fast !== undefined) return Either.right(fast);
+  return fast !== undefined ? Either.right(fast) : decodeBySchema(json);
+}
+
+/** Decodes a request event's object by its kind's schema alone, without the fast path (fast-decode.ts is held to this). */
+export function decodeBySchema(json: object): Either.Either<RequestEvent, LineIssue> {
+  const kind = (json as { kind?: unknown }).kind;
   const decoder = typeof kind === 'string' && Object.hasOwn(DECODERS, kind) ? DECODERS[kind as keyof typeof SCHEMAS] : undefined;
   if (decoder === undefined) {
     const envelope = decodeEnvelope(json);

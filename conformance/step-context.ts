@@ -6,7 +6,7 @@
  */
 import { PHASES, type Action, type ActionKind } from '../spec/index.ts';
 import type { LogModel, RequestEvent } from './events.ts';
-import { tableOf, takeAction, type LogPool } from './pool.ts';
+import { takeAction, type LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import type { EventRule } from './table.ts';
 import type { RequestInfo, RequestWindow } from './window.ts';
@@ -100,11 +100,7 @@ export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pe
   return false;
 }
 
-/** Whether the logged pages are the table entries `[from, to)`; for a release, in any order. */
-export function samePages(pool: LogPool, slot: number, pages: PageRuns, from: number, to: number, anyOrder: boolean): boolean {
-  if (pages.equalsRow(pool.pageTable(slot), from, to)) return true;
-  if (!anyOrder || pages.count !== to - from) return false;
-  const a = tableOf(pool, slot).slice(from, to).sort((x, y) => x - y);
-  const b = pages.toArray().sort((x, y) => x - y);
-  return a.every((x, i) => x === b[i]);
+/** Whether the logged pages are the table entries `[from, to)`, in table order. */
+export function samePages(pool: LogPool, slot: number, pages: PageRuns, from: number, to: number): boolean {
+  return pages.equalsRow(pool.pageTable(slot), from, to);
 }

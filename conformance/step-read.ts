@@ -17,7 +17,7 @@ export function decodeAgain(ctx: EventContext, pool: LogPool): StepResult {
   const name = ctx.info.id;
   if (pool.phase(slot) !== DECODED) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
   const length = pool.lengths[slot] ?? 0;
-  return pages === undefined || samePages(pool, slot, pages, 0, length, false) ? OK : refused(`${name}'s page table is ${pageWords(tableOf(pool, slot))}; the log says it read ${pages.words()}`);
+  return pages === undefined || samePages(pool, slot, pages, 0, length) ? OK : refused(`${name}'s page table is ${pageWords(tableOf(pool, slot))}; the log says it read ${pages.words()}`);
 }
 
 /** What decode read that breaks an invariant, or nothing. */

@@ -38,7 +38,7 @@ function pagesAfter(ctx: EventContext, s: Possible, kind: ActionKind): StepResul
   if (pages === undefined) return OK;
   const length = pool.lengths[slot] ?? 0;
   const [from, to] = kind === 'insert' ? [0, pool.sharedCount(slot)] : kind === 'grow' ? [length - 1, length] : [0, length];
-  if (samePages(pool, slot, pages, from, to, false)) return OK;
+  if (samePages(pool, slot, pages, from, to)) return OK;
   return refused(`${kind}(${ctx.info.id}) is about pages ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${pages.words()}`);
 }
 
