@@ -79,6 +79,8 @@ export interface ProveOptions {
   readonly checkEncoding?: boolean;
   /** Search the bounded universe for a counterexample first (default true); only tests of obligations that hold switch it off. */
   readonly bounded?: boolean;
+  /** Ask for the tidiest counterexample (default true); only tests that pin which obligations fail, not how, switch it off. */
+  readonly tidy?: boolean;
   /** The spec's step function to check the encoding against (default the spec's own; a test hands in a mutant). */
   readonly step?: StepFn;
   /** Mechanisms of `hardened` switched off, in the spec's model and the encoding alike, to see which obligation then fails. */
@@ -158,10 +160,8 @@ async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, n
   const timeoutMs = options.timeoutMs ?? 60_000;
   // Each solver is released as soon as it has answered: z3's WebAssembly heap is fixed (2 GiB), and the collector,
   // which does not see it fill, would free solvers too late for a process that proves many times (the tests).
-  if (options.bounded !== false) {
-    const found = await searchBounded(z3, options, inv, name, timeoutMs, start);
-    if (found !== undefined) return found;
-  }
+  const found = options.bounded === false ? undefined : await searchBounded(z3, options, inv, name, timeoutMs, start);
+  if (found !== undefined) return found;
   let vacuous = false; // the same in both universes: whether the variant's guard rules the action out
   const reasons: string[] = [];
   for (let seed = 0; seed < ATTEMPTS; seed++) {
@@ -189,8 +189,8 @@ async function searchBounded(z3: Z3Session, options: ProveOptions, inv: Invarian
   const bounded = query(z3.bounded(SEARCH_BOUNDS), options, inv, name, timeoutMs);
   try {
     if ((await solve(bounded.solver)) !== 'sat') return undefined;
-    // a counterexample exists: ask for the tidiest one
-    for (const assumptions of preferences(bounded.v, bounded.pre, inv)) if ((await solve(bounded.solver, ...assumptions)) === 'sat') break;
+    // a counterexample exists: ask for the tidiest one (unless told not to: each preference is another check)
+    if (options.tidy !== false) for (const assumptions of preferences(bounded.v, bounded.pre, inv)) if ((await solve(bounded.solver, ...assumptions)) === 'sat') break;
     const base = { name, ...(bounded.vacuous ? { vacuous: true as const } : {}) };
     return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
   } finally {
