@@ -77,6 +77,10 @@ export interface ProveOptions {
    * Only tests that prove the same encoding many times switch it off.
    */
   readonly checkEncoding?: boolean;
+  /** Search the bounded universe for a counterexample first (default true); only tests of obligations that hold switch it off. */
+  readonly bounded?: boolean;
+  /** Ask for the tidiest counterexample (default true); only tests that pin which obligations fail, not how, switch it off. */
+  readonly tidy?: boolean;
   /** The spec's step function to check the encoding against (default the spec's own; a test hands in a mutant). */
   readonly step?: StepFn;
   /** Mechanisms of `hardened` switched off, in the spec's model and the encoding alike, to see which obligation then fails. */
@@ -146,34 +150,24 @@ function conformanceOf(z3: Z3Session, options: ProveOptions): Promise<Conformanc
 export const SEARCH_BOUNDS: Bounds = { pages: 2, requests: 2, groups: 1, slots: 2 };
 
 /**
- * Checks one obligation. First in a small bounded universe, where every quantifier
- * expands and z3 answers at once: a model there is a counterexample to induction (a
- * finite model of the negation is a model of it). Then over the unbounded sorts, where
- * `unsat` is the proof. The order only saves time: z3's model finder can spend minutes on
- * a model that the bounded search finds in milliseconds.
+ * Checks one obligation. First (unless `bounded` is false) in a small bounded universe, where every quantifier
+ * expands and z3 answers at once: a model there is a counterexample to induction (a finite model of the negation
+ * is a model of it). Then over the unbounded sorts, where `unsat` is the proof. The order only saves time: z3's
+ * model finder can spend minutes on a model that the bounded search finds in milliseconds.
  */
 async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, name: ObligationName): Promise<ObligationResult> {
   const start = performance.now();
   const timeoutMs = options.timeoutMs ?? 60_000;
-  // Each solver is released as soon as it has answered: z3's WebAssembly heap is fixed (2 GiB)
-  // and the JavaScript collector, which frees solvers by itself, does not see it fill, so a
-  // process that proves many times (the tests) would otherwise run z3 out of memory.
-  const bounded = query(z3.bounded(SEARCH_BOUNDS), options, inv, name, timeoutMs);
-  const base = { name, ...(bounded.vacuous ? { vacuous: true as const } : {}) };
-  try {
-    if ((await solve(bounded.solver)) === 'sat') {
-      // a counterexample exists: ask for the tidiest one
-      for (const assumptions of preferences(bounded.v, bounded.pre, inv)) {
-        if ((await solve(bounded.solver, ...assumptions)) === 'sat') break;
-      }
-      return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
-    }
-  } finally {
-    bounded.solver.release();
-  }
+  // Each solver is released as soon as it has answered: z3's WebAssembly heap is fixed (2 GiB), and the collector,
+  // which does not see it fill, would free solvers too late for a process that proves many times (the tests).
+  const found = options.bounded === false ? undefined : await searchBounded(z3, options, inv, name, timeoutMs, start);
+  if (found !== undefined) return found;
+  let vacuous = false; // the same in both universes: whether the variant's guard rules the action out
   const reasons: string[] = [];
   for (let seed = 0; seed < ATTEMPTS; seed++) {
     const unbounded = query(z3.v, options, inv, name, timeoutMs, seed);
+    vacuous = unbounded.vacuous;
+    const base = { name, ...(vacuous ? { vacuous: true as const } : {}) };
     try {
       const sat = await solve(unbounded.solver);
       const ms = Math.round(performance.now() - start);
@@ -187,7 +181,21 @@ async function discharge(z3: Z3Session, options: ProveOptions, inv: Invariant, n
       unbounded.solver.release();
     }
   }
-  return { ...base, result: 'unknown', ms: Math.round(performance.now() - start), unknownReasons: reasons, attempts: reasons.length };
+  return { name, ...(vacuous ? { vacuous: true as const } : {}), result: 'unknown', ms: Math.round(performance.now() - start), unknownReasons: reasons, attempts: reasons.length };
+}
+
+/** The obligation in the bounded universe: its tidiest counterexample, if it has one there. */
+async function searchBounded(z3: Z3Session, options: ProveOptions, inv: Invariant, name: ObligationName, timeoutMs: number, start: number): Promise<ObligationResult | undefined> {
+  const bounded = query(z3.bounded(SEARCH_BOUNDS), options, inv, name, timeoutMs);
+  try {
+    if ((await solve(bounded.solver)) !== 'sat') return undefined;
+    // a counterexample exists: ask for the tidiest one (unless told not to: each preference is another check)
+    if (options.tidy !== false) for (const assumptions of preferences(bounded.v, bounded.pre, inv)) if ((await solve(bounded.solver, ...assumptions)) === 'sat') break;
+    const base = { name, ...(bounded.vacuous ? { vacuous: true as const } : {}) };
+    return { ...base, result: 'counterexample', ms: Math.round(performance.now() - start), counterexample: read(bounded, name) };
+  } finally {
+    bounded.solver.release();
+  }
 }
 
 /**

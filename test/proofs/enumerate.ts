@@ -22,7 +22,7 @@ import {
   type State,
   TRANSITIONS,
 } from '../../spec/index.ts';
-import { failingParts, inductiveInvariant, typeOK } from '../../proofs/invariant.ts';
+import { failingParts, inductiveInvariant, invariantFor, typeOK } from '../../proofs/invariant.ts';
 
 /** A state that breaks the invariant, with the parts that fail. */
 export interface Breach {
@@ -130,6 +130,15 @@ function pageChoices(m: Model): (readonly [number, number, number])[] {
   return out;
 }
 
+/**
+ * The conjuncts that read the requests' bytes only (phase, flags, table), never a page's:
+ * when one fails for the requests chosen, it fails for every choice of the pages, so the
+ * pages' subtree is counted as candidates and not visited. Under length-fix, where 98.6%
+ * of a universe's states break the invariant, most of them break one of these. (Were a
+ * conjunct named here to read a page, the pinned counts of satisfying states would change.)
+ */
+const REQUESTS_ONLY: ReadonlySet<string> = new Set(['NewIsBlank', 'NoLateWrite', 'DistinctSlots']);
+
 /** Checks that every enabled action keeps the invariant, from every state of the universe that satisfies it. */
 export function checkUniverse(m: Model, drop?: number): UniverseResult {
   const actions: readonly Action[] = allActions(m);
@@ -141,6 +150,7 @@ export function checkUniverse(m: Model, drop?: number): UniverseResult {
   let transitions = 0;
   const breaches: Breach[] = [];
   const brokenBy: Partial<Record<ActionKind, number>> = {};
+  const requestConjuncts = invariantFor(m.config.variant, m.config.faults).conjuncts.filter((c) => c.id !== drop && REQUESTS_ONLY.has(c.name));
 
   const leaf = (): void => {
     candidates++;
@@ -177,7 +187,11 @@ export function checkUniverse(m: Model, drop?: number): UniverseResult {
   }
   const subtree = (r: number): number => perRequest.slice(r + 1).reduce((n, cs) => n * cs.length, perPage.length ** m.pages);
   const requests = (r: number): void => {
-    if (r === m.n) return pages(0);
+    if (r === m.n && requestConjuncts.every((c) => c.holds(m, s))) return pages(0);
+    if (r === m.n) {
+      candidates += perPage.length ** m.pages;
+      return;
+    }
     for (const c of perRequest[r] ?? []) {
       if (inFlight(c.phase)) {
         candidates += subtree(r);
