@@ -1,7 +1,8 @@
 /**
  * The plainest family of configurations, for the search's fast path: whole pages (one
- * slot per page), the `sorted` allocator, no prompt prefixes, no eviction, no owner
- * check, one decode step, at most fault `silent-stub`, one-byte widths ({@link oneByteLayout}).
+ * slot per page), the `sorted` allocator, no prompt prefixes, no eviction, with or without
+ * the owner check (`owner-check`; no mechanism of `hardened`), one decode step, at most
+ * fault `silent-stub`, one-byte widths ({@link oneByteLayout}).
  * Its six actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`) are
  * described once, as data, in `fast-actions.ts`; the code the search runs is emitted from
  * that description (`fast-emit.ts`). Here: which configurations are in the family, and
@@ -29,7 +30,6 @@ export function inFastFamily(m: Model): boolean {
     m.releaseAt < 0 &&
     m.groups === 0 &&
     !m.eviction &&
-    !m.ownerCheck &&
     !mechanisms &&
     m.decodeSteps === 1 &&
     oneByteLayout(m) &&
@@ -76,6 +76,10 @@ export class FastFamily {
   readonly dataPosAt: number;
   readonly phaseAt: number;
   readonly flagsAt: number;
+  /** Offset of the per-page owner tags; meaningful only under {@link ownerCheck} (without it they take no bytes). */
+  readonly tagAt: number;
+  /** Whether decode checks owner tags (`owner-check`): allocate clears them, writes stamp them. */
+  readonly ownerCheck: boolean;
   readonly observedAt: number;
   readonly observedBytes: number;
   readonly stepsAt: number;
@@ -105,6 +109,8 @@ export class FastFamily {
     this.dataPosAt = m.dataPosAt;
     this.phaseAt = m.phaseAt;
     this.flagsAt = m.flagsAt;
+    this.tagAt = m.tagAt;
+    this.ownerCheck = m.ownerCheck;
     this.observedAt = m.observedAt;
     this.observedBytes = m.observedBytes;
     this.stepsAt = m.stepsAt;

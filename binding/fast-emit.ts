@@ -20,7 +20,7 @@ import { CONJUNCTION_READS } from './properties.ts';
 type Target = 'slice' | 'print' | 'apply';
 
 /** The family's fields that emitted code reads as locals, taken from the `FastFamily` (`family.ts`). */
-const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'flagsAt', 'stepsAt', 'observedAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
+const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'tagAt', 'ownerCheck', 'flagsAt', 'stepsAt', 'observedAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
 
 /** The request's locals, in the order they may depend on each other, with their definitions. */
 const REQUEST_LOCALS: readonly (readonly [string, string])[] = [

@@ -10,9 +10,9 @@ import { apply } from './fast-apply.ts';
 import { type FastFamily, hasEmptySlot, namesPageTwice } from './family.ts';
 import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
 
-/** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+/** allocate: a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared). */
 function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, holderAt, len, tableAt, free } = f;
+  const { n, phaseAt, holderAt, tagAt, ownerCheck, len, tableAt, free } = f;
   const lo = z.lo;
   const hi = z.hi;
   let scanned = false;
@@ -35,6 +35,10 @@ function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, s
       x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       b = (at + k) << 8; was = s[at + k]!; now = (p) & 0xff;
       x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (ownerCheck) {
+        b = (tagAt + p) << 8; was = s[tagAt + p]!; now = 0;
+        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
     }
     b = (phaseAt + r) << 8; was = phase; now = Ph.allocated;
     x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
@@ -42,9 +46,9 @@ function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, s
   }
 }
 
-/** prefill: P writes the request's own data into every page of its table, for its position. Quiet. */
+/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label). Quiet. */
 function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, dataAt, dataPosAt, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   const lo = z.lo;
   const hi = z.hi;
   for (let r = 0; r < n; r++) {
@@ -69,6 +73,10 @@ function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
       x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = (i) & 0xff;
       x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (ownerCheck) {
+        b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff;
+        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
     }
     b = (phaseAt + r) << 8; was = phase; now = Ph.written;
     x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
@@ -76,9 +84,9 @@ function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
   }
 }
 
-/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. Quiet. */
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). Quiet. */
 function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, tableAt, overLong } = f;
   const lo = z.lo;
   const hi = z.hi;
   for (let r = 0; r < n; r++) {
@@ -101,6 +109,10 @@ function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
         x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
         b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = 0;
         x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        if (ownerCheck) {
+          b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff;
+          x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
       }
       b = (phaseAt + r) << 8; was = phase; now = Ph.written;
       x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
@@ -128,9 +140,9 @@ function handoff(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
   }
 }
 
-/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase. */
+/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase; under the owner check, a foreign tag fails it instead. */
 function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, holderAt, dataAt, dataPosAt, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
+  const { n, phaseAt, holderAt, dataAt, dataPosAt, tagAt, ownerCheck, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
   const lo = z.lo;
   const hi = z.hi;
   for (let r = 0; r < n; r++) {
@@ -151,36 +163,48 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
     let b = 0;
     let was = 0;
     let now = 0;
-    let observed = 0;
-    for (let k = 0; k < w; k++) {
-      observed |= s[o + k]! << (8 * k);
+    let foreign = false;
+    if (ownerCheck) {
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        if (s[tagAt + p] !== r + 1) foreign = true;
+      }
     }
-    let unheld = false;
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      const label = s[dataAt + p]!;
-      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
-      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
-      const old = s[rec0 + i]!;
-      const row = sev0 + 256 * i;
-      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
-        b = (rec0 + i) << 8; was = s[rec0 + i]!; now = (record) & 0xff;
+    if (foreign) {
+      b = (phaseAt + r) << 8; was = phase; now = Ph.failed;
+      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    } else {
+      let observed = 0;
+      for (let k = 0; k < w; k++) {
+        observed |= s[o + k]! << (8 * k);
+      }
+      let unheld = false;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        const label = s[dataAt + p]!;
+        const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+        if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
+        const old = s[rec0 + i]!;
+        const row = sev0 + 256 * i;
+        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
+          b = (rec0 + i) << 8; was = s[rec0 + i]!; now = (record) & 0xff;
+          x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
+        if (s[holderAt + p] !== r + 1) unheld = true;
+      }
+      for (let k = 0; k < w; k++) {
+        b = (o + k) << 8; was = s[o + k]!; now = ((observed >>> (8 * k)) & 0xff) & 0xff;
         x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       }
-      if (s[holderAt + p] !== r + 1) unheld = true;
-    }
-    for (let k = 0; k < w; k++) {
-      b = (o + k) << 8; was = s[o + k]!; now = ((observed >>> (8 * k)) & 0xff) & 0xff;
+      if (unheld) {
+        b = (flagsAt + r) << 8; was = s[flagsAt + r]!; now = (s[flagsAt + r]! | READ_UNHELD) & 0xff;
+        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
+      b = (stepsAt + r) << 8; was = s[stepsAt + r]!; now = (s[stepsAt + r]! + 1) & 0xff;
+      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (phaseAt + r) << 8; was = phase; now = Ph.decoded;
       x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     }
-    if (unheld) {
-      b = (flagsAt + r) << 8; was = s[flagsAt + r]!; now = (s[flagsAt + r]! | READ_UNHELD) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    }
-    b = (stepsAt + r) << 8; was = s[stepsAt + r]!; now = (s[stepsAt + r]! + 1) & 0xff;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    b = (phaseAt + r) << 8; was = phase; now = Ph.decoded;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(4 * n + r, x, y);
   }
 }
