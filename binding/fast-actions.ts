@@ -17,12 +17,13 @@
  * (`CONJUNCTION_READS`), and from its phase change against liveness.
  *
  * Values and conditions are TypeScript expressions over the locals the emitter provides:
- * the state `s`, the request `r`, the family's offsets (`phaseAt`, `holderAt`, `dataAt`,
- * `dataPosAt`, `tagAt`, `flagsAt`, `stepsAt`, `observedAt`, `w` the read set's bytes), whether
- * decode checks owner tags (`ownerCheck`), its tables
- * (`len`, `tableAt`, `readAt`, `overLong`, `sev`, `sevAt`, `free`), the request's `l` (its
- * length), `at` (its table's offset), `rec0` (its read records' offset), `o` (its read
- * set's offset), `sev0` (its severities' offset), and the loop indices below.
+ * the state `s`, the request `r`, its `phase`, the family's offsets (`phaseAt`,
+ * `holderAt`, `dataAt`, `dataPosAt`, `tagAt`, `flagsAt`, `stepsAt`, `observedAt`, `w` the
+ * read set's bytes), whether decode checks owner tags (`ownerCheck`), its tables (`len`,
+ * `tableAt`, `readAt`, `overLong`, `sev`, `sevAt`, `free`), its switches (`f.silentStub`,
+ * `f.earlyFree`, `f.clearOnFree`), the request's `l` (its length), `at` (its table's
+ * offset), `rec0` (its read records' offset), `o` (its read set's offset), `sev0` (its
+ * severities' offset), and the loop indices below.
  */
 import type { Phase } from '../spec/state.ts';
 
@@ -68,11 +69,17 @@ export type Effect =
 /** One action of the family: its name (the protocol's), guard and changes. */
 export interface FastAction {
   /** The action kind, as `spec/actions.ts` names it (the spec's transition of that name takes the cases the description leaves out). */
-  readonly kind: 'allocate' | 'prefill' | 'stub' | 'handoff' | 'decode' | 'free';
+  readonly kind: 'allocate' | 'prefill' | 'stub' | 'handoff' | 'decode' | 'free' | 'timeout';
   /** What it does, in a sentence (the emitted code's comment). */
   readonly prose: string;
   /** The phases the request must be in. */
   readonly phases: readonly Phase[];
+  /**
+   * With fault `early-free`: P's write for a request D has timed out (phase `timedOut`) is
+   * still enabled, and lands the same, by page id; each phase the effects enter becomes
+   * this map's (a finished one: the table dies, as at `free`).
+   */
+  readonly late?: Readonly<Partial<Record<Phase, Phase>>>;
   /** Whether the guard reads the free pages (found once per state, ascending: `family.ts`'s `scanFree`). */
   readonly readsFree?: boolean;
   /** The rest of the guard. */
@@ -127,6 +134,7 @@ export const FAST_ACTIONS: readonly FastAction[] = [
     kind: 'prefill',
     prose: "P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label).",
     phases: ['allocated'],
+    late: { written: 'landed' },
     when: 'overLong[r] === 0',
     effects: [
       {
@@ -141,6 +149,8 @@ export const FAST_ACTIONS: readonly FastAction[] = [
     kind: 'stub',
     prose: 'an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label).',
     phases: ['allocated'],
+    // A late refusal simply ends the request (transfer.ts, stub).
+    late: { written: 'landed', refused: 'freed' },
     when: 'overLong[r] === 1',
     effects: [
       {
@@ -179,5 +189,12 @@ export const FAST_ACTIONS: readonly FastAction[] = [
       { if: 'f.clearOnFree', then: [{ each: 'position', steps: [{ set: 'table', to: '0xff' }] }] },
       { phase: 'freed' },
     ],
+  },
+  {
+    kind: 'timeout',
+    prose: "(fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write.",
+    phases: ['allocated'],
+    when: 'f.earlyFree',
+    effects: [{ each: 'position', skipEmpty: true, steps: [{ set: 'holder', to: '0' }] }, { phase: 'timedOut' }],
   },
 ];

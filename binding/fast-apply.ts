@@ -32,7 +32,7 @@ function allocate(f: FastFamily, s: State, r: number, t: State): void {
 function prefill(f: FastFamily, s: State, r: number, t: State): void {
   const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   const phase = s[phaseAt + r]!;
-  if (phase !== Ph.allocated) throw notEnabled(1 * n + r);
+  if (phase !== Ph.allocated && phase !== Ph.timedOut) throw notEnabled(1 * n + r);
   const l = len[r]!;
   const at = tableAt[r]!;
   if (!(overLong[r] === 0)) throw notEnabled(1 * n + r);
@@ -45,18 +45,37 @@ function prefill(f: FastFamily, s: State, r: number, t: State): void {
       t[tagAt + p] = r + 1;
     }
   }
-  t[phaseAt + r] = Ph.written;
+  if (phase === Ph.timedOut) {
+    if (f.clearOnFree) {
+      for (let i = 0; i < l; i++) {
+        t[at + i] = 0xff;
+      }
+    }
+    t[phaseAt + r] = Ph.landed;
+  } else {
+    t[phaseAt + r] = Ph.written;
+  }
 }
 
 /** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). */
 function stub(f: FastFamily, s: State, r: number, t: State): void {
-  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   const phase = s[phaseAt + r]!;
-  if (phase !== Ph.allocated) throw notEnabled(2 * n + r);
+  if (phase !== Ph.allocated && phase !== Ph.timedOut) throw notEnabled(2 * n + r);
+  const l = len[r]!;
   const at = tableAt[r]!;
   if (!(overLong[r] === 1)) throw notEnabled(2 * n + r);
   if (!f.silentStub) {
-    t[phaseAt + r] = Ph.refused;
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          t[at + i] = 0xff;
+        }
+      }
+      t[phaseAt + r] = Ph.freed;
+    } else {
+      t[phaseAt + r] = Ph.refused;
+    }
   } else {
     const p = s[at]!;
     if (p !== 0xff) {
@@ -66,7 +85,16 @@ function stub(f: FastFamily, s: State, r: number, t: State): void {
         t[tagAt + p] = r + 1;
       }
     }
-    t[phaseAt + r] = Ph.written;
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          t[at + i] = 0xff;
+        }
+      }
+      t[phaseAt + r] = Ph.landed;
+    } else {
+      t[phaseAt + r] = Ph.written;
+    }
   }
 }
 
@@ -151,6 +179,22 @@ function free(f: FastFamily, s: State, r: number, t: State): void {
   t[phaseAt + r] = Ph.freed;
 }
 
+/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
+function timeout(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.allocated) throw notEnabled(6 * n + r);
+  const l = len[r]!;
+  const at = tableAt[r]!;
+  if (!(f.earlyFree)) throw notEnabled(6 * n + r);
+  for (let i = 0; i < l; i++) {
+    const p = s[at + i]!;
+    if (p === 0xff) continue;
+    t[holderAt + p] = 0;
+  }
+  t[phaseAt + r] = Ph.timedOut;
+}
+
 /** Writes action `a`'s changes of `s` into `out` (a copy of `s`); throws when `a` is not enabled in `s`. */
 export function apply(f: FastFamily, s: State, a: number, out: State): void {
   const kind = (a / f.n) | 0;
@@ -168,6 +212,8 @@ export function apply(f: FastFamily, s: State, a: number, out: State): void {
       return decode(f, s, r, out);
     case 5:
       return free(f, s, r, out);
+    case 6:
+      return timeout(f, s, r, out);
     default:
       throw notEnabled(a);
   }

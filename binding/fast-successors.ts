@@ -42,7 +42,7 @@ function prefill(f: FastFamily, s: State, sink: Sink): void {
   const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
+    if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
     if (!(overLong[r] === 0)) continue;
@@ -56,22 +56,41 @@ function prefill(f: FastFamily, s: State, sink: Sink): void {
         t[tagAt + p] = r + 1;
       }
     }
-    t[phaseAt + r] = Ph.written;
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          t[at + i] = 0xff;
+        }
+      }
+      t[phaseAt + r] = Ph.landed;
+    } else {
+      t[phaseAt + r] = Ph.written;
+    }
     sink(t, 1 * n + r);
   }
 }
 
 /** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). */
 function stub(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
+    if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
+    const l = len[r]!;
     const at = tableAt[r]!;
     if (!(overLong[r] === 1)) continue;
     const t = s.slice();
     if (!f.silentStub) {
-      t[phaseAt + r] = Ph.refused;
+      if (phase === Ph.timedOut) {
+        if (f.clearOnFree) {
+          for (let i = 0; i < l; i++) {
+            t[at + i] = 0xff;
+          }
+        }
+        t[phaseAt + r] = Ph.freed;
+      } else {
+        t[phaseAt + r] = Ph.refused;
+      }
     } else {
       const p = s[at]!;
       if (p !== 0xff) {
@@ -81,7 +100,16 @@ function stub(f: FastFamily, s: State, sink: Sink): void {
           t[tagAt + p] = r + 1;
         }
       }
-      t[phaseAt + r] = Ph.written;
+      if (phase === Ph.timedOut) {
+        if (f.clearOnFree) {
+          for (let i = 0; i < l; i++) {
+            t[at + i] = 0xff;
+          }
+        }
+        t[phaseAt + r] = Ph.landed;
+      } else {
+        t[phaseAt + r] = Ph.written;
+      }
     }
     sink(t, 2 * n + r);
   }
@@ -181,6 +209,26 @@ function free(f: FastFamily, s: State, sink: Sink): void {
   }
 }
 
+/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
+function timeout(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.allocated) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    if (!(f.earlyFree)) continue;
+    const t = s.slice();
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      t[holderAt + p] = 0;
+    }
+    t[phaseAt + r] = Ph.timedOut;
+    sink(t, 6 * n + r);
+  }
+}
+
 /** Every successor of `s`, in action order (kind-major, then request). */
 export function successors(f: FastFamily, s: State, sink: Sink): void {
   allocate(f, s, sink);
@@ -189,4 +237,5 @@ export function successors(f: FastFamily, s: State, sink: Sink): void {
   handoff(f, s, sink);
   decode(f, s, sink);
   free(f, s, sink);
+  timeout(f, s, sink);
 }

@@ -33,10 +33,12 @@ export interface Coverage extends SizeStats {
   familyPast8: number;
   /** Family states in which decode's owner check has failed some request: where the fast path's tag check is what is compared. */
   familyFailed: number;
+  /** Family states in which a timed-out request's late write has landed (fault `early-free`). */
+  familyLanded: number;
 }
 
 /** An empty {@link Coverage}. */
-export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0, familyFailed: 0 });
+export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0, familyFailed: 0, familyLanded: 0 });
 
 /** Up to `budget` reachable states of `m`, in breadth-first order, and whether they are all of them. */
 function explore(m: Model, budget: number): { states: State[]; complete: boolean } {
@@ -75,7 +77,9 @@ export function agreeOn(d: Drawn, budget: number, seen: Coverage): void {
   const { states, complete } = explore(m, budget);
   const family = inFastFamily(m);
   record(d, m, family, states.length, complete, seen);
-  if (family) seen.familyFailed += states.filter((s) => m.tableAt.some((_, r) => phaseOf(m, s, r) === Ph.failed)).length;
+  const some = (phase: number): number => states.filter((s) => m.tableAt.some((_, r) => phaseOf(m, s, r) === phase)).length;
+  if (family) seen.familyFailed += some(Ph.failed);
+  if (family) seen.familyLanded += some(Ph.landed);
   const scratch = new ScratchState(m.size);
   const general = [true, false].map((fast) => expandersOf(m, actions, fast));
   const plain = fastSuccessorsOf(m);
