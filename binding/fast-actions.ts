@@ -1,11 +1,11 @@
 /**
- * The fast family's six actions, each written once, as data: its guard (the phases it is
+ * The fast family's actions, each written once, as data: its guard (the phases it is
  * enabled in, and a condition on the request), then its changes, each a write of one
  * state field at one offset to one value, under an optional condition. The readable
  * transitions are `spec/transitions.ts`'s; this is what they do under the family of
  * `family.ts` (whole pages, the `sorted` allocator, no prefixes, no eviction, the owner
- * check on or off, one decode step, at most fault `silent-stub`, one-byte widths), with
- * what the family switches off left out.
+ * check on or off, one decode step, at most faults `silent-stub` and `early-free`,
+ * one-byte widths), with what the family switches off left out.
  *
  * `fast-emit.ts` derives three forms from this description, as TypeScript committed beside
  * it (`fast-successors.ts`, `fast-fingerprints.ts`, `fast-apply.ts`; a test fails when they
