@@ -82,6 +82,8 @@ export interface FastAction {
   readonly late?: Readonly<Partial<Record<Phase, Phase>>>;
   /** Whether the guard reads the free pages (found once per state, ascending: `family.ts`'s `scanFree`). */
   readonly readsFree?: boolean;
+  /** A guard on the model alone (a fault's switch): the emitted code skips the action's loop over requests when it fails. */
+  readonly model?: string;
   /** The rest of the guard. */
   readonly when?: string;
   /** A case the description does not cover (never reached in the family's reachable states): the spec's transition takes it. */
@@ -194,7 +196,7 @@ export const FAST_ACTIONS: readonly FastAction[] = [
     kind: 'timeout',
     prose: "(fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write.",
     phases: ['allocated'],
-    when: 'f.earlyFree',
+    model: 'f.earlyFree',
     effects: [{ each: 'position', skipEmpty: true, steps: [{ set: 'holder', to: '0' }] }, { phase: 'timedOut' }],
   },
 ];

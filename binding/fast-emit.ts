@@ -175,6 +175,7 @@ function emitGuard(target: Target, a: FastAction, kind: number): string[] {
   const fail = target === 'apply' ? `throw notEnabled(${actionOf(kind)});` : 'continue;';
   const phases = a.late === undefined ? a.phases : [...a.phases, 'timedOut'];
   const out = ['const phase = s[phaseAt + r]!;', `if (${phases.map((p) => `phase !== Ph.${p}`).join(' && ')}) ${fail}`];
+  if (a.model !== undefined && target === 'apply') out.push(`if (!(${a.model})) ${fail}`);
   if (a.readsFree === true) out.push(...(target === 'apply' ? ['f.scanFree(s);'] : ['if (!scanned) f.scanFree(s);', 'scanned = true;']));
   if (a.when !== undefined) out.push(`if (!(${a.when})) ${fail}`);
   const esc = escape(target, a, kind);
@@ -202,7 +203,8 @@ function emitAction(target: Target, a: FastAction, kind: number): string[] {
   const body = [phase!, guard!, ...declared, ...rest];
   const params = { slice: 'f: FastFamily, s: State, sink: Sink', print: 'f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink', apply: 'f: FastFamily, s: State, r: number, t: State' }[target];
   const head = target === 'print' ? ['const { lo, hi } = z;'] : [];
-  const loop = target === 'apply' ? body : [...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
+  const skip = a.model === undefined ? [] : [`if (!(${a.model})) return;`];
+  const loop = target === 'apply' ? body : [...skip, ...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
   const text = [...head, ...loop].join('\n');
   const family = FAMILY_LOCALS.filter((name) => names(text, name));
   const destructure = family.length > 0 ? [`const { ${family.join(', ')} } = f;`] : [];

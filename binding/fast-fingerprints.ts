@@ -249,12 +249,12 @@ function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
 function timeout(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
   const { lo, hi } = z;
+  if (!(f.earlyFree)) return;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
-    if (!(f.earlyFree)) continue;
     if (namesPageTwice(s, at, l)) {
       byHash(f, s, 6 * n + r, z, sink);
       continue;

@@ -212,12 +212,12 @@ function free(f: FastFamily, s: State, sink: Sink): void {
 /** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
 function timeout(f: FastFamily, s: State, sink: Sink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
+  if (!(f.earlyFree)) return;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
-    if (!(f.earlyFree)) continue;
     const t = s.slice();
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
