@@ -1,8 +1,9 @@
 /**
  * The plainest family of configurations, for the search's fast path: whole pages (one
- * slot per page), the `sorted` allocator, no prompt prefixes, no eviction, no owner
- * check, one decode step, at most fault `silent-stub`, one-byte widths ({@link oneByteLayout}).
- * Its six actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`) are
+ * slot per page), the `sorted` allocator, no prompt prefixes, no eviction, with or without
+ * the owner check (`owner-check`; no mechanism of `hardened`), one decode step, at most
+ * faults `silent-stub` and `early-free`, one-byte widths ({@link oneByteLayout}).
+ * Its actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`, and `timeout` under `early-free`) are
  * described once, as data, in `fast-actions.ts`; the code the search runs is emitted from
  * that description (`fast-emit.ts`). Here: which configurations are in the family, and
  * the per-model tables and scratch that the emitted code reads (offsets, lengths, the
@@ -29,7 +30,6 @@ export function inFastFamily(m: Model): boolean {
     m.releaseAt < 0 &&
     m.groups === 0 &&
     !m.eviction &&
-    !m.ownerCheck &&
     !mechanisms &&
     m.decodeSteps === 1 &&
     oneByteLayout(m) &&
@@ -37,7 +37,7 @@ export function inFastFamily(m: Model): boolean {
     !m.rereadsFinishedTable &&
     // D's state slots and metadata rows (spec/state-slots.ts) are not in the description.
     m.config.stateSlots !== true &&
-    faultsOn.every((f) => f === 'silent-stub') &&
+    faultsOn.every((f) => f === 'silent-stub' || f === 'early-free') &&
     sameActions(m)
   );
 }
@@ -58,11 +58,12 @@ export function oneByteLayout(m: Model): boolean {
   return w.label === 1 && w.page === 1 && w.position === 1 && w.parts === 1 && w.record === 1 && w.labelSet <= 4;
 }
 
-/** Whether `allActions(m)` is the family's: each of {@link KINDS} for every request, kind-major. */
+/** Whether `allActions(m)` is the family's: each of {@link KINDS} for every request, kind-major (`timeout` only under `early-free`, and last). */
 function sameActions(m: Model): boolean {
   const actions = allActions(m);
-  if (actions.length !== KINDS.length * m.n) return false;
-  return actions.every((a, i) => a.kind === KINDS[Math.floor(i / m.n)] && a.r === i % m.n && a.pages === undefined);
+  const kinds = m.fault['early-free'] ? KINDS : KINDS.filter((k) => k !== 'timeout');
+  if (actions.length !== kinds.length * m.n) return false;
+  return actions.every((a, i) => a.kind === kinds[Math.floor(i / m.n)] && a.r === i % m.n && a.pages === undefined);
 }
 
 /** The family's layout for one model: the offsets and tables the emitted code reads, and its scratch. */
@@ -76,6 +77,10 @@ export class FastFamily {
   readonly dataPosAt: number;
   readonly phaseAt: number;
   readonly flagsAt: number;
+  /** Offset of the per-page owner tags; meaningful only under {@link ownerCheck} (without it they take no bytes). */
+  readonly tagAt: number;
+  /** Whether decode checks owner tags (`owner-check`): allocate clears them, writes stamp them. */
+  readonly ownerCheck: boolean;
   readonly observedAt: number;
   readonly observedBytes: number;
   readonly stepsAt: number;
@@ -84,6 +89,8 @@ export class FastFamily {
   readonly readAt: Int32Array;
   readonly overLong: Uint8Array;
   readonly silentStub: boolean;
+  /** Whether D may time a request out while P's write is in flight (fault `early-free`). */
+  readonly earlyFree: boolean;
   /** A finished request's table is dead and cleared (liveness.ts), unless the naive encoding keeps it. */
   readonly clearOnFree: boolean;
   /** Per request: where its severities start, 256 per table position (verdictOf on every record byte). */
@@ -105,6 +112,8 @@ export class FastFamily {
     this.dataPosAt = m.dataPosAt;
     this.phaseAt = m.phaseAt;
     this.flagsAt = m.flagsAt;
+    this.tagAt = m.tagAt;
+    this.ownerCheck = m.ownerCheck;
     this.observedAt = m.observedAt;
     this.observedBytes = m.observedBytes;
     this.stepsAt = m.stepsAt;
@@ -113,6 +122,7 @@ export class FastFamily {
     this.readAt = Int32Array.from(m.readAt);
     this.overLong = Uint8Array.from({ length: m.n }, (_, r) => (isOverLong(m, r) ? 1 : 0));
     this.silentStub = m.silentStub;
+    this.earlyFree = m.fault['early-free'];
     this.clearOnFree = !m.keepDeadState;
     this.sevAt = new Int32Array(m.n);
     let cells = 0;

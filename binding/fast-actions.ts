@@ -1,11 +1,11 @@
 /**
- * The fast family's six actions, each written once, as data: its guard (the phases it is
+ * The fast family's actions, each written once, as data: its guard (the phases it is
  * enabled in, and a condition on the request), then its changes, each a write of one
  * state field at one offset to one value, under an optional condition. The readable
  * transitions are `spec/transitions.ts`'s; this is what they do under the family of
- * `family.ts` (whole pages, the `sorted` allocator, no prefixes, no eviction, no owner
- * check, one decode step, at most fault `silent-stub`, one-byte widths), with what the
- * family switches off left out.
+ * `family.ts` (whole pages, the `sorted` allocator, no prefixes, no eviction, the owner
+ * check on or off, one decode step, at most faults `silent-stub` and `early-free`,
+ * one-byte widths), with what the family switches off left out.
  *
  * `fast-emit.ts` derives three forms from this description, as TypeScript committed beside
  * it (`fast-successors.ts`, `fast-fingerprints.ts`, `fast-apply.ts`; a test fails when they
@@ -17,16 +17,18 @@
  * (`CONJUNCTION_READS`), and from its phase change against liveness.
  *
  * Values and conditions are TypeScript expressions over the locals the emitter provides:
- * the state `s`, the request `r`, the family's offsets (`phaseAt`, `holderAt`, `dataAt`,
- * `dataPosAt`, `flagsAt`, `stepsAt`, `observedAt`, `w` the read set's bytes), its tables
- * (`len`, `tableAt`, `readAt`, `overLong`, `sev`, `sevAt`, `free`), the request's `l` (its
- * length), `at` (its table's offset), `rec0` (its read records' offset), `o` (its read
- * set's offset), `sev0` (its severities' offset), and the loop indices below.
+ * the state `s`, the request `r`, its `phase`, the family's offsets (`phaseAt`,
+ * `holderAt`, `dataAt`, `dataPosAt`, `tagAt`, `flagsAt`, `stepsAt`, `observedAt`, `w` the
+ * read set's bytes), whether decode checks owner tags (`ownerCheck`), its tables (`len`,
+ * `tableAt`, `readAt`, `overLong`, `sev`, `sevAt`, `free`), its switches (`f.silentStub`,
+ * `f.earlyFree`, `f.clearOnFree`), the request's `l` (its length), `at` (its table's
+ * offset), `rec0` (its read records' offset), `o` (its read set's offset), `sev0` (its
+ * severities' offset), and the loop indices below.
  */
 import type { Phase } from '../spec/state.ts';
 
 /** A state field the family writes; where its byte is follows from its scope (`FIELDS`). */
-export type Field = 'holder' | 'data' | 'dataPos' | 'table' | 'readRecord' | 'flags' | 'steps' | 'observed';
+export type Field = 'holder' | 'data' | 'dataPos' | 'tag' | 'table' | 'readRecord' | 'flags' | 'steps' | 'observed';
 
 /** A field's scope: per page (indexed by a page id), per table position of the request, per request, or per byte of the request's read set. */
 export type Scope = 'page' | 'position' | 'request' | 'observedByte';
@@ -36,6 +38,8 @@ export const FIELDS: Readonly<Record<Field, { readonly scope: Scope; readonly of
   holder: { scope: 'page', offset: (p) => `holderAt + ${p}` },
   data: { scope: 'page', offset: (p) => `dataAt + ${p}` },
   dataPos: { scope: 'page', offset: (p) => `dataPosAt + ${p}` },
+  // Absent (no bytes) without the owner check: every write of it is under `ownerCheck`.
+  tag: { scope: 'page', offset: (p) => `tagAt + ${p}` },
   table: { scope: 'position', offset: (i) => `at + ${i}` },
   readRecord: { scope: 'position', offset: (i) => `rec0 + ${i}` },
   flags: { scope: 'request', offset: () => 'flagsAt + r' },
@@ -65,13 +69,21 @@ export type Effect =
 /** One action of the family: its name (the protocol's), guard and changes. */
 export interface FastAction {
   /** The action kind, as `spec/actions.ts` names it (the spec's transition of that name takes the cases the description leaves out). */
-  readonly kind: 'allocate' | 'prefill' | 'stub' | 'handoff' | 'decode' | 'free';
+  readonly kind: 'allocate' | 'prefill' | 'stub' | 'handoff' | 'decode' | 'free' | 'timeout';
   /** What it does, in a sentence (the emitted code's comment). */
   readonly prose: string;
   /** The phases the request must be in. */
   readonly phases: readonly Phase[];
+  /**
+   * With fault `early-free`: P's write for a request D has timed out (phase `timedOut`) is
+   * still enabled, and lands the same, by page id; each phase the effects enter becomes
+   * this map's (a finished one: the table dies, as at `free`).
+   */
+  readonly late?: Readonly<Partial<Record<Phase, Phase>>>;
   /** Whether the guard reads the free pages (found once per state, ascending: `family.ts`'s `scanFree`). */
   readonly readsFree?: boolean;
+  /** A guard on the model alone (a fault's switch): the emitted code skips the action's loop over requests when it fails. */
+  readonly model?: string;
   /** The rest of the guard. */
   readonly when?: string;
   /** A case the description does not cover (never reached in the family's reachable states): the spec's transition takes it. */
@@ -80,33 +92,73 @@ export interface FastAction {
   readonly effects: readonly Effect[];
 }
 
+/** Decode's read of the whole table (decode-steps.ts, readTable), once the owner check, if any, has passed. */
+const READ_TABLE: readonly Effect[] = [
+  { let: 'observed', be: '0', mutable: true },
+  { each: 'observedByte', steps: [{ update: 'observed |= s[o + k]! << (8 * k)' }] },
+  { let: 'unheld', be: 'false', mutable: true },
+  {
+    each: 'position',
+    steps: [
+      { let: 'label', be: 's[dataAt + p]!' },
+      { let: 'record', be: 'BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0)' },
+      { update: 'if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1)' },
+      { let: 'old', be: 's[rec0 + i]!' },
+      { let: 'row', be: 'sev0 + 256 * i' },
+      // The worse of the old and new record is kept (reads.ts, keptRecord): here by the tabulated severities.
+      { set: 'readRecord', to: 'record', when: '(old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!' },
+      { update: 'if (s[holderAt + p] !== r + 1) unheld = true' },
+    ],
+  },
+  { each: 'observedByte', steps: [{ set: 'observed', to: '(observed >>> (8 * k)) & 0xff' }] },
+  { set: 'flags', to: 's[flagsAt + r]! | READ_UNHELD', when: 'unheld' },
+  { set: 'steps', to: 's[stepsAt + r]! + 1' },
+  { phase: 'decoded' },
+];
+
 /** The family's actions, in the spec's order (`ACTION_KINDS`): the emitted code numbers action `kind * n + r`. */
 export const FAST_ACTIONS: readonly FastAction[] = [
   {
     kind: 'allocate',
-    prose: 'a new request takes the lowest free pages as its table, if there are enough.',
+    prose: 'a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared).',
     phases: ['new'],
     readsFree: true,
     when: 'f.freeCount >= l',
-    effects: [{ each: 'freePage', steps: [{ set: 'holder', to: 'r + 1' }, { set: 'table', at: 'k', to: 'p' }] }, { phase: 'allocated' }],
+    effects: [
+      {
+        each: 'freePage',
+        steps: [{ set: 'holder', to: 'r + 1' }, { set: 'table', at: 'k', to: 'p' }, { if: 'ownerCheck', then: [{ set: 'tag', to: '0' }] }],
+      },
+      { phase: 'allocated' },
+    ],
   },
   {
     kind: 'prefill',
-    prose: "P writes the request's own data into every page of its table, for its position.",
+    prose: "P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label).",
     phases: ['allocated'],
+    late: { written: 'landed' },
     when: 'overLong[r] === 0',
-    effects: [{ each: 'position', skipEmpty: true, steps: [{ set: 'data', to: 'r + 1' }, { set: 'dataPos', to: 'i' }] }, { phase: 'written' }],
+    effects: [
+      {
+        each: 'position',
+        skipEmpty: true,
+        steps: [{ set: 'data', to: 'r + 1' }, { set: 'dataPos', to: 'i' }, { if: 'ownerCheck', then: [{ set: 'tag', to: 'r + 1' }] }],
+      },
+      { phase: 'written' },
+    ],
   },
   {
     kind: 'stub',
-    prose: 'an over-long request is refused, or (silent stub) written as one dummy page at position 0.',
+    prose: 'an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label).',
     phases: ['allocated'],
+    // A late refusal simply ends the request (transfer.ts, stub).
+    late: { written: 'landed', refused: 'freed' },
     when: 'overLong[r] === 1',
     effects: [
       {
         if: '!f.silentStub',
         then: [{ phase: 'refused' }],
-        else: [{ let: 'p', be: 's[at]!' }, { if: 'p !== 0xff', then: [{ set: 'data', to: 'r + 1' }, { set: 'dataPos', to: '0' }] }, { phase: 'written' }],
+        else: [{ let: 'p', be: 's[at]!' }, { if: 'p !== 0xff', then: [{ set: 'data', to: 'r + 1' }, { set: 'dataPos', to: '0' }, { if: 'ownerCheck', then: [{ set: 'tag', to: 'r + 1' }] }] }, { phase: 'written' }],
       },
     ],
   },
@@ -118,30 +170,15 @@ export const FAST_ACTIONS: readonly FastAction[] = [
   },
   {
     kind: 'decode',
-    prose: 'one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase.',
+    prose: 'one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase; under the owner check, a foreign tag fails it instead.',
     phases: ['handedOff'],
     bySpecWhen: 'tableHasEmptySlot',
     effects: [
-      { let: 'observed', be: '0', mutable: true },
-      { each: 'observedByte', steps: [{ update: 'observed |= s[o + k]! << (8 * k)' }] },
-      { let: 'unheld', be: 'false', mutable: true },
-      {
-        each: 'position',
-        steps: [
-          { let: 'label', be: 's[dataAt + p]!' },
-          { let: 'record', be: 'BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0)' },
-          { update: 'if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1)' },
-          { let: 'old', be: 's[rec0 + i]!' },
-          { let: 'row', be: 'sev0 + 256 * i' },
-          // The worse of the old and new record is kept (reads.ts, keptRecord): here by the tabulated severities.
-          { set: 'readRecord', to: 'record', when: '(old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!' },
-          { update: 'if (s[holderAt + p] !== r + 1) unheld = true' },
-        ],
-      },
-      { each: 'observedByte', steps: [{ set: 'observed', to: '(observed >>> (8 * k)) & 0xff' }] },
-      { set: 'flags', to: 's[flagsAt + r]! | READ_UNHELD', when: 'unheld' },
-      { set: 'steps', to: 's[stepsAt + r]! + 1' },
-      { phase: 'decoded' },
+      { let: 'foreign', be: 'false', mutable: true },
+      // The owner check (decode-steps.ts, tagsPass): with no prefixes in the family, every tag must be the request's own label.
+      { if: 'ownerCheck', then: [{ each: 'position', steps: [{ update: 'if (s[tagAt + p] !== r + 1) foreign = true' }] }] },
+      // A foreign tag fails the request loudly, and nothing is read.
+      { if: 'foreign', then: [{ phase: 'failed' }], else: READ_TABLE },
     ],
   },
   {
@@ -154,5 +191,12 @@ export const FAST_ACTIONS: readonly FastAction[] = [
       { if: 'f.clearOnFree', then: [{ each: 'position', steps: [{ set: 'table', to: '0xff' }] }] },
       { phase: 'freed' },
     ],
+  },
+  {
+    kind: 'timeout',
+    prose: "(fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write.",
+    phases: ['allocated'],
+    model: 'f.earlyFree',
+    effects: [{ each: 'position', skipEmpty: true, steps: [{ set: 'holder', to: '0' }] }, { phase: 'timedOut' }],
   },
 ];

@@ -8,9 +8,9 @@ import { type FastFamily, hasEmptySlot, bySpec, notEnabled } from './family.ts';
 import { decode as decodeBySpec } from '../spec/transitions.ts';
 import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
 
-/** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+/** allocate: a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared). */
 function allocate(f: FastFamily, s: State, r: number, t: State): void {
-  const { phaseAt, holderAt, len, tableAt, free } = f;
+  const { phaseAt, holderAt, tagAt, ownerCheck, len, tableAt, free } = f;
   const phase = s[phaseAt + r]!;
   if (phase !== Ph.new) throw notEnabled(r);
   const l = len[r]!;
@@ -21,15 +21,18 @@ function allocate(f: FastFamily, s: State, r: number, t: State): void {
     const p = free[k]!;
     t[holderAt + p] = r + 1;
     t[at + k] = p;
+    if (ownerCheck) {
+      t[tagAt + p] = 0;
+    }
   }
   t[phaseAt + r] = Ph.allocated;
 }
 
-/** prefill: P writes the request's own data into every page of its table, for its position. */
+/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label). */
 function prefill(f: FastFamily, s: State, r: number, t: State): void {
-  const { n, phaseAt, dataAt, dataPosAt, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   const phase = s[phaseAt + r]!;
-  if (phase !== Ph.allocated) throw notEnabled(1 * n + r);
+  if (phase !== Ph.allocated && phase !== Ph.timedOut) throw notEnabled(1 * n + r);
   const l = len[r]!;
   const at = tableAt[r]!;
   if (!(overLong[r] === 0)) throw notEnabled(1 * n + r);
@@ -38,26 +41,60 @@ function prefill(f: FastFamily, s: State, r: number, t: State): void {
     if (p === 0xff) continue;
     t[dataAt + p] = r + 1;
     t[dataPosAt + p] = i;
+    if (ownerCheck) {
+      t[tagAt + p] = r + 1;
+    }
   }
-  t[phaseAt + r] = Ph.written;
+  if (phase === Ph.timedOut) {
+    if (f.clearOnFree) {
+      for (let i = 0; i < l; i++) {
+        t[at + i] = 0xff;
+      }
+    }
+    t[phaseAt + r] = Ph.landed;
+  } else {
+    t[phaseAt + r] = Ph.written;
+  }
 }
 
-/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. */
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). */
 function stub(f: FastFamily, s: State, r: number, t: State): void {
-  const { n, phaseAt, dataAt, dataPosAt, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   const phase = s[phaseAt + r]!;
-  if (phase !== Ph.allocated) throw notEnabled(2 * n + r);
+  if (phase !== Ph.allocated && phase !== Ph.timedOut) throw notEnabled(2 * n + r);
+  const l = len[r]!;
   const at = tableAt[r]!;
   if (!(overLong[r] === 1)) throw notEnabled(2 * n + r);
   if (!f.silentStub) {
-    t[phaseAt + r] = Ph.refused;
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          t[at + i] = 0xff;
+        }
+      }
+      t[phaseAt + r] = Ph.freed;
+    } else {
+      t[phaseAt + r] = Ph.refused;
+    }
   } else {
     const p = s[at]!;
     if (p !== 0xff) {
       t[dataAt + p] = r + 1;
       t[dataPosAt + p] = 0;
+      if (ownerCheck) {
+        t[tagAt + p] = r + 1;
+      }
     }
-    t[phaseAt + r] = Ph.written;
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          t[at + i] = 0xff;
+        }
+      }
+      t[phaseAt + r] = Ph.landed;
+    } else {
+      t[phaseAt + r] = Ph.written;
+    }
   }
 }
 
@@ -69,9 +106,9 @@ function handoff(f: FastFamily, s: State, r: number, t: State): void {
   t[phaseAt + r] = Ph.handedOff;
 }
 
-/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase. */
+/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase; under the owner check, a foreign tag fails it instead. */
 function decode(f: FastFamily, s: State, r: number, t: State): void {
-  const { n, phaseAt, holderAt, dataAt, dataPosAt, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
+  const { n, phaseAt, holderAt, dataAt, dataPosAt, tagAt, ownerCheck, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
   const phase = s[phaseAt + r]!;
   if (phase !== Ph.handedOff) throw notEnabled(4 * n + r);
   const l = len[r]!;
@@ -84,31 +121,42 @@ function decode(f: FastFamily, s: State, r: number, t: State): void {
     t.set(bySpec(decodeBySpec(f.m, Uint8Array.from(s), r), 4 * n + r));
     return;
   }
-  let observed = 0;
-  for (let k = 0; k < w; k++) {
-    observed |= s[o + k]! << (8 * k);
-  }
-  let unheld = false;
-  for (let i = 0; i < l; i++) {
-    const p = s[at + i]!;
-    const label = s[dataAt + p]!;
-    const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
-    if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
-    const old = s[rec0 + i]!;
-    const row = sev0 + 256 * i;
-    if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
-      t[rec0 + i] = record;
+  let foreign = false;
+  if (ownerCheck) {
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (s[tagAt + p] !== r + 1) foreign = true;
     }
-    if (s[holderAt + p] !== r + 1) unheld = true;
   }
-  for (let k = 0; k < w; k++) {
-    t[o + k] = (observed >>> (8 * k)) & 0xff;
+  if (foreign) {
+    t[phaseAt + r] = Ph.failed;
+  } else {
+    let observed = 0;
+    for (let k = 0; k < w; k++) {
+      observed |= s[o + k]! << (8 * k);
+    }
+    let unheld = false;
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      const label = s[dataAt + p]!;
+      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
+      const old = s[rec0 + i]!;
+      const row = sev0 + 256 * i;
+      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
+        t[rec0 + i] = record;
+      }
+      if (s[holderAt + p] !== r + 1) unheld = true;
+    }
+    for (let k = 0; k < w; k++) {
+      t[o + k] = (observed >>> (8 * k)) & 0xff;
+    }
+    if (unheld) {
+      t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
+    }
+    t[stepsAt + r] = s[stepsAt + r]! + 1;
+    t[phaseAt + r] = Ph.decoded;
   }
-  if (unheld) {
-    t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
-  }
-  t[stepsAt + r] = s[stepsAt + r]! + 1;
-  t[phaseAt + r] = Ph.decoded;
 }
 
 /** free: the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it). */
@@ -131,6 +179,22 @@ function free(f: FastFamily, s: State, r: number, t: State): void {
   t[phaseAt + r] = Ph.freed;
 }
 
+/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
+function timeout(f: FastFamily, s: State, r: number, t: State): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  const phase = s[phaseAt + r]!;
+  if (phase !== Ph.allocated) throw notEnabled(6 * n + r);
+  const l = len[r]!;
+  const at = tableAt[r]!;
+  if (!(f.earlyFree)) throw notEnabled(6 * n + r);
+  for (let i = 0; i < l; i++) {
+    const p = s[at + i]!;
+    if (p === 0xff) continue;
+    t[holderAt + p] = 0;
+  }
+  t[phaseAt + r] = Ph.timedOut;
+}
+
 /** Writes action `a`'s changes of `s` into `out` (a copy of `s`); throws when `a` is not enabled in `s`. */
 export function apply(f: FastFamily, s: State, a: number, out: State): void {
   const kind = (a / f.n) | 0;
@@ -148,6 +212,8 @@ export function apply(f: FastFamily, s: State, a: number, out: State): void {
       return decode(f, s, r, out);
     case 5:
       return free(f, s, r, out);
+    case 6:
+      return timeout(f, s, r, out);
     default:
       throw notEnabled(a);
   }

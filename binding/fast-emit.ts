@@ -12,7 +12,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Ph, isLive } from '../spec/state.ts';
+import { isFinished } from '../spec/liveness.ts';
+import { Ph, isLive, type Phase } from '../spec/state.ts';
 import { FAST_ACTIONS, FIELDS, type Effect, type FastAction, type Field } from './fast-actions.ts';
 import { CONJUNCTION_READS } from './properties.ts';
 
@@ -20,7 +21,7 @@ import { CONJUNCTION_READS } from './properties.ts';
 type Target = 'slice' | 'print' | 'apply';
 
 /** The family's fields that emitted code reads as locals, taken from the `FastFamily` (`family.ts`). */
-const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'flagsAt', 'stepsAt', 'observedAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
+const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'tagAt', 'ownerCheck', 'flagsAt', 'stepsAt', 'observedAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
 
 /** The request's locals, in the order they may depend on each other, with their definitions. */
 const REQUEST_LOCALS: readonly (readonly [string, string])[] = [
@@ -70,6 +71,35 @@ export function isQuiet(a: FastAction): boolean {
   return sameLiveness && [...fields].every((f) => !CONJUNCTION_READS.includes(f));
 }
 
+/** A dead table, as `free` leaves it (liveness.ts): all empty slots, unless the naive encoding keeps it. */
+const TABLE_DIES: Effect = { if: 'f.clearOnFree', then: [{ each: 'position', steps: [{ set: 'table', to: '0xff' }] }] };
+
+/** `effects` with each phase entered replaced by its late one (`late`), from a timed-out request; a finished one kills the table. */
+function lateEffects(effects: readonly Effect[], late: Readonly<Partial<Record<Phase, Phase>>>): Effect[] {
+  return effects.map((e): Effect => {
+    if ('phase' in e) {
+      const to = late[e.phase] ?? e.phase;
+      return { if: 'phase === Ph.timedOut', then: [...(isFinished(Ph[to]) ? [TABLE_DIES] : []), { phase: to }], else: [e] };
+    }
+    if ('each' in e) return { ...e, steps: lateEffects(e.steps, late) };
+    if ('if' in e) return { ...e, then: lateEffects(e.then, late), ...(e.else === undefined ? {} : { else: lateEffects(e.else, late) }) };
+    return e;
+  });
+}
+
+/** The effects the emitted code runs: the description's, with the late phases when the action has them. */
+function effectsOf(a: FastAction): readonly Effect[] {
+  return a.late === undefined ? a.effects : lateEffects(a.effects, a.late);
+}
+
+/** The emitted expression of whether a successor is quiet: `isQuiet` of the action, and of its late form from a timed-out request (as an action of its own). */
+function quietOf(a: FastAction): string | undefined {
+  const onTime = isQuiet(a);
+  const late = a.late !== undefined && isQuiet({ ...a, phases: ['timedOut'], effects: lateEffects(a.effects, a.late) });
+  if (a.late === undefined || onTime === late) return onTime ? 'true' : undefined;
+  return onTime ? 'phase !== Ph.timedOut' : 'phase === Ph.timedOut';
+}
+
 /** Whether some page-scoped write sits in a loop over table positions, where a table that names a page twice writes one byte twice. */
 function writesPagesOfTable(effects: readonly Effect[], inTable = false): boolean {
   return effects.some((e) => {
@@ -87,7 +117,8 @@ const INDEX: Readonly<Record<string, string>> = { page: 'p', position: 'i', obse
 function emitWrite(target: Target, offset: string, value: string, was: string): string[] {
   if (target !== 'print') return [`t[${offset}] = ${value};`];
   const now = /^(Ph\.\w+|\d+|0x[0-9a-f]{1,2})$/.test(value) ? value : `(${value}) & 0xff`;
-  return [`b = (${offset}) << 8; was = ${was}; now = ${now};`, 'x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;'];
+  // One line a write: the emitted functions stay within the size limits (test/architecture).
+  return [`b = (${offset}) << 8; was = ${was}; now = ${now}; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;`];
 }
 
 /** An action's effects as statements of the target, indented by `pad`. */
@@ -133,7 +164,8 @@ const actionOf = (kind: number): string => (kind === 0 ? 'r' : `${kind} * n + r`
 /** What a case the description leaves to the spec, or a table naming a page twice, becomes in each target. */
 function escape(target: Target, a: FastAction, kind: number): string[] {
   const action = actionOf(kind);
-  if (target === 'print') return [`byHash(f, s, ${action}, z, sink${isQuiet(a) ? ', true' : ''});`, 'continue;'];
+  const quiet = quietOf(a);
+  if (target === 'print') return [`byHash(f, s, ${action}, z, sink${quiet === undefined ? '' : `, ${quiet}`});`, 'continue;'];
   if (target === 'apply') return [`t.set(bySpec(${a.kind}BySpec(f.m, Uint8Array.from(s), r), ${action}));`, 'return;'];
   return [`const u = ${a.kind}BySpec(f.m, s, r);`, `if (u !== undefined) sink(u, ${action});`, 'continue;'];
 }
@@ -141,25 +173,28 @@ function escape(target: Target, a: FastAction, kind: number): string[] {
 /** The guard and prelude of one request's action in the target: the lines before its effects. */
 function emitGuard(target: Target, a: FastAction, kind: number): string[] {
   const fail = target === 'apply' ? `throw notEnabled(${actionOf(kind)});` : 'continue;';
-  const out = ['const phase = s[phaseAt + r]!;', `if (${a.phases.map((p) => `phase !== Ph.${p}`).join(' && ')}) ${fail}`];
+  const phases = a.late === undefined ? a.phases : [...a.phases, 'timedOut'];
+  const out = ['const phase = s[phaseAt + r]!;', `if (${phases.map((p) => `phase !== Ph.${p}`).join(' && ')}) ${fail}`];
+  if (a.model !== undefined && target === 'apply') out.push(`if (!(${a.model})) ${fail}`);
   if (a.readsFree === true) out.push(...(target === 'apply' ? ['f.scanFree(s);'] : ['if (!scanned) f.scanFree(s);', 'scanned = true;']));
   if (a.when !== undefined) out.push(`if (!(${a.when})) ${fail}`);
   const esc = escape(target, a, kind);
   if (a.bySpecWhen === 'tableHasEmptySlot') out.push('if (hasEmptySlot(s, at, l)) {', ...esc.map((x) => `  ${x}`), '}');
-  if (target === 'print' && writesPagesOfTable(a.effects)) out.push('if (namesPageTwice(s, at, l)) {', ...esc.map((x) => `  ${x}`), '}');
+  if (target === 'print' && writesPagesOfTable(effectsOf(a))) out.push('if (namesPageTwice(s, at, l)) {', ...esc.map((x) => `  ${x}`), '}');
   return out;
 }
 
 /** One action's function in the target. */
 function emitAction(target: Target, a: FastAction, kind: number): string[] {
-  const effects = emitEffects(a.effects, target, '');
+  const effects = emitEffects(effectsOf(a), target, '');
   const inner = [...emitGuard(target, a, kind)];
   if (target === 'slice') inner.push('const t = s.slice();', ...effects, `sink(t, ${actionOf(kind)});`);
   if (target === 'apply') inner.push(...effects);
   if (target === 'print') {
     inner.push('let x = h1;', 'let y = h2;');
     inner.push('let b = 0;', 'let was = 0;', 'let now = 0;');
-    inner.push(...effects, `sink(${actionOf(kind)}, x, y${isQuiet(a) ? ', true' : ''});`);
+    const quiet = quietOf(a);
+    inner.push(...effects, `sink(${actionOf(kind)}, x, y${quiet === undefined ? '' : `, ${quiet}`});`);
   }
   const locals = REQUEST_LOCALS.filter(([name]) => names(inner.join('\n'), name) || (name === 'w' && names(inner.join('\n'), 'o')));
   // A request local used by another (o by w) is declared before it, in the order of REQUEST_LOCALS.
@@ -167,12 +202,15 @@ function emitAction(target: Target, a: FastAction, kind: number): string[] {
   const [phase, guard, ...rest] = inner;
   const body = [phase!, guard!, ...declared, ...rest];
   const params = { slice: 'f: FastFamily, s: State, sink: Sink', print: 'f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink', apply: 'f: FastFamily, s: State, r: number, t: State' }[target];
-  const head = target === 'print' ? ['const lo = z.lo;', 'const hi = z.hi;'] : [];
-  const loop = target === 'apply' ? body : [...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
+  const head = target === 'print' ? ['const { lo, hi } = z;'] : [];
+  const skip = a.model === undefined ? [] : [`if (!(${a.model})) return;`];
+  const loop = target === 'apply' ? body : [...skip, ...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
   const text = [...head, ...loop].join('\n');
   const family = FAMILY_LOCALS.filter((name) => names(text, name));
   const destructure = family.length > 0 ? [`const { ${family.join(', ')} } = f;`] : [];
-  const doc = `/** ${a.kind}: ${a.prose}${target === 'print' && isQuiet(a) ? ' Quiet.' : ''} */`;
+  const quiet = quietOf(a);
+  const said = quiet === 'true' ? ' Quiet.' : quiet === undefined ? '' : ' Quiet but from a timed-out request.';
+  const doc = `/** ${a.kind}: ${a.prose}${target === 'print' ? said : ''} */`;
   return [doc, `function ${a.kind}(${params}): void {`, ...[...destructure, ...head, ...loop].map((x) => `  ${x}`), '}'];
 }
 

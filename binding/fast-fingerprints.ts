@@ -10,11 +10,10 @@ import { apply } from './fast-apply.ts';
 import { type FastFamily, hasEmptySlot, namesPageTwice } from './family.ts';
 import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
 
-/** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+/** allocate: a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared). */
 function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, holderAt, len, tableAt, free } = f;
-  const lo = z.lo;
-  const hi = z.hi;
+  const { n, phaseAt, holderAt, tagAt, ownerCheck, len, tableAt, free } = f;
+  const { lo, hi } = z;
   let scanned = false;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
@@ -31,30 +30,29 @@ function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, s
     let now = 0;
     for (let k = 0; k < l; k++) {
       const p = free[k]!;
-      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = (r + 1) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      b = (at + k) << 8; was = s[at + k]!; now = (p) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (at + k) << 8; was = s[at + k]!; now = (p) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (ownerCheck) {
+        b = (tagAt + p) << 8; was = s[tagAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
     }
-    b = (phaseAt + r) << 8; was = phase; now = Ph.allocated;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    b = (phaseAt + r) << 8; was = phase; now = Ph.allocated; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(r, x, y);
   }
 }
 
-/** prefill: P writes the request's own data into every page of its table, for its position. Quiet. */
+/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label). Quiet but from a timed-out request. */
 function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, dataAt, dataPosAt, len, tableAt, overLong } = f;
-  const lo = z.lo;
-  const hi = z.hi;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
+  const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
+    if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
     if (!(overLong[r] === 0)) continue;
     if (namesPageTwice(s, at, l)) {
-      byHash(f, s, 1 * n + r, z, sink, true);
+      byHash(f, s, 1 * n + r, z, sink, phase !== Ph.timedOut);
       continue;
     }
     let x = h1;
@@ -65,25 +63,34 @@ function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       if (p === 0xff) continue;
-      b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = (i) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = (i) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (ownerCheck) {
+        b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
     }
-    b = (phaseAt + r) << 8; was = phase; now = Ph.written;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    sink(1 * n + r, x, y, true);
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
+      }
+      b = (phaseAt + r) << 8; was = phase; now = Ph.landed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    } else {
+      b = (phaseAt + r) << 8; was = phase; now = Ph.written; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    }
+    sink(1 * n + r, x, y, phase !== Ph.timedOut);
   }
 }
 
-/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. Quiet. */
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). Quiet but from a timed-out request. */
 function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tableAt, overLong } = f;
-  const lo = z.lo;
-  const hi = z.hi;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
+  const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
+    if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
+    const l = len[r]!;
     const at = tableAt[r]!;
     if (!(overLong[r] === 1)) continue;
     let x = h1;
@@ -92,28 +99,44 @@ function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
     let was = 0;
     let now = 0;
     if (!f.silentStub) {
-      b = (phaseAt + r) << 8; was = phase; now = Ph.refused;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (phase === Ph.timedOut) {
+        if (f.clearOnFree) {
+          for (let i = 0; i < l; i++) {
+            b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          }
+        }
+        b = (phaseAt + r) << 8; was = phase; now = Ph.freed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      } else {
+        b = (phaseAt + r) << 8; was = phase; now = Ph.refused; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
     } else {
       const p = s[at]!;
       if (p !== 0xff) {
-        b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff;
-        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-        b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = 0;
-        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        if (ownerCheck) {
+          b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
       }
-      b = (phaseAt + r) << 8; was = phase; now = Ph.written;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (phase === Ph.timedOut) {
+        if (f.clearOnFree) {
+          for (let i = 0; i < l; i++) {
+            b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          }
+        }
+        b = (phaseAt + r) << 8; was = phase; now = Ph.landed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      } else {
+        b = (phaseAt + r) << 8; was = phase; now = Ph.written; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
     }
-    sink(2 * n + r, x, y, true);
+    sink(2 * n + r, x, y, phase !== Ph.timedOut);
   }
 }
 
 /** handoff: a written request goes to decode. Quiet. */
 function handoff(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt } = f;
-  const lo = z.lo;
-  const hi = z.hi;
+  const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.written) continue;
@@ -122,17 +145,15 @@ function handoff(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
     let b = 0;
     let was = 0;
     let now = 0;
-    b = (phaseAt + r) << 8; was = phase; now = Ph.handedOff;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    b = (phaseAt + r) << 8; was = phase; now = Ph.handedOff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(3 * n + r, x, y, true);
   }
 }
 
-/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase. */
+/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase; under the owner check, a foreign tag fails it instead. */
 function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, holderAt, dataAt, dataPosAt, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
-  const lo = z.lo;
-  const hi = z.hi;
+  const { n, phaseAt, holderAt, dataAt, dataPosAt, tagAt, ownerCheck, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
+  const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.handedOff) continue;
@@ -151,36 +172,42 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
     let b = 0;
     let was = 0;
     let now = 0;
-    let observed = 0;
-    for (let k = 0; k < w; k++) {
-      observed |= s[o + k]! << (8 * k);
-    }
-    let unheld = false;
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      const label = s[dataAt + p]!;
-      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
-      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
-      const old = s[rec0 + i]!;
-      const row = sev0 + 256 * i;
-      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
-        b = (rec0 + i) << 8; was = s[rec0 + i]!; now = (record) & 0xff;
-        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    let foreign = false;
+    if (ownerCheck) {
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        if (s[tagAt + p] !== r + 1) foreign = true;
       }
-      if (s[holderAt + p] !== r + 1) unheld = true;
     }
-    for (let k = 0; k < w; k++) {
-      b = (o + k) << 8; was = s[o + k]!; now = ((observed >>> (8 * k)) & 0xff) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    if (foreign) {
+      b = (phaseAt + r) << 8; was = phase; now = Ph.failed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    } else {
+      let observed = 0;
+      for (let k = 0; k < w; k++) {
+        observed |= s[o + k]! << (8 * k);
+      }
+      let unheld = false;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        const label = s[dataAt + p]!;
+        const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+        if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
+        const old = s[rec0 + i]!;
+        const row = sev0 + 256 * i;
+        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
+          b = (rec0 + i) << 8; was = s[rec0 + i]!; now = (record) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
+        if (s[holderAt + p] !== r + 1) unheld = true;
+      }
+      for (let k = 0; k < w; k++) {
+        b = (o + k) << 8; was = s[o + k]!; now = ((observed >>> (8 * k)) & 0xff) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
+      if (unheld) {
+        b = (flagsAt + r) << 8; was = s[flagsAt + r]!; now = (s[flagsAt + r]! | READ_UNHELD) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      }
+      b = (stepsAt + r) << 8; was = s[stepsAt + r]!; now = (s[stepsAt + r]! + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (phaseAt + r) << 8; was = phase; now = Ph.decoded; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     }
-    if (unheld) {
-      b = (flagsAt + r) << 8; was = s[flagsAt + r]!; now = (s[flagsAt + r]! | READ_UNHELD) & 0xff;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    }
-    b = (stepsAt + r) << 8; was = s[stepsAt + r]!; now = (s[stepsAt + r]! + 1) & 0xff;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    b = (phaseAt + r) << 8; was = phase; now = Ph.decoded;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(4 * n + r, x, y);
   }
 }
@@ -188,8 +215,7 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
 /** free: the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it). */
 function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
-  const lo = z.lo;
-  const hi = z.hi;
+  const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
@@ -207,18 +233,44 @@ function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       if (p === 0xff) continue;
-      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = 0;
-      x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     }
     if (f.clearOnFree) {
       for (let i = 0; i < l; i++) {
-        b = (at + i) << 8; was = s[at + i]!; now = 0xff;
-        x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       }
     }
-    b = (phaseAt + r) << 8; was = phase; now = Ph.freed;
-    x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    b = (phaseAt + r) << 8; was = phase; now = Ph.freed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(5 * n + r, x, y);
+  }
+}
+
+/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
+function timeout(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  const { lo, hi } = z;
+  if (!(f.earlyFree)) return;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.allocated) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    if (namesPageTwice(s, at, l)) {
+      byHash(f, s, 6 * n + r, z, sink);
+      continue;
+    }
+    let x = h1;
+    let y = h2;
+    let b = 0;
+    let was = 0;
+    let now = 0;
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    }
+    b = (phaseAt + r) << 8; was = phase; now = Ph.timedOut; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    sink(6 * n + r, x, y);
   }
 }
 
@@ -238,4 +290,5 @@ export function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z:
   handoff(f, s, h1, h2, z, sink);
   decode(f, s, h1, h2, z, sink);
   free(f, s, h1, h2, z, sink);
+  timeout(f, s, h1, h2, z, sink);
 }

@@ -11,9 +11,9 @@ import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } fr
 /** Receives a successor and the index (in `allActions`) of the action that made it. */
 export type Sink = (t: State, action: number) => void;
 
-/** allocate: a new request takes the lowest free pages as its table, if there are enough. */
+/** allocate: a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared). */
 function allocate(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, holderAt, len, tableAt, free } = f;
+  const { n, phaseAt, holderAt, tagAt, ownerCheck, len, tableAt, free } = f;
   let scanned = false;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
@@ -28,18 +28,21 @@ function allocate(f: FastFamily, s: State, sink: Sink): void {
       const p = free[k]!;
       t[holderAt + p] = r + 1;
       t[at + k] = p;
+      if (ownerCheck) {
+        t[tagAt + p] = 0;
+      }
     }
     t[phaseAt + r] = Ph.allocated;
     sink(t, r);
   }
 }
 
-/** prefill: P writes the request's own data into every page of its table, for its position. */
+/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label). */
 function prefill(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, dataAt, dataPosAt, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
+    if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
     if (!(overLong[r] === 0)) continue;
@@ -49,30 +52,64 @@ function prefill(f: FastFamily, s: State, sink: Sink): void {
       if (p === 0xff) continue;
       t[dataAt + p] = r + 1;
       t[dataPosAt + p] = i;
+      if (ownerCheck) {
+        t[tagAt + p] = r + 1;
+      }
     }
-    t[phaseAt + r] = Ph.written;
+    if (phase === Ph.timedOut) {
+      if (f.clearOnFree) {
+        for (let i = 0; i < l; i++) {
+          t[at + i] = 0xff;
+        }
+      }
+      t[phaseAt + r] = Ph.landed;
+    } else {
+      t[phaseAt + r] = Ph.written;
+    }
     sink(t, 1 * n + r);
   }
 }
 
-/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0. */
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). */
 function stub(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
+    if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
+    const l = len[r]!;
     const at = tableAt[r]!;
     if (!(overLong[r] === 1)) continue;
     const t = s.slice();
     if (!f.silentStub) {
-      t[phaseAt + r] = Ph.refused;
+      if (phase === Ph.timedOut) {
+        if (f.clearOnFree) {
+          for (let i = 0; i < l; i++) {
+            t[at + i] = 0xff;
+          }
+        }
+        t[phaseAt + r] = Ph.freed;
+      } else {
+        t[phaseAt + r] = Ph.refused;
+      }
     } else {
       const p = s[at]!;
       if (p !== 0xff) {
         t[dataAt + p] = r + 1;
         t[dataPosAt + p] = 0;
+        if (ownerCheck) {
+          t[tagAt + p] = r + 1;
+        }
       }
-      t[phaseAt + r] = Ph.written;
+      if (phase === Ph.timedOut) {
+        if (f.clearOnFree) {
+          for (let i = 0; i < l; i++) {
+            t[at + i] = 0xff;
+          }
+        }
+        t[phaseAt + r] = Ph.landed;
+      } else {
+        t[phaseAt + r] = Ph.written;
+      }
     }
     sink(t, 2 * n + r);
   }
@@ -90,9 +127,9 @@ function handoff(f: FastFamily, s: State, sink: Sink): void {
   }
 }
 
-/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase. */
+/** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase; under the owner check, a foreign tag fails it instead. */
 function decode(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, holderAt, dataAt, dataPosAt, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
+  const { n, phaseAt, holderAt, dataAt, dataPosAt, tagAt, ownerCheck, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.handedOff) continue;
@@ -108,31 +145,42 @@ function decode(f: FastFamily, s: State, sink: Sink): void {
       continue;
     }
     const t = s.slice();
-    let observed = 0;
-    for (let k = 0; k < w; k++) {
-      observed |= s[o + k]! << (8 * k);
-    }
-    let unheld = false;
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      const label = s[dataAt + p]!;
-      const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
-      if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
-      const old = s[rec0 + i]!;
-      const row = sev0 + 256 * i;
-      if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
-        t[rec0 + i] = record;
+    let foreign = false;
+    if (ownerCheck) {
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        if (s[tagAt + p] !== r + 1) foreign = true;
       }
-      if (s[holderAt + p] !== r + 1) unheld = true;
     }
-    for (let k = 0; k < w; k++) {
-      t[o + k] = (observed >>> (8 * k)) & 0xff;
+    if (foreign) {
+      t[phaseAt + r] = Ph.failed;
+    } else {
+      let observed = 0;
+      for (let k = 0; k < w; k++) {
+        observed |= s[o + k]! << (8 * k);
+      }
+      let unheld = false;
+      for (let i = 0; i < l; i++) {
+        const p = s[at + i]!;
+        const label = s[dataAt + p]!;
+        const record = BYTE_READ | (label & BYTE_LABEL) | (label !== 0 && s[dataPosAt + p] !== i ? BYTE_MISPLACED : 0);
+        if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
+        const old = s[rec0 + i]!;
+        const row = sev0 + 256 * i;
+        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
+          t[rec0 + i] = record;
+        }
+        if (s[holderAt + p] !== r + 1) unheld = true;
+      }
+      for (let k = 0; k < w; k++) {
+        t[o + k] = (observed >>> (8 * k)) & 0xff;
+      }
+      if (unheld) {
+        t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
+      }
+      t[stepsAt + r] = s[stepsAt + r]! + 1;
+      t[phaseAt + r] = Ph.decoded;
     }
-    if (unheld) {
-      t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
-    }
-    t[stepsAt + r] = s[stepsAt + r]! + 1;
-    t[phaseAt + r] = Ph.decoded;
     sink(t, 4 * n + r);
   }
 }
@@ -161,6 +209,26 @@ function free(f: FastFamily, s: State, sink: Sink): void {
   }
 }
 
+/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
+function timeout(f: FastFamily, s: State, sink: Sink): void {
+  const { n, phaseAt, holderAt, len, tableAt } = f;
+  if (!(f.earlyFree)) return;
+  for (let r = 0; r < n; r++) {
+    const phase = s[phaseAt + r]!;
+    if (phase !== Ph.allocated) continue;
+    const l = len[r]!;
+    const at = tableAt[r]!;
+    const t = s.slice();
+    for (let i = 0; i < l; i++) {
+      const p = s[at + i]!;
+      if (p === 0xff) continue;
+      t[holderAt + p] = 0;
+    }
+    t[phaseAt + r] = Ph.timedOut;
+    sink(t, 6 * n + r);
+  }
+}
+
 /** Every successor of `s`, in action order (kind-major, then request). */
 export function successors(f: FastFamily, s: State, sink: Sink): void {
   allocate(f, s, sink);
@@ -169,4 +237,5 @@ export function successors(f: FastFamily, s: State, sink: Sink): void {
   handoff(f, s, sink);
   decode(f, s, sink);
   free(f, s, sink);
+  timeout(f, s, sink);
 }

@@ -1,11 +1,12 @@
 /**
  * A fast form of the spec's successor generation, for the search's hot loop, on the
  * plainest family of configurations (`family.ts`): whole pages (one slot per page), the
- * `sorted` allocator, no prompt prefixes, no eviction, no owner check, one decode step, at
- * most fault `silent-stub`, one-byte widths. The readable transitions are in
- * `spec/transitions.ts`; the family's six actions (`allocate`, `prefill`, `stub`,
- * `handoff`, `decode`, `free`) are described once, as data, in `fast-actions.ts`, and
- * their code is emitted from that description (`fast-emit.ts`).
+ * `sorted` allocator, no prompt prefixes, no eviction, the owner check on or off (no
+ * mechanism of `hardened`), one decode step, at most faults `silent-stub` and `early-free`,
+ * one-byte widths. The readable transitions are in `spec/transitions.ts`; the family's
+ * actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`, and `timeout`
+ * under `early-free`) are described once, as data, in `fast-actions.ts`, and their code
+ * is emitted from that description (`fast-emit.ts`).
  *
  * Why: the readable transitions ask the model for every switch and offset through
  * dozens of small accessors per successor, which V8 cannot all inline; a successor cost

@@ -20,7 +20,7 @@ import { expandersOf } from '../../binding/expanders.ts';
 import { fastHashedOf, fastSuccessorsOf, inFastFamily } from '../../binding/successors.ts';
 import { ScratchState } from '../../checker/scratch.ts';
 import { Zobrist } from '../../checker/zobrist.ts';
-import { allActions, compile, initial, step, type Model, type State } from '../../spec/index.ts';
+import { allActions, compile, initial, Ph, phaseOf, step, type Model, type State } from '../../spec/index.ts';
 import { keyOf } from '../checker/orbits.ts';
 import { bump, configOf, drawnConfig, type Drawn, type SizeStats } from '../support/real-sizes.ts';
 
@@ -31,10 +31,14 @@ export interface Coverage extends SizeStats {
   complete: number;
   /** Family configurations with a request of 9 pages or more that fits the pool: where a fast path that scans at most 8 free pages is wrong. */
   familyPast8: number;
+  /** Family states in which decode's owner check has failed some request: where the fast path's tag check is what is compared. */
+  familyFailed: number;
+  /** Family states in which a timed-out request's late write has landed (fault `early-free`). */
+  familyLanded: number;
 }
 
 /** An empty {@link Coverage}. */
-export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0 });
+export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0, familyFailed: 0, familyLanded: 0 });
 
 /** Up to `budget` reachable states of `m`, in breadth-first order, and whether they are all of them. */
 function explore(m: Model, budget: number): { states: State[]; complete: boolean } {
@@ -73,6 +77,9 @@ export function agreeOn(d: Drawn, budget: number, seen: Coverage): void {
   const { states, complete } = explore(m, budget);
   const family = inFastFamily(m);
   record(d, m, family, states.length, complete, seen);
+  const some = (phase: number): number => states.filter((s) => m.tableAt.some((_, r) => phaseOf(m, s, r) === phase)).length;
+  if (family) seen.familyFailed += some(Ph.failed);
+  if (family) seen.familyLanded += some(Ph.landed);
   const scratch = new ScratchState(m.size);
   const general = [true, false].map((fast) => expandersOf(m, actions, fast));
   const plain = fastSuccessorsOf(m);

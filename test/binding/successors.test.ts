@@ -17,6 +17,14 @@ const FAMILY: readonly (readonly [string, Config, number])[] = [
   ['4 pages, requests 1,2,3, buggy', configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'buggy' }), 363],
   ['5 pages, requests 1,2,2,3, length-fix, rule ge', configFrom({ pages: 5, prefillLimit: 3, requests: requests([1, 2, 2, 3]), variant: 'length-fix', lengthRule: 'ge' }), 4759],
   ['4 pages, requests 2,2,4, buggy, no faults', configFrom({ pages: 4, prefillLimit: 3, requests: requests([2, 2, 4]), variant: 'buggy', faults: [] }), 156],
+  // The owner check: tags cleared at allocate, stamped by prefill and the silent stub, checked by decode (a foreign tag fails the request).
+  ['minimal incident, owner-check', incidentConfig('owner-check'), 21],
+  ['4 pages, requests 1,2,3, owner-check', configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'owner-check' }), 363],
+  ['4 pages, requests 1,2,2,1, owner-check', configFrom({ pages: 4, prefillLimit: 1, requests: requests([1, 2, 2, 1]), variant: 'owner-check' }), 7887],
+  // Early free: timeout frees the pages, the late write lands by page id (and the tag check catches it under owner-check).
+  ['minimal incident, owner-check, early-free', incidentConfig('owner-check', ['silent-stub', 'early-free']), 72],
+  ['4 pages, requests 1,2,3, owner-check, early-free', configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'owner-check', faults: ['silent-stub', 'early-free'] }), 2703],
+  ['4 pages, requests 1,2,3, buggy, early-free only', configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'buggy', faults: ['early-free'] }), 1006],
 ];
 
 /** Every successor of `s` as the readable spec gives it: `step` over `allActions`, in order. */
@@ -220,8 +228,9 @@ describe('the fast successors agree with the spec on every reachable state', () 
       { ...incidentConfig('buggy'), allocator: 'sglang' },
       { ...incidentConfig('buggy'), pageSize: 2 },
       { ...incidentConfig('buggy'), decodeSteps: 2 },
-      incidentConfig('buggy', ['silent-stub', 'early-free']),
-      incidentConfig('owner-check'),
+      incidentConfig('buggy', ['silent-stub', 'stale-free']),
+      incidentConfig('hardened'),
+      incidentConfig('owner-check', ['silent-stub', 'early-free', 'torn-write']),
     ];
     for (const c of outside) expect(fastSuccessorsOf(compile(c)), JSON.stringify(c)).toBeUndefined();
   });
