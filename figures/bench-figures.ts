@@ -192,7 +192,10 @@ const validateLog = bench(
   (r) =>
     `verdict ${String(at(r, 'validateLog.verdict'))} over **${int(num(r, 'validateLog.events'))} events** (${int(num(r, 'validateLog.requests'))} requests) in ` +
     `**${fixed(num(r, 'validateLog.wallMs') / 1000, 1)} s** (${fixed(num(r, 'validateLog.cpuMs') / 1000, 1)} CPU-s), **${int(num(r, 'validateLog.eventsPerSecond'))} events/s** ` +
-    `(${int(num(r, 'validateLog.eventsPerCpuSecond'))} per CPU second)`,
+    `(${int(num(r, 'validateLog.eventsPerCpuSecond'))} per CPU second); ` +
+    (['serving', 'radix'] as const)
+      .map((k) => `the ${k === 'serving' ? 'serving log (growth, retraction, aborts)' : 'radix log (the tree, growth and retraction together)'}: ${int(num(r, `validateLog.${k}.events`))} events in **${fixed(num(r, `validateLog.${k}.wallMs`) / 1000, 1)} s** (${fixed(num(r, `validateLog.${k}.cpuMs`) / 1000, 1)} CPU-s)`)
+      .join('; '),
 );
 
 /** Every figure of docs/MEASURED.md. */
