@@ -23,8 +23,8 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFrom, type Fault, type Variant } from '../spec/index.ts';
-import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
-import { checkFigures, round } from './whole-process.ts';
+import { buildPanFromFile, spinAvailable } from '../spin/run.ts';
+import { checkFigures, panFigures, round } from './whole-process.ts';
 
 /** One benchmark configuration: the spec's, and the model's -D switches that stand for it. */
 interface Pair {
@@ -49,7 +49,6 @@ export const PAIRS: Readonly<Record<string, Pair>> = {
 
 const LIMIT = 2;
 const MODEL = fileURLToPath(new URL('../spin/handwritten/owner-check.pml', import.meta.url));
-const MB = 2 ** 20;
 const log = (line: string): void => void process.stderr.write(`bench handwritten-owner: ${line}\n`);
 
 /** The `check` flags of a pair. */
@@ -71,26 +70,7 @@ function spin(p: Pair): Record<string, number | string | null> {
   log(`spin ${p.variant}: compiling the hand-written model ...`);
   const config = configFrom({ pages: p.pages, prefillLimit: LIMIT, requests: p.lengths.map((length) => ({ length })), variant: p.variant, faults: [...p.faults] });
   const build = buildPanFromFile(MODEL, config, definesOf(p), { optimize: true, memoryLimitMb: 16384, keepGhosts: true });
-  try {
-    log(`spin ${p.variant}: running pan ...`);
-    const r = runPan(build, { hashBits: 25 });
-    const wall = (build.buildMs + r.runMs) / 1000;
-    return {
-      verdict: r.verdict,
-      statesStored: r.pan.statesStored,
-      searchSeconds: r.pan.elapsedSeconds,
-      statesPerSecond: r.pan.statesPerSecond,
-      buildSeconds: round(build.buildMs / 1000, 4),
-      processSeconds: round(wall, 4),
-      processStatesPerSecond: Math.round(r.pan.statesStored / wall),
-      cpuSeconds: r.cpuSeconds === null ? null : round(r.cpuSeconds, 4),
-      statesPerCpuSecond: r.cpuSeconds === null ? null : Math.round(r.pan.statesStored / r.cpuSeconds),
-      bytesPerState: round((r.pan.memoryMb * MB) / r.pan.statesStored),
-      peakRssMb: r.maxRssBytes === null ? null : round(r.maxRssBytes / MB, 4),
-    };
-  } finally {
-    build.dispose();
-  }
+  return panFigures(build, log);
 }
 
 const ratio = (a: unknown, b: unknown): number | null => (typeof a === 'number' && typeof b === 'number' && b > 0 ? round(a / b) : null);

@@ -14,14 +14,13 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFrom } from '../spec/index.ts';
-import { buildPanFromFile, runPan, spinAvailable } from '../spin/run.ts';
-import { checkFigures, round } from './whole-process.ts';
+import { buildPanFromFile, spinAvailable } from '../spin/run.ts';
+import { checkFigures, panFigures, round } from './whole-process.ts';
 
 /** The configuration, as `check` flags and as the hand-written model's defines. */
 const FLAGS = ['--pages', '9', '--prefill-limit', '3', '--requests', '1,2,2,3,3,4,5', '--variant', 'length-fix', '--no-symmetry', '--no-por'];
 const LENGTHS = [1, 2, 2, 3, 3, 4, 5];
 const MODEL = fileURLToPath(new URL('../spin/handwritten/length-fix.pml', import.meta.url));
-const MB = 2 ** 20;
 const log = (line: string): void => void process.stderr.write(`bench handwritten: ${line}\n`);
 
 /** pagecheck as a whole process (the compiled command) with `workers` threads. */
@@ -37,26 +36,7 @@ function spin(): Record<string, number | string | null> {
   LENGTHS.forEach((l, i) => (defines[`L${i}`] = l));
   const config = configFrom({ pages: 9, prefillLimit: 3, requests: LENGTHS.map((length) => ({ length })), variant: 'length-fix' });
   const build = buildPanFromFile(MODEL, config, defines, { optimize: true, memoryLimitMb: 16384 });
-  try {
-    log('spin: running pan ...');
-    const r = runPan(build, { hashBits: 25 });
-    const wall = (build.buildMs + r.runMs) / 1000;
-    return {
-      verdict: r.verdict,
-      statesStored: r.pan.statesStored,
-      searchSeconds: r.pan.elapsedSeconds,
-      statesPerSecond: r.pan.statesPerSecond,
-      buildSeconds: round(build.buildMs / 1000, 4),
-      processSeconds: round(wall, 4),
-      processStatesPerSecond: Math.round(r.pan.statesStored / wall),
-      cpuSeconds: r.cpuSeconds === null ? null : round(r.cpuSeconds, 4),
-      statesPerCpuSecond: r.cpuSeconds === null ? null : Math.round(r.pan.statesStored / r.cpuSeconds),
-      bytesPerState: round((r.pan.memoryMb * MB) / r.pan.statesStored),
-      peakRssMb: r.maxRssBytes === null ? null : round(r.maxRssBytes / MB, 4),
-    };
-  } finally {
-    build.dispose();
-  }
+  return panFigures(build, log);
 }
 
 /** Runs the three and reports their figures and ratios (pagecheck over SPIN). */

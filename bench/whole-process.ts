@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runPan, type PanBuild } from '../spin/run.ts';
 
 /** The repository's root. */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -87,4 +88,28 @@ export function checkFigures(flags: readonly string[], workers: number, log: (li
     bytesPerState: json.bytesPerState,
     peakRssMb: round(t.rss / 2 ** 20, 4),
   };
+}
+
+/** SPIN's pan on a built model, as the benchmarks report it beside {@link checkFigures}: the search's figures, the build and run as one process, memory; the build is disposed of. */
+export function panFigures(build: PanBuild, log: (line: string) => void): Record<string, number | string | null> {
+  try {
+    log('spin: running pan ...');
+    const r = runPan(build, { hashBits: 25 });
+    const wall = (build.buildMs + r.runMs) / 1000;
+    return {
+      verdict: r.verdict,
+      statesStored: r.pan.statesStored,
+      searchSeconds: r.pan.elapsedSeconds,
+      statesPerSecond: r.pan.statesPerSecond,
+      buildSeconds: round(build.buildMs / 1000, 4),
+      processSeconds: round(wall, 4),
+      processStatesPerSecond: Math.round(r.pan.statesStored / wall),
+      cpuSeconds: r.cpuSeconds === null ? null : round(r.cpuSeconds, 4),
+      statesPerCpuSecond: r.cpuSeconds === null ? null : Math.round(r.pan.statesStored / r.cpuSeconds),
+      bytesPerState: round((r.pan.memoryMb * 2 ** 20) / r.pan.statesStored),
+      peakRssMb: r.maxRssBytes === null ? null : round(r.maxRssBytes / 2 ** 20, 4),
+    };
+  } finally {
+    build.dispose();
+  }
 }
