@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
-import { actionLabel, compile, configFrom, dataOf, dataPosOf, FAULTS, Integrity, Isolation, tableOf, tagOf, type Config, type Fault, type Model, type Trace, type Variant } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, dataOf, dataPosOf, FAULTS, Integrity, Isolation, tableOf, tagFillOf, tagOf, type Config, type Fault, type Model, type Trace, type Variant } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { runLabels } from './helpers.ts';
 
@@ -131,4 +131,17 @@ describe('hardened with every fault', () => {
   });
 
   // With table growth and eviction (2.5 million states): test/spec/retraction-heavy.test.ts.
+});
+
+describe('the saved copy, page by page', () => {
+  it("hardened with 2-token pages: resume restores the tag's slot count with the tag (copy-carries-tag), 1 of 2 on A's half-filled last page", () => {
+    // A of 3 tokens holds 2 pages, the second with one slot written; the copy saves each page's tag and how many slots it counts.
+    const config = configFrom({ pages: 3, pageSize: 2, prefillLimit: 4, requests: [{ length: 3 }], variant: 'hardened', retraction: true });
+    const { m, last } = runLabels(config, ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)', 'resume(A)']);
+    const table = tableOf(m, last, 0);
+    expect(table.map((p) => [tagOf(m, last, p), tagFillOf(m, last, p)])).toEqual([
+      [1, 2],
+      [1, 1],
+    ]);
+  });
 });
