@@ -47,6 +47,29 @@ describe('validate-log with double-free', () => {
     expect(r.out).toContain('free(A) is not enabled: A is freed; a second release of its pages needs fault double-free (the pages are still free) or stale-free');
   });
 
+  it('under stale-free, a second release of a page the prefix cache holds is ExclusiveHold only while a live request shares it', () => {
+    // A's pages go to C (prefix sys), whose insert caches page 0 and whose release frees page 1; then A's table is released again.
+    const life = (id: string, prefix?: string) => [
+      `{"kind":"arrive","id":"${id}","length":2${prefix === undefined ? '' : `,"prefix":"${prefix}"`}}`,
+      `{"kind":"allocate","id":"${id}","pages":[0,1]}`,
+      `{"kind":"done","id":"${id}"}`,
+      `{"kind":"handoff","id":"${id}"}`,
+      `{"kind":"decode","id":"${id}","pages":[0,1]}`,
+    ];
+    const before = ['{"kind":"config","pages":3,"prefillLimit":2,"variant":"length-fix","faults":["stale-free"]}', ...life('A'), '{"kind":"free","id":"A","pages":[0,1]}', ...life('C', 'sys'), '{"kind":"insert","id":"C"}', '{"kind":"free","id":"C","pages":[1]}'];
+    const again = '{"kind":"free","id":"A","pages":[0,1]}';
+    // B hits the cached page 0 and takes page 1: both are another's when A's table is released again.
+    const shared = run([...before, '{"kind":"arrive","id":"B","length":2,"prefix":"sys"}', '{"kind":"allocate","id":"B","pages":[0,1]}', again]);
+    expect([shared.verdict, shared.invariant, shared.at?.line, shared.headline]).toEqual([
+      'violation',
+      'ExclusiveHold',
+      17,
+      ['free(A) released page 0, which the prefix cache holds: it is held and free at once.', 'free(A) released page 1, which B holds: it is held and free at once.'],
+    ]);
+    // No live request shares the cached page: the stale release leaves nobody holding a free page.
+    expect(run([...before, again]).verdict).toBe('conforms');
+  });
+
   it('a second release after one of the pages was handed out again is a deviation under double-free alone', () => {
     // B takes page 0 between A's two releases: the spec's second release needs every page still free.
     const text = [...lines().slice(0, 7), '{"kind":"arrive","id":"B","length":1}', '{"kind":"allocate","id":"B","pages":[0]}', '{"kind":"free","id":"A","pages":[0,1]}'];
