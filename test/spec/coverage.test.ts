@@ -62,6 +62,16 @@ describe('every consumer refuses what it does not cover', () => {
     }
   });
 
+  it('a feature is taken apart into its kind and name; a bare name is a switch', () => {
+    expect([partsOf('fault:early-free'), partsOf('variant:hardened'), partsOf('action:grow'), partsOf('allocator:sglang'), partsOf('tableGrowth')]).toEqual([
+      { kind: 'fault', name: 'early-free' },
+      { kind: 'variant', name: 'hardened' },
+      { kind: 'action', name: 'grow' },
+      { kind: 'allocator', name: 'sglang' },
+      { kind: 'switch', name: 'tableGrowth' },
+    ]);
+  });
+
   it('validate-log refuses every switch it does not follow that a config event turns on by its own field', () => {
     for (const s of uncovered(VALIDATOR_COVERAGE)) {
       const p = partsOf(s);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { cellConfig } from '../../matrix/matrix.ts';
-import { actionLabel, compile, Integrity, Isolation, matrixConfig, MECHANISMS, REMOVAL_LIST, withoutMechanism, type Config, type Mechanism } from '../../spec/index.ts';
+import { actionLabel, compile, Integrity, Isolation, matrixConfig, MECHANISM_DOCS, MECHANISMS, REMOVAL_LIST, withoutMechanism, type Config, type Mechanism } from '../../spec/index.ts';
 import { pagecheck } from '../support/cli.ts';
 import { configWarnings } from '../../cli/warnings.ts';
 import { configArgs } from '../../spec/config-flags.ts';
@@ -28,6 +28,14 @@ const PINNED: Readonly<Record<Mechanism, { holds: [number, number]; without: [nu
 describe('each mechanism of hardened, removed: the counterexample it stops (spec/removals.ts)', () => {
   it('every mechanism has its removal, in the documented order', () => {
     expect(REMOVAL_LIST.map((r) => r.mechanism)).toEqual([...MECHANISMS]);
+  });
+
+  it('every mechanism is documented: what it does, where in SGLang, and its cost, each at least a sentence', () => {
+    for (const k of MECHANISMS) for (const part of ['what', 'where', 'cost'] as const) expect(MECHANISM_DOCS[k][part].length, `${k}.${part}`).toBeGreaterThan(20);
+  });
+
+  it("each removal's configuration turns on a fault its mechanism stops (the faults the designs table names for it)", () => {
+    for (const r of REMOVAL_LIST) expect(r.stops.filter((f) => r.config.faults.includes(f)).length, r.mechanism).toBeGreaterThan(0);
   });
 
   it.each(REMOVAL_LIST.map((r) => [r.mechanism, r] as const))('%s: hardened holds; without it, the pinned counterexample', (k, r) => {
