@@ -2,8 +2,9 @@
  * The prefix cache as a radix tree of one-page nodes (config `radix`; spec/radix.ts,
  * spec/nesting.ts), its state and operations written once, for every pool that has one:
  * impl/radix-pool.ts (the model-based test's pool, the spec's decode steps) and
- * conformance/radix.ts (the validator's, a log's grow, retract and resume) each own a
- * `RadixTree` and delegate to it. Read from SGLang's `mem_cache/radix_cache.py`:
+ * impl/serving-radix-pool.ts (a log's grow, retract and resume: the validator's pool,
+ * conformance/radix.ts, and `incident --serving --prefixes`) each own a `RadixTree` and
+ * delegate to it. Read from SGLang's `mem_cache/radix_cache.py`:
  * - A node is one cached prefix page: cache slot `k` (`prefixSlot(g, j)`, page `j` of prefix
  *   group `g`) is node `j` of `g`'s path, its parent node `j - 1`. A nested prefix
  *   (`sys/doc` extends `sys`) has `sys`'s slots as its first pages, so the same nodes.
