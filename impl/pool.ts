@@ -194,6 +194,12 @@ export class PagePool extends PoolFreeing {
     return true;
   }
 
+  /** Whether the slot's request is one whose prefix `cache_finished_req` inserts: decoded, or with `prefix-poison` refused or failed. */
+  protected insertsAtFinish(s: number): boolean {
+    const phase = this.phases[s];
+    return phase === Ph.decoded || (this.behaviour.prefixPoison && (phase === Ph.refused || phase === Ph.failed));
+  }
+
   /** D inserts the request's prefix pages into the prefix cache; with `prefix-poison`, also a refused or failed request's. */
   insert(slot: number): boolean {
     const s = this.slotIndex(slot);
@@ -203,8 +209,7 @@ export class PagePool extends PoolFreeing {
     const base = s * this.options.maxLength;
     const k = this.prefixLengths[g] ?? 1;
     for (let j = 0; j < k; j++) if (this.holder[this.tables[base + j] ?? NO_PAGE] !== this.serials[s]) return false;
-    const poison = this.behaviour.prefixPoison && (phase === Ph.refused || phase === Ph.failed);
-    if (phase !== Ph.decoded && !poison) return false;
+    if (!this.insertsAtFinish(s)) return false;
     for (let j = 0; j < k; j++) {
       const p = this.tables[base + j] ?? 0;
       const slotOfPage = this.prefixSlot(g, j);

@@ -15,7 +15,6 @@
  * - `evict` frees one unlocked leaf, in one release.
  * The lock counts per prefix of `PagePool` are not used here: the tree's locks are per node.
  */
-import { Ph } from '../spec/state.ts';
 import { NO_PAGE } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { LoadbackPool, type LoadbackPoolOptions } from './loadback-pool.ts';
@@ -77,9 +76,7 @@ export class RadixPool extends LoadbackPool {
   /** `cache_finished_req`'s insert: a decoded request (or, with `prefix-poison`, a refused or failed one) whose prefix pages past its path are still its own. */
   override insert(slot: number): boolean {
     const s = this.slotIndex(slot);
-    const phase = this.phases[s];
-    const poison = this.behaviour.prefixPoison && (phase === Ph.refused || phase === Ph.failed);
-    if ((phase !== Ph.decoded && !poison) || !this.tree.canInsert(s)) return false;
+    if (!this.insertsAtFinish(s) || !this.tree.canInsert(s)) return false;
     this.putBack(this.tree.insert(s, this.batch));
     return true;
   }

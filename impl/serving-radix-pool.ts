@@ -15,7 +15,7 @@
  * - `evict` frees one unlocked leaf (`RadixCache.evict`), the page kept as the last evicted.
  * Nothing allocates after construction.
  */
-import { HIT, INSERTED, Ph } from '../spec/state.ts';
+import { HIT, INSERTED } from '../spec/state.ts';
 import { NO_PAGE } from './options.ts';
 import type { PagePool } from './pool.ts';
 import { RadixTree } from './radix-tree.ts';
@@ -99,9 +99,7 @@ export class ServingRadixPool extends ServingPool {
   /** `cache_finished_req`'s insert: a decoded request (or, with `prefix-poison`, a refused or failed one) whose prefix pages past its path are still its own. */
   override insert(slot: number): boolean {
     const s = this.slotIndex(slot);
-    const phase = this.phases[s];
-    const poison = this.behaviour.prefixPoison && (phase === Ph.refused || phase === Ph.failed);
-    if ((phase !== Ph.decoded && !poison) || !this.tree.canInsert(s)) return false;
+    if (!this.insertsAtFinish(s) || !this.tree.canInsert(s)) return false;
     this.putBack(this.tree.insert(s, this.batch));
     return true;
   }
