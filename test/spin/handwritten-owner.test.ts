@@ -11,31 +11,18 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configFrom, type Config, type Fault, type Mechanism, type Variant } from '../../spec/index.ts';
+import type { Fault } from '../../spec/index.ts';
 import { spinAvailable } from '../../spin/run.ts';
-import { countsAndReadVerdicts } from './handwritten-kit.ts';
+import { countsAndReadVerdicts, switchedConfig, switchedDefines, switchedTitle, type SwitchedCase } from './handwritten-kit.ts';
 
 const MODEL = fileURLToPath(new URL('../../spin/handwritten/owner-check.pml', import.meta.url));
-
-/** One configuration (prefill limit 2): the spec's variant and faults, and the model's switches that stand for them. */
-interface Case {
-  readonly variant: Variant;
-  readonly pages: number;
-  readonly lengths: readonly number[];
-  readonly faults: readonly Fault[];
-  /** Under `hardened`, the mechanism switched off (config `without`). */
-  readonly without?: Mechanism;
-  /** The model's -D switches: the faults' (SILENT_STUB, EARLY_FREE, STALE_FREE, TORN) and hardened's (HARDENED, or REVOKE or CHECK_HOLDER alone). */
-  readonly switches: readonly string[];
-  readonly states: number;
-  readonly verdict: 'holds' | 'violation';
-}
 
 /** The hardened benchmark's faults: each of hardened's two mechanisms matters under them. */
 const FOUR: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', 'torn-write'];
 const FOUR_SWITCHES = ['SILENT_STUB', 'EARLY_FREE', 'STALE_FREE', 'TORN'];
 
-const CASES: readonly Case[] = [
+/** The cases. The model's -D switches are the faults' (SILENT_STUB, EARLY_FREE, STALE_FREE, TORN) and hardened's (HARDENED, or REVOKE or CHECK_HOLDER alone). */
+const CASES: readonly SwitchedCase[] = [
   { variant: 'owner-check', pages: 3, lengths: [2, 3], faults: ['silent-stub'], switches: ['SILENT_STUB'], states: 21, verdict: 'holds' },
   // The owner-check benchmark's faults: the stub fails loudly, and so does a page a late write stamped.
   { variant: 'owner-check', pages: 4, lengths: [2, 3, 1], faults: ['silent-stub', 'early-free'], switches: ['SILENT_STUB', 'EARLY_FREE'], states: 2703, verdict: 'holds' },
@@ -48,24 +35,10 @@ const CASES: readonly Case[] = [
   { variant: 'hardened', pages: 4, lengths: [2, 1, 3], faults: FOUR, without: 'release-checks-holder', switches: [...FOUR_SWITCHES, 'REVOKE'], states: 90159, verdict: 'violation' },
 ];
 
-const configOf = (c: Case): Config => ({
-  ...configFrom({ pages: c.pages, prefillLimit: 2, requests: c.lengths.map((length) => ({ length })), variant: c.variant, faults: [...c.faults] }),
-  ...(c.without === undefined ? {} : { without: [c.without] }),
-});
-
-const definesOf = (c: Case): Record<string, number> => {
-  const defines: Record<string, number> = { PAGES: c.pages, LIMIT: 2, N: c.lengths.length, MAXLEN: Math.max(...c.lengths) };
-  for (let i = 0; i < 7; i++) defines[`L${i}`] = c.lengths[i] ?? 0;
-  for (const s of c.switches) defines[s] = 1;
-  return defines;
-};
-
-const title = (c: Case): string => `${c.variant}${c.without === undefined ? '' : ` without ${c.without}`}, ${c.pages} pages, requests ${c.lengths.join(',')}, ${c.faults.join(',')}: ${c.states} states, ${c.verdict}`;
-
 describe.skipIf(!spinAvailable())('SPIN on the hand-written owner-check model agrees with pagecheck (prefill limit 2)', () => {
   for (const c of CASES) {
-    it(title(c), () => {
-      expect(countsAndReadVerdicts(MODEL, configOf(c), definesOf(c))).toEqual({ spin: [c.states, c.verdict], mine: [c.states, c.verdict] });
+    it(switchedTitle(c), () => {
+      expect(countsAndReadVerdicts(MODEL, switchedConfig(c), switchedDefines(c, 7))).toEqual({ spin: [c.states, c.verdict], mine: [c.states, c.verdict] });
     }, 60_000);
   }
 });

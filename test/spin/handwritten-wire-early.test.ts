@@ -16,32 +16,19 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configFrom, type Config, type Fault, type Mechanism, type Variant } from '../../spec/index.ts';
+import type { Fault } from '../../spec/index.ts';
 import { spinAvailable } from '../../spin/run.ts';
-import { countsAndReadVerdicts } from './handwritten-kit.ts';
+import { countsAndReadVerdicts, switchedConfig, switchedDefines, switchedTitle, type SwitchedCase } from './handwritten-kit.ts';
 
 const EARLY = fileURLToPath(new URL('../../spin/handwritten/early-success.pml', import.meta.url));
 const AUX = fileURLToPath(new URL('../../spin/handwritten/aux-torn.pml', import.meta.url));
 
-/** One configuration: the spec's variant and faults, and the model's switches that stand for them. */
-interface Case {
-  readonly variant: Variant;
-  readonly pages: number;
-  readonly lengths: readonly number[];
-  readonly faults: readonly Fault[];
-  /** Under `hardened`, the mechanism switched off (config `without`). */
-  readonly without?: Mechanism;
-  /** The model's -D switches: the variant's (OWNER: tags and decode's check; hardened's mechanisms ROOM_LAST, REVOKE, CHECK_HOLDER, and commit-counts-landed as the absence of PREMATURE), and the faults' (PREMATURE, AUX, SILENT_STUB, EARLY_FREE, STALE_FREE). */
-  readonly switches: readonly string[];
-  readonly states: number;
-  readonly verdict: 'holds' | 'violation';
-}
-
 const TORN: readonly Fault[] = ['torn-write', 'premature-success'];
 const BOTH: readonly Fault[] = ['torn-write', 'premature-success', 'aux-torn'];
 
+/** The cases of both models. Their -D switches are the variant's (OWNER: tags and decode's check; hardened's mechanisms ROOM_LAST, REVOKE, CHECK_HOLDER, and commit-counts-landed as the absence of PREMATURE), and the faults' (PREMATURE, AUX, SILENT_STUB, EARLY_FREE, STALE_FREE). */
 /** early-success.pml: hardened commits on its own count of landed parts (no PREMATURE); the others on P's Success. */
-const EARLY_CASES: readonly Case[] = [
+const EARLY_CASES: readonly SwitchedCase[] = [
   { variant: 'hardened', pages: 2, lengths: [1, 1], faults: TORN, switches: ['OWNER'], states: 161, verdict: 'holds' },
   { variant: 'hardened', pages: 3, lengths: [2, 1], faults: TORN, switches: ['OWNER'], states: 251, verdict: 'holds' },
   { variant: 'hardened', pages: 3, lengths: [2, 1], faults: TORN, without: 'commit-counts-landed', switches: ['OWNER', 'PREMATURE'], states: 4188, verdict: 'violation' },
@@ -52,7 +39,7 @@ const EARLY_CASES: readonly Case[] = [
 ];
 
 /** aux-torn.pml (writes land whole): hardened lands the room after the payload (ROOM_LAST); the others in either order. */
-const AUX_CASES: readonly Case[] = [
+const AUX_CASES: readonly SwitchedCase[] = [
   { variant: 'hardened', pages: 2, lengths: [1, 1], faults: ['aux-torn'], switches: ['OWNER', 'ROOM_LAST'], states: 71, verdict: 'holds' },
   { variant: 'hardened', pages: 4, lengths: [2, 1, 1], faults: ['aux-torn'], switches: ['OWNER', 'ROOM_LAST'], states: 915, verdict: 'holds' },
   { variant: 'hardened', pages: 2, lengths: [1, 1], faults: ['aux-torn'], without: 'room-lands-last', switches: ['OWNER'], states: 199, verdict: 'violation' },
@@ -62,7 +49,7 @@ const AUX_CASES: readonly Case[] = [
 ];
 
 /** early-success.pml with -DAUX: both faults on, and hardened with both mechanisms, or without one. */
-const BOTH_CASES: readonly Case[] = [
+const BOTH_CASES: readonly SwitchedCase[] = [
   { variant: 'hardened', pages: 3, lengths: [2, 1], faults: BOTH, switches: ['OWNER', 'AUX', 'ROOM_LAST'], states: 236, verdict: 'holds' },
   { variant: 'hardened', pages: 3, lengths: [2, 3], faults: BOTH, switches: ['OWNER', 'AUX', 'ROOM_LAST'], states: 69, verdict: 'holds' },
   { variant: 'hardened', pages: 4, lengths: [2, 1, 1], faults: BOTH, switches: ['OWNER', 'AUX', 'ROOM_LAST'], states: 2839, verdict: 'holds' },
@@ -75,7 +62,7 @@ const BOTH_CASES: readonly Case[] = [
 const SIX: readonly Fault[] = ['silent-stub', 'early-free', 'stale-free', ...BOTH];
 const SIX_FAULTS = ['AUX', 'SILENT_STUB', 'EARLY_FREE', 'STALE_FREE'];
 const HARDENED = ['OWNER', 'ROOM_LAST', 'REVOKE', 'CHECK_HOLDER'];
-const SIX_CASES: readonly Case[] = [
+const SIX_CASES: readonly SwitchedCase[] = [
   { variant: 'hardened', pages: 3, lengths: [2, 3], faults: SIX, switches: [...HARDENED, ...SIX_FAULTS], states: 1536, verdict: 'holds' },
   { variant: 'hardened', pages: 3, lengths: [2, 3], faults: SIX, without: 'commit-counts-landed', switches: [...HARDENED, ...SIX_FAULTS, 'PREMATURE'], states: 4802, verdict: 'violation' },
   { variant: 'hardened', pages: 3, lengths: [2, 3], faults: SIX, without: 'room-lands-last', switches: [...HARDENED.filter((s) => s !== 'ROOM_LAST'), ...SIX_FAULTS], states: 2264, verdict: 'violation' },
@@ -88,26 +75,11 @@ const SIX_CASES: readonly Case[] = [
   { variant: 'length-fix', pages: 3, lengths: [2, 3], faults: SIX, switches: ['AUX', 'EARLY_FREE', 'STALE_FREE', 'PREMATURE'], states: 397, verdict: 'violation' },
 ];
 
-const configOf = (c: Case): Config => ({
-  ...configFrom({ pages: c.pages, prefillLimit: 2, requests: c.lengths.map((length) => ({ length })), variant: c.variant, faults: [...c.faults] }),
-  ...(c.without === undefined ? {} : { without: [c.without] }),
-});
-
-const definesOf = (c: Case): Record<string, number> => {
-  const defines: Record<string, number> = { PAGES: c.pages, LIMIT: 2, N: c.lengths.length, MAXLEN: Math.max(...c.lengths) };
-  c.lengths.forEach((length, i) => (defines[`L${i}`] = length));
-  for (let i = c.lengths.length; i < 3; i++) defines[`L${i}`] = 0;
-  for (const s of c.switches) defines[s] = 1;
-  return defines;
-};
-
-const title = (c: Case): string => `${c.variant}${c.without === undefined ? '' : ` without ${c.without}`}, ${c.pages} pages, requests ${c.lengths.join(',')}, ${c.faults.join(',')}: ${c.states} states, ${c.verdict}`;
-
 for (const [name, model, cases] of [['early-success', EARLY, EARLY_CASES], ['aux-torn', AUX, AUX_CASES], ['early-success -DAUX (both faults)', EARLY, BOTH_CASES], ['early-success, the six faults of "Both on"', EARLY, SIX_CASES]] as const) {
   describe.skipIf(!spinAvailable())(`SPIN on the hand-written ${name} model agrees with pagecheck (prefill limit 2)`, () => {
     for (const c of cases) {
-      it(title(c), () => {
-        expect(countsAndReadVerdicts(model, configOf(c), definesOf(c))).toEqual({ spin: [c.states, c.verdict], mine: [c.states, c.verdict] });
+      it(switchedTitle(c), () => {
+        expect(countsAndReadVerdicts(model, switchedConfig(c), switchedDefines(c, 3))).toEqual({ spin: [c.states, c.verdict], mine: [c.states, c.verdict] });
       }, 60_000);
     }
   });
