@@ -8,42 +8,19 @@
  * are pinned by kind; the same log with one double free, one wrong allocation order or one
  * early free is reported at the line of that event.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LogWriter, logAction, validate, type SourceLine, type ValidationResult } from '../../conformance/index.ts';
 import { ServingRadixPool } from '../../impl/serving-radix-pool.ts';
-import { prefixLengthsOf } from '../../incident/arrivals.ts';
-import { replay, type ReplayResult } from '../../incident/replay.ts';
-import { defaultWorkload } from '../../incident/workload.ts';
+import type { ReplayResult } from '../../incident/replay.ts';
+import { idOf, kindOf, loggedReplay, validateLines } from './logged-replay.ts';
 
 let lines: string[] = [];
 let result: ReplayResult;
 
 beforeAll(() => {
-  const file = join(mkdtempSync(join(tmpdir(), 'pagecheck-radix-')), 'radix.jsonl');
-  const log = new LogWriter(file, { pages: 16_384, pageSize: 64, prefillLimit: 10_645, variant: 'length-fix', allocator: 'sglang', lengthRule: 'ge', serving: true, prefixLengths: prefixLengthsOf(4) });
-  let pool: ServingRadixPool | undefined;
-  result = replay({
-    workload: defaultWorkload({ requests: 600 }),
-    variant: 'length-fix',
-    allocator: 'sglang',
-    lengthRule: 'ge',
-    seed: 1,
-    serving: true,
-    prefixes: 4,
-    pool: (o) => (pool = new ServingRadixPool(o)),
-    onAction: (a) => logAction(log, pool!, a),
-  });
-  log.close();
-  lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  ({ result, lines } = loggedReplay(600, 4, (o) => new ServingRadixPool(o)));
 }, 120_000);
 
-const check = (text: readonly string[]): ValidationResult =>
-  validate({ files: [], lines: text.map((t, i): SourceLine => ({ file: 'radix.jsonl', line: i + 1, text: t })), overrides: {}, window: 128 });
-const kindOf = (line: string): string => (JSON.parse(line) as { kind: string }).kind;
-const idOf = (line: string): string => (JSON.parse(line) as { id?: string }).id ?? '';
+const check = (text: readonly string[]) => validateLines('radix.jsonl', text);
 const KINDS = ['arrive', 'allocate', 'posted', 'done', 'refuse', 'handoff', 'insert', 'decode', 'grow', 'retract', 'resume', 'timeout', 'abort', 'abortCommit', 'evict', 'free'];
 
 describe('incident --serving --prefixes 4 --log under --allocator sglang', () => {

@@ -6,41 +6,19 @@
  * sglang`; the same log with one double free, one wrong allocation order or one early free
  * is reported at the line of that event.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LogWriter, logAction, validate, type SourceLine, type ValidationResult } from '../../conformance/index.ts';
 import { ServingPool } from '../../impl/index.ts';
-import { replay, type ReplayResult } from '../../incident/replay.ts';
-import { defaultWorkload } from '../../incident/workload.ts';
+import type { ReplayResult } from '../../incident/replay.ts';
+import { idOf, kindOf, loggedReplay, validateLines } from './logged-replay.ts';
 
-const workload = defaultWorkload({ requests: 600 });
 let lines: string[] = [];
 let result: ReplayResult;
 
 beforeAll(() => {
-  const file = join(mkdtempSync(join(tmpdir(), 'pagecheck-serving-')), 'serving.jsonl');
-  const log = new LogWriter(file, { pages: 16_384, pageSize: 64, prefillLimit: 10_645, variant: 'length-fix', allocator: 'sglang', lengthRule: 'ge', serving: true });
-  let pool: ServingPool | undefined;
-  result = replay({
-    workload,
-    variant: 'length-fix',
-    allocator: 'sglang',
-    lengthRule: 'ge',
-    seed: 1,
-    serving: true,
-    pool: (o) => (pool = new ServingPool(o)),
-    onAction: (a) => logAction(log, pool!, a),
-  });
-  log.close();
-  lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  ({ result, lines } = loggedReplay(600, undefined, (o) => new ServingPool(o)));
 }, 120_000);
 
-const check = (text: readonly string[]): ValidationResult =>
-  validate({ files: [], lines: text.map((t, i): SourceLine => ({ file: 'serving.jsonl', line: i + 1, text: t })), overrides: {}, window: 128 });
-const kindOf = (line: string): string => (JSON.parse(line) as { kind: string }).kind;
-const idOf = (line: string): string => (JSON.parse(line) as { id?: string }).id ?? '';
+const check = (text: readonly string[]) => validateLines('serving.jsonl', text);
 const count = (kind: string): number => lines.filter((l) => kindOf(l) === kind).length;
 
 describe('incident --serving --log under --allocator sglang', () => {
