@@ -3,23 +3,26 @@
  * nothing else. The decision is never taken from a file's first bytes (a user's file can
  * start like ours): a file may be replaced when the record holds its path with the hash
  * of exactly what is in it now, i.e. pagecheck wrote it and nobody changed it since; or
- * when the user says `--force`. The record is one small JSON file in the user's state
+ * when the user says `--force`. The record is a small directory in the user's state
  * directory (`$PAGECHECK_STATE_DIR`, else `$XDG_STATE_HOME/pagecheck`, else
- * `~/.local/state/pagecheck`); losing it only makes pagecheck ask for `--force`.
+ * `~/.local/state/pagecheck`), one entry per written file, each replaced by an atomic
+ * rename: two pagecheck processes writing at once (a CI job's parallel steps, a test
+ * suite's workers) cannot lose each other's entries, as a shared file rewritten by both
+ * would. Losing the record only makes pagecheck ask for `--force`.
  */
 import { createHash } from 'node:crypto';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { TraceInputError } from './errors.ts';
 
-/** How many files the record remembers; the oldest are forgotten first. */
+/** How many files the record remembers; the least recently written are forgotten first. */
 const MAX_ENTRIES = 1000;
 
-/** The record's file. */
+/** The record's directory. */
 export function recordPath(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const dir = env['PAGECHECK_STATE_DIR'] ?? join(env['XDG_STATE_HOME'] ?? join(homedir(), '.local', 'state'), 'pagecheck');
-  return join(dir, 'written.json');
+  return join(dir, 'written');
 }
 
 /** The sha-256 of some text, as hex. */
@@ -27,22 +30,26 @@ function hash(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The record: absolute path to the hash of what pagecheck last wrote there; empty when missing or unreadable. */
-function readRecord(): Record<string, string> {
+/** The record's entry for `path`: a file named by the hash of the absolute path, so that any path maps to one plain name. */
+function entryPath(path: string): string {
+  return join(recordPath(), hash(resolve(path)));
+}
+
+/** The hash recorded for `path` (the entry's first line; the second names the path, for a reader), or undefined. */
+function recorded(path: string): string | undefined {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(recordPath(), 'utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, string>) : {};
+    return readFileSync(entryPath(path), 'utf8').split('\n')[0];
   } catch {
-    return {};
+    return undefined;
   }
 }
 
 /** Whether pagecheck wrote the file at `path` and it is unchanged since. */
 export function wroteIt(path: string): boolean {
-  const recorded = readRecord()[resolve(path)];
-  if (recorded === undefined) return false;
+  const digest = recorded(path);
+  if (digest === undefined) return false;
   try {
-    return hash(readFileSync(path)) === recorded;
+    return hashOfFile(path) === digest;
   } catch {
     return false;
   }
@@ -75,20 +82,43 @@ function hashOfFile(path: string): string {
   return digest.digest('hex');
 }
 
-/** Stores `digest` as the hash of what pagecheck last wrote to `path`. */
+/** A name no other process or call uses, for a temporary file beside the entries. */
+let temporaries = 0;
+
+/** Stores `digest` as the hash of what pagecheck last wrote to `path`: written aside, then renamed over the entry (atomic). */
 function rememberHash(path: string, digest: string): void {
-  const record = readRecord();
-  delete record[resolve(path)];
-  record[resolve(path)] = digest;
-  const entries = Object.entries(record).slice(-MAX_ENTRIES);
   try {
-    const file = recordPath();
-    mkdirSync(dirname(file), { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(Object.fromEntries(entries), null, 1)}\n`);
-    renameSync(temporary, file);
+    const dir = recordPath();
+    mkdirSync(dir, { recursive: true });
+    const temporary = join(dir, `.${process.pid}.${temporaries++}.tmp`);
+    writeFileSync(temporary, `${digest}\n${resolve(path)}\n`);
+    renameSync(temporary, entryPath(path));
+    forgetOldest(dir);
   } catch {
     // Without the record, the next run asks for --force: safe, if less convenient.
+  }
+}
+
+/** Keeps the record at MAX_ENTRIES by removing the entries written longest ago; another process removing one first is fine. */
+function forgetOldest(dir: string): void {
+  const names = readdirSync(dir).filter((n) => !n.startsWith('.'));
+  if (names.length <= MAX_ENTRIES) return;
+  const aged = names.map((n) => ({ n, at: mtimeOf(join(dir, n)) })).sort((a, b) => a.at - b.at);
+  for (const { n } of aged.slice(0, names.length - MAX_ENTRIES)) {
+    try {
+      unlinkSync(join(dir, n));
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/** A file's modification time in ms, or 0 when it is gone. */
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 
