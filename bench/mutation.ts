@@ -53,8 +53,8 @@ function survivorsOf(found: readonly Survivor[], ran: readonly Area[]): Record<s
 
 /** The table printed at the end. */
 function table(scores: Readonly<Record<string, AreaScore>>): string {
-  const head = ['area', 'lines', 'mutants', 'killed', 'survived', 'timeout', 'no-coverage', 'score', 'wall s'];
-  const rows = Object.entries(scores).map(([area, s]) => [area, s.lines.length, s.mutants, s.killed, s.survived, s.timeout, s.noCoverage, s.error ?? (s.score === null ? '-' : `${s.score}%`), s.wallSeconds].map(String));
+  const head = ['area', 'lines', 'mutants', 'killed', 'on reload', 'survived', 'timeout', 'no-coverage', 'score', 'wall s'];
+  const rows = Object.entries(scores).map(([area, s]) => [area, s.lines.length, s.mutants, s.killed, s.killedOnReload, s.survived, s.timeout, s.noCoverage, s.error ?? (s.score === null ? '-' : `${s.score}%`), s.wallSeconds].map(String));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
 }

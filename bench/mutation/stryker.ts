@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Area } from './options.ts';
+import { recheckStatic } from './static-recheck.ts';
 
 const STRYKER = join(dirname(createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json')), 'bin', 'stryker.js');
 
@@ -37,6 +38,8 @@ export interface AreaScore {
   readonly noCoverage: number;
   /** Mutants that did not compile or broke the run: left out of the score, as Stryker does. */
   readonly invalid: number;
+  /** Static mutants Stryker reported as surviving that a fresh run of the area's tests killed (static-recheck.ts); counted in `killed`. */
+  readonly killedOnReload: number;
   /** Stryker's score: (killed + timeout) / (killed + timeout + survived + noCoverage), in percent; null with no valid mutant. */
   readonly score: number | null;
   readonly wallSeconds: number;
@@ -45,8 +48,8 @@ export interface AreaScore {
 }
 
 /** The part of Stryker's JSON report read here. */
-interface Report {
-  files: Record<string, { source: string; mutants: { mutatorName: string; replacement?: string; status: string; location: { start: { line: number; column: number }; end: { line: number; column: number } } }[] }>;
+export interface Report {
+  files: Record<string, { source: string; mutants: { mutatorName: string; replacement?: string; status: string; static?: boolean; location: { start: { line: number; column: number }; end: { line: number; column: number } } }[] }>;
 }
 
 /** The text between two 1-based line:column positions of `source` (columns as Stryker gives them, 1-based). */
@@ -58,14 +61,35 @@ function slice(source: string, start: { line: number; column: number }, end: { l
   return [first, ...lines.slice(start.line, end.line - 1), last].join('\n');
 }
 
-/** Counts and survivors of a report. */
+/** The status a static survivor gets when a fresh run of the area's tests kills it (not one of Stryker's). */
+export const KILLED_ON_RELOAD = 'KilledOnReload';
+
+/**
+ * Runs each static mutant Stryker reported as surviving (or uncovered) again in a fresh
+ * process (static-recheck.ts), and marks those a test or a failed load kills
+ * {@link KILLED_ON_RELOAD} (`Timeout` past the bound) in `report`.
+ */
+export async function recheckReport(root: string, area: Area, report: Report, boundSeconds: number): Promise<void> {
+  const again = Object.entries(report.files).flatMap(([file, f]) =>
+    f.mutants.filter((m) => m.static === true && (m.status === 'Survived' || m.status === 'NoCoverage')).map((m) => ({ file, m })),
+  );
+  const outcomes = await recheckStatic(root, area, again.map(({ file, m }) => ({ file, start: m.location.start, end: m.location.end, replacement: m.replacement ?? '' })), boundSeconds);
+  again.forEach(({ m }, i) => {
+    const o = outcomes[i];
+    if (o === 'killed') m.status = KILLED_ON_RELOAD;
+    else if (o === 'timeout') m.status = 'Timeout';
+  });
+}
+
+/** Counts and survivors of a report; {@link KILLED_ON_RELOAD} counts as killed. */
 export function scoreOf(area: Area, report: Report, lines: readonly string[], wallSeconds: number): { score: AreaScore; survivors: Survivor[] } {
-  const c = { mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, invalid: 0 };
+  const c = { mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, invalid: 0, killedOnReload: 0 };
   const survivors: Survivor[] = [];
   for (const [file, f] of Object.entries(report.files)) {
     for (const m of f.mutants) {
       c.mutants++;
       if (m.status === 'Killed') c.killed++;
+      else if (m.status === KILLED_ON_RELOAD) (c.killed++, c.killedOnReload++);
       else if (m.status === 'Timeout') c.timeout++;
       else if (m.status === 'Survived') c.survived++;
       else if (m.status === 'NoCoverage') c.noCoverage++;
@@ -106,10 +130,12 @@ export async function runArea(root: string, area: Area, mutate: readonly string[
     });
     const wallSeconds = Math.round((performance.now() - started) / 100) / 10;
     if (stopped !== undefined || !existsSync(reportFile)) {
-      const empty = { lines: mutate, mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, invalid: 0, score: null, wallSeconds };
+      const empty = { lines: mutate, mutants: 0, killed: 0, survived: 0, timeout: 0, noCoverage: 0, invalid: 0, killedOnReload: 0, score: null, wallSeconds };
       return { score: { ...empty, error: stopped ?? 'stryker wrote no report' }, survivors: [] };
     }
-    return scoreOf(area, JSON.parse(readFileSync(reportFile, 'utf8')) as Report, mutate, wallSeconds);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+    await recheckReport(root, area, report, boundSeconds);
+    return scoreOf(area, report, mutate, Math.round((performance.now() - started) / 100) / 10);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
