@@ -9,7 +9,7 @@
  * {@link AdapterError} instead.
  */
 import fc from 'fast-check';
-import { compile, initial, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { compile, initial, type ActionKind, type Config, type Fault, type Variant } from '../../spec/index.ts';
 import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type LifeOptions, type MbtFailure, type PoolAllocator } from '../../impl/index.ts';
 import { commandsArbitrary, type Commands, type Real, type Side } from './commands.ts';
 import { ADAPTER_FAULTS, ADAPTER_LIFE_FAULTS, ADAPTER_VARIANTS, LIFE_VERSION, lifeFlags } from './coverage.ts';
@@ -66,11 +66,15 @@ export interface AdapterMbtResult {
   readonly observes: readonly Observable[];
   /** The counterexample. */
   readonly failure?: AdapterFailure;
+  /** How many times the spec took each action kind over the runs (shrinking included): what the runs exercised. */
+  readonly exercised: Readonly<Partial<Record<ActionKind, number>>>;
 }
 
 /** A session with one adapter: its process, what it observes, and the first failure of it as a program, which ends the test. */
 class Session {
   fatal: AdapterError | undefined;
+  /** The action kinds the spec took, counted over the runs. */
+  readonly exercised: Partial<Record<ActionKind, number>> = {};
   constructor(
     readonly real: Real,
     private readonly timeoutMs: number,
@@ -96,9 +100,13 @@ class Session {
 
   /** Runs the commands that apply, in order. */
   async runAll(commands: Commands, model: Side): Promise<void> {
-    for (const c of commands) {
-      if (!c.check(model)) continue;
-      await this.guarded(() => c.run(model, this.real));
+    try {
+      for (const c of commands) {
+        if (!c.check(model)) continue;
+        await this.guarded(() => c.run(model, this.real));
+      }
+    } finally {
+      for (const a of model.taken) this.exercised[a.kind] = (this.exercised[a.kind] ?? 0) + 1;
     }
   }
 }
@@ -173,7 +181,7 @@ export async function runAdapterMbt(options: AdapterMbtOptions): Promise<Adapter
     });
     const details = await fc.check(property, { numRuns: options.runs, seed: options.seed, ...(path === undefined ? {} : { path }) });
     if (session.fatal !== undefined) throw session.fatal;
-    const base = { runs: details.numRuns, seed: details.seed, adapter: hello.adapter ?? options.command, observes: [...hello.observes] };
+    const base = { runs: details.numRuns, seed: details.seed, adapter: hello.adapter ?? options.command, observes: [...hello.observes], exercised: session.exercised };
     if (!details.failed || details.counterexample === null) return { verdict: 'pass', ...base };
     const [config, commands] = details.counterexample;
     return { verdict: 'fail', ...base, failure: await failureOf(session, config, commands, details) };
