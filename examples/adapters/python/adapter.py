@@ -118,7 +118,7 @@ class Server:
         self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"), self.page_size)
         ids = range(1, config["pages"] + 1) if self.alloc.order == "sglang" else range(config["pages"])
         # fill: how many token slots, from the first, the last write filled (the rest hold P's stale data);
-        # pos: the table position the content was written for.
+        # pos: the table position the content was written for (a token's write grows the page's content only at its own position).
         self.pages = {p: {"holder": None, "data": None, "tag": None, "fill": 0, "tag_fill": 0, "pos": 0} for p in ids}
         self.requests = {}
         # Steps after the first write one token each; with growth the table may take a page for them.
@@ -146,10 +146,9 @@ class Server:
         """The token slots of table position i that a read of the first `end` slots covers (the prompt's when left out)."""
         return min(self.page_size, (q["tokens"] if end is None else end) - i * self.page_size)
 
-    def write(self, page, label, fill, pos):
+    def write(self, page, label, fill):
         self.pages[page]["data"] = label
         self.pages[page]["fill"] = fill
-        self.pages[page]["pos"] = pos
         if self.owner_check:
             self.pages[page]["tag"] = label
             self.pages[page]["tag_fill"] = fill
@@ -201,7 +200,8 @@ class Server:
             q["phase"] = "landed"
             return True
         for i in range(1 if q["shares"] else 0, q["length"]):
-            self.write(q["table"][i], "prefix:" + q["prefix"] if i == 0 and q["prefix"] is not None else name, self.slots(q, i), i)
+            self.write(q["table"][i], "prefix:" + q["prefix"] if i == 0 and q["prefix"] is not None else name, self.slots(q, i))
+            self.pages[q["table"][i]]["pos"] = i
         q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
         return True
 
@@ -217,7 +217,8 @@ class Server:
             return True
         # The stub is one token: its page's other slots keep P's stale data.
         first = 1 if q["shares"] else 0
-        self.write(q["table"][first], name, 1, first)
+        self.write(q["table"][first], name, 1)
+        self.pages[q["table"][first]]["pos"] = first
         q["phase"] = "landed" if q["phase"] == "timedOut" else "written"
         return True
 
