@@ -48,6 +48,16 @@ describe('the reference adapter follows the life (300 runs each, --decode-steps 
   }, 60_000);
 });
 
+describe('the spec\'s own leak under owner-check, through the adapter', () => {
+  it('a stubbed request retracted and resumed reads A\'s data, in the checker\'s 10 actions (docs/LIFE.md)', async () => {
+    const config = { pages: 3, prefillLimit: 2, requests: [{ name: 'A', length: 2 }, { name: 'B', length: 3 }], variant: 'owner-check' as const, faults: ['silent-stub' as const], retraction: true };
+    // mbt's default seed: the command line without --seed finds the same 10 actions.
+    const r = await runAdapterMbt({ command: REFERENCE, config, runs: 300, seed: 20260827, maxCommands: 40, timeoutMs: 10_000 });
+    expect(r.failure?.property).toBe('Isolation');
+    expect(r.failure?.actions.map((a) => `${a.kind}(${config.requests[a.r]?.name})`)).toEqual(['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'retract(B)', 'resume(B)', 'decode(B)']);
+  }, 60_000);
+});
+
 describe('a version-1 adapter is not sent the life', () => {
   it('is refused with exit 2, naming the flags, before any reset', async () => {
     const r = await pagecheck('mbt', '--adapter', `${REFERENCE} --protocol 1`, '--variant', 'hardened', '--random', '--decode-steps', '2', '--retraction', '--runs', '5');
