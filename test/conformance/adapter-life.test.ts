@@ -41,8 +41,9 @@ describe('the reference adapter follows the life (300 runs each, --decode-steps 
     expect([r.exercised.grow, r.exercised.retract, r.exercised.offload, r.exercised.resume]).toEqual(EXERCISED_HARDENED);
   }, 60_000);
 
-  it('hardened under SGLang\'s allocator, 4 tokens a page (alloc_extend\'s shortage test at resume, alloc_decode\'s at growth)', async () => {
-    const r = await lifeRuns(REFERENCE, 'hardened', 300, { allocators: ['sglang'], slots: true, slotSizes: [4] });
+  // sglang: alloc_extend's shortage test at resume, alloc_decode's at growth; lifo: a release's batches land in front, the segment first.
+  it.each([['sglang', 4], ['lifo', 2]] as const)('hardened under allocator %s, %i tokens a page', async (allocator, size) => {
+    const r = await lifeRuns(REFERENCE, 'hardened', 300, { allocators: [allocator], slots: true, slotSizes: [size] });
     expect([r.verdict, r.runs]).toEqual(['pass', 300]);
     expect(r.exercised.resume ?? 0).toBeGreaterThan(20);
   }, 60_000);

@@ -31,12 +31,15 @@ class Allocator:
     `tokens // page_size + 1 + 1` exceeds the free list, where `tokens` is what the call
     allocates (the prompt's, less a cached prefix's). An attempt that gets no pages has
     merged all the same: it needed more than the free list held, which is short.
+    `lifo`: SGLang's allocator outside P/D mode: ids 1..pages, no release list; a freed batch
+    goes to the front of the free list (`torch.cat((page_ids, free_pages))`), and an
+    allocation takes the front.
     """
 
     def __init__(self, pages, order, page_size=1):
         self.order = order
         self.page_size = page_size
-        if order == "sglang":
+        if order in ("sglang", "lifo"):
             self.free_pages = list(range(1, pages + 1))
         else:
             self.free_pages = list(range(pages))
@@ -76,6 +79,8 @@ class Allocator:
         unique = sorted(set(ids))
         if self.order == "sglang":
             self.release_pages = unique + self.release_pages
+        elif self.order == "lifo":
+            self.free_pages = unique + self.free_pages
         else:
             self.free_pages = sorted(self.free_pages + unique)
 
@@ -116,7 +121,7 @@ class Server:
         self.limit = config.get("prefillTokens", config["prefillLimit"] * self.page_size)
         self.at_least = config.get("lengthRule", "gt") == "ge"
         self.alloc = Allocator(config["pages"], config.get("allocator", "sorted"), self.page_size)
-        ids = range(1, config["pages"] + 1) if self.alloc.order == "sglang" else range(config["pages"])
+        ids = range(1, config["pages"] + 1) if self.alloc.order in ("sglang", "lifo") else range(config["pages"])
         # fill: how many token slots, from the first, the last write filled (the rest hold P's stale data);
         # pos: the table position the content was written for (a token's write grows the page's content only at its own position).
         self.pages = {p: {"holder": None, "data": None, "tag": None, "fill": 0, "tag_fill": 0, "pos": 0} for p in ids}
@@ -160,21 +165,35 @@ class Server:
             self.pages[page]["tag"] = None
             self.pages[page]["tag_fill"] = 0
 
+    def release_batches(self, q):
+        """The table positions a release gives back, batch by batch, as SGLang's `release_kv_cache` (mem_cache/common.py)
+        calls the allocator: `cache_finished_req` frees the request's own prefix page (a duplicate of the cache's) and the
+        unaligned tail page, then `free_segment` the rest. Under `lifo` these are grouped (`free_group_begin/end`): the
+        two `free` calls as one batch, then the segment, which lands in front; the other orders do not see the order."""
+        shared = 1 if q["shares"] else 0
+        end = q["capacity"]
+        dup_end = min(end, max(shared, 1 if q["prefix"] is not None else 0))
+        tail_from = max(dup_end, end - 1) if self.page_size > 1 and q["tokens"] % self.page_size else end
+        frees = list(range(shared, dup_end)) + list(range(tail_from, end))
+        return [b for b in (frees, list(range(dup_end, tail_from))) if b]
+
     def release(self, name):
         """Gives the table's pages back to the allocator, except a shared prefix page."""
         q = self.requests[name]
-        freed = []
-        for i, p in enumerate(q["table"]):
-            if i == 0 and q["shares"]:
-                continue
-            holder = self.pages[p]["holder"]
-            if holder is None or (self.hardened and holder != name):
-                continue
-            if holder.startswith("cache:"):
-                del self.cache[holder[len("cache:"):]]
-            self.pages[p]["holder"] = None
-            freed.append(p)
-        self.alloc.free(freed)
+        for batch in self.release_batches(q):
+            freed = []
+            for i in batch:
+                if i >= len(q["table"]):
+                    continue
+                p = q["table"][i]
+                holder = self.pages[p]["holder"]
+                if holder is None or (self.hardened and holder != name):
+                    continue
+                if holder.startswith("cache:"):
+                    del self.cache[holder[len("cache:"):]]
+                self.pages[p]["holder"] = None
+                freed.append(p)
+            self.alloc.free(freed)
 
     def allocate(self, name):
         q = self.requests[name]
@@ -480,6 +499,12 @@ def self_test():
     f.alloc(2, 8)
     f.free([1, 2])
     assert f.alloc(5, 20) is None and f.free_pages == [1, 2, 3, 4] and f.release_pages == []
+    # lifo: a freed batch goes to the front, and the next allocation takes it first.
+    l = Allocator(4, "lifo")
+    assert l.alloc(2) == [1, 2]
+    l.free([2, 1])
+    l.free([3])
+    assert l.alloc(3) == [3, 1, 2], "the last batch freed is taken first, each batch ascending"
     s = Allocator(8, "sorted")
     assert s.alloc(2) == [0, 1]
     s.free([1, 0])
