@@ -3,8 +3,8 @@
 
 pagecheck runs `python3 adapter.py`, writes one JSON message per line to its stdin and reads
 one JSON answer per line from its stdout. The allocator below follows the documented
-behaviour of SGLang's paged allocator in prefill/decode mode (the `sglang` order) or the
-spec's plain sorted free list (the `sorted` order); the request layer around it performs
+behaviour of SGLang's paged allocator in prefill/decode mode (the `sglang` order), outside
+it (the `lifo` order), or the spec's plain sorted free list (the `sorted` order); the request layer around it performs
 the protocol's actions (allocate, prefill, stub, handoff, decode, free, timeout, insert,
 and with protocol version 2 a request's life on D: grow, retract, offload, resume) and
 reports what it can observe. Lengths come in both units (docs/ADAPTER.md): `length`
