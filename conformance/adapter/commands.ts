@@ -6,7 +6,7 @@
  * adapter around it; the spec then takes that failed attempt, `allocFail`, and the states
  * are compared.
  */
-import { ADAPTER_KINDS } from './coverage.ts';
+import { ADAPTER_KINDS, ADAPTER_LIFE_KINDS } from './coverage.ts';
 import fc from 'fast-check';
 import { actionLabel, afterRefusal, enabled, Isolation, requestName, step, type Action, type ActionKind, type Model, type State } from '../../spec/index.ts';
 import { MbtViolation } from '../../impl/index.ts';
@@ -98,9 +98,10 @@ class EnabledAction implements fc.AsyncCommand<Side, Real> {
 /** A run's commands. */
 export type Commands = Iterable<fc.AsyncCommand<Side, Real>>;
 
-/** Random interleavings for up to `requests` requests: a quarter named actions, the rest enabled ones. */
-export function commandsArbitrary(requests: number, maxCommands: number, replayPath: string | undefined): fc.Arbitrary<Commands> {
-  const named = fc.record({ kind: fc.constantFrom<ActionKind>(...ADAPTER_KINDS), r: fc.nat({ max: requests - 1 }) }).map((a): fc.AsyncCommand<Side, Real> => new NamedAction(a));
+/** Random interleavings for up to `requests` requests: a quarter named actions (with `life`, those of a request's life on D too), the rest enabled ones. */
+export function commandsArbitrary(requests: number, maxCommands: number, replayPath: string | undefined, life = false): fc.Arbitrary<Commands> {
+  const kinds = life ? [...ADAPTER_KINDS, ...ADAPTER_LIFE_KINDS] : ADAPTER_KINDS;
+  const named = fc.record({ kind: fc.constantFrom<ActionKind>(...kinds), r: fc.nat({ max: requests - 1 }) }).map((a): fc.AsyncCommand<Side, Real> => new NamedAction(a));
   const live = fc.nat({ max: 63 }).map((k): fc.AsyncCommand<Side, Real> => new EnabledAction(k));
   return fc.commands([fc.oneof({ weight: 1, arbitrary: named }, { weight: 3, arbitrary: live })], { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) });
 }

@@ -7,8 +7,11 @@ import { Either, ParseResult, Schema } from 'effect';
 import { formatPath } from '../../spec/index.ts';
 import type { ResetConfig } from './reset.ts';
 
-/** The protocol's version, sent in the handshake. */
-export const PROTOCOL_VERSION = 1;
+/** The protocol's newest version, sent in the handshake; an adapter answers with the version it speaks. */
+export const PROTOCOL_VERSION = 2;
+
+/** The versions an adapter may answer with: 1 (the handoff), 2 and a request's life on D (coverage.ts). */
+export const PROTOCOL_VERSIONS = [1, 2] as const;
 
 /** The state fields an adapter may say it observes. */
 export const OBSERVABLES = ['holder', 'data', 'tag', 'phase', 'table', 'read', 'free'] as const;
@@ -50,7 +53,7 @@ export type Observed = typeof ObservedSchema.Type;
 
 const HelloSchema = Schema.Struct({
   type: Schema.Literal('hello'),
-  protocol: Schema.Literal(PROTOCOL_VERSION),
+  protocol: Schema.Literal(...PROTOCOL_VERSIONS),
   adapter: Schema.optionalWith(Schema.String, { exact: true }),
   observes: Schema.Array(Schema.Literal(...OBSERVABLES)),
 });

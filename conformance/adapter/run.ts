@@ -9,10 +9,10 @@
  * {@link AdapterError} instead.
  */
 import fc from 'fast-check';
-import { compile, initial, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type MbtFailure, type PoolAllocator } from '../../impl/index.ts';
+import { compile, initial, type ActionKind, type Config, type Fault, type Variant } from '../../spec/index.ts';
+import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type LifeOptions, type MbtFailure, type PoolAllocator } from '../../impl/index.ts';
 import { commandsArbitrary, type Commands, type Real, type Side } from './commands.ts';
-import { ADAPTER_FAULTS, ADAPTER_VARIANTS } from './coverage.ts';
+import { ADAPTER_FAULTS, ADAPTER_LIFE_FAULTS, ADAPTER_VARIANTS, LIFE_VERSION, lifeFlags } from './coverage.ts';
 import { AdapterError, AdapterProcess } from './process.ts';
 import { PROTOCOL_VERSION, type Observable } from './protocol.ts';
 import { resetConfig } from './reset.ts';
@@ -33,6 +33,8 @@ export interface AdapterMbtOptions {
   readonly slots?: boolean;
   /** With `slots`: the token slots per page drawn (`mbt --page-size N` gives N). */
   readonly slotSizes?: readonly number[];
+  /** For random configurations: a request's life on D (decode steps, growth, retraction, as `life` draws them); off when left out. Needs protocol version 2. */
+  readonly life?: LifeOptions;
   /** Runs. */
   readonly runs: number;
   /** fast-check's seed. */
@@ -64,11 +66,15 @@ export interface AdapterMbtResult {
   readonly observes: readonly Observable[];
   /** The counterexample. */
   readonly failure?: AdapterFailure;
+  /** How many times the spec took each action kind over the runs (shrinking included): what the runs exercised. */
+  readonly exercised: Readonly<Partial<Record<ActionKind, number>>>;
 }
 
 /** A session with one adapter: its process, what it observes, and the first failure of it as a program, which ends the test. */
 class Session {
   fatal: AdapterError | undefined;
+  /** The action kinds the spec took, counted over the runs. */
+  readonly exercised: Partial<Record<ActionKind, number>> = {};
   constructor(
     readonly real: Real,
     private readonly timeoutMs: number,
@@ -94,19 +100,40 @@ class Session {
 
   /** Runs the commands that apply, in order. */
   async runAll(commands: Commands, model: Side): Promise<void> {
-    for (const c of commands) {
-      if (!c.check(model)) continue;
-      await this.guarded(() => c.run(model, this.real));
+    try {
+      for (const c of commands) {
+        if (!c.check(model)) continue;
+        await this.guarded(() => c.run(model, this.real));
+      }
+    } finally {
+      for (const a of model.taken) this.exercised[a.kind] = (this.exercised[a.kind] ?? 0) + 1;
     }
   }
 }
 
-/** The configurations to draw from: the one given, or random ones with the protocol's first faults. */
+/** The configurations to draw from: the one given, or random ones with the protocol's first faults (and with `life`, retraction's). */
 function configsOf(options: AdapterMbtOptions): fc.Arbitrary<Config> {
   if (options.config !== undefined) return fc.constant(options.config);
-  const draw = (v: Variant): fc.Arbitrary<Config> => configArbitrary(v, options.faults, options.allocators, false, options.slots, undefined, options.slotSizes);
+  const draw = (v: Variant): fc.Arbitrary<Config> => configArbitrary(v, options.faults, options.allocators, false, options.slots, undefined, options.slotSizes, options.life);
   const drawn = options.variant === undefined ? fc.constantFrom(...ADAPTER_VARIANTS).chain(draw) : draw(options.variant);
-  return drawn.map((c) => ({ ...c, faults: c.faults.filter((f) => ADAPTER_FAULTS.includes(f)) }));
+  const faults = options.life === undefined ? ADAPTER_FAULTS : [...ADAPTER_FAULTS, ...ADAPTER_LIFE_FAULTS];
+  return drawn.map((c) => ({ ...c, faults: c.faults.filter((f) => faults.includes(f)) }));
+}
+
+/** The parts of a request's life on D the runs may have, as flags: those of the configuration, or with random ones those `life` may switch on. */
+function lifeOf(options: AdapterMbtOptions): string[] {
+  if (options.config !== undefined) return lifeFlags(options.config);
+  const life = options.life;
+  if (life === undefined) return [];
+  return lifeFlags({ decodeSteps: Math.max(...(life.decodeSteps ?? [2, 3])), tableGrowth: life.tableGrowth !== false, retraction: life.retraction !== false });
+}
+
+/** The versioning rule (coverage.ts): a configuration with a request's life needs an adapter that answered version 2; an {@link AdapterError} (exit 2) names the flags otherwise. */
+function refuseOlder(answered: number, life: readonly string[], command: string): void {
+  if (life.length === 0 || answered >= LIFE_VERSION) return;
+  throw new AdapterError(
+    `adapter "${command}" answered hello with protocol ${answered}; ${life.join(', ')} (a request's life on D) need${life.length === 1 ? 's' : ''} protocol ${LIFE_VERSION} (docs/ADAPTER.md): a version-${answered} adapter is not sent them. Leave out ${life.join(' and ')}, or implement version ${LIFE_VERSION}`,
+  );
 }
 
 /** The shrunk case run once more, by hand, to learn what ran and what the spec took. */
@@ -144,15 +171,17 @@ export async function runAdapterMbt(options: AdapterMbtOptions): Promise<Adapter
   const proc = new AdapterProcess(options.command);
   try {
     const hello = await proc.ask({ type: 'hello', protocol: PROTOCOL_VERSION }, options.timeoutMs);
+    const life = lifeOf(options);
+    refuseOlder(hello.protocol, life, options.command);
     const session = new Session({ proc, observes: new Set(hello.observes), timeoutMs: options.timeoutMs, isolation: options.isolation ?? true }, options.timeoutMs);
     const requests = options.config === undefined ? MAX_RANDOM_REQUESTS : Math.max(1, options.config.requests.length);
     const [path, replayPath] = splitPath(options.path);
-    const property = fc.asyncProperty(configsOf(options), commandsArbitrary(requests, options.maxCommands, replayPath), async (config, commands) => {
+    const property = fc.asyncProperty(configsOf(options), commandsArbitrary(requests, options.maxCommands, replayPath, life.length > 0), async (config, commands) => {
       await session.runAll(commands, await session.setup(config));
     });
     const details = await fc.check(property, { numRuns: options.runs, seed: options.seed, ...(path === undefined ? {} : { path }) });
     if (session.fatal !== undefined) throw session.fatal;
-    const base = { runs: details.numRuns, seed: details.seed, adapter: hello.adapter ?? options.command, observes: [...hello.observes] };
+    const base = { runs: details.numRuns, seed: details.seed, adapter: hello.adapter ?? options.command, observes: [...hello.observes], exercised: session.exercised };
     if (!details.failed || details.counterexample === null) return { verdict: 'pass', ...base };
     const [config, commands] = details.counterexample;
     return { verdict: 'fail', ...base, failure: await failureOf(session, config, commands, details) };
