@@ -50,6 +50,8 @@ export const HEAVY = [
   // The pool's exhaustive prefix-page refinement and simulate's end-to-end runs: 9 and 7 s of CPU, the two costliest files left in the fast tier (bench suite-under-load).
   'test/impl/prefix-pages.test.ts',
   'test/simulation/simulate.test.ts',
+  // The adapter protocol's version 2 through the reference Python adapter: 300 runs per variant and allocator with a request's life, about 13 s of CPU.
+  'test/conformance/adapter-life.test.ts',
   // Quint's own runs (its TypeScript backend: no download): 11 to 16 s of CPU per file.
   'test/quint/run.test.ts',
   'test/quint/reads-pagecheck.test.ts',
