@@ -65,7 +65,11 @@ export class ReferencePool extends ReferenceLife {
       steps: 0,
       saved: undefined,
       resumed: false,
+      // An eviction made for a slot's first admission stays on record (the spec's EVICTED_FOR).
+      evictedFor: this.slots[slot] === undefined && this.slotEvicted[slot] === true,
+      depth: 0,
     };
+    this.lockHit(r);
     for (const p of this.take(length - r.table.length)) this.hand(r, p);
     this.requests.push(r);
     this.slots[slot] = r;
@@ -104,10 +108,11 @@ export class ReferencePool extends ReferenceLife {
     return true;
   }
 
-  /** handoff: a written request is committed. */
+  /** handoff: a written request is committed; under `radix` it first inserts its prefix (`cache_unfinished_req`). */
   handoff(slot: number): boolean {
     const r = this.slots[slot];
     if (r?.phase !== 'written') return false;
+    if (this.radix && this.canInsertTree(r)) this.insertTree(r);
     r.phase = 'handedOff';
     return true;
   }
@@ -123,6 +128,7 @@ export class ReferencePool extends ReferenceLife {
     const stale = again && (this.faults.has('stale-free') || (this.multiset && stillFree()));
     if (!normal && !stale) return false;
     this.release(r);
+    if (normal) this.unlock(r);
     r.phase = normal ? 'freed' : 'released';
     return true;
   }
@@ -132,22 +138,29 @@ export class ReferencePool extends ReferenceLife {
     const r = this.slots[slot];
     if (!this.faults.has('early-free') || r?.phase !== 'allocated') return false;
     this.release(r);
+    this.unlock(r);
     r.phase = 'timedOut';
     return true;
   }
 
-  /** insert: a decoded request's own first page becomes its prefix's cached page (with prefix-poison, a refused or failed one's too). */
+  /** insert: a decoded request's own first page becomes its prefix's cached page (with prefix-poison, a refused or failed one's too); under eviction it locks it; under `radix` the tree's insert. */
   insert(slot: number): boolean {
     const r = this.slots[slot];
-    if (r === undefined || r.group < 0 || this.cache.has(r.group) || this.sharesFirstPage(r)) return false;
-    const poison = this.faults.has('prefix-poison') && (r.phase === 'refused' || r.phase === 'failed');
-    if (r.phase !== 'decoded' && !poison) return false;
+    const poison = this.faults.has('prefix-poison') && (r?.phase === 'refused' || r?.phase === 'failed');
+    if (r === undefined || (r.phase !== 'decoded' && !poison)) return false;
+    if (this.radix) {
+      if (!this.canInsertTree(r)) return false;
+      this.insertTree(r);
+      return true;
+    }
+    if (r.group < 0 || this.cache.has(r.group) || this.sharesFirstPage(r)) return false;
     const first = r.table[0];
     if (first === undefined || this.page(first).holder !== admissionLabel(r.admission)) return false;
     this.page(first).holder = groupLabel(r.group);
     this.touched.add(first);
     this.cache.set(r.group, first);
     r.inserted = true;
+    if (this.eviction) this.locks.set(r.group, (this.locks.get(r.group) ?? 0) + 1);
     return true;
   }
 }
