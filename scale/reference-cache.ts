@@ -35,6 +35,8 @@ import { ReferenceState } from './reference-state.ts';
 
 /** The reference pool's prefix cache: locks, eviction, the radix tree. */
 export class ReferenceCache extends ReferenceState {
+  /** Inserts into the cache (at the handoff under `radix`, and at finish). */
+  inserts = 0;
   /** Under `radix`: unlocks that took a node's `lock_ref` below 0 (lock-underflow reached). */
   underflows = 0;
   /** Under `radix`: evictions of a node whose `lock_ref` was below 0 (SGLang #27666's `protected=-12`). */
@@ -89,6 +91,7 @@ export class ReferenceCache extends ReferenceState {
     this.page(r.table[0]!).nodeLock++;
     r.depth = 1;
     r.inserted = true;
+    this.inserts++;
   }
 
   /**

@@ -160,6 +160,7 @@ export class ReferencePool extends ReferenceLife {
     this.touched.add(first);
     this.cache.set(r.group, first);
     r.inserted = true;
+    this.inserts++;
     if (this.eviction) this.locks.set(r.group, (this.locks.get(r.group) ?? 0) + 1);
     return true;
   }
