@@ -22,7 +22,8 @@
  * only there; the owner check passes a prefix's tag only at the prefix's position (the
  * first), and a read of a prefix's content elsewhere is another request's data. No torn
  * writes (the scale test does not draw them). Decode steps, growth and retraction are
- * `reference-life.ts`'s.
+ * `reference-life.ts`'s; the prefix cache's locks, eviction and radix tree
+ * `reference-cache.ts`'s.
  *
  * Token slots (spec/slots.ts): an admission is whole pages of `pageSize` tokens. A write
  * fills a page's first slots (P's prefill every slot, a stub's dummy one token), the rest
