@@ -63,7 +63,7 @@ export interface ScaleStats {
   underflows: number;
   /** Under `radix`: evictions of a node whose lock_ref was below 0. */
   negativeEvictions: number;
-  /** Under `radix`: the lowest lock_ref a node reached. */
+  /** Under `radix`: the lowest lock_ref seen at the first page of the request an action acted on, after it. */
   minNodeLock: number;
 }
 
