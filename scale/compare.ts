@@ -10,10 +10,11 @@
  * admission, and a serial that an earlier admission already had is itself a failure (the
  * pool's labels would no longer say whose data a page holds).
  */
-import { HIT, INSERTED, Ph, READ_UNHELD, RESUMED } from '../spec/state.ts';
+import { EVICTED_FOR, HIT, INSERTED, Ph, READ_UNHELD, RESUMED } from '../spec/state.ts';
 import { NO_PAGE, STALE_DATA } from '../impl/options.ts';
 import type { PagePool } from '../impl/pool.ts';
 import { SteppingPool } from '../impl/stepping-pool.ts';
+import { RadixPool } from '../impl/radix-pool.ts';
 import { admissionLabel, STALE, type ReferencePool, type RefRequest } from './reference.ts';
 
 /** Compares a pool with a reference pool driven by the same actions; each method returns the first difference in words, or undefined. */
@@ -60,6 +61,7 @@ export class ScaleComparer {
     }
     if (want.data !== 0 && want.pos !== this.pool.position[p]) return `page ${p} position: reference ${want.pos}, pool ${this.pool.position[p]}`;
     if (want.data !== 0 && want.fill !== this.pool.fill[p]) return `page ${p} fill: reference ${want.fill} slots, pool ${this.pool.fill[p]}`;
+    if (this.pool instanceof RadixPool && this.pool.nodeLock[p] !== want.nodeLock) return `page ${p} lock_ref: reference ${want.nodeLock}, pool ${this.pool.nodeLock[p]}`;
     const free = this.pool.freeCopies(p) + this.pool.releaseCopies(p);
     if (free !== this.ref.copies(p)) return `page ${p} free copies: reference ${this.ref.copies(p)}, pool ${free}`;
     return undefined;
@@ -71,10 +73,12 @@ export class ScaleComparer {
     const where = `slot ${slot}${r === undefined ? '' : ` (admission ${r.admission})`}`;
     const phase = r === undefined ? Ph.new : Ph[r.phase];
     if (this.pool.phase(slot) !== phase) return `${where} phase: reference ${phase}, pool ${this.pool.phase(slot)}`;
-    if (r === undefined) return undefined;
-    const flags = (this.pool.flags[slot] ?? 0) & (HIT | INSERTED | READ_UNHELD | RESUMED);
-    const want = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0) | (r.resumed ? RESUMED : 0);
+    const flags = (this.pool.flags[slot] ?? 0) & (HIT | INSERTED | READ_UNHELD | RESUMED | EVICTED_FOR);
+    // A slot not yet admitted carries only the mark of an eviction made for it.
+    const want = r === undefined ? (this.ref.slotEvicted[slot] === true ? EVICTED_FOR : 0) : (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0) | (r.resumed ? RESUMED : 0) | (r.evictedFor ? EVICTED_FOR : 0);
     if (flags !== want) return `${where} flags: reference ${want}, pool ${flags}`;
+    if (r === undefined) return undefined;
+    if (this.pool instanceof RadixPool && this.pool.depth[slot] !== r.depth) return `${where} last node's depth: reference ${r.depth}, pool ${this.pool.depth[slot]}`;
     if (this.pool.lengths[slot] !== r.table.length) return `${where} table length: reference ${r.table.length}, pool ${this.pool.lengths[slot]}`;
     if (this.label(this.pool.serial(slot)) !== admissionLabel(r.admission)) return `${where}: the pool's serial ${this.pool.serial(slot)} is not this admission's`;
     const table = this.pool.pageTable(slot);
@@ -107,6 +111,9 @@ export class ScaleComparer {
     for (let g = 0; g < this.pool.prefixPages.length; g++) {
       const want = this.ref.cache.get(g) ?? NO_PAGE;
       if (this.pool.prefixPages[g] !== want) return `prefix ${g} cache entry: reference ${want}, pool ${this.pool.prefixPages[g]}`;
+      // Under the tree the locks are per node (comparePage); the pool's per-prefix counts are not used there.
+      const lock = this.ref.locks.get(g) ?? 0;
+      if (!(this.pool instanceof RadixPool) && (this.pool.locks[g] ?? 0) !== lock) return `prefix ${g} lock count: reference ${lock}, pool ${this.pool.locks[g]}`;
     }
     return undefined;
   }

@@ -12,12 +12,12 @@ import { FAULT_NEEDS, type Fault, type Variant } from '../spec/config.ts';
 export const REFERENCE_COVERAGE: Coverage = coverage('the reference pool', {
   variants: ['buggy', 'length-fix', 'owner-check'],
   allocators: ['sorted', 'sglang', 'lifo'],
-  switches: ['tokenSlots', 'prefixes', 'decodeSteps', 'tableGrowth', 'retraction'],
+  switches: ['eviction', 'radix', 'tokenSlots', 'prefixes', 'decodeSteps', 'tableGrowth', 'retraction'],
   faults: ['silent-stub', 'early-free', 'stale-free', 'prefix-poison', 'double-free', 'lock-underflow', 'auto-truncate', 'offload-after-free', 'resume-stale'],
-  actions: ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'retract', 'offload', 'resume'],
+  actions: ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'free', 'timeout', 'insert', 'evict', 'retract', 'offload', 'resume'],
   instead: {
     'allocator:any': 'takes pages in one order',
-    prefixPages: 'has one-page prefixes',
+    prefixPages: 'has one-page prefixes (its radix tree is the root and one-page leaves)',
     lengthRule: 'has the length rule gt only',
     'fault:torn-write': 'lands every write whole',
     'fault:segment-overlap': 'releases a table in one batch (two under lifo) that never overlap',

@@ -21,8 +21,16 @@ export const POOL_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'decode',
  */
 export const LIFE_ACTIONS = ['allocate', 'prefill', 'stub', 'handoff', 'grow', 'decode', 'retract', 'offload', 'resume', 'free', 'timeout', 'insert'] as const satisfies readonly ActionKind[];
 
-/** One of {@link LIFE_ACTIONS} (those of {@link POOL_ACTIONS} among them). */
-export type PoolAction = (typeof LIFE_ACTIONS)[number];
+/**
+ * The actions a run with the evicting prefix cache tries: `evict` first, then those of a
+ * request's life. A step that starts at `evict` frees an entry when the admission it would
+ * make (the same length) finds too few free pages, and otherwise admits: SGLang's
+ * `evict` before `alloc_extend`.
+ */
+export const TREE_ACTIONS = ['evict', ...LIFE_ACTIONS] as const satisfies readonly ActionKind[];
+
+/** One of {@link TREE_ACTIONS} (those of {@link LIFE_ACTIONS} and {@link POOL_ACTIONS} among them). */
+export type PoolAction = (typeof TREE_ACTIONS)[number];
 
 /** How a step picks the length of an admission. */
 export const LENGTH_KINDS = ['one', 'short', 'long', 'at-limit', 'over-limit', 'exhaust', 'any'] as const;
@@ -70,6 +78,12 @@ export interface ScaleConfig {
   readonly tableGrowth?: boolean;
   /** Whether D retracts running requests and resumes them (`retract`, `offload`, `resume`). */
   readonly retraction?: boolean;
+  /** Whether the prefix cache evicts (`evict`; needs a prefix). */
+  readonly eviction?: boolean;
+  /** Whether the prefix cache is a radix tree (needs `eviction`). */
+  readonly radix?: boolean;
+  /** Whether every admission has a prefix (a step's -1 is group 0): no admission evicts its own node, so one node's lock_ref can sink far below 0. */
+  readonly everyPrefixed?: boolean;
 }
 
 /** Which orders, page sizes and double-free setting random configurations draw from. */
@@ -116,6 +130,18 @@ export function scaleLifeArbitrary(configs: fc.Arbitrary<ScaleConfig>, drawFault
       lifeFaults: drawFaults ? fc.subarray([...REFERENCE_LIFE_FAULTS]) : fc.constant([]),
     })
     .map(({ config, lifeFaults, ...life }) => ({ ...config, ...life, faults: life.retraction ? [...config.faults, ...lifeFaults] : config.faults }));
+}
+
+/**
+ * `configs` with the evicting prefix cache: 1 or 2 prefixes, eviction on, the radix tree
+ * drawn; `lock-underflow` drawn as often as not (where the faults were left to draw), so
+ * that lock_ref goes below 0 in half the trees.
+ */
+export function scaleTreeArbitrary(configs: fc.Arbitrary<ScaleConfig>, drawFaults: boolean): fc.Arbitrary<ScaleConfig> {
+  return fc.record({ config: configs, prefixes: fc.integer({ min: 1, max: 2 }), radix: fc.boolean(), underflow: fc.boolean() }).map(({ config, prefixes, radix, underflow }) => {
+    const faults = drawFaults ? [...config.faults.filter((f) => f !== 'lock-underflow'), ...(underflow ? (['lock-underflow'] as const) : [])] : config.faults;
+    return { ...config, faults, prefixes, eviction: true, radix };
+  });
 }
 
 /** Random steps: up to `maxSteps` (at least `minSteps`, a tenth of that unless given), lengths from every kind, the starting kind among the first `kinds` actions. */

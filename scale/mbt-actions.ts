@@ -55,6 +55,16 @@ export interface ScaleStats {
   offloads: number;
   /** Resumes. */
   resumes: number;
+  /** Evictions (`evict`). */
+  evictions: number;
+  /** Inserts into the prefix cache (at the handoff under `radix`, and at finish). */
+  inserts: number;
+  /** Under `radix`: unlocks that took a node's lock_ref below 0. */
+  underflows: number;
+  /** Under `radix`: evictions of a node whose lock_ref was below 0. */
+  negativeEvictions: number;
+  /** Under `radix`: the lowest lock_ref seen at the first page of the request an action acted on, after it. */
+  minNodeLock: number;
 }
 
 /** All counts zero. */
@@ -82,6 +92,11 @@ export function noStats(): ScaleStats {
     retractsAtExhaustion: 0,
     offloads: 0,
     resumes: 0,
+    evictions: 0,
+    inserts: 0,
+    underflows: 0,
+    negativeEvictions: 0,
+    minNodeLock: 0,
   };
 }
 
@@ -110,6 +125,9 @@ export function count(stats: ScaleStats, ref: ReferencePool, kind: PoolAction, s
     if (freeBefore === 0) stats.retractsAtExhaustion++;
   } else if (kind === 'offload') stats.offloads++;
   else if (kind === 'resume') stats.resumes++;
+  else if (kind === 'evict') stats.evictions++;
+  const first = r.table[0];
+  if (first !== undefined) stats.minNodeLock = Math.min(stats.minNodeLock, ref.page(first).nodeLock);
 }
 
 /** An action on the reference. */
@@ -124,6 +142,7 @@ export function act(ref: ReferencePool, kind: PoolAction, slot: number, length: 
     .with('free', () => ref.free(slot))
     .with('timeout', () => ref.timeout(slot))
     .with('insert', () => ref.insert(slot))
+    .with('evict', () => ref.evict(slot, length, group))
     .with('retract', () => ref.retract(slot))
     .with('offload', () => ref.offload(slot))
     .with('resume', () => ref.resume(slot))
@@ -143,6 +162,7 @@ export function actPool(pool: PagePool, kind: PoolAction, slot: number, length: 
     .with('free', () => pool.free(slot))
     .with('timeout', () => pool.timeout(slot))
     .with('insert', () => pool.insert(slot))
+    .with('evict', () => (group >= 0 ? pool.evict(slot, length, group) : pool.evict(slot, length)))
     .with('retract', () => serving?.retract(slot) ?? false)
     .with('offload', () => serving?.offload(slot) ?? false)
     .with('resume', () => serving?.resume(slot) ?? false)

@@ -15,18 +15,18 @@
 import fc from 'fast-check';
 import { match } from 'ts-pattern';
 import type { Fault, Variant } from '../spec/config.ts';
-import type { PoolOptions } from '../impl/options.ts';
+import type { RadixPoolOptions } from '../impl/radix-pool.ts';
 import { realPool, type PoolFactory } from '../impl/drive.ts';
 import { ScaleComparer } from './compare.ts';
 import { ReferencePool } from './reference.ts';
-import { LIFE_ACTIONS, POOL_ACTIONS, type ScaleStep, type ScaleConfig, type ScaleAllocation, scaleConfigArbitrary, scaleLifeArbitrary, scaleStepsArbitrary } from './generator.ts';
+import { LIFE_ACTIONS, POOL_ACTIONS, TREE_ACTIONS, type PoolAction, type ScaleStep, type ScaleConfig, type ScaleAllocation, scaleConfigArbitrary, scaleLifeArbitrary, scaleStepsArbitrary, scaleTreeArbitrary } from './generator.ts';
 import { act, actPool, count, noStats, type ScaleStats } from './mbt-actions.ts';
 
 export * from './generator.ts';
 export * from './mbt-actions.ts';
 
 /** The pool options of a configuration: tables as wide as the pool, slots reused. */
-export function scalePoolOptions(c: ScaleConfig): PoolOptions {
+export function scalePoolOptions(c: ScaleConfig): RadixPoolOptions {
   return {
     pages: c.pages,
     prefillLimit: c.prefillLimit,
@@ -42,6 +42,8 @@ export function scalePoolOptions(c: ScaleConfig): PoolOptions {
     ...(c.decodeSteps === undefined ? {} : { decodeSteps: c.decodeSteps }),
     ...(c.tableGrowth === true ? { tableGrowth: true } : {}),
     ...(c.retraction === true ? { retraction: true } : {}),
+    ...(c.eviction === true ? { eviction: true } : {}),
+    ...(c.radix === true ? { radix: true } : {}),
   };
 }
 
@@ -80,20 +82,20 @@ export function runScaleCase(
   log?: string[],
 ): string | undefined {
   const ref = new ReferencePool({ ...c, faults: faultsOf(c), reuseSlots: true });
-  const kinds = isLife(c) ? LIFE_ACTIONS : POOL_ACTIONS;
+  const kinds = kindsOf(c);
   const pool = makePool(scalePoolOptions(c));
   const cmp = new ScaleComparer(ref, pool);
   stats.maxPages = Math.max(stats.maxPages, c.pages);
   let taken = 0;
   for (const [i, s] of steps.entries()) {
     const slot = s.slot % c.slots;
-    const group = c.prefixes > 0 && s.prefix >= 0 ? s.prefix % c.prefixes : -1;
+    const group = c.prefixes > 0 && (s.prefix >= 0 || c.everyPrefixed === true) ? Math.max(0, s.prefix) % c.prefixes : -1;
     for (let t = 0; t < kinds.length; t++) {
       const kind = kinds[(s.kind + t) % kinds.length] ?? 'allocate';
       const where = `step ${i + 1}, ${kind}(slot ${slot})`;
       const before = ref.slots[slot];
       const freeBefore = ref.freePages;
-      const length = kind === 'allocate' ? lengthOf(s, c, ref, group) : 0;
+      const length = kind === 'allocate' || kind === 'evict' ? lengthOf(s, c, ref, group) : 0;
       const want = act(ref, kind, slot, length, group);
       let got: boolean;
       try {
@@ -117,6 +119,9 @@ export function runScaleCase(
   }
   stats.maxAdmissions = Math.max(stats.maxAdmissions, ref.requests.length);
   stats.takenTwice += ref.takenTwice;
+  stats.inserts += ref.inserts;
+  stats.underflows += ref.underflows;
+  stats.negativeEvictions += ref.negativeEvictions;
   const diff = cmp.compareAll();
   return diff === undefined ? undefined : `at the end: ${diff}`;
 }
@@ -124,6 +129,12 @@ export function runScaleCase(
 /** Whether configuration `c` has a request's life on D: its runs try the actions of {@link LIFE_ACTIONS}. */
 function isLife(c: ScaleConfig): boolean {
   return (c.decodeSteps ?? 1) > 1 || c.tableGrowth === true || c.retraction === true;
+}
+
+/** The actions a run of `c` tries: with eviction {@link TREE_ACTIONS}, with a request's life {@link LIFE_ACTIONS}, else {@link POOL_ACTIONS}. */
+function kindsOf(c: ScaleConfig): readonly PoolAction[] {
+  if (c.eviction === true) return TREE_ACTIONS;
+  return isLife(c) ? LIFE_ACTIONS : POOL_ACTIONS;
 }
 
 /** What to test at scale. */
@@ -154,6 +165,8 @@ export interface ScaleMbtOptions {
   readonly stats?: ScaleStats;
   /** Whether random configurations draw a request's life on D (decode steps, growth, retraction; default off). */
   readonly life?: boolean;
+  /** Whether random configurations have the evicting prefix cache, the radix tree drawn (default off). */
+  readonly tree?: boolean;
 }
 
 /** The outcome of a run at scale. */
@@ -182,8 +195,9 @@ export function runScaleMbt(options: ScaleMbtOptions): ScaleMbtResult {
   const stats = options.stats ?? noStats();
   const makePool = options.makePool ?? realPool;
   const plain = options.config === undefined ? scaleConfigArbitrary(options.variant, options.faults, options.allocation) : fc.constant(options.config);
-  const configs = options.life === true ? scaleLifeArbitrary(plain, options.faults === undefined) : plain;
-  const kinds = options.life === true || (options.config !== undefined && isLife(options.config)) ? LIFE_ACTIONS.length : POOL_ACTIONS.length;
+  const lives = options.life === true ? scaleLifeArbitrary(plain, options.faults === undefined) : plain;
+  const configs = options.tree === true ? scaleTreeArbitrary(lives, options.faults === undefined) : lives;
+  const kinds = options.tree === true ? TREE_ACTIONS.length : options.life === true ? LIFE_ACTIONS.length : options.config === undefined ? POOL_ACTIONS.length : kindsOf(options.config).length;
   const property = fc.property(configs, scaleStepsArbitrary(options.maxSteps ?? 1_500, kinds, options.minSteps), (c, steps) => {
     const diff = runScaleCase(c, steps, makePool, stats, options.isolation ?? false);
     if (diff !== undefined) throw new Error(diff);

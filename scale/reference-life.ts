@@ -23,10 +23,10 @@
  * stamped with the request's own label); with `resume-stale` it loads nothing.
  */
 import { type RefPage, type RefRequest, STALE, admissionLabel, RUNNING } from './reference-types.ts';
-import { ReferenceState } from './reference-state.ts';
+import { ReferenceCache } from './reference-cache.ts';
 
 /** The reference pool's decode steps, growth and retraction. */
-export class ReferenceLife extends ReferenceState {
+export class ReferenceLife extends ReferenceCache {
   /** The slot request `r`'s next token goes to: after its prompt and the tokens its earlier steps wrote. */
   private nextToken(r: RefRequest): number {
     return this.promptTokens(r) + Math.max(0, r.steps - 1);
@@ -102,9 +102,11 @@ export class ReferenceLife extends ReferenceState {
     const late = this.faults.has('offload-after-free');
     if (!late) this.copy(r);
     this.release(r);
+    this.unlock(r);
     // It shares nothing with the cache any more: a resume matches no prefix.
     r.hit = false;
     r.inserted = false;
+    r.depth = 0;
     r.phase = late ? 'offloading' : 'retracted';
     return true;
   }

@@ -41,6 +41,14 @@ export class ReferenceState {
   protected readonly decodeSteps: number;
   /** Whether tables grow (`tableGrowth`, which needs a step that writes a token: two steps or more). */
   protected readonly growth: boolean;
+  /** Whether the prefix cache evicts (`eviction`; only with prefixes to cache). */
+  protected readonly eviction: boolean;
+  /** Whether the prefix cache is a radix tree (`radix`, under eviction). */
+  protected readonly radix: boolean;
+  /** Under eviction, without the tree: per prefix group, how many requests lock its entry (`lock_ref`, never below 0). */
+  readonly locks = new Map<number, number>();
+  /** Per slot: an eviction was made for its first admission before it was admitted (the admission keeps the mark). */
+  readonly slotEvicted: boolean[];
 
   constructor(options: RefOptions) {
     // The variant and faults against its coverage (scale/coverage.ts); to-spec.ts checks the rest of a configuration.
@@ -53,10 +61,13 @@ export class ReferenceState {
     this.silentStub = stubsSilently(options.variant, [...this.faults]);
     this.decodeSteps = options.decodeSteps ?? 1;
     this.growth = options.tableGrowth === true && this.decodeSteps > 1;
+    this.eviction = options.eviction === true;
+    this.radix = this.eviction && options.radix === true;
     // Page 0 is SGLang's padding page under sglang and lifo: there, ids are 1 .. pages.
     const first = firstPageOf(this.allocator);
-    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0, tagFill: 0 }));
+    this.pages = Array.from({ length: options.pages + first }, () => ({ holder: 0, data: 0, tag: 0, pos: 0, fill: 0, tagFill: 0, nodeLock: 0 }));
     this.slots = Array.from({ length: options.slots }, () => undefined);
+    this.slotEvicted = this.slots.map(() => false);
     const listed = this.allocator !== 'sorted' || this.multiset;
     this.freeList = listed ? Array.from({ length: options.pages }, (_, i) => i + first) : undefined;
     this.count(this.freeList ?? [], 1);
@@ -115,9 +126,9 @@ export class ReferenceState {
     return label === admissionLabel(r.admission) || (r.group >= 0 && label === groupLabel(r.group));
   }
 
-  /** Whether the request's first page is the shared prefix page. */
+  /** Whether the request's first page is the shared prefix page: it hit or inserted; under `radix`, its last node is its prefix's. */
   sharesFirstPage(r: RefRequest): boolean {
-    return r.hit || r.inserted;
+    return this.radix ? r.depth > 0 : r.hit || r.inserted;
   }
 
   /** Page `p`; throws on an id out of range. */
@@ -214,22 +225,28 @@ export class ReferenceState {
       this.touched.add(p);
       if (!batch.includes(p)) batch.push(p);
     });
-    const list = this.freeList;
-    if (list === undefined) return;
     if (this.allocator === 'lifo') {
       // SGLang's group (spec/release.ts): the duplicates' free (an own first page of a prefixed request; admissions are
       // whole pages, so no tail) joins first, then the segment, the rest, in front of it.
       const dup = r.group >= 0 && !this.sharesFirstPage(r) ? [r.table[0]!] : [];
-      for (const part of [dup, batch.filter((p) => !dup.includes(p))]) {
-        const fresh = part.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
-        this.count(fresh, 1);
-        list.unshift(...fresh);
-      }
+      for (const part of [dup, batch.filter((p) => !dup.includes(p))]) this.giveBack(part);
       return;
     }
-    const fresh = batch.sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
+    this.giveBack(batch);
+  }
+
+  /**
+   * One allocator `free` call of `pages`: ascending, each page once; one already listed is
+   * skipped unless the list is a multiset. `lifo` puts them in front, `sglang` on its release
+   * list, `sorted` in order.
+   */
+  protected giveBack(pages: readonly number[]): void {
+    const list = this.freeList;
+    if (list === undefined) return;
+    const fresh = [...new Set(pages)].sort((a, b) => a - b).filter((p) => this.multiset || this.copies(p) === 0);
     this.count(fresh, 1);
-    if (this.allocator === 'sglang') this.releaseList.push(...fresh);
+    if (this.allocator === 'lifo') list.unshift(...fresh);
+    else if (this.allocator === 'sglang') this.releaseList.push(...fresh);
     else {
       list.push(...fresh);
       list.sort((a, b) => a - b);

@@ -19,6 +19,8 @@ export interface RefPage {
   fill: number;
   /** How many slots its owner tag says were written (only under `owner-check`); 0 while cleared. */
   tagFill: number;
+  /** Under `radix`: the `lock_ref` of the tree node this page is or was (no floor; it stays when the page leaves the tree other than by eviction, as SGLang's detached node keeps its count). */
+  nodeLock: number;
 }
 
 /** The data label of a read of stale P-side data. */
@@ -56,6 +58,10 @@ export interface RefRequest {
   saved: RefPage[] | undefined;
   /** It was resumed at least once. */
   resumed: boolean;
+  /** Under eviction: the cache evicted an entry to make room for it (for its admission, or its resume). */
+  evictedFor: boolean;
+  /** Under `radix`: the depth of its last node, 0 (the root) or 1 (its prefix's node): the leading positions it locked. */
+  depth: number;
 }
 
 /** The sizes and switches of a reference pool. */
@@ -82,6 +88,10 @@ export interface RefOptions {
   readonly tableGrowth?: boolean;
   /** Whether D may retract a running request and resume it later (default off). */
   readonly retraction?: boolean;
+  /** Whether the prefix cache evicts unlocked entries to make room (`evict`; default off). */
+  readonly eviction?: boolean;
+  /** Whether the prefix cache is a radix tree (needs `eviction`; default off): `reference-cache.ts`. */
+  readonly radix?: boolean;
 }
 
 /** The label of admission `k`. */

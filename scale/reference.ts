@@ -22,7 +22,8 @@
  * only there; the owner check passes a prefix's tag only at the prefix's position (the
  * first), and a read of a prefix's content elsewhere is another request's data. No torn
  * writes (the scale test does not draw them). Decode steps, growth and retraction are
- * `reference-life.ts`'s.
+ * `reference-life.ts`'s; the prefix cache's locks, eviction and radix tree
+ * `reference-cache.ts`'s.
  *
  * Token slots (spec/slots.ts): an admission is whole pages of `pageSize` tokens. A write
  * fills a page's first slots (P's prefill every slot, a stub's dummy one token), the rest
@@ -65,7 +66,11 @@ export class ReferencePool extends ReferenceLife {
       steps: 0,
       saved: undefined,
       resumed: false,
+      // An eviction made for a slot's first admission stays on record (the spec's EVICTED_FOR).
+      evictedFor: this.slots[slot] === undefined && this.slotEvicted[slot] === true,
+      depth: 0,
     };
+    this.lockHit(r);
     for (const p of this.take(length - r.table.length)) this.hand(r, p);
     this.requests.push(r);
     this.slots[slot] = r;
@@ -104,10 +109,11 @@ export class ReferencePool extends ReferenceLife {
     return true;
   }
 
-  /** handoff: a written request is committed. */
+  /** handoff: a written request is committed; under `radix` it first inserts its prefix (`cache_unfinished_req`). */
   handoff(slot: number): boolean {
     const r = this.slots[slot];
     if (r?.phase !== 'written') return false;
+    if (this.radix && this.canInsertTree(r)) this.insertTree(r);
     r.phase = 'handedOff';
     return true;
   }
@@ -123,6 +129,7 @@ export class ReferencePool extends ReferenceLife {
     const stale = again && (this.faults.has('stale-free') || (this.multiset && stillFree()));
     if (!normal && !stale) return false;
     this.release(r);
+    if (normal) this.unlock(r);
     r.phase = normal ? 'freed' : 'released';
     return true;
   }
@@ -132,22 +139,30 @@ export class ReferencePool extends ReferenceLife {
     const r = this.slots[slot];
     if (!this.faults.has('early-free') || r?.phase !== 'allocated') return false;
     this.release(r);
+    this.unlock(r);
     r.phase = 'timedOut';
     return true;
   }
 
-  /** insert: a decoded request's own first page becomes its prefix's cached page (with prefix-poison, a refused or failed one's too). */
+  /** insert: a decoded request's own first page becomes its prefix's cached page (with prefix-poison, a refused or failed one's too); under eviction it locks it; under `radix` the tree's insert. */
   insert(slot: number): boolean {
     const r = this.slots[slot];
-    if (r === undefined || r.group < 0 || this.cache.has(r.group) || this.sharesFirstPage(r)) return false;
-    const poison = this.faults.has('prefix-poison') && (r.phase === 'refused' || r.phase === 'failed');
-    if (r.phase !== 'decoded' && !poison) return false;
+    const poison = this.faults.has('prefix-poison') && (r?.phase === 'refused' || r?.phase === 'failed');
+    if (r === undefined || (r.phase !== 'decoded' && !poison)) return false;
+    if (this.radix) {
+      if (!this.canInsertTree(r)) return false;
+      this.insertTree(r);
+      return true;
+    }
+    if (r.group < 0 || this.cache.has(r.group) || this.sharesFirstPage(r)) return false;
     const first = r.table[0];
     if (first === undefined || this.page(first).holder !== admissionLabel(r.admission)) return false;
     this.page(first).holder = groupLabel(r.group);
     this.touched.add(first);
     this.cache.set(r.group, first);
     r.inserted = true;
+    this.inserts++;
+    if (this.eviction) this.locks.set(r.group, (this.locks.get(r.group) ?? 0) + 1);
     return true;
   }
 }

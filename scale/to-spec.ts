@@ -8,7 +8,7 @@ import type { Action } from '../spec/actions.ts';
 import { bodyLabel, NO_PAGE, prefixLabel, type Model } from '../spec/model.ts';
 import { tableIsDead } from '../spec/liveness.ts';
 import { readRecord } from '../spec/reads.ts';
-import { HIT, initial, INSERTED, Ph, READ_UNHELD, RESUMED, addObserved, setSavedPage, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
+import { EVICTED_FOR, HIT, initial, INSERTED, Ph, READ_UNHELD, RESUMED, addObserved, setDepth, setLock, setNodeLock, setSavedPage, setHolder, setReadRecord, setSteps, setTablePage, setTag, writeContent, type State } from '../spec/state.ts';
 import { match } from 'ts-pattern';
 import { STALE, type ReferencePool } from './reference.ts';
 import { REFERENCE_COVERAGE } from './coverage.ts';
@@ -33,6 +33,8 @@ export function referenceFor(m: Model): ConstructorParameters<typeof ReferencePo
     decodeSteps: m.decodeSteps,
     tableGrowth: m.tableGrowth,
     retraction: m.config.retraction === true,
+    eviction: m.eviction,
+    radix: m.radix,
   };
 }
 
@@ -49,6 +51,7 @@ export function applyToReference(m: Model, ref: ReferencePool, a: Action): boole
       .with('free', () => ref.free(a.r))
       .with('timeout', () => ref.timeout(a.r))
       .with('insert', () => ref.insert(a.r))
+      .with('evict', () => ref.evict(a.r, m.promptPages[a.r] ?? 0, m.group[a.r] ?? -1))
       .with('retract', () => ref.retract(a.r))
       .with('offload', () => ref.offload(a.r))
       .with('resume', () => ref.resume(a.r))
@@ -73,11 +76,18 @@ export function referenceToSpec(m: Model, ref: ReferencePool): State {
     setHolder(m, s, p, label(page.holder));
     writeContent(m, s, p, label(page.data), page.pos, page.fill);
     setTag(m, s, p, label(page.tag), page.tagFill);
+    if (m.radix) setNodeLock(m, s, p, page.nodeLock);
   });
+  if (m.eviction && !m.radix) ref.locks.forEach((lock, g) => setLock(m, s, g, lock));
   ref.slots.forEach((r, slot) => {
-    if (r === undefined) return;
+    if (r === undefined) {
+      // An eviction made for a request not yet admitted is on its record already.
+      if (ref.slotEvicted[slot] === true) s[m.flagsAt + slot] = EVICTED_FOR;
+      return;
+    }
     s[m.phaseAt + slot] = Ph[r.phase];
-    s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0) | (r.resumed ? RESUMED : 0);
+    s[m.flagsAt + slot] = (r.hit ? HIT : 0) | (r.inserted ? INSERTED : 0) | (r.readUnheld ? READ_UNHELD : 0) | (r.resumed ? RESUMED : 0) | (r.evictedFor ? EVICTED_FOR : 0);
+    if (m.radix) setDepth(m, s, slot, r.depth);
     // A finished request's table that nothing can read again is dead in the spec (spec/liveness.ts): left empty.
     if (!tableIsDead(m, Ph[r.phase])) r.table.forEach((p, i) => setTablePage(m, s, slot, i, p < m.pages ? p : NO_PAGE));
     for (const x of r.seen) addObserved(m, s, slot, label(x));

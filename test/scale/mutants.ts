@@ -6,6 +6,8 @@
  */
 import { Ph } from '../../spec/state.ts';
 import { PagePool, prefixLabelOf, SteppingPool, type LifeOptions, type PoolOptions } from '../../impl/index.ts';
+import { RadixPool, type RadixPoolOptions } from '../../impl/radix-pool.ts';
+import { realPool } from '../../impl/drive.ts';
 
 /** A mutant: its name, what it gets wrong, how to build it, and the variant whose runs expose it (random when left out). */
 export interface ScaleMutant {
@@ -19,6 +21,8 @@ export interface ScaleMutant {
   readonly variant?: PoolOptions['variant'];
   /** For a defect of a request's life on D: the small test draws decode steps, growth and retraction as this says, and the scale test runs a long life. */
   readonly life?: LifeOptions;
+  /** For a defect of the radix tree: the small test draws the tree, and the scale test runs many hits on one node under `lock-underflow`. */
+  readonly tree?: true;
 }
 
 /** The owner check inspects only the first 32 pages of a table (one word of a bitmap, say). */
@@ -130,6 +134,25 @@ class TokenCountByte extends SteppingPool {
   }
 }
 
+/** The tree's lock_ref is a signed byte: a node unlocked 129 times more than it was locked wraps to 127, and looks locked to eviction. */
+class NodeLockByte extends RadixPool {
+  /** Every node's count as a signed byte would hold it. */
+  private wrap(): void {
+    for (let p = 0; p < this.nodeLock.length; p++) this.nodeLock[p] = ((this.nodeLock[p] ?? 0) << 24) >> 24;
+  }
+
+  protected override unlock(s: number): void {
+    super.unlock(s);
+    this.wrap();
+  }
+
+  override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
+    const ok = super.allocate(slot, length, prefix, tokens);
+    this.wrap();
+    return ok;
+  }
+}
+
 /** Every scale mutant, with the variant whose runs reach its code path. */
 export const SCALE_MUTANTS: readonly ScaleMutant[] = [
   { name: 'owner-check-first-32-pages', defect: 'the owner check inspects only the first 32 pages of a table', make: (o) => new OwnerCheckFirst32(o), variant: 'owner-check' },
@@ -141,4 +164,5 @@ export const SCALE_MUTANTS: readonly ScaleMutant[] = [
   { name: 'high-slot-keeps-refused', defect: 'a slot past the 4th stays refused after its free', make: (o) => new HighSlotKeepsRefused(o), variant: 'length-fix' },
   { name: 'growth-stops-at-64-pages', defect: 'a table grows to 64 pages and no further', make: (o) => new GrowthStopsAt64(o), life: { tableGrowth: true } },
   { name: 'token-count-in-a-byte', defect: 'the count of tokens decoded wraps at 256', make: (o) => new TokenCountByte(o), life: {} },
+  { name: 'node-lock-in-a-byte', defect: "the tree's lock_ref wraps below -128", make: (o: RadixPoolOptions) => (o.radix === true ? new NodeLockByte(o) : realPool(o)), tree: true },
 ];

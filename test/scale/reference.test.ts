@@ -35,6 +35,7 @@ function anchor(configs: fc.Arbitrary<Config>, runs: number, seed: number): numb
     for (const c of choices) {
       const a: Action | undefined = typeof c === 'number' ? enabled(m, s)[c % Math.max(1, enabled(m, s).length)] : c.r < m.n ? c : undefined;
       if (a === undefined) continue;
+      const before = { underflows: ref.underflows, negativeEvictions: ref.negativeEvictions };
       const next = step(m, s, a);
       const accepted = applyToReference(m, ref, a);
       if (accepted !== (next !== undefined)) throw new Error(`${actionLabel(m, a)}: reference ${accepted ? 'accepted' : 'refused'} it`);
@@ -47,6 +48,8 @@ function anchor(configs: fc.Arbitrary<Config>, runs: number, seed: number): numb
       if (next === undefined) continue;
       steps++;
       kinds.set(a.kind, (kinds.get(a.kind) ?? 0) + 1);
+      underflows += ref.underflows - before.underflows;
+      negativeEvictions += ref.negativeEvictions - before.negativeEvictions;
       const mine = referenceToSpec(m, ref);
       if (!sameState(mine, next)) throw new Error(`after ${actionLabel(m, a)}:\n  ${refinementDiff(m, next, mine).join('\n  ')}`);
       s = next;
@@ -59,6 +62,10 @@ function anchor(configs: fc.Arbitrary<Config>, runs: number, seed: number): numb
 
 /** How often the anchoring runs took each action kind. */
 const kinds = new Map<string, number>();
+
+/** Unlocks that took a node's lock_ref below 0, and evictions of a node below 0, over the anchoring runs. */
+let underflows = 0;
+let negativeEvictions = 0;
 
 /** Random configurations with a request's life on D: 2 or 3 decode steps, growth and retraction drawn, retraction's faults among the faults drawn. */
 function lifeConfigs(): fc.Arbitrary<Config> {
@@ -76,6 +83,26 @@ function lifeConfigs(): fc.Arbitrary<Config> {
 
 /** Runs of the life configurations. */
 const LIFE_RUNS = 2_000;
+
+/**
+ * Random configurations with the evicting prefix cache: eviction on, and where a request has
+ * a prefix the radix tree drawn (one-page prefixes: the reference refuses `prefixPages`);
+ * half of them with a request's life on D, so that retraction's unlock and a resume's
+ * eviction come up.
+ */
+function treeConfigs(): fc.Arbitrary<Config> {
+  const configs = fc.oneof(
+    fc.constantFrom(...REFERENCE_VARIANTS).chain((v) => configArbitrary(v, undefined, ['sorted', 'sglang', 'lifo'], true)),
+    lifeConfigs(),
+  );
+  return fc.record({ config: configs, radix: fc.boolean() }).map(({ config, radix }): Config => {
+    const tree = radix && config.requests.some((q) => q.prefix !== undefined);
+    return { ...config, eviction: true, ...(tree ? { radix: true } : {}) };
+  });
+}
+
+/** Runs of the tree configurations. */
+const TREE_RUNS = 1_000;
 
 describe('the reference model refines the spec on small configurations', () => {
   it('10,000 random configurations (buggy, length-fix, owner-check; every fault set and order) and interleavings: same enabledness, same state', () => {
@@ -101,6 +128,15 @@ describe('the reference model refines the spec on small configurations', () => {
     expect(taken).toEqual({ grow: 204, decode: 2_099, retract: 1_031, offload: 257, resume: 638 });
     // Pinned at issue 23's reference (decodeSteps, tableGrowth, retraction). A grow that merges no release list under sglang's shortage fails here (checked).
     expect(steps).toBe(14_720);
+  }, 60_000);
+
+  // Drawn apart (its own seed), so that the pins above stay.
+  it('1,000 random configurations with eviction and the radix tree: same enabledness, same state', () => {
+    kinds.clear();
+    const steps = anchor(treeConfigs(), TREE_RUNS, 29);
+    const taken = Object.fromEntries(['evict', 'insert', 'handoff', 'retract', 'resume'].map((k) => [k, kinds.get(k) ?? 0]));
+    // Pinned at the reference's tree (issue 23, item 5). A reference whose dec_lock_ref stops at 0 fails here (checked).
+    expect({ ...taken, underflows, negativeEvictions, steps }).toEqual({ evict: 59, insert: 69, handoff: 885, retract: 227, resume: 137, underflows: 45, negativeEvictions: 17, steps: 7_443 });
   }, 60_000);
 
   it('reproduces the incident: B reads A\'s page', () => {

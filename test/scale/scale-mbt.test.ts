@@ -92,6 +92,21 @@ describe('model-based test at scale: the pool refines the reference model', () =
     });
   }, 60_000);
 
+  // double-free off: with it the pool locks a matched node after its allocation took pages, so a double free that hands out the very node it matched loses the lock the spec gives it (the reference finds it; impl/radix-pool.ts's `allocate`).
+  it('the evicting prefix cache at scale: owner-check, random faults and orders, eviction, the radix tree drawn: 10 runs', () => {
+    const stats = noStats();
+    const result = runScaleMbt({ variant: 'owner-check', runs: 10, seed: 8, stats, tree: true, shrink: false, allocation: { doubleFree: false } });
+    expect(result.failure?.message).toBeUndefined();
+    expect(pick(stats, TREE_COUNTS)).toEqual({ actions: 5_540, maxAdmissions: 327, evictions: 62, inserts: 95, underflows: 309, negativeEvictions: 38, minNodeLock: -107 });
+  }, 60_000);
+
+  it('one node, every admission prefixed, lock-underflow: 4 runs, lock_ref sinks past -128 and the pool agrees', () => {
+    const stats = noStats();
+    const result = runScaleMbt({ config: TREE_UNDERFLOW, runs: 4, seed: 5, stats, minSteps: 1_200 });
+    expect(result.failure?.message).toBeUndefined();
+    expect(pick(stats, TREE_COUNTS)).toEqual({ actions: 4_903, maxAdmissions: 345, evictions: 0, inserts: 8, underflows: 2_331, negativeEvictions: 0, minNodeLock: -341 });
+  }, 60_000);
+
   it('buggy at scale: a decode reads another request\'s data, and the failure says where', () => {
     const result = runScaleMbt({ variant: 'buggy', faults: ['silent-stub'], runs: 100, seed: 4, isolation: true, maxSteps: 200 });
     expect(result.verdict).toBe('fail');
@@ -102,6 +117,29 @@ describe('model-based test at scale: the pool refines the reference model', () =
 
 /** The counts a run of a request's life reaches. */
 const LIFE_COUNTS = ['actions', 'grows', 'maxGrown', 'grownPast64', 'grownPast255', 'maxSteps', 'retracts', 'retractsAtExhaustion', 'offloads', 'resumes', 'leaks', 'failedLoudly'] as const;
+
+/** The counts a run of the evicting prefix cache reaches. */
+const TREE_COUNTS = ['actions', 'maxAdmissions', 'evictions', 'inserts', 'underflows', 'negativeEvictions', 'minNodeLock'] as const;
+
+/**
+ * The tree's deep underflow: one prefix, every admission prefixed (so none evicts the node),
+ * lock-underflow on: every request that hits or inserts takes the node's lock_ref one lower
+ * on net, and a run of 1,200 steps or more takes it past -128.
+ */
+const TREE_UNDERFLOW: ScaleConfig = {
+  pages: 256,
+  prefillLimit: 8,
+  slots: 3,
+  prefixes: 1,
+  variant: 'length-fix',
+  faults: ['lock-underflow'],
+  allocator: 'sorted',
+  pageSize: 1,
+  doubleFree: false,
+  eviction: true,
+  radix: true,
+  everyPrefixed: true,
+};
 
 /** The named counts of `stats`. */
 function pick(stats: ScaleStats, names: readonly (keyof ScaleStats)[]): Record<string, unknown> {
@@ -152,6 +190,7 @@ describe('model-based test at scale catches the defects that need size', () => {
       ...(mutant.variant === undefined ? {} : { variant: mutant.variant }),
       ...(late ? { config: LATE_WRITES, maxSteps: 300 } : {}),
       ...(mutant.life === undefined ? {} : { config: LONG_LIFE, minSteps: 1_200 }),
+      ...(mutant.tree === undefined ? {} : { config: TREE_UNDERFLOW, minSteps: 1_200 }),
       runs: 300,
       seed: 2,
       shrink: false,
@@ -163,7 +202,8 @@ describe('model-based test at scale catches the defects that need size', () => {
   it('the small model-based test (1,000 runs, seed 7, as for the other mutants; 200 with a request\'s life for its two) passes every one of them', () => {
     for (const mutant of SCALE_MUTANTS) {
       // A life mutant's small runs draw decode steps, growth and retraction (2 or 3 steps, tables of a few pages): 200 of them, as they cost more.
-      const life = mutant.life === undefined ? { runs: 1_000 } : { life: mutant.life, runs: 200 };
+      // A tree mutant's small runs draw the radix tree (flat, longer and nested prefixes): 200 of them.
+      const life = mutant.tree !== undefined ? { radix: true, runs: 200 } : mutant.life === undefined ? { runs: 1_000 } : { life: mutant.life, runs: 200 };
       const result = runMbt({ ...(mutant.variant === undefined ? {} : { variant: mutant.variant }), ...life, seed: 7, isolation: false, makePool: mutant.make });
       expect(result.verdict, mutant.name).toBe('pass');
     }
