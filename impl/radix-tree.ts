@@ -76,10 +76,23 @@ export class RadixTree {
     return d;
   }
 
-  /** An admission in slot `s` shared `matched` nodes: its last node is the path's end there, and every node on it is locked (`inc_lock_ref`). */
+  /**
+   * `inc_lock_ref` of group `g`'s first `matched` nodes (`delta` -1 takes it back when the
+   * admission then fails). It comes before the admission takes its pages, as in the spec:
+   * a double free can hand out a matched node's own page to the same admission, which
+   * takes the page out of the tree, and the lock must already be on it by then.
+   */
+  lockMatch(g: number, matched: number, delta: 1 | -1): void {
+    const { prefixPages } = this.host;
+    for (let j = 0; j < matched; j++) {
+      const p = prefixPages[this.host.prefixSlot(g, j)] ?? NO_PAGE;
+      if (p !== NO_PAGE) this.nodeLock[p] = (this.nodeLock[p] ?? 0) + delta;
+    }
+  }
+
+  /** An admission in slot `s` shared `matched` nodes, locked by {@link lockMatch}: its last node is the path's end there. */
   admitted(s: number, matched: number): void {
     this.depth[s] = matched;
-    this.addLocks(s, 0, matched, +1);
   }
 
   /** `dec_lock_ref(req.last_node)` as a release calls it: no floor; twice under `lock-underflow`; under `unlock-once` the last node becomes the root. */

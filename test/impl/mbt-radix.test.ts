@@ -123,6 +123,15 @@ describe('the pool refines the spec with the radix tree, leaks and all', () => {
   });
 });
 
+describe('an admission locks its matched path before it takes pages', () => {
+  // A double free puts the node's page on the free list while the tree still holds it; under lifo the admission that matched it is handed that very page. The spec locks first (the lock stays on the page); the pool locked after, when the page was no longer a node, and lost it (found by the scale reference). Without the fix: Refinement at run 105 of the default seed.
+  it('buggy, lifo, double-free and lock-underflow, 3 pages, A 2:sys, B 2:sys, C 2: 300 runs refine', () => {
+    const config = radix('buggy', ['double-free', 'lock-underflow'], 3, ['2:sys', '2:sys', '2'], { allocator: 'lifo' });
+    const result = runMbt({ config, runs: 300, seed: 20260827, isolation: false });
+    expect([result.failure?.message, result.runs]).toEqual([undefined, 300]);
+  });
+});
+
 describe('model-based test with the radix tree: mutants fail it', () => {
   it.each(RADIX_MUTANTS.map(([name, Mutant], k) => [name, [8, 40, 40, 1][k]!, Mutant] as const))('a pool that %s fails (owner-check, seed 67, unshrunk) at run %i', (_name, run, Mutant) => {
     const result = runMbt({ variant: 'owner-check', radix: true, runs: 100, seed: 67, isolation: false, shrink: false, makePool: (o: PoolOptions) => new Mutant(o) });
