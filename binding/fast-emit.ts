@@ -6,6 +6,9 @@
  * of the description; they differ only in what a write is: `t[o] = v`, or the old byte's
  * numbers out and the new one's in. The emitted code is plain loops over typed arrays, one
  * function per action, as the hand-written forms were, so the search's speed is theirs.
+ * The kinds only some models have (`timeout`, `landData`, `landTag`: a `model` guard) go
+ * in a second file per form, `fast-*-faults.ts`, so that each file stays within the size
+ * limits; what the emitter reads off the description first is `fast-analysis.ts`'s.
  *
  * The emitted files are committed (a clean checkout builds without this step); a test
  * holds them to what this module emits now. `npm run generate` rewrites them.
