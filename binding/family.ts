@@ -115,8 +115,9 @@ export class FastFamily {
   readonly revokeWriter: boolean;
   /** Whether a release frees only the pages the request still holds (`hardened`'s `release-checks-holder`). */
   readonly checksHolder: boolean;
-  /** Offsets of the landed parts per request (fault `torn-write`; -1 when absent, and the tag's without the owner check). */
+  /** Offset of the content parts landed per request (fault `torn-write`; -1 when absent). */
   readonly dataPartsAt: number;
+  /** Offset of the tag parts landed per request (fault `torn-write` under the owner check; -1 when absent). */
   readonly tagPartsAt: number;
   /** Per phase code: 1 when a request entering it has a dead table, cleared (liveness.ts, tableIsDead). */
   readonly clearOn: Uint8Array;
