@@ -1,19 +1,29 @@
 /**
  * The plainest family of configurations, for the search's fast path: whole pages (one
  * slot per page), the `sorted` allocator, no prompt prefixes, no eviction, with or without
- * the owner check (`owner-check`; no mechanism of `hardened`), one decode step, at most
- * faults `silent-stub` and `early-free`, one-byte widths ({@link oneByteLayout}).
- * Its actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`, and `timeout` under `early-free`) are
- * described once, as data, in `fast-actions.ts`; the code the search runs is emitted from
- * that description (`fast-emit.ts`). Here: which configurations are in the family, and
- * the per-model tables and scratch that the emitted code reads (offsets, lengths, the
- * severities of every read record, the free pages of the state being expanded).
+ * the owner check, `hardened` or not, one decode step, at most faults `silent-stub`,
+ * `early-free`, `stale-free` and `torn-write`, one-byte widths ({@link oneByteLayout}).
+ * Of `hardened`'s mechanisms two act here, `revoke-writer` and `release-checks-holder`
+ * (each on or off: `--without`); every other one acts only under a configuration or a
+ * fault outside the family (spec/hardening.ts: retraction, the radix tree, source pages,
+ * premature success, the metadata slot, the draft model, state slots, load-back; and
+ * `tag-counts-tokens` only with more than one slot per page), so it changes nothing here.
+ * Its actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`, `timeout` under
+ * `early-free`, `landData` and `landTag` under `torn-write`) are described once, as data,
+ * in `fast-actions.ts`; the code the search runs is emitted from that description
+ * (`fast-emit.ts`). Here: which configurations are in the family, and the per-model
+ * tables and scratch that the emitted code reads (offsets, lengths, the severities of
+ * every read record, the free pages of the state being expanded).
  */
 import { allActions, type ActionKind } from '../spec/actions.ts';
 import { FAST_ACTIONS } from './fast-actions.ts';
+import { tableIsDead } from '../spec/liveness.ts';
 import { isOverLong, type Model } from '../spec/model.ts';
 import { severity, verdictOf } from '../spec/reads.ts';
-import { recordOfByte, type State } from '../spec/state.ts';
+import { PHASES, recordOfByte, type State } from '../spec/state.ts';
+
+/** The faults the family's description covers. */
+const FAMILY_FAULTS: ReadonlySet<string> = new Set(['silent-stub', 'early-free', 'stale-free', 'torn-write']);
 
 /** The action kinds of the family, in the spec's order (the kinds `allActions` gives there): those its description has. */
 export const KINDS: readonly ActionKind[] = FAST_ACTIONS.map((a) => a.kind);
@@ -21,7 +31,6 @@ export const KINDS: readonly ActionKind[] = FAST_ACTIONS.map((a) => a.kind);
 /** Whether `m` is in the family (see above). */
 export function inFastFamily(m: Model): boolean {
   const faultsOn = Object.entries(m.fault).filter(([, on]) => on).map(([f]) => f);
-  const mechanisms = Object.values(m.mechanism).some((on) => on);
   return (
     m.pageSize === 1 &&
     m.allocator === 'sorted' &&
@@ -30,15 +39,14 @@ export function inFastFamily(m: Model): boolean {
     m.releaseAt < 0 &&
     m.groups === 0 &&
     !m.eviction &&
-    !mechanisms &&
     m.decodeSteps === 1 &&
     oneByteLayout(m) &&
     m.fillAt < 0 &&
-    !m.rereadsFinishedTable &&
+    m.tagFillAt < 0 &&
     // D's state slots and metadata rows (spec/state-slots.ts) are not in the description.
     m.config.stateSlots !== true &&
-    faultsOn.every((f) => f === 'silent-stub' || f === 'early-free') &&
-    sameActions(m)
+    faultsOn.every((f) => FAMILY_FAULTS.has(f)) &&
+    blocksOf(m) !== undefined
   );
 }
 
@@ -58,12 +66,20 @@ export function oneByteLayout(m: Model): boolean {
   return w.label === 1 && w.page === 1 && w.position === 1 && w.parts === 1 && w.record === 1 && w.labelSet <= 4;
 }
 
-/** Whether `allActions(m)` is the family's: each of {@link KINDS} for every request, kind-major (`timeout` only under `early-free`, and last). */
-function sameActions(m: Model): boolean {
+/**
+ * `allActions(m)` as the family numbers it: per block of `n` actions (one kind, every
+ * request in order), the kind's index in {@link KINDS}; `undefined` when the actions are
+ * not such blocks, in the description's order, with every kind that has no model guard
+ * (`model`: the kinds only some models have, `timeout`, `landData`, `landTag`).
+ */
+function blocksOf(m: Model): number[] | undefined {
   const actions = allActions(m);
-  const kinds = m.fault['early-free'] ? KINDS : KINDS.filter((k) => k !== 'timeout');
-  if (actions.length !== kinds.length * m.n) return false;
-  return actions.every((a, i) => a.kind === kinds[Math.floor(i / m.n)] && a.r === i % m.n && a.pages === undefined);
+  if (actions.length % m.n !== 0) return undefined;
+  const blocks: number[] = [];
+  for (let b = 0; b < actions.length / m.n; b++) blocks.push(KINDS.indexOf(actions[b * m.n]!.kind));
+  if (blocks.some((k, b) => k < 0 || (b > 0 && k <= blocks[b - 1]!))) return undefined;
+  if (FAST_ACTIONS.some((a, k) => a.model === undefined && !blocks.includes(k))) return undefined;
+  return actions.every((a, i) => a.kind === KINDS[blocks[Math.floor(i / m.n)]!] && a.r === i % m.n && a.pages === undefined) ? blocks : undefined;
 }
 
 /** The family's layout for one model: the offsets and tables the emitted code reads, and its scratch. */
@@ -91,8 +107,24 @@ export class FastFamily {
   readonly silentStub: boolean;
   /** Whether D may time a request out while P's write is in flight (fault `early-free`). */
   readonly earlyFree: boolean;
-  /** A finished request's table is dead and cleared (liveness.ts), unless the naive encoding keeps it. */
-  readonly clearOnFree: boolean;
+  /** Whether P's write lands part by part (fault `torn-write`): the actions `landData` and `landTag`. */
+  readonly tornWrite: boolean;
+  /** Whether a finished request's old table can be released again (fault `stale-free`). */
+  readonly staleFree: boolean;
+  /** Whether a timed-out request's write lands nowhere (`hardened`'s `revoke-writer`). */
+  readonly revokeWriter: boolean;
+  /** Whether a release frees only the pages the request still holds (`hardened`'s `release-checks-holder`). */
+  readonly checksHolder: boolean;
+  /** Offset of the content parts landed per request (fault `torn-write`; -1 when absent). */
+  readonly dataPartsAt: number;
+  /** Offset of the tag parts landed per request (fault `torn-write` under the owner check; -1 when absent). */
+  readonly tagPartsAt: number;
+  /** Per phase code: 1 when a request entering it has a dead table, cleared (liveness.ts, tableIsDead). */
+  readonly clearOn: Uint8Array;
+  /** Per kind (index in {@link KINDS}): the number of its first action in `allActions`, or -1 when the model lacks it. */
+  readonly base: Int32Array;
+  /** Per block of `n` actions in `allActions`: its kind's index in {@link KINDS}. */
+  readonly kindOf: Int32Array;
   /** Per request: where its severities start, 256 per table position (verdictOf on every record byte). */
   readonly sevAt: Int32Array;
   readonly sev: Uint8Array;
@@ -123,7 +155,16 @@ export class FastFamily {
     this.overLong = Uint8Array.from({ length: m.n }, (_, r) => (isOverLong(m, r) ? 1 : 0));
     this.silentStub = m.silentStub;
     this.earlyFree = m.fault['early-free'];
-    this.clearOnFree = !m.keepDeadState;
+    this.tornWrite = m.fault['torn-write'];
+    this.staleFree = m.fault['stale-free'];
+    this.revokeWriter = m.mechanism['revoke-writer'];
+    this.checksHolder = m.mechanism['release-checks-holder'];
+    this.dataPartsAt = m.layout.fields.dataParts?.at ?? -1;
+    this.tagPartsAt = m.layout.fields.tagParts?.at ?? -1;
+    this.clearOn = Uint8Array.from(PHASES, (_, code) => (tableIsDead(m, code) ? 1 : 0));
+    const blocks = blocksOf(m) ?? [];
+    this.kindOf = Int32Array.from(blocks);
+    this.base = Int32Array.from(KINDS, (_, k) => (blocks.includes(k) ? blocks.indexOf(k) * m.n : -1));
     this.sevAt = new Int32Array(m.n);
     let cells = 0;
     for (let r = 0; r < m.n; r++) {

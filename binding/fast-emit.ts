@@ -6,6 +6,9 @@
  * of the description; they differ only in what a write is: `t[o] = v`, or the old byte's
  * numbers out and the new one's in. The emitted code is plain loops over typed arrays, one
  * function per action, as the hand-written forms were, so the search's speed is theirs.
+ * The kinds only some models have (`timeout`, `landData`, `landTag`: a `model` guard) go
+ * in a second file per form, `fast-*-faults.ts`, so that each file stays within the size
+ * limits; what the emitter reads off the description first is `fast-analysis.ts`'s.
  *
  * The emitted files are committed (a clean checkout builds without this step); a test
  * holds them to what this module emits now. `npm run generate` rewrites them.
@@ -13,15 +16,17 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { isFinished } from '../spec/liveness.ts';
-import { Ph, isLive, type Phase } from '../spec/state.ts';
-import { FAST_ACTIONS, FIELDS, type Effect, type FastAction, type Field } from './fast-actions.ts';
-import { CONJUNCTION_READS } from './properties.ts';
+import { Ph } from '../spec/state.ts';
+import { FAST_ACTIONS, FIELDS, type Effect, type FastAction } from './fast-actions.ts';
+import { effectsOf, lateFromOf, quietOf, tableDies, writesPagesOfTable } from './fast-analysis.ts';
+
+export { isQuiet } from './fast-analysis.ts';
 
 /** What a write becomes: a byte of a successor (`slice`, `apply`) or a fingerprint delta (`print`). */
 type Target = 'slice' | 'print' | 'apply';
 
 /** The family's fields that emitted code reads as locals, taken from the `FastFamily` (`family.ts`). */
-const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'tagAt', 'ownerCheck', 'flagsAt', 'stepsAt', 'observedAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
+const FAMILY_LOCALS = ['n', 'phaseAt', 'holderAt', 'dataAt', 'dataPosAt', 'tagAt', 'ownerCheck', 'flagsAt', 'stepsAt', 'observedAt', 'dataPartsAt', 'tagPartsAt', 'len', 'tableAt', 'readAt', 'overLong', 'sev', 'sevAt', 'free'] as const;
 
 /** The request's locals, in the order they may depend on each other, with their definitions. */
 const REQUEST_LOCALS: readonly (readonly [string, string])[] = [
@@ -45,70 +50,6 @@ function names(code: string, name: string): boolean {
   return new RegExp(`(?<![.\\w])${name}\\b`).test(bare);
 }
 
-/** The fields an action's effects write, and the phases they enter. */
-function writesOf(effects: readonly Effect[], fields: Set<Field> = new Set(), phases: Set<string> = new Set()): { fields: Set<Field>; phases: Set<string> } {
-  for (const e of effects) {
-    if ('set' in e) fields.add(e.set);
-    else if ('phase' in e) phases.add(e.phase);
-    else if ('each' in e) writesOf(e.steps, fields, phases);
-    else if ('if' in e) {
-      writesOf(e.then, fields, phases);
-      writesOf(e.else ?? [], fields, phases);
-    }
-  }
-  return { fields, phases };
-}
-
-/**
- * Whether action `a` is quiet: it writes no field the conjoined invariants read, and every
- * phase it enters is live exactly when the phases it leaves are (the invariants read a
- * phase only for its liveness).
- */
-export function isQuiet(a: FastAction): boolean {
-  const { fields, phases } = writesOf(a.effects);
-  const liveFrom = a.phases.map((p) => isLive(Ph[p]));
-  const sameLiveness = [...phases].every((to) => liveFrom.every((from) => from === isLive(Ph[to as keyof typeof Ph])));
-  return sameLiveness && [...fields].every((f) => !CONJUNCTION_READS.includes(f));
-}
-
-/** A dead table, as `free` leaves it (liveness.ts): all empty slots, unless the naive encoding keeps it. */
-const TABLE_DIES: Effect = { if: 'f.clearOnFree', then: [{ each: 'position', steps: [{ set: 'table', to: '0xff' }] }] };
-
-/** `effects` with each phase entered replaced by its late one (`late`), from a timed-out request; a finished one kills the table. */
-function lateEffects(effects: readonly Effect[], late: Readonly<Partial<Record<Phase, Phase>>>): Effect[] {
-  return effects.map((e): Effect => {
-    if ('phase' in e) {
-      const to = late[e.phase] ?? e.phase;
-      return { if: 'phase === Ph.timedOut', then: [...(isFinished(Ph[to]) ? [TABLE_DIES] : []), { phase: to }], else: [e] };
-    }
-    if ('each' in e) return { ...e, steps: lateEffects(e.steps, late) };
-    if ('if' in e) return { ...e, then: lateEffects(e.then, late), ...(e.else === undefined ? {} : { else: lateEffects(e.else, late) }) };
-    return e;
-  });
-}
-
-/** The effects the emitted code runs: the description's, with the late phases when the action has them. */
-function effectsOf(a: FastAction): readonly Effect[] {
-  return a.late === undefined ? a.effects : lateEffects(a.effects, a.late);
-}
-
-/** The emitted expression of whether a successor is quiet: `isQuiet` of the action, and of its late form from a timed-out request (as an action of its own). */
-function quietOf(a: FastAction): string | undefined {
-  const onTime = isQuiet(a);
-  const late = a.late !== undefined && isQuiet({ ...a, phases: ['timedOut'], effects: lateEffects(a.effects, a.late) });
-  if (a.late === undefined || onTime === late) return onTime ? 'true' : undefined;
-  return onTime ? 'phase !== Ph.timedOut' : 'phase === Ph.timedOut';
-}
-
-/** Whether some page-scoped write sits in a loop over table positions, where a table that names a page twice writes one byte twice. */
-function writesPagesOfTable(effects: readonly Effect[], inTable = false): boolean {
-  return effects.some((e) => {
-    if ('set' in e) return inTable && FIELDS[e.set].scope === 'page';
-    if ('each' in e) return writesPagesOfTable(e.steps, inTable || e.each === 'position');
-    if ('if' in e) return writesPagesOfTable(e.then, inTable) || writesPagesOfTable(e.else ?? [], inTable);
-    return false;
-  });
-}
 
 /** The default index variable of a field's scope. */
 const INDEX: Readonly<Record<string, string>> = { page: 'p', position: 'i', observedByte: 'k', request: '' };
@@ -124,7 +65,7 @@ function emitWrite(target: Target, offset: string, value: string, was: string): 
 /** An action's effects as statements of the target, indented by `pad`. */
 function emitEffects(effects: readonly Effect[], target: Target, pad: string): string[] {
   const out: string[] = [];
-  const block = (head: string, body: string[]): void => void out.push(`${pad}${head} {`, ...body, `${pad}}`);
+  const block = (head: string, body: string[]): void => void out.push(...compact(head, body, pad));
   for (const e of effects) {
     if ('set' in e) {
       const offset = FIELDS[e.set].offset(e.at ?? INDEX[FIELDS[e.set].scope]!);
@@ -132,6 +73,7 @@ function emitEffects(effects: readonly Effect[], target: Target, pad: string): s
       if (e.when === undefined) out.push(...lines.map((x) => pad + x));
       else block(`if (${e.when})`, lines.map((x) => `${pad}  ${x}`));
     } else if ('phase' in e) {
+      if (isFinished(Ph[e.phase])) out.push(...emitEffects([tableDies(e.phase)], target, pad));
       out.push(...emitWrite(target, 'phaseAt + r', `Ph.${e.phase}`, 'phase').map((x) => pad + x));
     } else if ('let' in e) {
       out.push(`${pad}${e.mutable === true ? 'let' : 'const'} ${e.let} = ${e.be};`);
@@ -140,9 +82,12 @@ function emitEffects(effects: readonly Effect[], target: Target, pad: string): s
     } else if ('each' in e) {
       const body = emitEffects(e.steps, target, `${pad}  `);
       out.push(...emitLoop(e.each, e.skipEmpty === true, body, pad));
-    } else {
+    } else if ('ifLate' in e) {
+      throw new Error('fast-emit: a late-only branch outside an action with a late form');
+    } else if (e.else === undefined) {
       block(`if (${e.if})`, emitEffects(e.then, target, `${pad}  `));
-      if (e.else !== undefined) out.splice(out.length - 1, 1, `${pad}} else {`, ...emitEffects(e.else, target, `${pad}  `), `${pad}}`);
+    } else {
+      out.push(`${pad}if (${e.if}) {`, ...emitEffects(e.then, target, `${pad}  `), `${pad}} else {`, ...emitEffects(e.else, target, `${pad}  `), `${pad}}`);
     }
   }
   return out;
@@ -151,15 +96,21 @@ function emitEffects(effects: readonly Effect[], target: Target, pad: string): s
 /** A loop of the description: its header, the page it names (when the body reads it), its body. */
 function emitLoop(each: 'position' | 'freePage' | 'observedByte', skipEmpty: boolean, body: string[], pad: string): string[] {
   const text = body.join('\n');
-  if (each === 'observedByte') return [`${pad}for (let k = 0; k < w; k++) {`, ...body, `${pad}}`];
+  if (each === 'observedByte') return compact('for (let k = 0; k < w; k++)', body, pad);
   if (each === 'freePage') return [`${pad}for (let k = 0; k < l; k++) {`, `${pad}  const p = free[k]!;`, ...body, `${pad}}`];
   const page = skipEmpty || names(text, 'p') ? [`${pad}  const p = s[at + i]!;`] : [];
   const skip = skipEmpty ? [`${pad}  if (p === 0xff) continue;`] : [];
-  return [`${pad}for (let i = 0; i < l; i++) {`, ...page, ...skip, ...body, `${pad}}`];
+  return compact('for (let i = 0; i < l; i++)', [...page, ...skip, ...body], pad);
 }
 
-/** The action number of request `r` for the action at index `kind` of {@link FAST_ACTIONS}. */
-const actionOf = (kind: number): string => (kind === 0 ? 'r' : `${kind} * n + r`);
+/** A block (`if`, `for`) with its body: on one line when the body is one line, so that the emitted functions stay within the size limits (test/architecture). */
+function compact(head: string, body: string[], pad: string): string[] {
+  if (body.length === 1) return [`${pad}${head} { ${body[0]!.trim()} }`];
+  return [`${pad}${head} {`, ...body, `${pad}}`];
+}
+
+/** The action number of request `r` for the action at index `kind` of {@link FAST_ACTIONS}: fixed for a kind every model has, else from the model's first action of the kind (`base`). */
+const actionOf = (kind: number): string => (FAST_ACTIONS[kind]!.model !== undefined ? 'base + r' : kind === 0 ? 'r' : `${kind} * n + r`);
 
 /** What a case the description leaves to the spec, or a table naming a page twice, becomes in each target. */
 function escape(target: Target, a: FastAction, kind: number): string[] {
@@ -173,7 +124,7 @@ function escape(target: Target, a: FastAction, kind: number): string[] {
 /** The guard and prelude of one request's action in the target: the lines before its effects. */
 function emitGuard(target: Target, a: FastAction, kind: number): string[] {
   const fail = target === 'apply' ? `throw notEnabled(${actionOf(kind)});` : 'continue;';
-  const phases = a.late === undefined ? a.phases : [...a.phases, 'timedOut'];
+  const phases = a.late === undefined ? a.phases : [...a.phases, lateFromOf(a)];
   const out = ['const phase = s[phaseAt + r]!;', `if (${phases.map((p) => `phase !== Ph.${p}`).join(' && ')}) ${fail}`];
   if (a.model !== undefined && target === 'apply') out.push(`if (!(${a.model})) ${fail}`);
   if (a.readsFree === true) out.push(...(target === 'apply' ? ['f.scanFree(s);'] : ['if (!scanned) f.scanFree(s);', 'scanned = true;']));
@@ -185,7 +136,7 @@ function emitGuard(target: Target, a: FastAction, kind: number): string[] {
 }
 
 /** One action's function in the target. */
-function emitAction(target: Target, a: FastAction, kind: number): string[] {
+function emitAction(target: Target, a: FastAction, kind: number, exported: boolean): string[] {
   const effects = emitEffects(effectsOf(a), target, '');
   const inner = [...emitGuard(target, a, kind)];
   if (target === 'slice') inner.push('const t = s.slice();', ...effects, `sink(t, ${actionOf(kind)});`);
@@ -203,27 +154,16 @@ function emitAction(target: Target, a: FastAction, kind: number): string[] {
   const body = [phase!, guard!, ...declared, ...rest];
   const params = { slice: 'f: FastFamily, s: State, sink: Sink', print: 'f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink', apply: 'f: FastFamily, s: State, r: number, t: State' }[target];
   const head = target === 'print' ? ['const { lo, hi } = z;'] : [];
-  const skip = a.model === undefined ? [] : [`if (!(${a.model})) return;`];
-  const loop = target === 'apply' ? body : [...skip, ...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
+  const skip = a.model === undefined ? [] : [...(target === 'apply' ? [] : [`if (!(${a.model})) return;`]), `const base = f.base[${kind}]!;`];
+  const loop = target === 'apply' ? [...skip, ...body] : [...skip, ...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
   const text = [...head, ...loop].join('\n');
   const family = FAMILY_LOCALS.filter((name) => names(text, name));
   const destructure = family.length > 0 ? [`const { ${family.join(', ')} } = f;`] : [];
   const quiet = quietOf(a);
-  const said = quiet === 'true' ? ' Quiet.' : quiet === undefined ? '' : ' Quiet but from a timed-out request.';
+  const said = quiet === 'true' ? ' Quiet.' : quiet === undefined ? '' : ` Quiet but from phase \`${lateFromOf(a)}\`.`;
   const doc = `/** ${a.kind}: ${a.prose}${target === 'print' ? said : ''} */`;
-  return [doc, `function ${a.kind}(${params}): void {`, ...[...destructure, ...head, ...loop].map((x) => `  ${x}`), '}'];
+  return [doc, `${exported ? 'export ' : ''}function ${a.kind}(${params}): void {`, ...[...destructure, ...head, ...loop].map((x) => `  ${x}`), '}'];
 }
-
-/** The fingerprint of a case the deltas do not cover (left to the spec, or a table naming a page twice): its successor hashed whole. */
-const BY_HASH = [
-  "/** Action `a`'s fingerprint from its successor, hashed whole: for the cases the deltas leave out. */",
-  'function byHash(f: FastFamily, s: State, a: number, z: Zobrist, sink: FingerprintSink, quiet = false): void {',
-  '  const t = Uint8Array.from(s);',
-  '  apply(f, s, a, t);',
-  '  z.hash(t, f.hash, 0);',
-  '  sink(a, f.hash[0]!, f.hash[1]!, quiet);',
-  '}',
-];
 
 /** The header of an emitted file. */
 function header(what: string): string[] {
@@ -231,53 +171,72 @@ function header(what: string): string[] {
 }
 
 /** The imports an emitted file's text needs. */
-function importsOf(text: string, target: Target): string[] {
+function importsOf(text: string, target: Target, faults: boolean): string[] {
   const constants = SPEC_CONSTANTS.filter((c) => names(text, c));
   const out: string[] = [];
-  if (target === 'print') out.push("import type { FingerprintSink } from '../checker/model.ts';", "import type { Zobrist } from '../checker/zobrist.ts';", "import { apply } from './fast-apply.ts';");
+  if (target === 'print') out.push("import type { FingerprintSink } from '../checker/model.ts';", "import type { Zobrist } from '../checker/zobrist.ts';");
+  if (names(text, 'byHash')) out.push("import { byHash } from './hash-whole.ts';");
   const helpers = ['hasEmptySlot', 'namesPageTwice', 'bySpec', 'notEnabled'].filter((h) => names(text, h));
   out.push(`import { ${['FastFamily', ...helpers].map((h) => (h === 'FastFamily' ? 'type FastFamily' : h)).join(', ')} } from './family.ts';`);
   // The spec's own transition, for a case the description leaves to it, under another name than the emitted function's.
   const spec = FAST_ACTIONS.filter((a) => text.includes(`${a.kind}BySpec(`));
   if (spec.length > 0) out.push(`import { ${spec.map((a) => `${a.kind} as ${a.kind}BySpec`).join(', ')} } from '../spec/transitions.ts';`);
   out.push(`import { ${[...constants, 'type State'].join(', ')} } from '../spec/state.ts';`);
+  if (!faults) out.push(`import { ${indexed(false).map(({ a }) => a.kind).join(', ')} } from './${FILES[target]}-faults.ts';`);
+  if (target === 'slice' && faults) out.push("import type { Sink } from './fast-successors.ts';");
   return out;
 }
 
-/** The three emitted files, by path relative to the repository's root. */
+/** The emitted files of each target, without `.ts`; the kinds only some models have (`model`) go in `-faults.ts` beside it, so that each file stays within the size limits. */
+const FILES: Readonly<Record<Target, string>> = { slice: 'fast-successors', print: 'fast-fingerprints', apply: 'fast-apply' };
+
+/** An action of the description with its kind index. */
+type Indexed = { readonly a: FastAction; readonly kind: number };
+
+/** The description's actions (read at each call: a test changes them) that every model of the family has (`always`), or the others. */
+const indexed = (always: boolean): Indexed[] => FAST_ACTIONS.map((a, kind) => ({ a, kind })).filter(({ a }) => (a.model === undefined) === always);
+
+/** One emitted file of `target`: the functions of `actions`, then the `exported` lines. */
+function emitFile(what: string, target: Target, actions: readonly Indexed[], exported: string[], faults: boolean): string {
+  const fns = actions.flatMap(({ a, kind }) => ['', ...emitAction(target, a, kind, faults)]);
+  const body = [...fns, ...(exported.length > 0 ? ['', ...exported] : [])];
+  const sink = target === 'slice' && !faults ? ['', '/** Receives a successor and the index (in `allActions`) of the action that made it. */', 'export type Sink = (t: State, action: number) => void;'] : [];
+  return [...header(what), ...importsOf(body.join('\n'), target, faults), ...sink, ...body, ''].join('\n');
+}
+
+/** The six emitted files, by path relative to the repository's root. */
 export function emitFastFamily(): Record<string, string> {
-  const fns = (target: Target): string[] => FAST_ACTIONS.flatMap((a, kind) => ['', ...emitAction(target, a, kind)]);
   const calls = (args: string): string[] => FAST_ACTIONS.map((a) => `  ${a.kind}(${args});`);
-  const file = (what: string, target: Target, exported: string[]): string => {
-    const body = [...fns(target), ...(target === 'print' ? ['', ...BY_HASH] : []), '', ...exported];
-    return [...header(what), ...importsOf(body.join('\n'), target), ...(target === 'slice' ? ['', '/** Receives a successor and the index (in `allActions`) of the action that made it. */', 'export type Sink = (t: State, action: number) => void;'] : []), ...body, ''].join('\n');
-  };
   const cases = FAST_ACTIONS.map((a, kind) => `    case ${kind}:\n      return ${a.kind}(f, s, r, out);`);
+  const faults = (target: Target, what: string): Record<string, string> => ({ [`binding/${FILES[target]}-faults.ts`]: emitFile(`${what} The kinds only some models have (faults \`early-free\`, \`torn-write\`).`, target, indexed(false), [], true) });
   return {
-    'binding/fast-successors.ts': file('Every successor of a state of the fast family, each written into a `slice()` of it, in action order.', 'slice', [
+    'binding/fast-successors.ts': emitFile('Every successor of a state of the fast family, each written into a `slice()` of it, in action order.', 'slice', indexed(true), [
       '/** Every successor of `s`, in action order (kind-major, then request). */',
       'export function successors(f: FastFamily, s: State, sink: Sink): void {',
       ...calls('f, s, sink'),
       '}',
-    ]),
-    'binding/fast-fingerprints.ts': file("Every successor of a state of the fast family as its action and fingerprint: each written byte's old numbers out, the new ones in.", 'print', [
+    ], false),
+    ...faults('slice', 'Successors of the fast family, each written into a `slice()` of the state.'),
+    'binding/fast-fingerprints.ts': emitFile("Every successor of a state of the fast family as its action and fingerprint: each written byte's old numbers out, the new ones in.", 'print', indexed(true), [
       '/** Every successor of `s` as its action and fingerprint (`s`\'s is `(h1, h2)`), in action order, each quiet one said so. */',
       'export function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {',
       ...calls('f, s, h1, h2, z, sink'),
       '}',
-    ]),
-    'binding/fast-apply.ts': file("One action of the fast family applied: its changes written into a copy of the state.", 'apply', [
+    ], false),
+    ...faults('print', "Successors of the fast family as their actions and fingerprints: each written byte's old numbers out, the new ones in."),
+    'binding/fast-apply.ts': emitFile('One action of the fast family applied: its changes written into a copy of the state.', 'apply', indexed(true), [
       '/** Writes action `a`\'s changes of `s` into `out` (a copy of `s`); throws when `a` is not enabled in `s`. */',
       'export function apply(f: FastFamily, s: State, a: number, out: State): void {',
-      '  const kind = (a / f.n) | 0;',
-      '  const r = a - kind * f.n;',
-      '  switch (kind) {',
+      '  const block = (a / f.n) | 0;',
+      '  const r = a - block * f.n;',
+      '  switch (f.kindOf[block]) {',
       ...cases,
       '    default:',
       '      throw notEnabled(a);',
       '  }',
       '}',
-    ]),
+    ], false),
+    ...faults('apply', 'Actions of the fast family applied: their changes written into a copy of the state.'),
   };
 }
 

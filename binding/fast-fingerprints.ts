@@ -6,9 +6,10 @@
  */
 import type { FingerprintSink } from '../checker/model.ts';
 import type { Zobrist } from '../checker/zobrist.ts';
-import { apply } from './fast-apply.ts';
+import { byHash } from './hash-whole.ts';
 import { type FastFamily, hasEmptySlot, namesPageTwice } from './family.ts';
 import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
+import { timeout, landData, landTag } from './fast-fingerprints-faults.ts';
 
 /** allocate: a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared). */
 function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
@@ -32,18 +33,16 @@ function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, s
       const p = free[k]!;
       b = (holderAt + p) << 8; was = s[holderAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       b = (at + k) << 8; was = s[at + k]!; now = (p) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      if (ownerCheck) {
-        b = (tagAt + p) << 8; was = s[tagAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      }
+      if (ownerCheck) { b = (tagAt + p) << 8; was = s[tagAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
     }
     b = (phaseAt + r) << 8; was = phase; now = Ph.allocated; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(r, x, y);
   }
 }
 
-/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label). Quiet but from a timed-out request. */
+/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label); under torn-write the write is only posted. A late write under revoke-writer lands nowhere. Quiet but from phase `timedOut`. */
 function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
@@ -60,32 +59,41 @@ function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
     let b = 0;
     let was = 0;
     let now = 0;
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      if (p === 0xff) continue;
-      b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = (i) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      if (ownerCheck) {
-        b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      }
-    }
-    if (phase === Ph.timedOut) {
-      if (f.clearOnFree) {
-        for (let i = 0; i < l; i++) {
-          b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-        }
-      }
+    if (phase === Ph.timedOut && f.revokeWriter) {
+      if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
       b = (phaseAt + r) << 8; was = phase; now = Ph.landed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     } else {
-      b = (phaseAt + r) << 8; was = phase; now = Ph.written; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (f.tornWrite) {
+        b = (dataPartsAt + r) << 8; was = s[dataPartsAt + r]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        if (ownerCheck) { b = (tagPartsAt + r) << 8; was = s[tagPartsAt + r]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
+        if (phase === Ph.timedOut) {
+          b = (phaseAt + r) << 8; was = phase; now = Ph.landing; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        } else {
+          b = (phaseAt + r) << 8; was = phase; now = Ph.writing; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
+      } else {
+        for (let i = 0; i < l; i++) {
+          const p = s[at + i]!;
+          if (p === 0xff) continue;
+          b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = (i) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          if (ownerCheck) { b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
+        }
+        if (phase === Ph.timedOut) {
+          if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
+          b = (phaseAt + r) << 8; was = phase; now = Ph.landed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        } else {
+          b = (phaseAt + r) << 8; was = phase; now = Ph.written; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        }
+      }
     }
     sink(1 * n + r, x, y, phase !== Ph.timedOut);
   }
 }
 
-/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). Quiet but from a timed-out request. */
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label; under torn-write, posted; late under revoke-writer, nowhere). Quiet but from phase `timedOut`. */
 function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
@@ -100,33 +108,38 @@ function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
     let now = 0;
     if (!f.silentStub) {
       if (phase === Ph.timedOut) {
-        if (f.clearOnFree) {
-          for (let i = 0; i < l; i++) {
-            b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-          }
-        }
+        if (f.clearOn[Ph.freed] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
         b = (phaseAt + r) << 8; was = phase; now = Ph.freed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       } else {
         b = (phaseAt + r) << 8; was = phase; now = Ph.refused; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       }
     } else {
-      const p = s[at]!;
-      if (p !== 0xff) {
-        b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-        b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-        if (ownerCheck) {
-          b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-        }
-      }
-      if (phase === Ph.timedOut) {
-        if (f.clearOnFree) {
-          for (let i = 0; i < l; i++) {
-            b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-          }
-        }
+      if (phase === Ph.timedOut && f.revokeWriter) {
+        if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
         b = (phaseAt + r) << 8; was = phase; now = Ph.landed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       } else {
-        b = (phaseAt + r) << 8; was = phase; now = Ph.written; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+        if (f.tornWrite) {
+          b = (dataPartsAt + r) << 8; was = s[dataPartsAt + r]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          if (ownerCheck) { b = (tagPartsAt + r) << 8; was = s[tagPartsAt + r]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
+          if (phase === Ph.timedOut) {
+            b = (phaseAt + r) << 8; was = phase; now = Ph.landing; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          } else {
+            b = (phaseAt + r) << 8; was = phase; now = Ph.writing; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          }
+        } else {
+          const p = s[at]!;
+          if (p !== 0xff) {
+            b = (dataAt + p) << 8; was = s[dataAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+            b = (dataPosAt + p) << 8; was = s[dataPosAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+            if (ownerCheck) { b = (tagAt + p) << 8; was = s[tagAt + p]!; now = (r + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
+          }
+          if (phase === Ph.timedOut) {
+            if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
+            b = (phaseAt + r) << 8; was = phase; now = Ph.landed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          } else {
+            b = (phaseAt + r) << 8; was = phase; now = Ph.written; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+          }
+        }
       }
     }
     sink(2 * n + r, x, y, phase !== Ph.timedOut);
@@ -183,9 +196,7 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
       b = (phaseAt + r) << 8; was = phase; now = Ph.failed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     } else {
       let observed = 0;
-      for (let k = 0; k < w; k++) {
-        observed |= s[o + k]! << (8 * k);
-      }
+      for (let k = 0; k < w; k++) { observed |= s[o + k]! << (8 * k); }
       let unheld = false;
       for (let i = 0; i < l; i++) {
         const p = s[at + i]!;
@@ -194,17 +205,11 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
         if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
         const old = s[rec0 + i]!;
         const row = sev0 + 256 * i;
-        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
-          b = (rec0 + i) << 8; was = s[rec0 + i]!; now = (record) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-        }
+        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) { b = (rec0 + i) << 8; was = s[rec0 + i]!; now = (record) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
         if (s[holderAt + p] !== r + 1) unheld = true;
       }
-      for (let k = 0; k < w; k++) {
-        b = (o + k) << 8; was = s[o + k]!; now = ((observed >>> (8 * k)) & 0xff) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      }
-      if (unheld) {
-        b = (flagsAt + r) << 8; was = s[flagsAt + r]!; now = (s[flagsAt + r]! | READ_UNHELD) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      }
+      for (let k = 0; k < w; k++) { b = (o + k) << 8; was = s[o + k]!; now = ((observed >>> (8 * k)) & 0xff) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
+      if (unheld) { b = (flagsAt + r) << 8; was = s[flagsAt + r]!; now = (s[flagsAt + r]! | READ_UNHELD) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
       b = (stepsAt + r) << 8; was = s[stepsAt + r]!; now = (s[stepsAt + r]! + 1) & 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
       b = (phaseAt + r) << 8; was = phase; now = Ph.decoded; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     }
@@ -212,15 +217,16 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
   }
 }
 
-/** free: the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it). */
+/** free: the table's pages are held by nobody (under release-checks-holder, those the request still holds); the request is freed, or under stale-free a finished one released again. */
 function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
   const { lo, hi } = z;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
+    if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed && phase !== Ph.freed && phase !== Ph.landed) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
+    if (!(f.staleFree || (phase !== Ph.freed && phase !== Ph.landed))) continue;
     if (namesPageTwice(s, at, l)) {
       byHash(f, s, 5 * n + r, z, sink);
       continue;
@@ -233,53 +239,17 @@ function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       if (p === 0xff) continue;
-      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+      if (!f.checksHolder || s[holderAt + p] === r + 1) { b = (holderAt + p) << 8; was = s[holderAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; }
     }
-    if (f.clearOnFree) {
-      for (let i = 0; i < l; i++) {
-        b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-      }
+    if (phase === Ph.freed || phase === Ph.landed) {
+      if (f.clearOn[Ph.released] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
+      b = (phaseAt + r) << 8; was = phase; now = Ph.released; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
+    } else {
+      if (f.clearOn[Ph.freed] === 1) { for (let i = 0; i < l; i++) { b = (at + i) << 8; was = s[at + i]!; now = 0xff; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!; } }
+      b = (phaseAt + r) << 8; was = phase; now = Ph.freed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     }
-    b = (phaseAt + r) << 8; was = phase; now = Ph.freed; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
     sink(5 * n + r, x, y);
   }
-}
-
-/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
-function timeout(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  const { n, phaseAt, holderAt, len, tableAt } = f;
-  const { lo, hi } = z;
-  if (!(f.earlyFree)) return;
-  for (let r = 0; r < n; r++) {
-    const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
-    const l = len[r]!;
-    const at = tableAt[r]!;
-    if (namesPageTwice(s, at, l)) {
-      byHash(f, s, 6 * n + r, z, sink);
-      continue;
-    }
-    let x = h1;
-    let y = h2;
-    let b = 0;
-    let was = 0;
-    let now = 0;
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      if (p === 0xff) continue;
-      b = (holderAt + p) << 8; was = s[holderAt + p]!; now = 0; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    }
-    b = (phaseAt + r) << 8; was = phase; now = Ph.timedOut; x ^= lo[b | was]! ^ lo[b | now]!; y ^= hi[b | was]! ^ hi[b | now]!;
-    sink(6 * n + r, x, y);
-  }
-}
-
-/** Action `a`'s fingerprint from its successor, hashed whole: for the cases the deltas leave out. */
-function byHash(f: FastFamily, s: State, a: number, z: Zobrist, sink: FingerprintSink, quiet = false): void {
-  const t = Uint8Array.from(s);
-  apply(f, s, a, t);
-  z.hash(t, f.hash, 0);
-  sink(a, f.hash[0]!, f.hash[1]!, quiet);
 }
 
 /** Every successor of `s` as its action and fingerprint (`s`'s is `(h1, h2)`), in action order, each quiet one said so. */
@@ -291,4 +261,6 @@ export function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z:
   decode(f, s, h1, h2, z, sink);
   free(f, s, h1, h2, z, sink);
   timeout(f, s, h1, h2, z, sink);
+  landData(f, s, h1, h2, z, sink);
+  landTag(f, s, h1, h2, z, sink);
 }

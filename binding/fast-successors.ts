@@ -7,6 +7,7 @@
 import { type FastFamily, hasEmptySlot } from './family.ts';
 import { decode as decodeBySpec } from '../spec/transitions.ts';
 import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
+import { timeout, landData, landTag } from './fast-successors-faults.ts';
 
 /** Receives a successor and the index (in `allActions`) of the action that made it. */
 export type Sink = (t: State, action: number) => void;
@@ -28,18 +29,16 @@ function allocate(f: FastFamily, s: State, sink: Sink): void {
       const p = free[k]!;
       t[holderAt + p] = r + 1;
       t[at + k] = p;
-      if (ownerCheck) {
-        t[tagAt + p] = 0;
-      }
+      if (ownerCheck) { t[tagAt + p] = 0; }
     }
     t[phaseAt + r] = Ph.allocated;
     sink(t, r);
   }
 }
 
-/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label). */
+/** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label); under torn-write the write is only posted. A late write under revoke-writer lands nowhere. */
 function prefill(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
@@ -47,32 +46,41 @@ function prefill(f: FastFamily, s: State, sink: Sink): void {
     const at = tableAt[r]!;
     if (!(overLong[r] === 0)) continue;
     const t = s.slice();
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      if (p === 0xff) continue;
-      t[dataAt + p] = r + 1;
-      t[dataPosAt + p] = i;
-      if (ownerCheck) {
-        t[tagAt + p] = r + 1;
-      }
-    }
-    if (phase === Ph.timedOut) {
-      if (f.clearOnFree) {
-        for (let i = 0; i < l; i++) {
-          t[at + i] = 0xff;
-        }
-      }
+    if (phase === Ph.timedOut && f.revokeWriter) {
+      if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
       t[phaseAt + r] = Ph.landed;
     } else {
-      t[phaseAt + r] = Ph.written;
+      if (f.tornWrite) {
+        t[dataPartsAt + r] = 0;
+        if (ownerCheck) { t[tagPartsAt + r] = 0; }
+        if (phase === Ph.timedOut) {
+          t[phaseAt + r] = Ph.landing;
+        } else {
+          t[phaseAt + r] = Ph.writing;
+        }
+      } else {
+        for (let i = 0; i < l; i++) {
+          const p = s[at + i]!;
+          if (p === 0xff) continue;
+          t[dataAt + p] = r + 1;
+          t[dataPosAt + p] = i;
+          if (ownerCheck) { t[tagAt + p] = r + 1; }
+        }
+        if (phase === Ph.timedOut) {
+          if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
+          t[phaseAt + r] = Ph.landed;
+        } else {
+          t[phaseAt + r] = Ph.written;
+        }
+      }
     }
     sink(t, 1 * n + r);
   }
 }
 
-/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label). */
+/** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label; under torn-write, posted; late under revoke-writer, nowhere). */
 function stub(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, len, tableAt, overLong } = f;
+  const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
@@ -82,33 +90,38 @@ function stub(f: FastFamily, s: State, sink: Sink): void {
     const t = s.slice();
     if (!f.silentStub) {
       if (phase === Ph.timedOut) {
-        if (f.clearOnFree) {
-          for (let i = 0; i < l; i++) {
-            t[at + i] = 0xff;
-          }
-        }
+        if (f.clearOn[Ph.freed] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
         t[phaseAt + r] = Ph.freed;
       } else {
         t[phaseAt + r] = Ph.refused;
       }
     } else {
-      const p = s[at]!;
-      if (p !== 0xff) {
-        t[dataAt + p] = r + 1;
-        t[dataPosAt + p] = 0;
-        if (ownerCheck) {
-          t[tagAt + p] = r + 1;
-        }
-      }
-      if (phase === Ph.timedOut) {
-        if (f.clearOnFree) {
-          for (let i = 0; i < l; i++) {
-            t[at + i] = 0xff;
-          }
-        }
+      if (phase === Ph.timedOut && f.revokeWriter) {
+        if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
         t[phaseAt + r] = Ph.landed;
       } else {
-        t[phaseAt + r] = Ph.written;
+        if (f.tornWrite) {
+          t[dataPartsAt + r] = 0;
+          if (ownerCheck) { t[tagPartsAt + r] = 0; }
+          if (phase === Ph.timedOut) {
+            t[phaseAt + r] = Ph.landing;
+          } else {
+            t[phaseAt + r] = Ph.writing;
+          }
+        } else {
+          const p = s[at]!;
+          if (p !== 0xff) {
+            t[dataAt + p] = r + 1;
+            t[dataPosAt + p] = 0;
+            if (ownerCheck) { t[tagAt + p] = r + 1; }
+          }
+          if (phase === Ph.timedOut) {
+            if (f.clearOn[Ph.landed] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
+            t[phaseAt + r] = Ph.landed;
+          } else {
+            t[phaseAt + r] = Ph.written;
+          }
+        }
       }
     }
     sink(t, 2 * n + r);
@@ -156,9 +169,7 @@ function decode(f: FastFamily, s: State, sink: Sink): void {
       t[phaseAt + r] = Ph.failed;
     } else {
       let observed = 0;
-      for (let k = 0; k < w; k++) {
-        observed |= s[o + k]! << (8 * k);
-      }
+      for (let k = 0; k < w; k++) { observed |= s[o + k]! << (8 * k); }
       let unheld = false;
       for (let i = 0; i < l; i++) {
         const p = s[at + i]!;
@@ -167,17 +178,11 @@ function decode(f: FastFamily, s: State, sink: Sink): void {
         if ((label & BYTE_LABEL) !== 0) observed |= 1 << ((label & BYTE_LABEL) - 1);
         const old = s[rec0 + i]!;
         const row = sev0 + 256 * i;
-        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) {
-          t[rec0 + i] = record;
-        }
+        if ((old & BYTE_READ) === 0 || sev[row + record]! > sev[row + old]!) { t[rec0 + i] = record; }
         if (s[holderAt + p] !== r + 1) unheld = true;
       }
-      for (let k = 0; k < w; k++) {
-        t[o + k] = (observed >>> (8 * k)) & 0xff;
-      }
-      if (unheld) {
-        t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD;
-      }
+      for (let k = 0; k < w; k++) { t[o + k] = (observed >>> (8 * k)) & 0xff; }
+      if (unheld) { t[flagsAt + r] = s[flagsAt + r]! | READ_UNHELD; }
       t[stepsAt + r] = s[stepsAt + r]! + 1;
       t[phaseAt + r] = Ph.decoded;
     }
@@ -185,47 +190,29 @@ function decode(f: FastFamily, s: State, sink: Sink): void {
   }
 }
 
-/** free: the table's pages are held by nobody; the request is freed and its table dies (unless the naive encoding keeps it). */
+/** free: the table's pages are held by nobody (under release-checks-holder, those the request still holds); the request is freed, or under stale-free a finished one released again. */
 function free(f: FastFamily, s: State, sink: Sink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
   for (let r = 0; r < n; r++) {
     const phase = s[phaseAt + r]!;
-    if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed) continue;
+    if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed && phase !== Ph.freed && phase !== Ph.landed) continue;
     const l = len[r]!;
     const at = tableAt[r]!;
+    if (!(f.staleFree || (phase !== Ph.freed && phase !== Ph.landed))) continue;
     const t = s.slice();
     for (let i = 0; i < l; i++) {
       const p = s[at + i]!;
       if (p === 0xff) continue;
-      t[holderAt + p] = 0;
+      if (!f.checksHolder || s[holderAt + p] === r + 1) { t[holderAt + p] = 0; }
     }
-    if (f.clearOnFree) {
-      for (let i = 0; i < l; i++) {
-        t[at + i] = 0xff;
-      }
+    if (phase === Ph.freed || phase === Ph.landed) {
+      if (f.clearOn[Ph.released] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
+      t[phaseAt + r] = Ph.released;
+    } else {
+      if (f.clearOn[Ph.freed] === 1) { for (let i = 0; i < l; i++) { t[at + i] = 0xff; } }
+      t[phaseAt + r] = Ph.freed;
     }
-    t[phaseAt + r] = Ph.freed;
     sink(t, 5 * n + r);
-  }
-}
-
-/** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write. */
-function timeout(f: FastFamily, s: State, sink: Sink): void {
-  const { n, phaseAt, holderAt, len, tableAt } = f;
-  if (!(f.earlyFree)) return;
-  for (let r = 0; r < n; r++) {
-    const phase = s[phaseAt + r]!;
-    if (phase !== Ph.allocated) continue;
-    const l = len[r]!;
-    const at = tableAt[r]!;
-    const t = s.slice();
-    for (let i = 0; i < l; i++) {
-      const p = s[at + i]!;
-      if (p === 0xff) continue;
-      t[holderAt + p] = 0;
-    }
-    t[phaseAt + r] = Ph.timedOut;
-    sink(t, 6 * n + r);
   }
 }
 
@@ -238,4 +225,6 @@ export function successors(f: FastFamily, s: State, sink: Sink): void {
   decode(f, s, sink);
   free(f, s, sink);
   timeout(f, s, sink);
+  landData(f, s, sink);
+  landTag(f, s, sink);
 }

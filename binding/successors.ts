@@ -1,12 +1,13 @@
 /**
  * A fast form of the spec's successor generation, for the search's hot loop, on the
  * plainest family of configurations (`family.ts`): whole pages (one slot per page), the
- * `sorted` allocator, no prompt prefixes, no eviction, the owner check on or off (no
- * mechanism of `hardened`), one decode step, at most faults `silent-stub` and `early-free`,
+ * `sorted` allocator, no prompt prefixes, no eviction, the owner check on or off,
+ * `hardened` (its `revoke-writer` and `release-checks-holder`, each on or off), one decode
+ * step, at most faults `silent-stub`, `early-free`, `stale-free` and `torn-write`,
  * one-byte widths. The readable transitions are in `spec/transitions.ts`; the family's
- * actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`, and `timeout`
- * under `early-free`) are described once, as data, in `fast-actions.ts`, and their code
- * is emitted from that description (`fast-emit.ts`).
+ * actions (`allocate`, `prefill`, `stub`, `handoff`, `decode`, `free`, `timeout` under
+ * `early-free`, `landData` and `landTag` under `torn-write`) are described once, as data,
+ * in `fast-actions.ts`, and their code is emitted from that description (`fast-emit.ts`).
  *
  * Why: the readable transitions ask the model for every switch and offset through
  * dozens of small accessors per successor, which V8 cannot all inline; a successor cost

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agreeOn, coverage, differential, report } from './agreement.ts';
 import type { Drawn } from '../support/real-sizes.ts';
+import type { Mechanism } from '../../spec/index.ts';
 
 // The sample of the fast tier; test/binding/agreement-heavy.test.ts runs more configurations, and larger parts of their spaces, in the heavy tier.
 describe('the fast path, the general successors and step agree on random configurations at real sizes (a sample)', () => {
@@ -25,5 +26,27 @@ describe('the fast path, the general successors and step agree on random configu
     const seen = coverage();
     for (const d of drawn) agreeOn(d, 1500, seen);
     expect({ inFamily: seen.inFamily, states: seen.states, complete: seen.complete, failed: seen.familyFailed, landed: seen.familyLanded }).toEqual({ inFamily: 5, states: 6096, complete: 1, failed: 596, landed: 643 });
+  });
+
+  // hardened's two mechanisms of the family, each on and off, with stale and torn writes: pinned, as the random draws rarely reach them in the family.
+  it('hardened in the fast family, and its removals: 8 configurations, up to 1,500 states each', { timeout: 120_000 }, () => {
+    const four: Drawn['faults'] = ['silent-stub', 'early-free', 'stale-free', 'torn-write'];
+    const sorted = (variant: Drawn['variant'], pages: number, prefillLimit: number, lengths: number[], faults: Drawn['faults']): Drawn => ({ pages, prefillLimit, lengths, allocator: 'sorted', variant, faults, prefix: false, lengthRule: 'gt' });
+    const drawn: [Drawn, Mechanism[]][] = [
+      // The benchmark's configuration (bench/handwritten-owner.ts), and one at real sizes.
+      [sorted('hardened', 6, 2, [2, 1, 3, 1], four), []],
+      [sorted('hardened', 9, 2, [1, 3, 9, 2], four), []],
+      // Each mechanism off (spec/removals.ts's rows), then both: the late parts land in a new holder's page, a stale release frees another's.
+      [sorted('hardened', 2, 2, [1, 1], ['early-free', 'torn-write']), ['revoke-writer']],
+      [sorted('hardened', 2, 2, [1, 1, 1], ['stale-free', 'torn-write']), ['release-checks-holder']],
+      [sorted('hardened', 9, 2, [1, 3, 9, 2], four), ['revoke-writer', 'release-checks-holder']],
+      // The same faults without any mechanism, with and without the owner check (no landTag without it).
+      [sorted('owner-check', 9, 2, [1, 3, 9, 2], four), []],
+      [sorted('buggy', 9, 2, [1, 3, 9, 2], ['silent-stub', 'stale-free', 'torn-write']), []],
+      [sorted('length-fix', 4, 2, [1, 2, 3], ['torn-write', 'early-free']), []],
+    ];
+    const seen = coverage();
+    for (const [d, without] of drawn) agreeOn(d, 1500, seen, without);
+    expect({ inFamily: seen.inFamily, states: seen.states, complete: seen.complete, failed: seen.familyFailed, landed: seen.familyLanded, landing: seen.familyLanding, released: seen.familyReleased }).toEqual({ inFamily: 8, states: 11101, complete: 1, failed: 12, landed: 1356, landing: 2025, released: 1243 });
   });
 });

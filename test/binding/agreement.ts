@@ -20,7 +20,7 @@ import { expandersOf } from '../../binding/expanders.ts';
 import { fastHashedOf, fastSuccessorsOf, inFastFamily } from '../../binding/successors.ts';
 import { ScratchState } from '../../checker/scratch.ts';
 import { Zobrist } from '../../checker/zobrist.ts';
-import { allActions, compile, initial, Ph, phaseOf, step, type Model, type State } from '../../spec/index.ts';
+import { allActions, compile, initial, Ph, phaseOf, step, type Mechanism, type Model, type State } from '../../spec/index.ts';
 import { keyOf } from '../checker/orbits.ts';
 import { bump, configOf, drawnConfig, type Drawn, type SizeStats } from '../support/real-sizes.ts';
 
@@ -35,10 +35,14 @@ export interface Coverage extends SizeStats {
   familyFailed: number;
   /** Family states in which a timed-out request's late write has landed (fault `early-free`). */
   familyLanded: number;
+  /** Family states in which parts of a write land after D released the request (faults `early-free` and `torn-write`, without `revoke-writer`). */
+  familyLanding: number;
+  /** Family states in which a finished request's old table was released a second time (fault `stale-free`). */
+  familyReleased: number;
 }
 
 /** An empty {@link Coverage}. */
-export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0, familyFailed: 0, familyLanded: 0 });
+export const coverage = (): Coverage => ({ configs: 0, inFamily: 0, states: 0, complete: 0, pages: {}, requestCounts: {}, longestRequest: {}, allocators: {}, variants: {}, withPrefix: 0, familyPast8: 0, familyFailed: 0, familyLanded: 0, familyLanding: 0, familyReleased: 0 });
 
 /** Up to `budget` reachable states of `m`, in breadth-first order, and whether they are all of them. */
 function explore(m: Model, budget: number): { states: State[]; complete: boolean } {
@@ -70,9 +74,9 @@ function bySpec(m: Model, actions: ReturnType<typeof allActions>, s: State): str
   return out;
 }
 
-/** Checks one drawn configuration's states, and counts what it covered. */
-export function agreeOn(d: Drawn, budget: number, seen: Coverage): void {
-  const m = compile(configOf(d));
+/** Checks one drawn configuration's states (`hardened` without the mechanisms `without`), and counts what it covered. */
+export function agreeOn(d: Drawn, budget: number, seen: Coverage, without: readonly Mechanism[] = []): void {
+  const m = compile(without.length === 0 ? configOf(d) : { ...configOf(d), without });
   const actions = allActions(m);
   const { states, complete } = explore(m, budget);
   const family = inFastFamily(m);
@@ -80,6 +84,8 @@ export function agreeOn(d: Drawn, budget: number, seen: Coverage): void {
   const some = (phase: number): number => states.filter((s) => m.tableAt.some((_, r) => phaseOf(m, s, r) === phase)).length;
   if (family) seen.familyFailed += some(Ph.failed);
   if (family) seen.familyLanded += some(Ph.landed);
+  if (family) seen.familyLanding += some(Ph.landing);
+  if (family) seen.familyReleased += some(Ph.released);
   const scratch = new ScratchState(m.size);
   const general = [true, false].map((fast) => expandersOf(m, actions, fast));
   const plain = fastSuccessorsOf(m);

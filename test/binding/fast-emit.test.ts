@@ -12,7 +12,7 @@ const INSTRUMENTED = process.env['PAGECHECK_MUTATION_AREA'] !== undefined;
 describe('the fast family, emitted from its one description (binding/fast-actions.ts)', () => {
   it.skipIf(INSTRUMENTED)('the committed files are what the description emits now (run `npm run generate` when this fails)', () => {
     const emitted = emitFastFamily();
-    expect(Object.keys(emitted).sort()).toEqual(['binding/fast-apply.ts', 'binding/fast-fingerprints.ts', 'binding/fast-successors.ts']);
+    expect(Object.keys(emitted).sort()).toEqual(['binding/fast-apply-faults.ts', 'binding/fast-apply.ts', 'binding/fast-fingerprints-faults.ts', 'binding/fast-fingerprints.ts', 'binding/fast-successors-faults.ts', 'binding/fast-successors.ts']);
     for (const [path, text] of Object.entries(emitted)) expect(readFileSync(ROOT + path, 'utf8'), path).toBe(text);
   });
 
@@ -30,8 +30,8 @@ describe('the fast family, emitted from its one description (binding/fast-action
   });
 
   it('quiet actions follow from the fields written and the phases entered', () => {
-    // prefill, stub and handoff write only page contents and move a request between live phases; the others write what the conjunction reads.
-    expect(FAST_ACTIONS.filter(isQuiet).map((a) => a.kind)).toEqual(['prefill', 'stub', 'handoff']);
+    // prefill, stub, handoff and the landing parts (on time) write only page contents and counts of parts and move a request between live phases; the others write what the conjunction reads.
+    expect(FAST_ACTIONS.filter(isQuiet).map((a) => a.kind)).toEqual(['prefill', 'stub', 'handoff', 'landData', 'landTag']);
     // A write of a field the conjunction reads (a holder), or a phase change across liveness, is not quiet.
     const handoff = FAST_ACTIONS.find((a) => a.kind === 'handoff')!;
     expect(isQuiet({ ...handoff, effects: [{ set: 'holder', at: '0', to: '0' }, { phase: 'handedOff' }] })).toBe(false);

@@ -19,6 +19,8 @@ const CONFIGS: readonly (readonly [string, Config, number])[] = [
   ['buggy, stale-free, two decode steps, requests 1,1,1', configFrom({ pages: 1, prefillLimit: 1, requests: [{ length: 1 }, { length: 1 }, { length: 1 }], variant: 'buggy', faults: ['stale-free'], decodeSteps: 2 }), 2224],
   // Table growth: live tables with empty positions past the pages grow added, freed again by a stale release.
   ['table growth, buggy, stale-free, sglang, requests 1,1,3', configFrom({ pages: 3, prefillLimit: 2, requests: [{ length: 1 }, { length: 1 }, { length: 3 }], variant: 'buggy', faults: ['silent-stub', 'stale-free'], allocator: 'sglang', decodeSteps: 2, tableGrowth: true }), 1521],
+  // hardened in the fast family (binding/family.ts) with both of its mechanisms there off: the conjunction's plain pass on stale releases and torn, late writes.
+  ['hardened without revoke-writer and release-checks-holder, early-free, stale-free, torn-write, requests 1,1', configFrom({ pages: 1, prefillLimit: 1, requests: [{ length: 1 }, { length: 1 }], variant: 'hardened', faults: ['early-free', 'stale-free', 'torn-write'], without: ['revoke-writer', 'release-checks-holder'] }), 477],
   ["issue 14's defect under buggy", configFrom({ pages: 4, prefillLimit: 3, requests: [{ length: 1 }, { length: 2, prefix: 'sys' }, { length: 3, prefix: 'sys' }], variant: 'buggy', faults: ['silent-stub', 'early-free'] }), 4651],
 ];
 

@@ -25,6 +25,13 @@ const FAMILY: readonly (readonly [string, Config, number])[] = [
   ['minimal incident, owner-check, early-free', incidentConfig('owner-check', ['silent-stub', 'early-free']), 72],
   ['4 pages, requests 1,2,3, owner-check, early-free', configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'owner-check', faults: ['silent-stub', 'early-free'] }), 2703],
   ['4 pages, requests 1,2,3, buggy, early-free only', configFrom({ pages: 4, prefillLimit: 2, requests: requests([1, 2, 3]), variant: 'buggy', faults: ['early-free'] }), 1006],
+  // hardened: revoke-writer drops a timed-out request's parts in flight and its late write; release-checks-holder keeps a stale release off another's pages; torn writes land part by part.
+  ['minimal incident, hardened', incidentConfig('hardened'), 21],
+  ['2 pages, requests 1,1, hardened, early-free, torn-write', configFrom({ pages: 2, prefillLimit: 2, requests: requests([1, 1]), variant: 'hardened', faults: ['early-free', 'torn-write'] }), 401],
+  ['2 pages, requests 1,1,1, hardened, stale-free, torn-write', configFrom({ pages: 2, prefillLimit: 2, requests: requests([1, 1, 1]), variant: 'hardened', faults: ['stale-free', 'torn-write'] }), 2494],
+  ['3 pages, requests 1,2, hardened, the benchmark\'s four faults', configFrom({ pages: 3, prefillLimit: 1, requests: requests([1, 2]), variant: 'hardened', faults: ['silent-stub', 'early-free', 'stale-free', 'torn-write'] }), 780],
+  // Torn writes without timeout and without the owner check: landData is numbered right after free, and there is no landTag.
+  ['3 pages, requests 1,2, buggy, torn-write only', configFrom({ pages: 3, prefillLimit: 2, requests: requests([1, 2]), variant: 'buggy', faults: ['torn-write'] }), 111],
 ];
 
 /** Every successor of `s` as the readable spec gives it: `step` over `allActions`, in order. */
@@ -228,9 +235,9 @@ describe('the fast successors agree with the spec on every reachable state', () 
       { ...incidentConfig('buggy'), allocator: 'sglang' },
       { ...incidentConfig('buggy'), pageSize: 2 },
       { ...incidentConfig('buggy'), decodeSteps: 2 },
-      incidentConfig('buggy', ['silent-stub', 'stale-free']),
-      incidentConfig('hardened'),
-      incidentConfig('owner-check', ['silent-stub', 'early-free', 'torn-write']),
+      incidentConfig('buggy', ['silent-stub', 'double-free']),
+      incidentConfig('owner-check', ['silent-stub', 'torn-write', 'premature-success']),
+      { ...incidentConfig('hardened'), pageSize: 2 },
     ];
     for (const c of outside) expect(fastSuccessorsOf(compile(c)), JSON.stringify(c)).toBeUndefined();
   });
