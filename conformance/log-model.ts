@@ -3,7 +3,7 @@
  * validator cannot hold a log against refused as bad input (naming the field), and the
  * caveats of what it reads with less than every interleaving.
  */
-import { checksOwner, DEFAULT_FAULTS } from '../spec/index.ts';
+import { checksOwner, DEFAULT_FAULTS, FAULT_NEEDS } from '../spec/index.ts';
 import { VALIDATOR_FAULTS, type ConfigEvent, type LogModel } from './events.ts';
 import type { SourceLine } from './lines.ts';
 import { LogInputError } from './validate-result.ts';
@@ -42,9 +42,11 @@ export function resolveModel(config: ConfigEvent | undefined, overrides: Partial
     tableGrowth: overrides.tableGrowth ?? config?.tableGrowth ?? false,
     retraction: overrides.retraction ?? config?.retraction ?? false,
     radix: overrides.radix ?? config?.radix ?? false,
+    ...(config?.stateSlots === true ? { stateSlots: true } : {}),
+    ...(config?.sourcePages === true ? { sourcePages: true } : {}),
     ...(config?.prefixPages === undefined ? {} : { prefixPages: config.prefixPages }),
   };
-  const radix = radixIssue(model);
+  const radix = radixIssue(model) ?? slotsIssue(model);
   if (radix !== undefined) throw new LogInputError(where, radix.field, radix.message);
   return model;
 }
@@ -58,6 +60,16 @@ function radixIssue(model: LogModel): { field: string; message: string } | undef
   if (model.radix !== true) return undefined;
   if (!model.eviction) return { field: 'radix', message: 'radix: true needs eviction: true (the radix tree is the evicting prefix cache as a tree, as in the spec)' };
   if (model.allocator === 'any') return { field: 'allocator', message: 'allocator "any" with radix: true: the spec follows the radix tree under sorted, sglang and lifo only' };
+  return undefined;
+}
+
+/** What validate-log cannot hold a log with state slots or P's source pages against, by field: a fault of either without its switch (as the spec refuses it), and either with the radix tree, whose logged pool has neither. */
+function slotsIssue(model: LogModel): { field: string; message: string } | undefined {
+  const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'stateSlots' || FAULT_NEEDS[f] === 'sourcePages');
+  if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'stateSlots' | 'sourcePages'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
+  if (model.radix !== true) return undefined;
+  if (model.stateSlots === true) return { field: 'stateSlots', message: 'stateSlots: true with radix: true: validate-log follows the state slots on the serving pool without the radix tree; check such a configuration with `pagecheck check --state-slots --radix`' };
+  if (model.sourcePages === true) return { field: 'sourcePages', message: 'sourcePages: true with radix: true: validate-log follows P\'s source pages on the serving pool without the radix tree; check such a configuration with `pagecheck check --source-pages --radix`' };
   return undefined;
 }
 

@@ -15,7 +15,12 @@
  * `ServingRadixPool`: the same serving pool, its prefix cache the radix tree).
  */
 import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
-import { ServingPool, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
+import { hasMechanism } from '../spec/behaviour.ts';
+import { faultActs, ServingPool, STALE_DATA, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
+import { LogPicks } from './log-picks.ts';
+import { SlotLedger, type SlotPick } from './slot-ledger.ts';
+
+export { LogPicks } from './log-picks.ts';
 
 /** What the validator needs of one state's pool: the serving pool's actions, and the page ids of the next allocation taken from the log when asked. */
 export interface LogPool extends ServingPool {
@@ -23,58 +28,30 @@ export interface LogPool extends ServingPool {
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
+  /** D's state slots and metadata rows (config `stateSlots`, slot-ledger.ts); `undefined` without them. */
+  readonly slots: SlotLedger | undefined;
+  /** The state slot and metadata row the next `allocate` takes, as the log names them. */
+  slotPick: SlotPick;
+  /** P frees the source pages of the slot's outstanding write early (fault `source-early-free`); whether the spec enables it. */
+  abortSource(slot: number): boolean;
+  /** P's prefill of the request with `serial` reused the slot's freed source pages. */
+  reuseSource(slot: number, serial: number): void;
   /** A copy of this state. */
   fork(): LogPool;
 }
 
-/**
- * The logged allocation, the same in every pool class the validator runs (this file's
- * `LoggedPool`, radix.ts's `LoggedRadixPool`): the log's pages taken into table entries
- * `at .. at+n-1` when it names them, and the page named twice.
- */
-export class LogPicks {
-  /** Per page, the epoch of the last duplicate scan that met it (`double-free` only). */
-  private readonly marks: Int32Array;
-  private epoch = 0;
+/** The logged pool's options: the serving pool's, and whether D's state slots are modelled (config `stateSlots`). */
+export interface LoggedPoolOptions extends ServingPoolOptions {
+  /** Config `stateSlots`: a state slot and a metadata row per request (slot-ledger.ts). */
+  readonly stateSlots?: boolean;
+  /** Config `sourcePages`: P's source pages, which P may free early under fault `source-early-free`. */
+  readonly sourcePages?: boolean;
+}
 
-  constructor(private readonly doubleFree: boolean, pages: number) {
-    this.marks = new Int32Array(doubleFree ? pages : 0);
-  }
-
-  /** A logged pool's `takePages`: the wanted pages when the log names them (`remove` takes one off the free list), else the pool's own order (`own`); the page named twice, or -1 (a multiset free list under `double-free` can hand one page out twice in one allocation). */
-  take(wanted: readonly number[] | undefined, tables: Int32Array, at: number, n: number, own: () => void, remove: (p: number) => boolean): number {
-    if (wanted !== undefined) return this.takeWanted(wanted, tables, at, n, remove);
-    own();
-    return this.doubleFree ? this.repeated(tables, at, n) : -1;
-  }
-
-  /** The table entries `at .. at+n-1` take the wanted pages, each removed from the free list by `remove` (false when it was not free); the page named twice, or -1. */
-  takeWanted(wanted: readonly number[], tables: Int32Array, at: number, n: number, remove: (p: number) => boolean): number {
-    let twice = -1;
-    for (let i = 0; i < n; i++) {
-      const p = wanted[i] ?? 0;
-      // Every page was free before: one that is not free now was named twice (more often than the multiset of `double-free` lists it).
-      if (!remove(p)) twice = p;
-      tables[at + i] = p;
-    }
-    return twice < 0 && this.doubleFree ? this.repeated(tables, at, n) : twice;
-  }
-
-  /** A page that table entries `at .. at+n-1` name twice, or -1: one pass, marking pages with a fresh epoch (nothing allocated). */
-  repeated(tables: Int32Array, at: number, n: number): number {
-    const marks = this.marks;
-    if (++this.epoch === 0x7fffffff) {
-      marks.fill(0);
-      this.epoch = 1;
-    }
-    const epoch = this.epoch;
-    for (let i = at; i < at + n; i++) {
-      const p = tables[i] ?? 0;
-      if (marks[p] === epoch) return p;
-      marks[p] = epoch;
-    }
-    return -1;
-  }
+/** The ledger of D's slots for a logged pool with these options, or `undefined` without `stateSlots`. */
+export function ledgerFor(options: LoggedPoolOptions): SlotLedger | undefined {
+  if (options.stateSlots !== true) return undefined;
+  return new SlotLedger(options.slots, faultActs(options, 'metadata-collision', 'metadata-alloc-checks-holder'), faultActs(options, 'state-slot-reuse', 'slot-freed-with-request'));
 }
 
 /** The pool, with the page ids of the next allocation taken from the log when asked. */
@@ -83,13 +60,108 @@ export class LoggedPool extends ServingPool implements LogPool {
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
+  /** D's state slots and metadata rows ({@link LogPool}). */
+  readonly slots: SlotLedger | undefined;
+  /** The ids the next `allocate` takes ({@link LogPool}). */
+  slotPick: SlotPick = {};
+  /** Per request slot: 0 while P's source pages hold its own KV; after P freed them early (`abortSource`), the label its write lands instead (the reusing request's serial, or another user's KV). */
+  readonly sourceLabel: Int32Array;
+  /** The label the write landing now carries instead of its own, or 0. */
+  private relabel = 0;
   private readonly picks: LogPicks;
 
-  constructor(options: ServingPoolOptions) {
-    super(options);
+  constructor(readonly logged: LoggedPoolOptions) {
+    super(logged);
     this.wanted = undefined;
     this.twice = -1;
     this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
+    this.slots = ledgerFor(logged);
+    this.sourceLabel = new Int32Array(logged.slots);
+  }
+
+  /** Makes this pool's state equal to `other`'s, its slots and P's source pages included. */
+  override copyFrom(other: PagePool): void {
+    super.copyFrom(other);
+    if (!(other instanceof LoggedPool)) return;
+    if (other.slots !== undefined) this.slots?.copyFrom(other.slots);
+    this.sourceLabel.set(other.sourceLabel);
+  }
+
+  /**
+   * P frees the source pages of a write it has not finished (fault `source-early-free` under
+   * `torn-write`, config `sourcePages`; spec/source-pages.ts): from now on the write carries
+   * another user's KV, unless `hardened`'s `hold-source` keeps the pages. False when the
+   * fault is off, the write has landed, or P freed them already.
+   */
+  abortSource(slot: number): boolean {
+    const o = this.logged;
+    if (o.sourcePages !== true || !faultActs(o, 'source-early-free') || !faultActs(o, 'torn-write')) return false;
+    const phase = this.phase(slot);
+    if ((phase !== Ph.allocated && phase !== Ph.timedOut) || this.sourceLabel[slot] !== 0) return false;
+    if (!hasMechanism(o.variant, 'hold-source')) this.sourceLabel[slot] = STALE_DATA;
+    return true;
+  }
+
+  /** P's next prefill, of the request with `serial`, reused the freed source pages of the slot's write: what is left of the write carries its KV. */
+  reuseSource(slot: number, serial: number): void {
+    if (this.sourceLabel[slot] !== 0) this.sourceLabel[slot] = serial;
+  }
+
+  /** Admits as the serving pool does, and takes a state slot and a metadata row (spec/state-slots.ts `takeSlots`). */
+  override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
+    if (!super.allocate(slot, length, prefix, tokens)) return false;
+    this.slots?.take(slot, this.serial(slot), this.slotPick);
+    return true;
+  }
+
+  /** P's write; landed as the request's own, its state and first token land in its slot and row; after an early free of its source pages, it carries what they hold then. */
+  override prefill(slot: number): boolean {
+    this.relabel = this.sourceLabel[slot] ?? 0;
+    const accepted = super.prefill(slot);
+    this.relabel = 0;
+    if (accepted) this.sourceLabel[slot] = 0;
+    return this.landed(slot, accepted);
+  }
+
+  /** P's stub; a silent one lands as a prefill does. */
+  override stub(slot: number): boolean {
+    this.relabel = this.sourceLabel[slot] ?? 0;
+    const accepted = super.stub(slot);
+    this.relabel = 0;
+    if (accepted) this.sourceLabel[slot] = 0;
+    return this.landed(slot, accepted);
+  }
+
+  /** A page write, carrying the reused source page's content while a relabelled write lands. */
+  protected override write(p: number, label: number, pos: number, slots: number): void {
+    super.write(p, this.relabel !== 0 ? this.relabel : label, pos, slots);
+  }
+
+  /** The commit reads the metadata row and frees it (under `state-slot-reuse` the state slot too). */
+  override handoff(slot: number): boolean {
+    if (!super.handoff(slot)) return false;
+    this.slots?.commit(slot, this.serial(slot));
+    return true;
+  }
+
+  /** The release frees the state slot too. */
+  override free(slot: number): boolean {
+    if (!super.free(slot)) return false;
+    this.slots?.release(slot, this.serial(slot), true);
+    return true;
+  }
+
+  /** A timeout frees the state slot and the metadata row. */
+  override timeout(slot: number): boolean {
+    if (!super.timeout(slot)) return false;
+    this.slots?.release(slot, this.serial(slot), true);
+    return true;
+  }
+
+  /** After an accepted write: when it landed as the request's own (`written`; a late one's state is dropped, as in the spec), its slots. */
+  private landed(slot: number, accepted: boolean): boolean {
+    if (accepted && this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
+    return accepted;
   }
 
   /** Takes the logged pages, or the lowest free ones. */
@@ -100,7 +172,7 @@ export class LoggedPool extends ServingPool implements LogPool {
 
   /** A copy of this state. */
   fork(): LoggedPool {
-    const copy = new LoggedPool(this.serving);
+    const copy = new LoggedPool(this.logged);
     copy.copyFrom(this);
     return copy;
   }
@@ -150,8 +222,8 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       // A failed attempt is a refused allocate (step-allocate.ts).
       return false;
     case 'abortSource':
-      // Never reached: P's source pages are not a switch validate-log follows (conformance/coverage.ts).
-      return false;
+      // Taken by a `sourceFree` line only (step-write.ts), never as a hidden step.
+      return (pool as Partial<LogPool>).abortSource?.(slot) === true;
     case 'landDraft':
       // Never reached: the draft model's KV is not a switch validate-log follows (conformance/coverage.ts).
     case 'loadBack':

@@ -15,8 +15,9 @@ import { afterEvict, cachedCount, evictMore } from './step-cache.ts';
 import { land, OK, ownPending, PHASE_NAMES, pageWords, phaseWords, refused, samePages, type EventContext, type Possible, type StepResult } from './step-context.ts';
 import { insertedAtHandoff } from './radix.ts';
 import { afterDecode, decodeAgain } from './step-read.ts';
+import { afterCommit, slotFreed, stateAtDecode } from './step-slots.ts';
 import { afterRelease, heldByOthers, openRelease, secondRelease } from './step-release.ts';
-import { abortWrite, posted, settleDropped } from './step-write.ts';
+import { abortWrite, posted, settleDropped, sourceReleased } from './step-write.ts';
 import type { EventRule } from './table.ts';
 
 export { land, type EventContext, type Pending, type Possible, type StepResult } from './step-context.ts';
@@ -73,8 +74,11 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
     return opened.kind !== 'ok' ? opened : afterRelease(ctx, pool, kind, stale, staleHolders);
   }
   const named = kind === 'resume' ? OK : pagesAfter(ctx, s, kind);
-  if (named.kind !== 'ok' || kind !== 'decode') return named;
-  return afterDecode(ctx, pool);
+  if (named.kind !== 'ok') return named;
+  if (kind === 'handoff') return afterCommit(ctx, pool);
+  if (kind !== 'decode') return named;
+  const read = afterDecode(ctx, pool);
+  return read.kind !== 'ok' || phase !== 'decoded' ? read : stateAtDecode(ctx, pool);
 }
 
 /** Applies the event to one state, in place. */
@@ -96,7 +100,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
     case 'drop':
       return abortWrite(ctx, s);
     case 'observe':
-      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : posted(ctx, s);
+      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : rule.needs === 'state-released' ? slotFreed(ctx, s.pool) : rule.needs === 'source-released' ? sourceReleased(ctx, s) : posted(ctx, s);
     case 'unmodelled':
       return refused(rule.why);
     case 'config':
