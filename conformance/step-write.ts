@@ -54,7 +54,7 @@ export function posted(ctx: EventContext, s: Possible): StepResult {
 }
 
 /**
- * A `sourceFree` line: P released the request's source pages (`release_kv_cache` in
+ * A `sourceFree` line (the table's `abortSource`): P released the request's source pages (`release_kv_cache` in
  * `process_disagg_prefill_inflight_queue`, `disaggregation/prefill.py`, on `KVPoll.Success`
  * or `KVPoll.Failed`). Once the write has landed (or P gave it up) that changes nothing.
  * Before: with fault `source-early-free` it is the spec's `abortSource` (P aborted, and a

@@ -47,6 +47,8 @@ function pagesAfter(ctx: EventContext, s: Possible, kind: ActionKind): StepResul
 function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role: 'action' }>): StepResult {
   const kind = rule.action;
   if (kind === 'allocate') return allocate(ctx, s);
+  // P's release of its source pages is `abortSource` only while the write is outstanding (step-write.ts).
+  if (kind === 'abortSource') return sourceReleased(ctx, s);
   if (kind === 'allocFail') return allocFail(ctx, s);
   const { pool } = s;
   const { slot } = ctx;
@@ -100,7 +102,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
     case 'drop':
       return abortWrite(ctx, s);
     case 'observe':
-      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : rule.needs === 'state-released' ? slotFreed(ctx, s.pool) : rule.needs === 'source-released' ? sourceReleased(ctx, s) : posted(ctx, s);
+      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : rule.needs === 'state-released' ? slotFreed(ctx, s.pool) : posted(ctx, s);
     case 'unmodelled':
       return refused(rule.why);
     case 'config':
