@@ -63,12 +63,13 @@ function radixIssue(model: LogModel): { field: string; message: string } | undef
   return undefined;
 }
 
-/** What validate-log cannot hold a log with state slots or P's source pages against, by field: a fault of either without its switch (as the spec refuses it), and either with the radix tree, whose logged pool has neither. */
+/** What validate-log cannot hold a log with state slots, P's source pages or an early commit against, by field: a fault of the first two without its switch (as the spec refuses it), and any of them with the radix tree, whose logged pool has none. */
 function slotsIssue(model: LogModel): { field: string; message: string } | undefined {
   const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'stateSlots' || FAULT_NEEDS[f] === 'sourcePages');
   if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'stateSlots' | 'sourcePages'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
   if (model.radix !== true) return undefined;
   if (model.stateSlots === true) return { field: 'stateSlots', message: 'stateSlots: true with radix: true: validate-log follows the state slots on the serving pool without the radix tree; check such a configuration with `pagecheck check --state-slots --radix`' };
+  if (model.faults.includes('premature-success')) return { field: 'faults', message: 'premature-success with radix: true: validate-log follows an early commit on the serving pool without the radix tree; check such a configuration with `pagecheck check --radix --faults torn-write,premature-success`' };
   if (model.sourcePages === true) return { field: 'sourcePages', message: 'sourcePages: true with radix: true: validate-log follows P\'s source pages on the serving pool without the radix tree; check such a configuration with `pagecheck check --source-pages --radix`' };
   return undefined;
 }
@@ -76,8 +77,14 @@ function slotsIssue(model: LogModel): { field: string; message: string } | undef
 /** What a verdict on this model does not cover, in words (empty when it covers every interleaving the spec has). */
 export function caveatsOf(model: LogModel): string[] {
   if (!model.faults.includes('torn-write')) return [];
-  return ['torn-write: each write is taken to land whole, at any moment between allocate and done; without an owner check a write\'s parts are its content alone, and landing them all at once reaches every verdict that landing them apart can'];
+  const torn = 'torn-write: each write is taken to land whole, at any moment between allocate and done; without an owner check a write\'s parts are its content alone, and landing them all at once reaches every verdict that landing them apart can';
+  if (!model.faults.includes('premature-success')) return [torn];
+  return [torn, PREMATURE];
 }
+
+/** What a log cannot show of a write committed before it landed (fault `premature-success`): when each part landed; the worst case is kept instead. */
+const PREMATURE =
+  'premature-success: a handoff before P\'s done is taken to commit the write before any of it landed (a decode before done reads what the pages held), and the write to land whole at P\'s done line (or at the next event that needs it), even after the request\'s release; a log shows when P reported success and when D committed, not when each part landed, and these are the latest landings the log allows, which reach every verdict earlier ones can';
 
 /** Whether two config events describe the same deployment (their times aside). */
 export function sameConfig(a: ConfigEvent, b: ConfigEvent): boolean {

@@ -14,13 +14,14 @@
  * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (impl's
  * `ServingRadixPool`: the same serving pool, its prefix cache the radix tree).
  */
-import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
+import { Ph } from '../spec/index.ts';
 import { hasMechanism } from '../spec/behaviour.ts';
 import { faultActs, ServingPool, STALE_DATA, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
 import { LogPicks } from './log-picks.ts';
 import { SlotLedger, type SlotPick } from './slot-ledger.ts';
 
 export { LogPicks } from './log-picks.ts';
+export { finished, sharesFirst, tableOf, takeAction } from './pool-actions.ts';
 
 /** What the validator needs of one state's pool: the serving pool's actions, and the page ids of the next allocation taken from the log when asked. */
 export interface LogPool extends ServingPool {
@@ -32,6 +33,8 @@ export interface LogPool extends ServingPool {
   readonly slots: SlotLedger | undefined;
   /** The state slot and metadata row the next `allocate` takes, as the log names them. */
   slotPick: SlotPick;
+  /** Per request slot: 0, or the label the rest of its write carries after P freed its source pages early. */
+  readonly sourceLabel: Int32Array;
   /** P frees the source pages of the slot's outstanding write early (fault `source-early-free`); whether the spec enables it. */
   abortSource(slot: number): boolean;
   /** P's prefill of the request with `serial` reused the slot's freed source pages. */
@@ -66,6 +69,10 @@ export class LoggedPool extends ServingPool implements LogPool {
   slotPick: SlotPick = {};
   /** Per request slot: 0 while P's source pages hold its own KV; after P freed them early (`abortSource`), the label its write lands instead (the reusing request's serial, or another user's KV). */
   readonly sourceLabel: Int32Array;
+  /** Per request slot: 1 while D has committed it before its write landed (fault `premature-success`). */
+  readonly early: Uint8Array;
+  /** Fault `premature-success` under `torn-write`, not stopped by `commit-counts-landed`: the commit may come before the write has landed. */
+  private readonly commitsEarly: boolean;
   /** The label the write landing now carries instead of its own, or 0. */
   private relabel = 0;
   private readonly picks: LogPicks;
@@ -77,6 +84,8 @@ export class LoggedPool extends ServingPool implements LogPool {
     this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
     this.slots = ledgerFor(logged);
     this.sourceLabel = new Int32Array(logged.slots);
+    this.early = new Uint8Array(logged.slots);
+    this.commitsEarly = faultActs(logged, 'premature-success', 'commit-counts-landed') && faultActs(logged, 'torn-write');
   }
 
   /** Makes this pool's state equal to `other`'s, its slots and P's source pages included. */
@@ -85,6 +94,7 @@ export class LoggedPool extends ServingPool implements LogPool {
     if (!(other instanceof LoggedPool)) return;
     if (other.slots !== undefined) this.slots?.copyFrom(other.slots);
     this.sourceLabel.set(other.sourceLabel);
+    this.early.set(other.early);
   }
 
   /**
@@ -116,20 +126,29 @@ export class LoggedPool extends ServingPool implements LogPool {
 
   /** P's write; landed as the request's own, its state and first token land in its slot and row; after an early free of its source pages, it carries what they hold then. */
   override prefill(slot: number): boolean {
-    this.relabel = this.sourceLabel[slot] ?? 0;
-    const accepted = super.prefill(slot);
-    this.relabel = 0;
-    if (accepted) this.sourceLabel[slot] = 0;
-    return this.landed(slot, accepted);
+    return this.landWrite(slot, () => super.prefill(slot));
   }
 
   /** P's stub; a silent one lands as a prefill does. */
   override stub(slot: number): boolean {
+    return this.landWrite(slot, () => super.stub(slot));
+  }
+
+  /** The write `post` lands: relabelled after an early free of its source pages, and after an early commit into the committed request, whose phase stays. */
+  private landWrite(slot: number, post: () => boolean): boolean {
+    const early = this.early[slot] === 1;
+    const committed = this.phases[slot] ?? Ph.allocated;
+    if (early) this.phases[slot] = Ph.allocated;
     this.relabel = this.sourceLabel[slot] ?? 0;
-    const accepted = super.stub(slot);
+    const accepted = post();
     this.relabel = 0;
-    if (accepted) this.sourceLabel[slot] = 0;
-    return this.landed(slot, accepted);
+    if (early) this.phases[slot] = committed;
+    if (!accepted) return false;
+    this.sourceLabel[slot] = 0;
+    this.early[slot] = 0;
+    // Landed as the request's own (`written`, or committed early; a late one's state is dropped, as in the spec): its slots too.
+    if (early || this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
+    return true;
   }
 
   /** A page write, carrying the reused source page's content while a relabelled write lands. */
@@ -137,9 +156,15 @@ export class LoggedPool extends ServingPool implements LogPool {
     super.write(p, this.relabel !== 0 ? this.relabel : label, pos, slots);
   }
 
-  /** The commit reads the metadata row and frees it (under `state-slot-reuse` the state slot too). */
+  /** The commit reads the metadata row and frees it (under `state-slot-reuse` the state slot too); under `premature-success` it may come before the write, which P posts (not a refusal), has landed. */
   override handoff(slot: number): boolean {
-    if (!super.handoff(slot)) return false;
+    const early = this.commitsEarly && this.phase(slot) === Ph.allocated && (!this.overLong(slot) || this.behaviour.silentStub);
+    if (early) this.phases[slot] = Ph.written;
+    if (!super.handoff(slot)) {
+      if (early) this.phases[slot] = Ph.allocated;
+      return false;
+    }
+    if (early) this.early[slot] = 1;
     this.slots?.commit(slot, this.serial(slot));
     return true;
   }
@@ -158,12 +183,6 @@ export class LoggedPool extends ServingPool implements LogPool {
     return true;
   }
 
-  /** After an accepted write: when it landed as the request's own (`written`; a late one's state is dropped, as in the spec), its slots. */
-  private landed(slot: number, accepted: boolean): boolean {
-    if (accepted && this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
-    return accepted;
-  }
-
   /** Takes the logged pages, or the lowest free ones. */
   protected override takePages(at: number, n: number, tokens?: number, decode?: boolean): void {
     const list = this.freeList;
@@ -176,88 +195,4 @@ export class LoggedPool extends ServingPool implements LogPool {
     copy.copyFrom(this);
     return copy;
   }
-}
-
-/** Takes spec action `kind` for the request in `slot`; whether the spec (through the pool) enabled it. */
-export function takeAction(pool: PagePool, kind: ActionKind, slot: number, length: number, group: number, tokens?: number): boolean {
-  // A switch, not ts-pattern: this runs once per logged event.
-  switch (kind) {
-    case 'allocate':
-      return pool.allocate(slot, length, group >= 0 ? group : undefined, tokens);
-    case 'prefill':
-      return pool.prefill(slot);
-    case 'stub':
-      return pool.stub(slot);
-    case 'handoff':
-      return pool.handoff(slot);
-    case 'decode':
-      return pool.decode(slot);
-    case 'free':
-      return pool.free(slot);
-    case 'timeout':
-      return pool.timeout(slot);
-    case 'insert':
-      return pool.insert(slot);
-    case 'evict':
-      return pool.evict(slot, length, group >= 0 ? group : undefined);
-    case 'grow':
-      return pool instanceof ServingPool && pool.grow(slot);
-    case 'landData':
-    case 'landTag':
-      // The pool lands every write whole: the part landings of torn-write are the spec's alone.
-      return false;
-    case 'retract':
-      return pool instanceof ServingPool && pool.retract(slot);
-    case 'resume':
-      return pool instanceof ServingPool && pool.resume(slot);
-    case 'abortCommit':
-      return pool instanceof ServingPool && pool.abortCommit(slot);
-    case 'offload':
-      return pool instanceof ServingPool && pool.offload(slot);
-    case 'landRoom':
-    case 'landPayload':
-      // Never reached: the metadata slot is fault aux-torn's, which validate-log does not check.
-      return false;
-    case 'allocFail':
-      // A failed attempt is a refused allocate (step-allocate.ts).
-      return false;
-    case 'abortSource':
-      // Taken by a `sourceFree` line only (step-write.ts), never as a hidden step.
-      return (pool as Partial<LogPool>).abortSource?.(slot) === true;
-    case 'landDraft':
-      // Never reached: the draft model's KV is not a switch validate-log follows (conformance/coverage.ts).
-    case 'loadBack':
-    case 'evictHost':
-      // Never reached: the host cache's load back is not a switch validate-log follows (conformance/coverage.ts).
-      return false;
-    default:
-      return unreachable(kind);
-  }
-}
-
-// Read once: a namespace re-export is a getter call on every access.
-const { freed: FREED, released: RELEASED, landed: LANDED } = Ph;
-
-/** Marks a switch as exhaustive. */
-function unreachable(x: never): never {
-  throw new Error(`unreachable: ${String(x)}`);
-}
-
-/** Whether the slot's first page is a shared prefix page. */
-export function sharesFirst(pool: PagePool, slot: number): boolean {
-  return ((pool.flags[slot] ?? 0) & (HIT | INSERTED)) !== 0;
-}
-
-/** The slot's page table, in order. */
-export function tableOf(pool: PagePool, slot: number): number[] {
-  const row = pool.pageTable(slot);
-  const out: number[] = [];
-  for (let i = 0; i < (pool.lengths[slot] ?? 0); i++) out.push(row[i] ?? -1);
-  return out;
-}
-
-/** Whether no action of the spec can touch the slot's request again (unless a stale second release comes). */
-export function finished(pool: PagePool, slot: number): boolean {
-  const phase = pool.phase(slot);
-  return phase === FREED || phase === RELEASED || phase === LANDED;
 }

@@ -40,6 +40,9 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   /** Unused: no state slots under `radix`. */
   slotPick = {};
 
+  /** None: no P source pages under `radix`. */
+  readonly sourceLabel = new Int32Array(0);
+
   /** Never enabled: no P source pages under `radix` (log-model.ts refuses the two together). */
   abortSource(): boolean {
     return false;

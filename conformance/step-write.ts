@@ -90,7 +90,8 @@ function reusedSources(ctx: EventContext, s: Possible): void {
   for (let slot = 0; slot < ctx.window.slots; slot++) {
     const other = ctx.window.info(slot);
     if (slot === ctx.slot || other?.sourcesFreed !== true || ownPending(s, slot) === undefined) continue;
-    if (other.sources?.some((p) => named.includes(p)) === true) s.pool.reuseSource(slot, ctx.info.serial);
+    // A posted line before its own allocation (clock skew) has no serial yet: its reuse is not named.
+    if (ctx.info.serial > 0 && other.sources?.some((p) => named.includes(p)) === true) s.pool.reuseSource(slot, ctx.info.serial);
   }
 }
 
