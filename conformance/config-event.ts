@@ -31,6 +31,8 @@ export const ConfigEventSchema = Schema.Struct({
   tableGrowth: Schema.optionalWith(Schema.Boolean, { exact: true }),
   retraction: Schema.optionalWith(Schema.Boolean, { exact: true }),
   radix: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  stateSlots: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  sourcePages: Schema.optionalWith(Schema.Boolean, { exact: true }),
   prefixPages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: WholeNumber(1, MAX_LOG_PAGES, 'a prefix length in pages') }), { exact: true }),
 });
 
@@ -63,6 +65,10 @@ export interface LogModel {
   readonly retraction: boolean;
   /** Whether the prefix cache is a radix tree (SGLang's `RadixCache`): the handoff inserts the prefix (`insert` with `at: "handoff"`), an `evict` frees leaves; off when left out. */
   readonly radix?: boolean;
+  /** Whether D's state slots and metadata rows are modelled (the `allocate` line's `stateSlot` and `metadataRow`, the `slotFree` event); off when left out. */
+  readonly stateSlots?: boolean;
+  /** Whether P's source pages are modelled (the `posted` line's `sources`, the `sourceFree` event); off when left out. */
+  readonly sourcePages?: boolean;
   /** Per prefix name, its length in pages where it is more than one (under `radix` a nested name `a/b` extends `a`); every other prefix is one page. */
   readonly prefixPages?: Readonly<Record<string, number>>;
 }

@@ -24,7 +24,7 @@ export { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 export const VALIDATOR_FAULTS: readonly Fault[] = coveredFaults(VALIDATOR_COVERAGE);
 
 /** Every event kind of the format, in the order a request's life goes through them. */
-export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'insert', 'evict'] as const;
+export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'slotFree', 'sourceFree', 'insert', 'evict'] as const;
 
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -40,6 +40,9 @@ const common = {
 
 const withPages = { ...common, pages: PageList };
 const maybePages = { ...common, pages: Schema.optionalWith(PageList, { exact: true }) };
+/** A state slot or metadata row id (config `stateSlots`): SGLang's `MambaPool` index or metadata buffer index. */
+const SlotId = WholeNumber(0, Number.MAX_SAFE_INTEGER, 'a slot index');
+const maybeSlot = Schema.optionalWith(SlotId, { exact: true });
 const maybeTokens = Schema.optionalWith(WholeNumber(1, Number.MAX_SAFE_INTEGER, 'a length in tokens'), { exact: true });
 const plain = <K extends string>(kind: K) => Schema.Struct({ kind: Schema.Literal(kind), ...common });
 const paged = <K extends string>(kind: K) => Schema.Struct({ kind: Schema.Literal(kind), ...maybePages });
@@ -54,8 +57,10 @@ const SCHEMAS = {
     prefix: Schema.optionalWith(Schema.String, { exact: true }),
   }),
   allocFail: Schema.Struct({ kind: Schema.Literal('allocFail'), ...common, tokens: maybeTokens }),
-  allocate: Schema.Struct({ kind: Schema.Literal('allocate'), ...withPages }),
-  posted: paged('posted'),
+  // `stateSlot`, `metadataRow`: the ids D took for the request (config `stateSlots`).
+  allocate: Schema.Struct({ kind: Schema.Literal('allocate'), ...withPages, stateSlot: maybeSlot, metadataRow: maybeSlot }),
+  // `sources`: P's own pages the chunk is read from (config `sourcePages`).
+  posted: Schema.Struct({ kind: Schema.Literal('posted'), ...maybePages, sources: Schema.optionalWith(PageList, { exact: true }) }),
   done: plain('done'),
   abort: plain('abort'),
   refuse: plain('refuse'),
@@ -69,6 +74,10 @@ const SCHEMAS = {
   resume: Schema.Struct({ kind: Schema.Literal('resume'), ...maybePages, tokens: maybeTokens }),
   timeout: paged('timeout'),
   free: paged('free'),
+  // D returned the request's state slot to its pool (config `stateSlots`).
+  slotFree: Schema.Struct({ kind: Schema.Literal('slotFree'), ...common, stateSlot: SlotId }),
+  // P released the request's source pages (config `sourcePages`): `pages` are P's own page ids.
+  sourceFree: paged('sourceFree'),
   // `freed`: the duplicates an insert at the handoff freed (cache_unfinished_req, under radix).
   insert: Schema.Struct({ kind: Schema.Literal('insert'), ...maybePages, at: Schema.optionalWith(literal(INSERT_POINTS), { exact: true }), freed: Schema.optionalWith(PageList, { exact: true }) }),
   evict: paged('evict'),

@@ -14,8 +14,8 @@ import { MAX_LOG_PAGES } from './schema-parts.ts';
 const EXTRA: Readonly<Record<string, readonly string[]>> = {
   arrive: ['length', 'tokens', 'prefix'],
   allocFail: ['tokens'],
-  allocate: ['pages'],
-  posted: ['pages'],
+  allocate: ['pages', 'stateSlot', 'metadataRow'],
+  posted: ['pages', 'sources'],
   done: [],
   abort: [],
   refuse: [],
@@ -28,6 +28,8 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
   resume: ['pages', 'tokens'],
   timeout: ['pages'],
   free: ['pages'],
+  slotFree: ['stateSlot'],
+  sourceFree: ['pages'],
   insert: ['pages', 'at', 'freed'],
   evict: ['pages'],
 };
@@ -56,12 +58,15 @@ function field(name: string, x: unknown): unknown {
   switch (name) {
     case 'pages':
     case 'freed':
+    case 'sources':
       return pageList(x);
     case 'length':
       return whole(x, 1, MAX_LENGTH) ? x : undefined;
     case 'tokens':
       return whole(x, 1, Number.MAX_SAFE_INTEGER) ? x : undefined;
     case 'step':
+    case 'stateSlot':
+    case 'metadataRow':
       return whole(x, 0, Number.MAX_SAFE_INTEGER) ? x : undefined;
     case 'prefix':
       return typeof x === 'string' ? x : undefined;
@@ -95,6 +100,7 @@ export function fastDecode(json: Record<string, unknown>): RequestEvent | undefi
   }
   // `allocate` needs its pages, `arrive` exactly one length; the rest, and the message, are Schema's.
   if (kind === 'allocate' && out['pages'] === undefined) return undefined;
+  if (kind === 'slotFree' && out['stateSlot'] === undefined) return undefined;
   if (kind === 'arrive' && (out['length'] === undefined) === (out['tokens'] === undefined)) return undefined;
   return out as RequestEvent;
 }

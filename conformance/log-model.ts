@@ -3,7 +3,7 @@
  * validator cannot hold a log against refused as bad input (naming the field), and the
  * caveats of what it reads with less than every interleaving.
  */
-import { checksOwner, DEFAULT_FAULTS } from '../spec/index.ts';
+import { checksOwner, DEFAULT_FAULTS, FAULT_NEEDS } from '../spec/index.ts';
 import { VALIDATOR_FAULTS, type ConfigEvent, type LogModel } from './events.ts';
 import type { SourceLine } from './lines.ts';
 import { LogInputError } from './validate-result.ts';
@@ -42,9 +42,11 @@ export function resolveModel(config: ConfigEvent | undefined, overrides: Partial
     tableGrowth: overrides.tableGrowth ?? config?.tableGrowth ?? false,
     retraction: overrides.retraction ?? config?.retraction ?? false,
     radix: overrides.radix ?? config?.radix ?? false,
+    ...(config?.stateSlots === true ? { stateSlots: true } : {}),
+    ...(config?.sourcePages === true ? { sourcePages: true } : {}),
     ...(config?.prefixPages === undefined ? {} : { prefixPages: config.prefixPages }),
   };
-  const radix = radixIssue(model);
+  const radix = radixIssue(model) ?? slotsIssue(model);
   if (radix !== undefined) throw new LogInputError(where, radix.field, radix.message);
   return model;
 }
@@ -61,11 +63,28 @@ function radixIssue(model: LogModel): { field: string; message: string } | undef
   return undefined;
 }
 
+/** What validate-log cannot hold a log with state slots, P's source pages or an early commit against, by field: a fault of the first two without its switch (as the spec refuses it), and any of them with the radix tree, whose logged pool has none. */
+function slotsIssue(model: LogModel): { field: string; message: string } | undefined {
+  const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'stateSlots' || FAULT_NEEDS[f] === 'sourcePages');
+  if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'stateSlots' | 'sourcePages'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
+  if (model.radix !== true) return undefined;
+  if (model.stateSlots === true) return { field: 'stateSlots', message: 'stateSlots: true with radix: true: validate-log follows the state slots on the serving pool without the radix tree; check such a configuration with `pagecheck check --state-slots --radix`' };
+  if (model.faults.includes('premature-success')) return { field: 'faults', message: 'premature-success with radix: true: validate-log follows an early commit on the serving pool without the radix tree; check such a configuration with `pagecheck check --radix --faults torn-write,premature-success`' };
+  if (model.sourcePages === true) return { field: 'sourcePages', message: 'sourcePages: true with radix: true: validate-log follows P\'s source pages on the serving pool without the radix tree; check such a configuration with `pagecheck check --source-pages --radix`' };
+  return undefined;
+}
+
 /** What a verdict on this model does not cover, in words (empty when it covers every interleaving the spec has). */
 export function caveatsOf(model: LogModel): string[] {
   if (!model.faults.includes('torn-write')) return [];
-  return ['torn-write: each write is taken to land whole, at any moment between allocate and done; without an owner check a write\'s parts are its content alone, and landing them all at once reaches every verdict that landing them apart can'];
+  const torn = 'torn-write: each write is taken to land whole, at any moment between allocate and done; without an owner check a write\'s parts are its content alone, and landing them all at once reaches every verdict that landing them apart can';
+  if (!model.faults.includes('premature-success')) return [torn];
+  return [torn, PREMATURE];
 }
+
+/** What a log cannot show of a write committed before it landed (fault `premature-success`): when each part landed; the worst case is kept instead. */
+const PREMATURE =
+  'premature-success: a handoff before P\'s done is taken to commit the write before any of it landed (a decode before done reads what the pages held), and the write to land whole at P\'s done line (or at the next event that needs it), even after the request\'s release; a log shows when P reported success and when D committed, not when each part landed, and these are the latest landings the log allows, which reach every verdict earlier ones can';
 
 /** Whether two config events describe the same deployment (their times aside). */
 export function sameConfig(a: ConfigEvent, b: ConfigEvent): boolean {

@@ -21,7 +21,8 @@ export function samePossible(a: Possible, b: Possible): boolean {
   if (!eq(p.holder, q.holder) || !eq(p.data, q.data) || !eq(p.tag, q.tag) || !eq(p.phases, q.phases) || !eq(p.flags, q.flags) || !eq(p.readCounts, q.readCounts)) return false;
   if (a.pending.length !== b.pending.length || !a.pending.every((h, i) => h.slot === b.pending[i]?.slot)) return false;
   for (let s = 0; s < p.options.slots; s++) if (!eq(tableOf(p, s), tableOf(q, s))) return false;
-  return true;
+  if (!eq(p.sourceLabel, q.sourceLabel)) return false;
+  return p.slots === undefined || q.slots === undefined || p.slots.same(q.slots);
 }
 
 /** The states of `s` with each hidden step that may land on the event's pages landed before it, or not. */

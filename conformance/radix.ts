@@ -35,6 +35,21 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
+  /** No state slots under `radix` (log-model.ts refuses the two together). */
+  readonly slots = undefined;
+  /** Unused: no state slots under `radix`. */
+  slotPick = {};
+
+  /** None: no P source pages under `radix`. */
+  readonly sourceLabel = new Int32Array(0);
+
+  /** Never enabled: no P source pages under `radix` (log-model.ts refuses the two together). */
+  abortSource(): boolean {
+    return false;
+  }
+
+  /** Nothing: no P source pages under `radix`. */
+  reuseSource(): void {}
   private readonly picks: LogPicks;
 
   constructor(readonly logged: ServingPoolOptions) {

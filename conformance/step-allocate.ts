@@ -11,6 +11,7 @@ import { Ph } from '../spec/index.ts';
 import { finished, tableOf, takeAction, type LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
 import { holderName, OK, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
+import { pickOf, slotsRefusal } from './step-slots.ts';
 
 // Read once: a namespace re-export is a getter call on every access.
 const NEW = Ph.new;
@@ -69,9 +70,13 @@ export function allocate(ctx: EventContext, s: Possible): StepResult {
     const bad = heldPages(ctx, pool, pages, skip, 'allocate');
     if (bad !== undefined) return bad;
   }
+  const heldSlot = slotsRefusal(ctx, pool);
+  if (heldSlot !== undefined) return heldSlot;
   if (ctx.model.allocator === 'any') pool.wanted = pages.toArray(skip);
+  pool.slotPick = pickOf(ctx);
   const accepted = takeAction(pool, 'allocate', slot, length, ctx.info.group, ctx.info.tokens);
   pool.wanted = undefined;
+  pool.slotPick = {};
   if (!accepted) return refused(`allocate(${name}) is not enabled: ${phaseWords(pool, slot, name)}, ${pool.freePages} pages are free and ${length - shared} are needed`);
   const taken = takenAsLogged(ctx, pool, pages, partial ? shared : 0, 'allocate');
   if (taken.kind !== 'ok') return taken;

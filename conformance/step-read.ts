@@ -4,20 +4,23 @@
  * content not written for it at that position (`Integrity`); and a later decode step,
  * which must read the same table again.
  */
+import { STALE_DATA } from '../impl/index.ts';
 import { Ph, READ_UNHELD } from '../spec/index.ts';
 import { tableOf, type LogPool } from './pool.ts';
 import { OK, pageWords, phaseWords, refused, samePages, type EventContext, type StepResult } from './step-context.ts';
+import { stateAtDecode } from './step-slots.ts';
 
 // Read once: a namespace re-export is a getter call on every access.
 const DECODED = Ph.decoded;
 
-/** A later decode step (`step` > 0): the request has decoded, and reads the same table (grown pages included). */
+/** A later decode step (`step` > 0): the request has decoded, and reads the same table (grown pages included) and its state slot again. */
 export function decodeAgain(ctx: EventContext, pool: LogPool): StepResult {
   const { slot, pages } = ctx;
   const name = ctx.info.id;
   if (pool.phase(slot) !== DECODED) return refused(`a later decode step of ${name} needs it decoded, but ${phaseWords(pool, slot, name)}`);
   const length = pool.lengths[slot] ?? 0;
-  return pages === undefined || samePages(pool, slot, pages, 0, length) ? OK : refused(`${name}'s page table is ${pageWords(tableOf(pool, slot))}; the log says it read ${pages.words()}`);
+  if (pages !== undefined && !samePages(pool, slot, pages, 0, length)) return refused(`${name}'s page table is ${pageWords(tableOf(pool, slot))}; the log says it read ${pages.words()}`);
+  return stateAtDecode(ctx, pool);
 }
 
 /** What decode read that breaks an invariant, or nothing. */
@@ -40,6 +43,8 @@ export function afterDecode(ctx: EventContext, pool: LogPool): StepResult {
     const writers = [...byWriter.entries()];
     const headline = writers.slice(0, 4).map(([d, ps]) => `${name} read ${ps.length === 1 ? 'page' : 'pages'} ${pageWords(ps).slice(1, -1)}, which ${ps.length === 1 ? 'holds' : 'hold'} ${ctx.window.nameOf(d)}'s data.`);
     if (writers.length > 4) headline.push(`... and pages of ${writers.length - 4} more requests.`);
+    // Another user's KV that no logged request wrote: P's source pages reused before the write landed (config sourcePages).
+    if (writers.length === 0) headline.push(staleWords(ctx, pool));
     return { kind: 'violation', invariant: 'Isolation', headline, involved: writers.map(([d]) => d), pages: writers.flatMap(([, ps]) => ps.slice(0, 2)) };
   }
   if (((pool.flags[slot] ?? 0) & READ_UNHELD) !== 0) {
@@ -47,6 +52,14 @@ export function afterDecode(ctx: EventContext, pool: LogPool): StepResult {
   }
   if (ctx.integrity && pool.garbageReads(slot) > 0) return integrityBreach(ctx, pool);
   return OK;
+}
+
+/** The pages of the request's table that hold another user's KV, which no logged request wrote (P's stale data), in words. */
+function staleWords(ctx: EventContext, pool: LogPool): string {
+  const row = pool.pageTable(ctx.slot);
+  const stale: number[] = [];
+  for (let i = 0; i < (pool.lengths[ctx.slot] ?? 0); i++) if ((pool.data[row[i] ?? 0] ?? 0) === STALE_DATA) stale.push(row[i] ?? 0);
+  return `${ctx.info.id} read ${stale.length === 1 ? 'page' : 'pages'} ${pageWords(stale).slice(1, -1)}, which ${stale.length === 1 ? 'holds' : 'hold'} another user's KV (P's source pages, reused before the write landed).`;
 }
 
 /**

@@ -2,12 +2,14 @@
  * P's side of a request in a log: the parts of its write it posts (`posted`, one line per
  * chunk of `send_kv_chunk`), and its abort (`abort`: the transfer is given up, nothing more
  * will land). The write's landing itself is a hidden step (step.ts): these lines only say
- * where it can land, or that it never will.
+ * where it can land, or that it never will. With P's source pages (config `sourcePages`,
+ * spec/source-pages.ts), a `posted` line names the chunk's source pages (`sources`) and a
+ * `sourceFree` line P's release of them.
  */
 import { isOverLongPrompt, stubsSilently } from '../spec/index.ts';
 import { limitTokensOf } from './events.ts';
 import { tableOf, type LogPool } from './pool.ts';
-import { OK, ownPending, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
+import { land, OK, ownPending, pageWords, phaseWords, refused, type EventContext, type Possible, type StepResult } from './step-context.ts';
 
 /** Whether P finds the request too long, by the log's length rule in tokens (spec/behaviour.ts; the pool decides the same way). */
 function overLong(ctx: EventContext): boolean {
@@ -42,12 +44,55 @@ export function posted(ctx: EventContext, s: Possible): StepResult {
     const limit = ctx.model.prefillTokens === undefined ? `${ctx.model.prefillLimit} pages` : `${limitTokensOf(ctx.model)} tokens`;
     return refused(`${name} is too long for P (${ctx.info.tokens} tokens, ${ctx.model.lengthRule === 'ge' ? 'at least' : 'more than'} its limit of ${limit}) and this variant refuses it: P posts no write`);
   }
+  reusedSources(ctx, s);
   if (pages === undefined || pages.count === 0) return OK;
   const [from, to] = range;
   const row = pool.pageTable(slot);
   const first = pages.at(0);
   for (let i = from; i + pages.count <= to; i++) if (row[i] === first && pages.equalsRow(row, i, i + pages.count)) return OK;
   return refused(`P's write for ${name} lands in ${pageWords(tableOf(pool, slot).slice(from, to))}; the log says ${pages.words()}, which is not a run of them`);
+}
+
+/**
+ * A `sourceFree` line (the table's `abortSource`): P released the request's source pages (`release_kv_cache` in
+ * `process_disagg_prefill_inflight_queue`, `disaggregation/prefill.py`, on `KVPoll.Success`
+ * or `KVPoll.Failed`). Once the write has landed (or P gave it up) that changes nothing.
+ * Before: with fault `source-early-free` it is the spec's `abortSource` (P aborted, and a
+ * chunk already taken still reads the pages), and what is left of the write carries
+ * another user's KV; without it P releases only after the transfer, so the write has
+ * landed by now.
+ */
+export function sourceReleased(ctx: EventContext, s: Possible): StepResult {
+  const h = ownPending(s, ctx.slot);
+  if (h === undefined) return OK;
+  if (s.pool.abortSource(ctx.slot)) {
+    s.path?.push({ kind: 'abortSource', r: ctx.info.index });
+    ctx.info.sourcesFreed = true;
+    return OK;
+  }
+  return land(ctx, s, h) ? OK : refused(`P released ${ctx.info.id}'s source pages, so its write has landed, but it cannot land: ${phaseWords(s.pool, ctx.slot, ctx.info.id)}`);
+}
+
+/**
+ * A `posted` line's `sources`: kept as the request's source pages; and any of them that
+ * P freed early for another request whose write is still outstanding is reused now: what
+ * is left of that write carries this request's KV (so a leak names it).
+ */
+function reusedSources(ctx: EventContext, s: Possible): void {
+  const e = ctx.event;
+  if (e.kind !== 'posted' || e.sources === undefined) return;
+  const named: number[] = [];
+  for (const item of e.sources) {
+    if (typeof item === 'number') named.push(item);
+    else for (let p = item[0]; p <= item[1] && named.length < 4096; p++) named.push(p);
+  }
+  ctx.info.sources = [...(ctx.info.sources ?? []), ...named];
+  for (let slot = 0; slot < ctx.window.slots; slot++) {
+    const other = ctx.window.info(slot);
+    if (slot === ctx.slot || other?.sourcesFreed !== true || ownPending(s, slot) === undefined) continue;
+    // A posted line before its own allocation (clock skew) has no serial yet: its reuse is not named.
+    if (ctx.info.serial > 0 && other.sources?.some((p) => named.includes(p)) === true) s.pool.reuseSource(slot, ctx.info.serial);
+  }
 }
 
 /**

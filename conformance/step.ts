@@ -15,8 +15,9 @@ import { afterEvict, cachedCount, evictMore } from './step-cache.ts';
 import { land, OK, ownPending, PHASE_NAMES, pageWords, phaseWords, refused, samePages, type EventContext, type Possible, type StepResult } from './step-context.ts';
 import { insertedAtHandoff } from './radix.ts';
 import { afterDecode, decodeAgain } from './step-read.ts';
+import { afterCommit, slotFreed, stateAtDecode } from './step-slots.ts';
 import { afterRelease, heldByOthers, openRelease, secondRelease } from './step-release.ts';
-import { abortWrite, posted, settleDropped } from './step-write.ts';
+import { abortWrite, posted, settleDropped, sourceReleased } from './step-write.ts';
 import type { EventRule } from './table.ts';
 
 export { land, type EventContext, type Pending, type Possible, type StepResult } from './step-context.ts';
@@ -46,6 +47,8 @@ function pagesAfter(ctx: EventContext, s: Possible, kind: ActionKind): StepResul
 function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role: 'action' }>): StepResult {
   const kind = rule.action;
   if (kind === 'allocate') return allocate(ctx, s);
+  // P's release of its source pages is `abortSource` only while the write is outstanding (step-write.ts).
+  if (kind === 'abortSource') return sourceReleased(ctx, s);
   if (kind === 'allocFail') return allocFail(ctx, s);
   const { pool } = s;
   const { slot } = ctx;
@@ -73,8 +76,11 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
     return opened.kind !== 'ok' ? opened : afterRelease(ctx, pool, kind, stale, staleHolders);
   }
   const named = kind === 'resume' ? OK : pagesAfter(ctx, s, kind);
-  if (named.kind !== 'ok' || kind !== 'decode') return named;
-  return afterDecode(ctx, pool);
+  if (named.kind !== 'ok') return named;
+  if (kind === 'handoff') return afterCommit(ctx, pool);
+  if (kind !== 'decode') return named;
+  const read = afterDecode(ctx, pool);
+  return read.kind !== 'ok' || phase !== 'decoded' ? read : stateAtDecode(ctx, pool);
 }
 
 /** Applies the event to one state, in place. */
@@ -96,7 +102,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
     case 'drop':
       return abortWrite(ctx, s);
     case 'observe':
-      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : posted(ctx, s);
+      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : rule.needs === 'state-released' ? slotFreed(ctx, s.pool) : posted(ctx, s);
     case 'unmodelled':
       return refused(rule.why);
     case 'config':

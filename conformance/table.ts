@@ -33,8 +33,8 @@ export type EventRule =
   | { readonly role: 'close' }
   /** A hidden step of the request, opened earlier, will never happen: P gave it up. */
   | { readonly role: 'drop' }
-  /** Checks the state (the pages the request is about to be written, or read again, or the radix tree's insert at its handoff) and changes nothing. */
-  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' | 'inserted' }
+  /** Checks the state (the pages the request is about to be written, or read again, the radix tree's insert at its handoff, or its state slot released) and changes nothing. */
+  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' | 'inserted' | 'state-released' }
   /** An event the spec has no action for yet. */
   | { readonly role: 'unmodelled'; readonly why: string };
 
@@ -81,6 +81,10 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   resume: { role: 'action', action: 'resume' },
   timeout: { role: 'action', action: 'timeout', releases: true },
   free: { role: 'action', action: 'free', releases: true },
+  // D returned the request's state slot (config stateSlots): the spec's handoff (under state-slot-reuse), free or timeout released it by now.
+  slotFree: { role: 'observe', needs: 'state-released' },
+  // P released the request's source pages (config sourcePages): before its write landed, with fault source-early-free, the spec's abortSource; after, nothing (step-write.ts).
+  sourceFree: { role: 'action', action: 'abortSource' },
   insert: { role: 'action', action: 'insert' },
   // The prefix cache made room for the request's allocation (config `eviction`).
   evict: { role: 'action', action: 'evict' },

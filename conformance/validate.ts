@@ -101,12 +101,12 @@ class Validator {
   /** At the first request event: the model, and the one initial state. */
   private start(line: SourceLine): LogModel {
     const model = resolveModel(this.config, this.options.overrides, line);
-    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction, radix } = model;
+    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction, radix, stateSlots, sourcePages } = model;
     // Under `any` the log names the pages and the pool takes them; otherwise the pool's own order decides, and the log must agree.
     const order = allocator === 'any' ? {} : { allocator, ...(pageSize === undefined ? {} : { pageSize }) };
     const limit = prefillTokens === undefined ? {} : { prefillTokens };
     const shape = prefixShape(model, this.window, this.prefixes, line);
-    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, ...order };
+    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, stateSlots: stateSlots === true, sourcePages: sourcePages === true, ...order };
     // Under radix the logged pool's prefix cache is the tree (radix.ts), with the same grow, retract and resume.
     const pool = radix === true ? new LoggedRadixPool(options) : new LoggedPool(options);
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];

@@ -42,6 +42,10 @@ export interface RequestInfo {
   release: OpenRelease | undefined;
   /** Whether P gave up its write (an `abort` line): the write will never land. */
   dropped: boolean;
+  /** P's source pages of its write, as its `posted` lines name them (`sources`; config `sourcePages`). */
+  sources?: number[];
+  /** Whether P freed those source pages while its write was still outstanding in some state (a `sourceFree` line, fault `source-early-free`). */
+  sourcesFreed?: boolean;
 }
 
 /** More requests in flight than the window has slots: bad input, with the flag that fixes it. */
