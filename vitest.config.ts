@@ -52,6 +52,8 @@ export const HEAVY = [
   'test/simulation/simulate.test.ts',
   // The adapter protocol's version 2 through the reference Python adapter: 300 runs per variant and allocator with a request's life, about 13 s of CPU.
   'test/conformance/adapter-life.test.ts',
+  // validate-log against 600 spec runs with torn writes, P's source pages and the early commit: about 4 s of CPU.
+  'test/conformance/validate-torn-runs.test.ts',
   // Quint's own runs (its TypeScript backend: no download): 11 to 16 s of CPU per file.
   'test/quint/run.test.ts',
   'test/quint/reads-pagecheck.test.ts',
