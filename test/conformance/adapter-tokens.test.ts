@@ -56,12 +56,14 @@ describe('the reference adapter at page size 64 under sglang', () => {
   }, 120_000);
 
   it('a failed attempt that does not merge is found: the next allocation takes another page', async () => {
-    const fixed = ['--variant', 'owner-check', '--no-isolation', '--allocator', 'sglang', '--pages', '3', '--prefill-limit', '3', '--requests', '1,1,3,1', '--runs', '2000', '--json'];
-    const r = await pagecheck('mbt', '--adapter', VARIANT('no-merge'), ...fixed);
-    const json = JSON.parse(r.out) as { property: string; trace: string[]; message: string };
-    expect([r.code, json.property, json.trace]).toEqual([1, 'Refinement', ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)', 'decode(A)', 'free(A)', 'allocFail(C)', 'allocate(D)']]);
+    // Seed 3: no-merge fails at run 8 of this fixed configuration (the default seed's run 1,348 took the reference 2,000 runs to
+    // match, 40% of this file's time); the reference passes 200 runs of the same seed, the 8 among them.
+    const fixed = ['--variant', 'owner-check', '--no-isolation', '--allocator', 'sglang', '--pages', '3', '--prefill-limit', '3', '--requests', '1,1,3,1', '--seed', '3', '--json'];
+    const r = await pagecheck('mbt', '--adapter', VARIANT('no-merge'), ...fixed, '--runs', '2000');
+    const json = JSON.parse(r.out) as { property: string; trace: string[]; message: string; runs: number };
+    expect([r.code, json.property, json.runs, json.trace]).toEqual([1, 'Refinement', 8, ['allocate(A)', 'allocate(B)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocFail(C)', 'allocate(D)']]);
     expect(json.message).toContain('D table: spec [1], adapter [3]');
-    expect((await pagecheck('mbt', '--adapter', REFERENCE, ...fixed)).code).toBe(0);
+    expect((await pagecheck('mbt', '--adapter', REFERENCE, ...fixed, '--runs', '200')).code).toBe(0);
   }, 120_000);
 });
 
