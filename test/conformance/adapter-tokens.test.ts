@@ -1,7 +1,7 @@
 /**
  * `mbt --adapter` with token counts at SGLang's page size (issue 25): the reference Python
  * adapter follows `alloc_extend`'s shortage test on tokens and merges on a failed attempt,
- * and passes 500 random runs under `--allocator sglang --page-size 64` (2,000 in the heavy tier:
+ * and passes 500 random runs under `--allocator sglang --page-size 64` (1,000 in the heavy tier:
  * adapter-tokens-long.test.ts); the same adapter
  * with the shortage test on whole pages, or without the failed attempt's merge, fails.
  * Under `hardened` it passes with Isolation held too, and fails without either mechanism
@@ -21,7 +21,7 @@ const VARIANT = (mode: string): string => `python3 test/conformance/adapters/sgl
 const AT_64 = ['--variant', 'owner-check', '--random', '--allocator', 'sglang', '--page-size', '64'];
 
 describe('the reference adapter at page size 64 under sglang', () => {
-  // 500 runs of the default seed here, 2,000 in the heavy tier (adapter-tokens-long.test.ts): the adapters below that
+  // 500 runs of the default seed here, 1,000 in the heavy tier (adapter-tokens-long.test.ts): the adapters below that
   // break these two claims fail within the first 500 (whole pages at run 98, no tag count at run 1, unchecked release at run 15).
   it('passes 500 random runs (refinement and enabledness; the spec itself leaks stale tails under owner-check, so --no-isolation)', async () => {
     const r = await pagecheck('mbt', '--adapter', REFERENCE, ...AT_64, '--no-isolation', '--runs', '500', '--json');
