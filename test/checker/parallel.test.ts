@@ -7,7 +7,7 @@ import { specFactory } from '../../cli/commands/check.ts';
 /**
  * Every configuration whose counts are pinned in test/checker and test/spin, with the options they are pinned under.
  * The faults reach a worker's model through its configuration (`specFactory`): two configurations carry every fault, one
- * with every switch the faults act under (decode steps, retraction, eviction, the host tier's loads), so a fault or a switch
+ * with every switch the faults act under (eviction, retraction, P's source pages, drafts, state slots, the host tier's loads), so a fault or a switch
  * lost on the way to a worker changes their counts. A search's worker costs about 0.6 s of CPU to start: one matrix cell per
  * fault column took 12 s of this file's CPU, and the matrix's every-fault configuration (4,370,285 states) 18 s (issue 28);
  * the matrix's cells are pinned by test/checker/matrix.test.ts.
