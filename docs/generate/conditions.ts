@@ -114,6 +114,18 @@ export function describe(inside: ReadonlySet<string>, universe: readonly Point[]
   return terms.some((t) => size(t) === 0) ? undefined : terms.map(words).join(', or ');
 }
 
+/** Which points of a universe each term of {@link allTerms} matches, one flag per point: {@link cover} runs once per transition of the lifecycle over the same thousands of terms and 256 points, and calling {@link matches} each time took about 10 s of the document's 14 s lifecycle (issue 28). */
+const matchTables = new WeakMap<readonly Point[], readonly Uint8Array[]>();
+
+function matchTable(universe: readonly Point[]): readonly Uint8Array[] {
+  let table = matchTables.get(universe);
+  if (table === undefined) {
+    table = allTerms().map((t) => Uint8Array.from(universe, (p) => (matches(t, p) ? 1 : 0)));
+    matchTables.set(universe, table);
+  }
+  return table;
+}
+
 /**
  * Terms that cover every point of `inside` and no point outside it but in `dontCare`:
  * each term lies wholly inside `inside` plus `dontCare`.
@@ -123,32 +135,36 @@ export function cover(inside: ReadonlySet<string>, universe: readonly Point[], d
   const keys = universe.map(pointKey);
   const isInside = keys.map((k) => inside.has(k));
   const allowed = keys.map((k, i) => isInside[i] === true || dontCare.has(k));
-  const points = universe.filter((_, i) => isInside[i]);
+  const points = universe.flatMap((_, i) => (isInside[i] === true ? [i] : []));
   if (points.length === 0) throw new Error('describe: no point of the universe is inside the set');
+  const terms = allTerms();
+  const table = matchTable(universe);
   // A candidate covers some point inside and none outside but in dontCare.
-  const candidates = allTerms().filter((t) => {
+  const candidates = table.flatMap((row, j) => {
     let some = false;
     for (let i = 0; i < universe.length; i++) {
-      if (!matches(t, universe[i]!)) continue;
-      if (allowed[i] !== true) return false;
+      if (row[i] === 0) continue;
+      if (allowed[i] !== true) return [];
       some ||= isInside[i] === true;
     }
-    return some;
+    return some ? [j] : [];
   });
   const chosen: Term[] = [];
   let left = points;
   while (left.length > 0) {
     // The term that covers most of what is left; on a tie, the shorter (candidates are sorted by size).
-    let best: Term | undefined;
+    let best = -1;
     let bestCount = 0;
-    for (const t of candidates) {
-      const count = left.filter((p) => matches(t, p)).length;
-      if (count > bestCount) [best, bestCount] = [t, count];
+    for (const j of candidates) {
+      const row = table[j]!;
+      let count = 0;
+      for (const i of left) count += row[i]!;
+      if (count > bestCount) [best, bestCount] = [j, count];
     }
-    if (best === undefined) throw new Error('describe: a point is not covered by any term');
-    chosen.push(best);
-    const term = best;
-    left = left.filter((p) => !matches(term, p));
+    if (best < 0) throw new Error('describe: a point is not covered by any term');
+    chosen.push(terms[best]!);
+    const row = table[best]!;
+    left = left.filter((i) => row[i] === 0);
   }
   return chosen;
 }

@@ -1,25 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { check, checkParallel, type CheckOptions, type CheckResult } from '../../checker/index.ts';
-import { actionLabel, compile, configFrom, FAULTS, incidentConfig, matrixConfig, VARIANTS, type Action, type Config, type Model } from '../../spec/index.ts';
+import { actionLabel, compile, configFrom, FAULTS, incidentConfig, VARIANTS, withFaultSwitches, type Action, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
-import { cellConfig } from '../../matrix/matrix.ts';
 import { specFactory } from '../../cli/commands/check.ts';
 
 /**
  * Every configuration whose counts are pinned in test/checker and test/spin, with the options they are pinned under.
- * Of the matrix, one cell per fault column (with the switches the column turns on), its variant taken in turn: each column's switches reach a worker's model once,
- * and each variant about five times. A search's worker costs about 0.7 s of CPU to start, and all 76 cells took 155 s of
- * CPU of this file's (issue 28); the matrix's cells are pinned by test/checker/matrix.test.ts.
+ * The faults reach a worker's model through its configuration (`specFactory`): two configurations carry every fault, one
+ * with every switch the faults act under (eviction, retraction, P's source pages, drafts, state slots, the host tier's loads), so a fault or a switch
+ * lost on the way to a worker changes their counts. A search's worker costs about 0.6 s of CPU to start: one matrix cell per
+ * fault column took 12 s of this file's CPU, and the matrix's every-fault configuration (4,370,285 states) 18 s (issue 28);
+ * the matrix's cells are pinned by test/checker/matrix.test.ts.
  */
 const PINNED: readonly { name: string; config: Config; options: CheckOptions }[] = [
   ...VARIANTS.flatMap((v) => [
     { name: `incident ${v}`, config: incidentConfig(v), options: {} },
     { name: `incident ${v}, whole space`, config: incidentConfig(v), options: { continueAfterViolation: true, symmetry: false } },
   ]),
-  ...FAULTS.map((f, k) => {
-    const v = VARIANTS[k % VARIANTS.length]!;
-    return { name: `matrix ${v} ${f}`, config: cellConfig(matrixConfig(v), v, f), options: { continueAfterViolation: true } };
-  }),
+  // Six invariants broken at depths 6 to 11: a first trace per invariant, each cut at its own level.
+  { name: 'incident buggy, every fault, raw (7,848 states)', config: { ...incidentConfig('buggy'), faults: [...FAULTS] }, options: { symmetry: false, continueAfterViolation: true } },
+  {
+    name: 'incident hardened, every fault and its switches, raw (42,156 states)',
+    config: withFaultSwitches({ ...incidentConfig('hardened'), faults: [...FAULTS] }),
+    options: { symmetry: false, continueAfterViolation: true },
+  },
   { name: '4 pages 2,2,3', config: configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 2 }, { length: 3 }] }), options: {} },
   { name: '5 pages 2,2,2, raw', config: configFrom({ pages: 5, prefillLimit: 2, requests: [{ length: 2 }, { length: 2 }, { length: 2 }] }), options: { symmetry: false, continueAfterViolation: true } },
   {
@@ -47,7 +51,6 @@ const PINNED: readonly { name: string; config: Config; options: CheckOptions }[]
     config: configFrom({ pages: 4, prefillLimit: 2, requests: [{ length: 2 }, { length: 3 }, { length: 1 }], variant }),
     options: { symmetry: false, continueAfterViolation: true },
   })),
-  { name: 'matrix length-fix, every fault, raw', config: matrixConfig('length-fix', [...FAULTS]), options: { symmetry: false, continueAfterViolation: true } },
   {
     name: '7 pages 1,2,2,3,3 length-fix, raw (172,114 states)',
     config: configFrom({ pages: 7, prefillLimit: 3, requests: [{ length: 1 }, { length: 2 }, { length: 2 }, { length: 3 }, { length: 3 }], variant: 'length-fix' }),
@@ -64,11 +67,7 @@ const summary = (m: Model, r: CheckResult<Action>) => ({
   violations: r.violations.map((v) => ({ invariant: v.invariant, depth: v.depth, trace: v.trace.steps.map((s) => actionLabel(m, s.action)) })),
 });
 
-/**
- * The pinned configurations that stop in the middle of a level (a violation, a deadlock, the budget) or are the largest:
- * where a wrong cut or numbering shows first. Not the matrix's every-fault configuration: with 19 faults it has 4,370,285
- * states (8.7 s of CPU a search), and the first test compares it with 2 workers already.
- */
+/** The pinned configurations that stop in the middle of a level (a violation, a deadlock, the budget) or are the largest: where a wrong cut or numbering shows first. */
 const SAMPLE = PINNED.filter((c) => /deadlock|budget|stops at|172,114|incident (buggy|owner-check)$/.test(c.name));
 
 /** One thread's summary of each configuration, searched once for all the tests below. */
@@ -88,6 +87,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
       const two = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0 }));
       expect(two, c.name).toEqual(one);
     }
+    expect(PINNED.filter((c) => c.name.includes('every fault')).map((c) => singles.get(c.name)?.distinctStates)).toEqual([7_848, 42_156]);
   }, 300_000);
 
   it('1 and 3 workers as well, on the configurations that cut a level or are largest', async () => {
@@ -106,7 +106,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
     const c = PINNED.at(-1)!;
     const m = compile(c.config);
     const grown = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0, growAhead: false });
-    expect(summary(m, grown)).toEqual(summary(m, check(checkedModel(m), c.options)));
+    expect(summary(m, grown)).toEqual(single(c, m));
     expect(grown.distinctStates).toBe(175_194);
   }, 120_000);
 

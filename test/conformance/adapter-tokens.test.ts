@@ -1,7 +1,7 @@
 /**
  * `mbt --adapter` with token counts at SGLang's page size (issue 25): the reference Python
  * adapter follows `alloc_extend`'s shortage test on tokens and merges on a failed attempt,
- * and passes 500 random runs under `--allocator sglang --page-size 64` (2,000 in the heavy tier:
+ * and passes 500 random runs under `--allocator sglang --page-size 64` (1,000 in the heavy tier:
  * adapter-tokens-long.test.ts); the same adapter
  * with the shortage test on whole pages, or without the failed attempt's merge, fails.
  * Under `hardened` it passes with Isolation held too, and fails without either mechanism
@@ -21,7 +21,7 @@ const VARIANT = (mode: string): string => `python3 test/conformance/adapters/sgl
 const AT_64 = ['--variant', 'owner-check', '--random', '--allocator', 'sglang', '--page-size', '64'];
 
 describe('the reference adapter at page size 64 under sglang', () => {
-  // 500 runs of the default seed here, 2,000 in the heavy tier (adapter-tokens-long.test.ts): the adapters below that
+  // 500 runs of the default seed here, 1,000 in the heavy tier (adapter-tokens-long.test.ts): the adapters below that
   // break these two claims fail within the first 500 (whole pages at run 98, no tag count at run 1, unchecked release at run 15).
   it('passes 500 random runs (refinement and enabledness; the spec itself leaks stale tails under owner-check, so --no-isolation)', async () => {
     const r = await pagecheck('mbt', '--adapter', REFERENCE, ...AT_64, '--no-isolation', '--runs', '500', '--json');
@@ -56,12 +56,14 @@ describe('the reference adapter at page size 64 under sglang', () => {
   }, 120_000);
 
   it('a failed attempt that does not merge is found: the next allocation takes another page', async () => {
-    const fixed = ['--variant', 'owner-check', '--no-isolation', '--allocator', 'sglang', '--pages', '3', '--prefill-limit', '3', '--requests', '1,1,3,1', '--runs', '2000', '--json'];
-    const r = await pagecheck('mbt', '--adapter', VARIANT('no-merge'), ...fixed);
-    const json = JSON.parse(r.out) as { property: string; trace: string[]; message: string };
-    expect([r.code, json.property, json.trace]).toEqual([1, 'Refinement', ['allocate(A)', 'prefill(A)', 'handoff(A)', 'allocate(B)', 'decode(A)', 'free(A)', 'allocFail(C)', 'allocate(D)']]);
+    // Seed 3: no-merge fails at run 8 of this fixed configuration (the default seed's run 1,348 took the reference 2,000 runs to
+    // match, 40% of this file's time); the reference passes 200 runs of the same seed, the 8 among them.
+    const fixed = ['--variant', 'owner-check', '--no-isolation', '--allocator', 'sglang', '--pages', '3', '--prefill-limit', '3', '--requests', '1,1,3,1', '--seed', '3', '--json'];
+    const r = await pagecheck('mbt', '--adapter', VARIANT('no-merge'), ...fixed, '--runs', '2000');
+    const json = JSON.parse(r.out) as { property: string; trace: string[]; message: string; runs: number };
+    expect([r.code, json.property, json.runs, json.trace]).toEqual([1, 'Refinement', 8, ['allocate(A)', 'allocate(B)', 'prefill(A)', 'handoff(A)', 'decode(A)', 'free(A)', 'allocFail(C)', 'allocate(D)']]);
     expect(json.message).toContain('D table: spec [1], adapter [3]');
-    expect((await pagecheck('mbt', '--adapter', REFERENCE, ...fixed)).code).toBe(0);
+    expect((await pagecheck('mbt', '--adapter', REFERENCE, ...fixed, '--runs', '200')).code).toBe(0);
   }, 120_000);
 });
 
