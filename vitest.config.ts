@@ -23,18 +23,18 @@ export const HEAVY = [
   'test/spin/handwritten-wire-early.test.ts',
   // The hand-written owner-check and hardened model against pagecheck on 8 configurations: 8 pan builds, about 9 s of CPU.
   'test/spin/handwritten-owner.test.ts',
-  // Starts worker threads over whole levels: 40 to 110 s on a loaded 2-core machine.
+  // Starts worker threads over whole levels: about 35 s of CPU (40 to 110 s of wall on a loaded 2-core machine).
   'test/checker/parallel.test.ts',
-  // The same for the fingerprint-first path: two searches of 45,164 states per worker count.
+  // The same for the fingerprint-first path, with 3 workers (parallel.test.ts runs its configurations with 2): about 8 s of CPU.
   'test/checker/parallel-hashed.test.ts',
   // Thousands of pages and 10,000 random configurations: about a minute of CPU.
   'test/scale/**/*.test.ts',
-  // The model-based test's 10,000-run tests; mbt.test.ts keeps its 2,000-run ones in the fast tier.
+  // The model-based test's 4,000-run tests (every mutant those runs can show fails by run 176); mbt.test.ts keeps its 2,000-run ones in the fast tier.
   'test/impl/mbt-long.test.ts',
   // The refinement with token slots and with eviction at their full counts; mbt-slots.test.ts and eviction.test.ts keep a sample of each in the fast tier.
   'test/impl/mbt-slots-long.test.ts',
   'test/impl/eviction-long.test.ts',
-  // The pool with decode steps, growth and retraction at full counts (2,000, 1,500 and 1,500 runs, and each life mutant's runs passing on the real pool): about 29 s of CPU; mbt-life.test.ts keeps a sample.
+  // The pool with decode steps, growth and retraction (750 runs per variant, hardened 2,000, eviction 1,500, each life mutant's runs up to its first failure on the real pool): about 17 s of CPU; mbt-life.test.ts keeps a sample.
   'test/impl/mbt-life-long.test.ts',
   // The pool's radix tree: fixed and random configurations of every variant, four mutants (about 10 s of CPU).
   'test/impl/mbt-radix.test.ts',
@@ -43,7 +43,7 @@ export const HEAVY = [
   'test/impl/mbt-loadback.test.ts',
   // The pool against the spec at real sizes (9 to 16 pages), beyond mbt-real-sizes.test.ts's sample: 2,500 configurations of up to 150 commands.
   'test/impl/mbt-real-sizes-long.test.ts',
-  // Deriving the lifecycle explores 768 configurations (17 s of CPU) and the figures' witness runs 11.4 million states twice: about 100 s of CPU.
+  // Deriving the lifecycle explores 768 configurations (about 12 s of CPU) and the figures' witness runs search up to 9.2 million states: about 60 s of CPU.
   'test/docs/document.test.ts',
   // The slow figures (the matrix's searches twice, the removal table, the large live-naive table): about 10 CPU seconds.
   'test/docs/figures-slow.test.ts',
