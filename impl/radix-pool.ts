@@ -61,14 +61,8 @@ export class RadixPool extends LoadbackPool {
   /** Admits as the stepping pool does, sharing the matched path; the request's last node is the path's end, and every node on it is locked. */
   override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
     const g = prefix === undefined || prefix < 0 || prefix >= this.prefixLengths.length ? -1 : prefix;
-    const matched = g < 0 ? 0 : this.matchedPages(g);
     // The matched path is locked before the pages are taken (radix-tree.ts's lockMatch says why).
-    this.tree.lockMatch(g, matched, +1);
-    if (!super.allocate(slot, length, prefix, tokens)) {
-      this.tree.lockMatch(g, matched, -1);
-      return false;
-    }
-    this.tree.admitted(slot, matched);
+    if (!this.tree.admit(slot, g, g < 0 ? 0 : this.matchedPages(g), () => super.allocate(slot, length, prefix, tokens))) return false;
     return true;
   }
 

@@ -82,7 +82,7 @@ export class RadixTree {
    * a double free can hand out a matched node's own page to the same admission, which
    * takes the page out of the tree, and the lock must already be on it by then.
    */
-  lockMatch(g: number, matched: number, delta: 1 | -1): void {
+  private lockMatch(g: number, matched: number, delta: 1 | -1): void {
     const { prefixPages } = this.host;
     for (let j = 0; j < matched; j++) {
       const p = prefixPages[this.host.prefixSlot(g, j)] ?? NO_PAGE;
@@ -90,9 +90,20 @@ export class RadixTree {
     }
   }
 
-  /** An admission in slot `s` shared `matched` nodes, locked by {@link lockMatch}: its last node is the path's end there. */
-  admitted(s: number, matched: number): void {
+  /**
+   * An admission into slot `s` with prefix group `g` (-1: none) that matched `matched`
+   * nodes: their locks first ({@link lockMatch}), then `take` (the pool's own admission),
+   * the locks taken back when it refuses; admitted, the request's last node is the path's
+   * end there. Whether it was admitted.
+   */
+  admit(s: number, g: number, matched: number, take: () => boolean): boolean {
+    this.lockMatch(g, matched, +1);
+    if (!take()) {
+      this.lockMatch(g, matched, -1);
+      return false;
+    }
     this.depth[s] = matched;
+    return true;
   }
 
   /** `dec_lock_ref(req.last_node)` as a release calls it: no floor; twice under `lock-underflow`; under `unlock-once` the last node becomes the root. */

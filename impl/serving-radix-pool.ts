@@ -76,14 +76,8 @@ export class ServingRadixPool extends ServingPool {
   /** Admits sharing the matched path, every node on it locked; the request has not been handed off. */
   override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
     const g = prefix === undefined || prefix < 0 || prefix >= this.prefixLengths.length ? -1 : prefix;
-    const matched = g < 0 ? 0 : this.matchedPages(g);
     // The matched path is locked before the pages are taken (radix-tree.ts's lockMatch says why).
-    this.tree.lockMatch(g, matched, +1);
-    if (!super.allocate(slot, length, prefix, tokens)) {
-      this.tree.lockMatch(g, matched, -1);
-      return false;
-    }
-    this.tree.admitted(slot, matched);
+    if (!this.tree.admit(slot, g, g < 0 ? 0 : this.matchedPages(g), () => super.allocate(slot, length, prefix, tokens))) return false;
     this.dupCount[slot] = NOT_HANDED_OFF;
     return true;
   }

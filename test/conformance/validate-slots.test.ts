@@ -5,14 +5,13 @@
  * run has at the run's own line; and small logs of each fault's leak, the variant that stops
  * it, and bad lines, each pinned to its verdict and line.
  */
-import { Either } from 'effect';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fastAgreesWithSchema } from './fast-agreement.ts';
 import { compile, poolOf, type Action, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
 import { config, ev, runLog, summary } from './log-lines.ts';
 import { asSource, firstViolation, logOf, runOf } from './spec-log.ts';
-import { decodeBySchema, validate } from '../../conformance/index.ts';
-import { fastDecode } from '../../conformance/fast-decode.ts';
+import { validate } from '../../conformance/index.ts';
 
 /** The log of a spec run with the slots: each `allocate` names its ids, and a `slotFree` follows the action that returned the request's state slot. */
 function slotLog(m: Model, c: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
@@ -178,18 +177,7 @@ describe('state slots as input', () => {
   it('the fast decoder reads the slot fields as Schema does: 2,000 random allocate and slotFree lines', () => {
     const value = fc.oneof(fc.integer({ min: -2, max: 9 }), fc.constant(2 ** 53), fc.constant(1.5), fc.constant('3'), fc.constant(null));
     const line = fc.record({ kind: fc.constantFrom('allocate', 'slotFree'), id: fc.constant('A'), pages: fc.constantFrom(undefined, [0, [2, 3]]), stateSlot: value, metadataRow: value });
-    let fast = 0;
-    fc.assert(
-      fc.property(line, (raw) => {
-        const json = JSON.parse(JSON.stringify(raw)) as Record<string, unknown>;
-        const quick = fastDecode(json);
-        if (quick === undefined) return;
-        fast++;
-        const slow = decodeBySchema(json);
-        expect(Either.isRight(slow) && JSON.stringify(slow.right)).toBe(JSON.stringify(quick));
-      }),
-      { numRuns: 2000, seed: 39 },
-    );
+    const fast = fastAgreesWithSchema(line, 2000, 39);
     expect(fast).toBe(157);
   });
 
