@@ -1,50 +1,33 @@
 /**
- * Runs {@link checkUniverse} outside vitest, in a plain Node process: vitest's module
- * runner turns every call the spec makes into an imported function into a getter lookup,
- * which makes this loop over tens of millions of states six times slower. Usage:
- * `node --import tsx test/proofs/universe-run.ts '<json list of runs>'`; prints the
- * results as JSON, in the same order.
+ * Universes checked in a child Node process (`universe-child.ts`), outside vitest, whose
+ * module runner makes the loop over tens of millions of states six times slower.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compile, type Fault, type Variant } from '../../spec/index.ts';
-import { checkUniverse, type UniverseResult } from './enumerate.ts';
+import { buildSync } from 'esbuild';
+import type { UniverseResult } from './enumerate.ts';
+import type { UniverseRun } from './universe-child.ts';
 
-/** One universe to check: 2 pages, A (1 page), B (2 pages, prefix `sys`). */
-export interface UniverseRun {
-  /** The variant. */
-  readonly variant: Variant;
-  /** The faults switched on. */
-  readonly faults: readonly Fault[];
-  /** P's prefill limit: 1 stubs B, 2 prefills it. */
-  readonly prefillLimit: number;
-  /** A strengthening conjunct to leave out. */
-  readonly drop?: number;
-}
+export { universeModel, type UniverseRun } from './universe-child.ts';
 
-/** The universe's model. */
-export function universeModel(run: UniverseRun) {
-  return compile({
-    pages: 2,
-    prefillLimit: run.prefillLimit,
-    requests: [
-      { name: 'A', length: 1 },
-      { name: 'B', length: 2, prefix: 'sys' },
-    ],
-    variant: run.variant,
-    faults: run.faults,
-  });
-}
+const CHILD = fileURLToPath(new URL('./universe-child.ts', import.meta.url));
 
-/** Checks the universes in a child Node process and returns its results. */
+/**
+ * Checks the universes in a child Node process and returns its results. The child is
+ * bundled into one module (esbuild, a few hundred milliseconds): started with tsx it spent
+ * about 2 s of CPU loading the sources module by module.
+ */
 export function checkUniverses(runs: readonly UniverseRun[]): UniverseResult[] {
-  const script = fileURLToPath(import.meta.url);
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script, JSON.stringify(runs)], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  return JSON.parse(out) as UniverseResult[];
-}
-
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const runs = JSON.parse(process.argv[2] ?? '[]') as UniverseRun[];
-  const results = runs.map((run) => checkUniverse(universeModel(run), run.drop));
-  process.stdout.write(JSON.stringify(results));
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-universe-'));
+  try {
+    const script = join(dir, 'universe-child.mjs');
+    buildSync({ entryPoints: [CHILD], outfile: script, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+    const out = execFileSync(process.execPath, [script, JSON.stringify(runs)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    return JSON.parse(out) as UniverseResult[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
