@@ -104,7 +104,8 @@ describe('pagecheck prove', () => {
     const encoding = /^ {2}encoding +agrees +\d+ ms {3}\(with step: (\d+) steps and (\d+) disabled actions; 6 pages; A \(1\), B \(4, sys of 2 pages\), C \(5, sys of 2 pages\), D \(2, tmp\); prefill limit 4\)$/m.exec(out);
     expect(Number(encoding?.[1])).toBeGreaterThan(300);
     expect(Number(encoding?.[2])).toBeGreaterThan(700);
-    expect(out).toMatch(/^ {2}decode +counterexample/m);
+    // the counterexample's story under its obligation: the state before, in the spec's words, indented under it
+    expect(out).toMatch(/^ {2}decode +counterexample +\d+ ms\n {6}before decode\((r\d)\), a state that satisfies the invariant:\n {8}request r\d: /m);
     expect(out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
     expect(out).toMatch(/^not proved: decode \(counterexample\)\.$/m);
   }, 330_000);

@@ -6,15 +6,16 @@ import { LANDING_MUTANTS, mutantChild, mutantStepModule, TORN_WRITE_MUTANTS } fr
 import { provePinnedApart } from './pinned.ts';
 
 describe('prove on a spec whose hardened has lost a torn-write mechanism fails', () => {
-  it('without revoke-writer the invariant breaks (at prefill and timeout, NoLateParts); a late write that ignores it disagrees with the encoding (at prefill, nowhere else)', async () => {
+  it('without revoke-writer the invariant breaks (at prefill and timeout, NoLateParts); a late write that ignores it disagrees with the encoding (at prefill, not at the landings)', async () => {
     const [off, ignored] = TORN_WRITE_MUTANTS;
     // The first in a child bundled with the mutant (its spec, and so the encoding it compiles, lose the mechanism), the
     // encoding checked, prefill and timeout searched bounded first and the other obligations only proved (pinned.ts);
-    // the second's encoding check alone, every kind compared: past a disagreement `prove`'s obligations prove the
-    // encoding, which no mutant of spec/ changes (mutants.test.ts runs a disagreeing `prove` end to end).
+    // the second's encoding check alone, at prefill, the part landings and handoff (a kind it does not touch): past a
+    // disagreement `prove`'s obligations prove the encoding, which no mutant of spec/ changes (mutants.test.ts runs a
+    // disagreeing `prove` end to end).
     const [[proof], late] = await Promise.all([
       provePinnedApart([{ options: { variant: 'hardened', faults: ['early-free', 'torn-write'] }, fail: ['prefill', 'timeout'] }], await mutantChild(off!)),
-      conformanceApart({ variant: 'hardened', faults: ['early-free', 'torn-write'], stepFrom: await mutantStepModule(ignored!) }),
+      conformanceApart({ variant: 'hardened', faults: ['early-free', 'torn-write'], kinds: ['prefill', 'landData', 'landTag', 'handoff'], stepFrom: await mutantStepModule(ignored!) }),
     ]);
     // the encoding follows the switch: it agrees with the mutant's step, and the invariant is what breaks
     expect(proof?.conformance?.mismatches).toEqual([]);
@@ -22,7 +23,7 @@ describe('prove on a spec whose hardened has lost a torn-write mechanism fails',
     const broken = proof?.obligations.filter((o) => o.result !== 'proved').map((o) => `${o.name}:${o.result}:${o.counterexample?.violated ?? ''}`);
     expect(broken).toEqual(['prefill:counterexample:NoLateParts', 'timeout:counterexample:NoLateParts']);
     expect(proof?.proved).toBe(false);
-    // the encoding disagrees at prefill, and only there
+    // the encoding disagrees at prefill, not where the parts land
     expect(late.mismatches.map((x) => x.action.replace(/\(.*/, ''))).toEqual(['prefill']);
     expect(late.mismatches[0]?.action).toMatch(/^prefill\([A-D]\)$/);
   }, 480_000);
