@@ -4,8 +4,8 @@
  * the whole child of apart.ts, or the command line).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StepFn } from '../../proofs/conformance.ts';
 import type { Plugin } from 'esbuild';
@@ -134,6 +134,8 @@ export function mutantChild(mutant: Mutant): Promise<string> {
 /** `pagecheck …args` bundled with the mutant (cli/bin.ts, one file: `prove` starts no worker), in a process of its own: its exit code and output. */
 export async function pagecheckMutant(mutant: Mutant, args: readonly string[]): Promise<{ code: number; out: string }> {
   const bin = await mutantBundle(mutant, join(ROOT, 'cli', 'bin.ts'), 'mutant-cli');
+  // the command line finds its version in the package.json above it
+  writeFileSync(join(dirname(bin), 'package.json'), JSON.stringify({ name: 'pagecheck', version: '0.0.0-mutant', type: 'module' }));
   return onceMoreIfZ3Crashed(() => pagecheckOnce(bin, args), (r) => r.out);
 }
 
