@@ -12,13 +12,13 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { bundledCli } from '../support/bundled-cli.ts';
 import type { ConformanceReport } from '../../proofs/conformance.ts';
 import type { ProofReport, ProveOptions } from '../../proofs/obligations.ts';
 import type { ActionKind, Fault, Mechanism, Variant } from '../../spec/index.ts';
 
-/** What the child is asked: a proof, or the encoding checked against a step; `stepFrom` is a mutant tree whose step to use. */
+/** What the child is asked: a proof, or the encoding checked against a step; `stepFrom` is a mutant's bundled step to use (mutants.ts). */
 export type ApartRequest =
   | { readonly kind: 'prove'; readonly options: Omit<ProveOptions, 'step'>; readonly stepFrom?: string }
   | { readonly kind: 'prove-each'; readonly options: readonly Omit<ProveOptions, 'step'>[]; readonly stepFrom?: undefined }
@@ -31,7 +31,8 @@ export type ApartRequest =
       readonly stepFrom?: string;
     };
 
-const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
+/** The child's source. */
+export const CHILD = fileURLToPath(new URL('./apart-child.ts', import.meta.url));
 
 /** The repository's root. */
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,33 +53,40 @@ if ('__vitest_worker__' in globalThis) (await import('vitest')).afterAll(removeS
  * `apart-child.ts` bundled into one file, once per test process: started with tsx, each
  * child spent 2 to 2.5 s of CPU loading the sources module by module before z3 started,
  * more than many of the proofs it ran; the bundle loads in a tenth of that. A mutant's
- * step (`stepFrom`) is TypeScript in the mutant's tree, which only tsx loads: those
- * children still start with tsx.
+ * step (`stepFrom`) is bundled apart too (mutants.ts), and the child imports it.
  */
 let bundledChild: Promise<string> | undefined;
 function childBundle(): Promise<string> {
-  bundledChild ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pagecheck-apart-'));
-    scratch.push(dir);
-    // z3-solver stays in node_modules (its WebAssembly loads files beside it), found through the link
-    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
-    const out = join(dir, 'apart-child.mjs');
-    await build({
-      absWorkingDir: REPO,
-      entryPoints: [CHILD],
-      outfile: out,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      external: ['z3-solver', 'typescript'],
-      // CommonJS packages bundled require Node's own modules
-      banner: { js: "import { createRequire as __apartRequire } from 'node:module'; const require = __apartRequire(import.meta.url);" },
-      logLevel: 'warning',
-    });
-    return out;
-  })();
+  bundledChild ??= bundleApart(CHILD, 'apart-child');
   return bundledChild;
+}
+
+/**
+ * `entry` (a file of the repository) bundled into one ES module in a scratch directory
+ * removed after the test file, `plugins` (a mutant's patch) applied as esbuild loads the
+ * sources: the path of the module.
+ */
+export async function bundleApart(entry: string, name: string, plugins: Plugin[] = []): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-apart-'));
+  scratch.push(dir);
+  // z3-solver stays in node_modules (its WebAssembly loads files beside it), found through the link
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
+  const out = join(dir, `${name}.mjs`);
+  await build({
+    absWorkingDir: REPO,
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['z3-solver', 'typescript'],
+    // CommonJS packages bundled require Node's own modules
+    banner: { js: "import { createRequire as __apartRequire } from 'node:module'; const require = __apartRequire(import.meta.url);" },
+    plugins,
+    logLevel: 'warning',
+  });
+  return out;
 }
 
 /** The command line bundled (test/support/bundled-cli.ts), once per test process: its `bin.js`. */
@@ -103,11 +111,11 @@ export const CHILD_LIMIT_MS = 150_000;
 export const stopped = (error: { killed?: boolean; signal?: NodeJS.Signals | null }): string =>
   error.killed === true ? `stopped after ${CHILD_LIMIT_MS / 1000} s without an answer (${error.signal ?? 'killed'})` : '';
 
-/** One run of the child on a request: its JSON report, or an error with what it printed. */
-async function runChildOnce(request: ApartRequest, limitMs = CHILD_LIMIT_MS): Promise<unknown> {
-  const entry = request.stepFrom === undefined ? [await childBundle()] : ['--import', 'tsx', CHILD];
+/** One run of the child on a request (`child`: a mutant's bundle of it, mutants.ts): its JSON report, or an error with what it printed. */
+async function runChildOnce(request: ApartRequest, limitMs = CHILD_LIMIT_MS, child?: string): Promise<unknown> {
+  const entry = child ?? (await childBundle());
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...entry, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: limitMs }, (error, stdout, stderr) => {
+    execFile(process.execPath, [entry, JSON.stringify(request)], { maxBuffer: 1 << 26, timeout: limitMs }, (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`the proof's process failed (${String(error.code ?? error.signal)}): ${stopped(error)}${stderr.slice(-2000)}`));
       else resolve(JSON.parse(stdout));
     });
@@ -130,9 +138,9 @@ export async function onceMoreIfZ3Crashed<T>(run: () => Promise<T>, printed: (re
   return Z3_CRASH.test(printed(first)) ? run() : first;
 }
 
-/** The child on a request, started once more if z3 crashed under it. */
-function runChild(request: ApartRequest): Promise<unknown> {
-  return onceMoreIfZ3Crashed(() => runChildOnce(request), () => '');
+/** The child (or a mutant's, `child`) on a request, started once more if z3 crashed under it. */
+function runChild(request: ApartRequest, child?: string): Promise<unknown> {
+  return onceMoreIfZ3Crashed(() => runChildOnce(request, CHILD_LIMIT_MS, child), () => '');
 }
 
 /** `prove(z3, options)` in a process of its own (a mutant's step by its tree, `stepFrom`). */
@@ -167,8 +175,9 @@ async function pagecheckOnce(args: readonly string[]): Promise<{ code: number; o
  * proof, each proof after a process's first saves starting Node and z3 (about a second
  * of CPU each, when proofs of a test take a few). If z3 crashes or
  * stops answering under a process, its proofs are each run in a process of their own.
+ * `child`: a mutant's bundle of the child (mutants.ts), whose spec and proofs are the mutant's.
  */
-export async function proveEachApart(options: readonly Omit<ProveOptions, 'step'>[]): Promise<ProofReport[]> {
+export async function proveEachApart(options: readonly Omit<ProveOptions, 'step'>[], child?: string): Promise<ProofReport[]> {
   const lanes = [0, 1].map((lane) => options.map((o, i) => [i, o] as const).filter(([i]) => i % 2 === lane));
   const results: ProofReport[] = new Array<ProofReport>(options.length);
   await Promise.all(
@@ -177,11 +186,11 @@ export async function proveEachApart(options: readonly Omit<ProveOptions, 'step'
       let reports: ProofReport[];
       try {
         // the limit of one proof's process, for each proof of the lane
-        reports = (await runChildOnce({ kind: 'prove-each', options: lane.map(([, o]) => o) }, CHILD_LIMIT_MS * lane.length)) as ProofReport[];
+        reports = (await runChildOnce({ kind: 'prove-each', options: lane.map(([, o]) => o) }, CHILD_LIMIT_MS * lane.length, child)) as ProofReport[];
       } catch (e) {
         if (!(e instanceof Error) || !Z3_CRASH.test(e.message)) throw e;
         reports = [];
-        for (const [, o] of lane) reports.push(await proveApart(o));
+        for (const [, o] of lane) reports.push((await runChild({ kind: 'prove', options: o }, child)) as ProofReport);
       }
       lane.forEach(([i], k) => (results[i] = reports[k]!));
     }),

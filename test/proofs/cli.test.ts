@@ -49,7 +49,7 @@ describe('pagecheck prove', () => {
       variant: string;
       proved: boolean;
       conformance?: { mismatches: unknown[] };
-      obligations: { name: string; result: string; ms: number; counterexample?: { violated: string; story: string[] } }[];
+      obligations: { name: string; result: string; ms: number; counterexample?: { violated: string; step: string; witnesses: Record<string, string>; story: string[] } }[];
     };
     expect(report.variant).toBe('buggy');
     expect(report.proved).toBe(false);
@@ -68,11 +68,29 @@ describe('pagecheck prove', () => {
       'landTag:proved',
     ]);
     expect(report.obligations.every((o) => Number.isInteger(o.ms) && o.ms >= 0)).toBe(true);
-    const decode = report.obligations[5]?.counterexample;
-    expect(decode?.violated).toBe('Isolation');
-    // z3 picks the model: the data is another request's, or a prefix's at a position or for a reader it is not valid for
-    const label = String.raw`(r\d|prefix g\d(?:\[slot [^\]]+\])?)`;
-    expect(decode?.story.at(-1)).toMatch(new RegExp(String.raw`^Isolation fails \(reader (r\d), position (\d), label ${label}'s data\): request \1 has read \3's data at position \2, which is not its own there\.$`));
+    // the counterexample in the spec's words: the reader decodes a page holding another request's data
+    const cti = report.obligations[5]?.counterexample;
+    expect(cti?.violated).toBe('Isolation');
+    const reader = cti?.witnesses['reader'] ?? '';
+    // z3 picks the model: the data is another request's, or a prefix's at a position that is not the prefix's
+    const other = /^(r\d|prefix g\d(?:\[slot [^\]]+\])?)'s data$/.exec(cti?.witnesses['label'] ?? '')?.[1];
+    const position = cti?.witnesses['position'] ?? '?';
+    expect(position).toMatch(/^\d$/);
+    expect(reader).toMatch(/^r\d$/);
+    expect(other).toMatch(/^(r\d|prefix g\d(?:\[slot [^\]]+\])?)$/);
+    expect(other).not.toBe(reader);
+    // A prefix's data is the reader's own only at position 0 and only for the reader's own prefix: z3 may pick either way of breaking that.
+    expect(cti?.step).toBe(`decode(${reader})`);
+    const story = cti?.story.join('\n') ?? '';
+    // Before the step it was handed off, or is between two decode steps.
+    expect(story).toMatch(new RegExp(`request ${reader}: (handedOff|decoding);`));
+    // a prefix page past the first is named with its position, in brackets that a pattern must escape
+    expect(story).toMatch(new RegExp(`page p\\d in its slot \\d holds ${(other ?? '').replace(/[[\]]/g, '\\$&')}'s data`));
+    // one decode step: the last one (decoded) or not (decoding)
+    expect(story).toMatch(new RegExp(`request ${reader}: decod(ed|ing);`));
+    expect(cti?.story.at(-1)).toBe(
+      `Isolation fails (reader ${reader}, position ${position}, label ${other}'s data): request ${reader} has read ${other}'s data at position ${position}, which is not its own there.`,
+    );
   }, 330_000);
 
   // One run per semantics whose encoding check no other file repeats: length-fix without faults and hardened with every
@@ -86,7 +104,8 @@ describe('pagecheck prove', () => {
     const encoding = /^ {2}encoding +agrees +\d+ ms {3}\(with step: (\d+) steps and (\d+) disabled actions; 6 pages; A \(1\), B \(4, sys of 2 pages\), C \(5, sys of 2 pages\), D \(2, tmp\); prefill limit 4\)$/m.exec(out);
     expect(Number(encoding?.[1])).toBeGreaterThan(300);
     expect(Number(encoding?.[2])).toBeGreaterThan(700);
-    expect(out).toMatch(/^ {2}decode +counterexample/m);
+    // the counterexample's story under its obligation: the state before, in the spec's words, indented under it
+    expect(out).toMatch(/^ {2}decode +counterexample +\d+ ms\n {6}before decode\((r\d)\), a state that satisfies the invariant:\n {8}request r\d: /m);
     expect(out).toMatch(/^ {2}timeout +proved +\d+ ms {3}\(never enabled: early-free is off\)$/m);
     expect(out).toMatch(/^not proved: decode \(counterexample\)\.$/m);
   }, 330_000);

@@ -1,15 +1,15 @@
 /**
- * Mutants of `spec/`: a copy of the project in a temporary directory, with
- * a file of `spec/` patched, so that `prove` can be run on a spec that is wrong in a
- * known way without touching the real one.
+ * Mutants of `spec/`: a file of `spec/` patched, so that `prove` can be run on a spec that
+ * is wrong in a known way without touching the real one: bundled with the patch (its step,
+ * the whole child of apart.ts, or the command line).
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StepFn } from '../../proofs/conformance.ts';
-import { CHILD_LIMIT_MS, onceMoreIfZ3Crashed, stopped } from './apart.ts';
+import type { Plugin } from 'esbuild';
+import { bundleApart, CHILD, CHILD_LIMIT_MS, onceMoreIfZ3Crashed, stopped } from './apart.ts';
 
 /** The project's root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -81,48 +81,72 @@ export const MUTANTS: readonly Mutant[] = [
   },
 ];
 
-/** A copy of the project with `mutant` applied, its `node_modules` linked to ours; remove it with `rmSync`. */
-export function mutantTree(mutant: Mutant): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-mutant-'));
-  const skip = new Set(['node_modules', '.git', 'test']);
-  cpSync(ROOT, dir, { recursive: true, filter: (src) => !skip.has(relative(ROOT, src).split('/')[0] ?? '') });
-  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
-  const name = mutant.file;
-  const file = join(dir, ...name.split('/'));
-  let text = readFileSync(file, 'utf8');
+/** The text of `mutant`'s file with its patches applied, each of which must match exactly once. */
+function patched(mutant: Mutant, text: string): string {
+  let out = text;
   for (const [from, to] of mutant.patches) {
-    const count = text.split(from).length - 1;
-    if (count !== 1) throw new Error(`mutant "${mutant.name}": the patch matches ${count} times in ${name}: ${JSON.stringify(from)}`);
-    text = text.replace(from, to);
+    const count = out.split(from).length - 1;
+    if (count !== 1) throw new Error(`mutant "${mutant.name}": the patch matches ${count} times in ${mutant.file}: ${JSON.stringify(from)}`);
+    out = out.replace(from, to);
   }
-  writeFileSync(file, text);
-  return dir;
+  return out;
 }
 
-/** The mutant's `step`, imported from its tree. */
-export async function mutantStep(dir: string): Promise<StepFn> {
-  const mod = (await import(pathToFileURL(join(dir, 'spec', 'transitions.ts')).href)) as { step: StepFn };
+/**
+ * `entry` bundled with `mutant`'s patches applied to its file as esbuild loads it: no copy of
+ * the project, and no tsx (which spent 2 to 2.5 s of CPU per process loading the copy's
+ * sources module by module). Refused if the entry does not import the mutant's file.
+ */
+async function mutantBundle(mutant: Mutant, entry: string, name: string): Promise<string> {
+  const target = join(ROOT, ...mutant.file.split('/'));
+  let applied = false;
+  const plugin: Plugin = {
+    name: 'mutant',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (args.path !== target) return undefined;
+        applied = true;
+        return { contents: patched(mutant, readFileSync(target, 'utf8')), loader: 'ts' };
+      });
+    },
+  };
+  const out = await bundleApart(entry, name, [plugin]);
+  if (!applied) throw new Error(`mutant "${mutant.name}": ${mutant.file} is not part of ${relative(ROOT, entry)}`);
+  return out;
+}
+
+/** The mutant's `step` (spec/transitions.ts) bundled: the module's path, for `stepFrom` of apart.ts. */
+export function mutantStepModule(mutant: Mutant): Promise<string> {
+  return mutantBundle(mutant, join(ROOT, 'spec', 'transitions.ts'), 'mutant-step');
+}
+
+/** The mutant's `step`, imported into this process. */
+export async function mutantStep(mutant: Mutant): Promise<StepFn> {
+  const mod = (await import(pathToFileURL(await mutantStepModule(mutant)).href)) as { step: StepFn };
   return mod.step;
 }
 
-/** Runs `pagecheck ...args` inside the tree: its exit code and output. */
-export function pagecheckIn(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
-  return onceMoreIfZ3Crashed(() => pagecheckInOnce(dir, args), (r) => r.out);
+/** apart.ts's child bundled with the mutant: its spec, and so the encoding it compiles, are the mutant's. */
+export function mutantChild(mutant: Mutant): Promise<string> {
+  return mutantBundle(mutant, CHILD, 'mutant-child');
 }
 
-/** One run of `pagecheck ...args` inside the tree, stopped after {@link CHILD_LIMIT_MS}. */
-function pagecheckInOnce(dir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
+/** `pagecheck …args` bundled with the mutant (cli/bin.ts, one file: `prove` starts no worker), in a process of its own: its exit code and output. */
+export async function pagecheckMutant(mutant: Mutant, args: readonly string[]): Promise<{ code: number; out: string }> {
+  const bin = await mutantBundle(mutant, join(ROOT, 'cli', 'bin.ts'), 'mutant-cli');
+  // the command line finds its version in the package.json above it
+  writeFileSync(join(dirname(bin), 'package.json'), JSON.stringify({ name: 'pagecheck', version: '0.0.0-mutant', type: 'module' }));
+  return onceMoreIfZ3Crashed(() => pagecheckOnce(bin, args), (r) => r.out);
+}
+
+/** One run of the mutant's `pagecheck …args` from the project's root, stopped after {@link CHILD_LIMIT_MS}. */
+function pagecheckOnce(bin: string, args: readonly string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(dir, 'cli', 'main.ts'), ...args], { cwd: dir, maxBuffer: 1 << 24, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd: ROOT, maxBuffer: 1 << 24, timeout: CHILD_LIMIT_MS }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, out: `${stdout}${stderr}${error === null ? '' : stopped(error)}` });
     });
   });
-}
-
-/** Removes a mutant's tree. */
-export function removeTree(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }
 
 /**

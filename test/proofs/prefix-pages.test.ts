@@ -3,7 +3,7 @@ import type { ActionKind } from '../../spec/index.ts';
 import { checkConformance } from '../../proofs/conformance.ts';
 import { OWNER_CHECK_FAULTS } from '../../proofs/obligations.ts';
 import { openZ3, type Z3Session } from '../../proofs/z3.ts';
-import { PREFIX_PAGE_MUTANTS, mutantStep, mutantTree, removeTree } from './mutants.ts';
+import { PREFIX_PAGE_MUTANTS, mutantStep } from './mutants.ts';
 import { solve } from '../../proofs/z3-cleanups.ts';
 
 // The proof covers prefixes of any number of pages: its vocabulary leaves a prefix's
@@ -40,14 +40,9 @@ describe('a prefix of several pages', () => {
   it('catches every mutant that confuses one page of a prefix with another, at the action it breaks', async () => {
     const caught: string[] = [];
     for (const mutant of PREFIX_PAGE_MUTANTS) {
-      const dir = mutantTree(mutant);
-      try {
-        const kinds = [...new Set([...mutant.caughtAt.split(','), 'handoff'])] as ActionKind[];
-        const report = await checkConformance(z3, 'owner-check', [...OWNER_CHECK_FAULTS], await mutantStep(dir), kinds);
-        caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
-      } finally {
-        removeTree(dir);
-      }
+      const kinds = [...new Set([...mutant.caughtAt.split(','), 'handoff'])] as ActionKind[];
+      const report = await checkConformance(z3, 'owner-check', [...OWNER_CHECK_FAULTS], await mutantStep(mutant), kinds);
+      caught.push(`${mutant.name}: ${report.mismatches.map((x) => x.action.replace(/\(.*/, '')).join(',')}`);
     }
     expect(caught).toEqual(PREFIX_PAGE_MUTANTS.map((m) => `${m.name}: ${m.caughtAt}`));
   }, 120_000);

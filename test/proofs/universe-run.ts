@@ -1,50 +1,47 @@
 /**
- * Runs {@link checkUniverse} outside vitest, in a plain Node process: vitest's module
- * runner turns every call the spec makes into an imported function into a getter lookup,
- * which makes this loop over tens of millions of states six times slower. Usage:
- * `node --import tsx test/proofs/universe-run.ts '<json list of runs>'`; prints the
- * results as JSON, in the same order.
+ * Universes, and reachable states, checked in a child Node process (`universe-child.ts`),
+ * outside vitest, whose module runner makes the loops over states six times slower.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compile, type Fault, type Variant } from '../../spec/index.ts';
-import { checkUniverse, type UniverseResult } from './enumerate.ts';
+import { buildSync } from 'esbuild';
+import type { Config } from '../../spec/index.ts';
+import type { UniverseResult } from './enumerate.ts';
+import type { ReachableRequest, ReachableResult, UniverseRun } from './universe-child.ts';
 
-/** One universe to check: 2 pages, A (1 page), B (2 pages, prefix `sys`). */
-export interface UniverseRun {
-  /** The variant. */
-  readonly variant: Variant;
-  /** The faults switched on. */
-  readonly faults: readonly Fault[];
-  /** P's prefill limit: 1 stubs B, 2 prefills it. */
-  readonly prefillLimit: number;
-  /** A strengthening conjunct to leave out. */
-  readonly drop?: number;
-}
+export { universeModel, type UniverseRun } from './universe-child.ts';
 
-/** The universe's model. */
-export function universeModel(run: UniverseRun) {
-  return compile({
-    pages: 2,
-    prefillLimit: run.prefillLimit,
-    requests: [
-      { name: 'A', length: 1 },
-      { name: 'B', length: 2, prefix: 'sys' },
-    ],
-    variant: run.variant,
-    faults: run.faults,
-  });
-}
+const CHILD = fileURLToPath(new URL('./universe-child.ts', import.meta.url));
 
-/** Checks the universes in a child Node process and returns its results. */
+/**
+ * Checks the universes in a child Node process and returns its results. The child is
+ * bundled into one module (esbuild, a few hundred milliseconds): started with tsx it spent
+ * about 2 s of CPU loading the sources module by module.
+ */
 export function checkUniverses(runs: readonly UniverseRun[]): UniverseResult[] {
-  const script = fileURLToPath(import.meta.url);
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script, JSON.stringify(runs)], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  return JSON.parse(out) as UniverseResult[];
+  return runChild(runs) as UniverseResult[];
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const runs = JSON.parse(process.argv[2] ?? '[]') as UniverseRun[];
-  const results = runs.map((run) => checkUniverse(universeModel(run), run.drop));
-  process.stdout.write(JSON.stringify(results));
+/**
+ * Each configuration's reachable states (breadth-first, no symmetry) checked against the invariant in the child, and
+ * with `dispatch` whether the spec's dispatch table agrees with `step` on all of them: in vitest, the search over the
+ * 27,492 states of torn-write.test's acceptance configuration alone took seconds of CPU.
+ */
+export function checkReachableApart(configs: readonly Config[], dispatch = false): ReachableResult[] {
+  return runChild({ reachable: configs, dispatch }) as ReachableResult[];
+}
+
+/** The child bundled and run on `request`: its JSON answer. */
+function runChild(request: readonly UniverseRun[] | ReachableRequest): unknown {
+  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-universe-'));
+  try {
+    const script = join(dir, 'universe-child.mjs');
+    buildSync({ entryPoints: [CHILD], outfile: script, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+    return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(request)], { encoding: 'utf8', maxBuffer: 1 << 24 }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
