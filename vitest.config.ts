@@ -54,6 +54,9 @@ export const HEAVY = [
   'test/conformance/adapter-life.test.ts',
   // validate-log against 600 spec runs with torn writes, P's source pages and the early commit: about 4 s of CPU.
   'test/conformance/validate-torn-runs.test.ts',
+  // Tests that start processes of their own to race or to re-run a suite: three tsx writers of pagecheck's record of written files (the race of stop 38's CI), and npm run mutation's static re-run (two vitest processes): about 4 and 5 s of CPU.
+  'test/trace/written-record.test.ts',
+  'test/bench/static-recheck.test.ts',
   // Quint's own runs (its TypeScript backend: no download): 11 to 16 s of CPU per file.
   'test/quint/run.test.ts',
   'test/quint/reads-pagecheck.test.ts',
