@@ -39,12 +39,23 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The bundles this process made, removed after the test file (vitest ends its worker processes without their exit handlers). */
 const scratch: string[] = [];
+/** What caches a path into them, told to forget it when they go. */
+const forgets: (() => void)[] = [];
 const removeScratch = (): void => {
   for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
   // a later child bundles again
   bundledChild = undefined;
   bundledBin = undefined;
+  for (const forget of forgets.splice(0)) forget();
 };
+
+/** A scratch directory removed after the test file (or at exit), `forget` called then: for a bundle a module keeps between requests (universe-run.ts). */
+export function scratchDir(prefix: string, forget?: () => void): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  if (forget !== undefined) forgets.push(forget);
+  return dir;
+}
 process.on('exit', removeScratch);
 // Only in vitest's worker: a proof's child that loads this file (through mutants.ts) must not load vitest.
 if ('__vitest_worker__' in globalThis) (await import('vitest')).afterAll(removeScratch);
@@ -67,8 +78,7 @@ function childBundle(): Promise<string> {
  * sources: the path of the module.
  */
 export async function bundleApart(entry: string, name: string, plugins: Plugin[] = []): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-apart-'));
-  scratch.push(dir);
+  const dir = scratchDir('pagecheck-apart-');
   // z3-solver stays in node_modules (its WebAssembly loads files beside it), found through the link
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'));
   const out = join(dir, `${name}.mjs`);

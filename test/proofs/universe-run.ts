@@ -3,12 +3,11 @@
  * outside vitest, whose module runner makes the loops over states six times slower.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import type { Config } from '../../spec/index.ts';
+import { scratchDir } from './apart.ts';
 import type { UniverseResult } from './enumerate.ts';
 import type { ReachableRequest, ReachableResult, UniverseRun } from './universe-child.ts';
 
@@ -34,14 +33,20 @@ export function checkReachableApart(configs: readonly Config[], dispatch = false
   return runChild({ reachable: configs, dispatch }) as ReachableResult[];
 }
 
-/** The child bundled and run on `request`: its JSON answer. */
+/** The child's bundle, built at the first request of a test file and kept for its others; removed after the file (apart.ts's scratch). */
+let bundled: string | undefined;
+
+/** The path of the child's bundle (built once per test file: universe.test.ts asks four times). */
+function childScript(): string {
+  if (bundled !== undefined) return bundled;
+  const dir = scratchDir('pagecheck-universe-', () => (bundled = undefined));
+  const script = join(dir, 'universe-child.mjs');
+  buildSync({ entryPoints: [CHILD], outfile: script, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  bundled = script;
+  return script;
+}
+
+/** The child run on `request`: its JSON answer. */
 function runChild(request: readonly UniverseRun[] | ReachableRequest): unknown {
-  const dir = mkdtempSync(join(tmpdir(), 'pagecheck-universe-'));
-  try {
-    const script = join(dir, 'universe-child.mjs');
-    buildSync({ entryPoints: [CHILD], outfile: script, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
-    return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(request)], { encoding: 'utf8', maxBuffer: 1 << 24 }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return JSON.parse(execFileSync(process.execPath, [childScript(), JSON.stringify(request)], { encoding: 'utf8', maxBuffer: 1 << 24 }));
 }
