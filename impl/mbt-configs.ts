@@ -106,9 +106,12 @@ function slotConfigArbitrary(variant: Variant | undefined, faults: readonly Faul
     }));
 }
 
+/** The decode steps a request's life draws when {@link LifeOptions} names none. */
+export const LIFE_DECODE_STEPS: readonly number[] = [2, 3];
+
 /** A request's life on D in random configurations: each switch fixed, or drawn when left out. */
 export interface LifeOptions {
-  /** The decode steps drawn (2 and 3 when left out). */
+  /** The decode steps drawn ({@link LIFE_DECODE_STEPS} when left out). */
   readonly decodeSteps?: readonly number[];
   /** Config `tableGrowth`: on, off, or drawn when left out. */
   readonly tableGrowth?: boolean;
@@ -125,7 +128,7 @@ function withLife(configs: fc.Arbitrary<Config>, life: LifeOptions, variant: Var
   return fc
     .record({
       config: configs,
-      decodeSteps: fc.constantFrom(...(life.decodeSteps ?? [2, 3])),
+      decodeSteps: fc.constantFrom(...(life.decodeSteps ?? LIFE_DECODE_STEPS)),
       tableGrowth: drawn(life.tableGrowth),
       retraction: drawn(life.retraction),
       faults: faults === undefined ? fc.subarray([...POOL_FAULTS, ...POOL_LIFE_FAULTS]) : fc.constant(faults),

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { compile, initial, type ActionKind, type Config, type Fault, type Variant } from '../../spec/index.ts';
-import { configArbitrary, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type LifeOptions, type MbtFailure, type PoolAllocator } from '../../impl/index.ts';
+import { configArbitrary, LIFE_DECODE_STEPS, MAX_RANDOM_REQUESTS, MbtViolation, splitPath, type LifeOptions, type MbtFailure, type PoolAllocator } from '../../impl/index.ts';
 import { commandsArbitrary, type Commands, type Real, type Side } from './commands.ts';
 import { ADAPTER_FAULTS, ADAPTER_LIFE_FAULTS, ADAPTER_VARIANTS, LIFE_VERSION, lifeFlags } from './coverage.ts';
 import { AdapterError, AdapterProcess } from './process.ts';
@@ -125,7 +125,7 @@ function lifeOf(options: AdapterMbtOptions): string[] {
   if (options.config !== undefined) return lifeFlags(options.config);
   const life = options.life;
   if (life === undefined) return [];
-  return lifeFlags({ decodeSteps: Math.max(...(life.decodeSteps ?? [2, 3])), tableGrowth: life.tableGrowth !== false, retraction: life.retraction !== false });
+  return lifeFlags({ decodeSteps: Math.max(...(life.decodeSteps ?? LIFE_DECODE_STEPS)), tableGrowth: life.tableGrowth !== false, retraction: life.retraction !== false });
 }
 
 /** The versioning rule (coverage.ts): a configuration with a request's life needs an adapter that answered version 2; an {@link AdapterError} (exit 2) names the flags otherwise. */
