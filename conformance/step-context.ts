@@ -49,6 +49,8 @@ export interface EventContext {
   readonly pages: PageRuns | undefined;
   /** The duplicates an `insert` at the handoff names as freed (`freed`); `undefined` when it names none. */
   readonly freed?: PageRuns;
+  /** The source pages a `posted` line names (`sources`, config `sourcePages`); `undefined` when it names none. */
+  readonly sources?: readonly number[];
   /** The model. */
   readonly model: LogModel;
   /** The window, for names. */

@@ -74,19 +74,13 @@ export function sourceReleased(ctx: EventContext, s: Possible): StepResult {
 }
 
 /**
- * A `posted` line's `sources`: kept as the request's source pages; and any of them that
- * P freed early for another request whose write is still outstanding is reused now: what
- * is left of that write carries this request's KV (so a leak names it).
+ * A `posted` line's `sources` (validate.ts keeps them as the request's source pages): any
+ * of them that P freed early for another request whose write is still outstanding is
+ * reused now, so what is left of that write carries this request's KV (and a leak names it).
  */
 function reusedSources(ctx: EventContext, s: Possible): void {
-  const e = ctx.event;
-  if (e.kind !== 'posted' || e.sources === undefined) return;
-  const named: number[] = [];
-  for (const item of e.sources) {
-    if (typeof item === 'number') named.push(item);
-    else for (let p = item[0]; p <= item[1] && named.length < 4096; p++) named.push(p);
-  }
-  ctx.info.sources = [...(ctx.info.sources ?? []), ...named];
+  const named = ctx.sources;
+  if (named === undefined) return;
   for (let slot = 0; slot < ctx.window.slots; slot++) {
     const other = ctx.window.info(slot);
     if (slot === ctx.slot || other?.sourcesFreed !== true || ownPending(s, slot) === undefined) continue;

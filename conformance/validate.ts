@@ -162,10 +162,13 @@ class Validator {
     if (rule !== DECODE_AGAIN) info.lines.push(line);
     const pages = 'pages' in e && e.pages !== undefined ? runsOf(e.pages, 'pages', line) : undefined;
     const freed = e.kind === 'insert' && e.freed !== undefined ? runsOf(e.freed, 'freed', line) : undefined;
+    // P's source pages a `posted` line names (config sourcePages): kept once, a fact of the log, the same in every state.
+    const sources = e.kind === 'posted' && e.sources !== undefined ? runsOf(e.sources, 'sources', line).toArray() : undefined;
+    if (sources !== undefined) info.sources = [...(info.sources ?? []), ...sources];
     // A further call of a release already taken (step-release.ts): a fact of the log, the same in every state.
     if (e.kind === 'free' && takeReleaseCall(info, pages)) return undefined;
     if (rule.role === 'action' && UNTRACED.has(rule.action)) for (const s of this.states) s.path = undefined;
-    return this.applyToAll({ event: e, rule, slot, info, pages, ...(freed === undefined ? {} : { freed }), model, window: this.window, integrity: this.options.integrity === true }, line);
+    return this.applyToAll({ event: e, rule, slot, info, pages, ...(freed === undefined ? {} : { freed }), ...(sources === undefined ? {} : { sources }), model, window: this.window, integrity: this.options.integrity === true }, line);
   }
 
   /** The event on every possible state (and its forks): a violation in one of them, a deviation when all refuse it, else the next set. */
@@ -230,7 +233,7 @@ function ruleOf(e: RequestEvent, radix: boolean): EventRule {
 }
 
 /** A logged page list (field `field`) as runs; bad input names the item that is wrong. */
-function runsOf(list: ReadonlyArray<number | readonly [number, number]>, field: 'pages' | 'freed', line: SourceLine): PageRuns {
+function runsOf(list: ReadonlyArray<number | readonly [number, number]>, field: 'pages' | 'freed' | 'sources', line: SourceLine): PageRuns {
   const runs = PageRuns.from(list);
   if (!(runs instanceof PageRuns)) throw new LogInputError(line, runs.field.replace(/^pages/, field), runs.message);
   return runs;

@@ -72,6 +72,9 @@ describe('P\'s source pages as input', () => {
   it('a bad sources list is exit 2 naming the item; the fault without sourcePages too', () => {
     const bad = [setting(FAULTS), ev('arrive', 'A', { length: 1 }), ev('allocate', 'A', { pages: [0] }), ev('posted', 'A', { pages: [0], sources: ['x'] })];
     expect(() => run(bad)).toThrow('sources.jsonl:4: sources[0]:');
+    // A range that runs backwards is refused as a pages list's is, not read as no pages.
+    const backwards = [...bad.slice(0, 3), ev('posted', 'A', { pages: [0], sources: [[5, 3]] })];
+    expect(() => run(backwards)).toThrow('sources.jsonl:4: sources[0]: expected a range [from, to] with from <= to, got [5,3]');
     expect(() => run([config({ pages: 4, prefillLimit: 4, faults: FAULTS }), ev('arrive', 'A', { length: 1 })])).toThrow('faults: fault source-early-free needs sourcePages: true in the config event');
   });
 });
