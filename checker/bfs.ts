@@ -52,11 +52,22 @@ export function search<A>(model: Checkable<A>, options: CheckOptions, plan: Sear
   const perBatch = batchStates(model);
   const expansion = hashed === undefined ? stateExpansion(model, canonicalize, perBatch) : printExpansion(model, hashed, perBatch);
   const search = new Search(model, options, settings, expansion, perBatch, plan);
-  search.seed();
-  search.run();
-  return searchResult({
+  try {
+    search.seed();
+    search.run();
+    return resultOf(model, search, canonicalize !== undefined, settings.symmetry);
+  } finally {
+    search.queue.close();
+    search.links.close();
+  }
+}
+
+/** The finished search's result; its traces read the parent links, which may be on disk, so it comes before they are closed. */
+function resultOf<A>(model: Checkable<A>, search: Search<A>, canonical: boolean, symmetry: boolean): CheckResult<A> {
+  const spilled = search.queue.spilledBytes + search.links.spilledBytes;
+  const result = searchResult({
     model,
-    canonical: canonicalize !== undefined,
+    canonical,
     roots: search.roots,
     links: search.links,
     monitor: search.monitor,
@@ -64,17 +75,30 @@ export function search<A>(model: Checkable<A>, options: CheckOptions, plan: Sear
     incomplete: search.incomplete,
     distinctStates: search.queue.length,
     depth: search.deepest,
-    // The table as allocated; links and queue as used (their chunk slack is at most a chunk each).
-    bytesPerState: (search.seen.byteLength + ParentLinks.BYTES * search.queue.length + search.queue.peakQueued * expansion.stride) / search.queue.length,
-    symmetry: settings.symmetry,
+    bytesPerState: bytesPerState(search, spilled > 0),
+    symmetry,
   });
+  return spilled > 0 ? { ...result, spilledBytes: spilled } : result;
+}
+
+/**
+ * The memory the search's stores held, per state: the table as allocated; in memory, the
+ * links and the queue as used (their chunk slack is at most a chunk each); spilled, the
+ * chunks they held at most (the rest was on disk).
+ */
+function bytesPerState<A>(search: Search<A>, spilled: boolean): number {
+  const { seen, queue, links } = search;
+  const stores = spilled ? queue.peakBytes + links.memoryBytes : ParentLinks.BYTES * queue.length + queue.peakQueued * search.stride;
+  return (seen.byteLength + stores) / queue.length;
 }
 
 /** One search's stores and progress. */
 class Search<A> {
   readonly seen = new FingerprintSet();
   readonly queue: StateQueue;
-  readonly links = new ParentLinks();
+  readonly links: ParentLinks;
+  /** Bytes of a queued state. */
+  readonly stride: number;
   readonly monitor: PropertyMonitor;
   readonly deadlocks: { state: number; depth: number }[] = [];
   /** The initial states as stored, by root number. */
@@ -105,7 +129,9 @@ class Search<A> {
     private readonly perBatch: number,
     private readonly plan: SearchPlan,
   ) {
-    this.queue = new StateQueue(expansion.stride);
+    this.queue = new StateQueue(expansion.stride, settings.spill);
+    this.links = new ParentLinks(settings.spill);
+    this.stride = expansion.stride;
     this.monitor = new PropertyMonitor(invariantsToCheck(model, options.invariants), model.properties.filter((p) => p.kind === 'sometimes'), model.fast?.conjunction);
     this.isEnd = endTestOf(model, settings);
     this.keepGoing = settings.continueAfterViolation;

@@ -14,6 +14,17 @@
 
 /** Grow when more than this fraction of the slots is taken: linear probing stays short below it. */
 const MAX_LOAD = 0.7;
+/**
+ * From this many slots (1 GiB of table) on, grow only past {@link BIG_LOAD}: a table this
+ * big misses the cache on every probe's first slot whatever its load, the next slots
+ * are mostly in the same or the next cache line, and doubling at 0.7 would make a
+ * 200M-state table 4 GiB (21 bytes a state) where 2 GiB holds up to 241M states.
+ */
+export const BIG_TABLE_SLOTS = 2 ** 27;
+/** The load a table of {@link BIG_TABLE_SLOTS} or more grows past. */
+export const BIG_LOAD = 0.9;
+/** The most fingerprints a table of `slots` slots holds before it grows. */
+const limitOf = (slots: number): number => Math.floor(slots * (slots >= BIG_TABLE_SLOTS ? BIG_LOAD : MAX_LOAD));
 
 /**
  * Writes the 64-bit fingerprint of the `count` words `words[at .. at+count)` as two int32
@@ -81,7 +92,7 @@ export class FingerprintSet {
     const slots = 1 << capacityLog2;
     this.table = new Int32Array(resizableBuffer(8 * slots));
     this.mask = slots - 1;
-    this.limit = Math.floor(slots * MAX_LOAD);
+    this.limit = limitOf(slots);
   }
 
   /** Loads the home slot of each of the first `count` fingerprints in `hashes`, so that the probes that follow hit the cache. */
@@ -111,6 +122,18 @@ export class FingerprintSet {
     return true;
   }
 
+  /**
+   * The mean number of slots a lookup of a stored fingerprint reads (1 when every one is
+   * in its home slot): one pass over the table, for reports, not for the search.
+   */
+  meanProbe(): number {
+    const t = this.table;
+    const mask = this.mask;
+    let total = 0;
+    for (let slot = 0; slot <= mask; slot++) if (t[(slot << 1) + 1] !== 0) total += ((slot - (t[slot << 1]! & mask)) & mask) + 1;
+    return this.size === 0 ? 0 : total / this.size;
+  }
+
   /** Bytes held by the table. */
   get byteLength(): number {
     return this.table.byteLength;
@@ -134,7 +157,7 @@ export class FingerprintSet {
       for (let j = 0; j < old.length; j += 2) if (old[j + 1] !== 0) insertWrapping(this.table, slots - 1, old[j]!, old[j + 1]!);
     }
     this.mask = slots - 1;
-    this.limit = Math.floor(slots * MAX_LOAD);
+    this.limit = limitOf(slots);
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Checkable, HashedSuccessors } from './model.ts';
 import type { CheckOptions } from './types.ts';
+import { SPILL_DEFAULTS, type SpillSettings } from './spill.ts';
 import { strideOf } from './words.ts';
 
 /** Actions a model may have: a path stores each as one byte. */
@@ -48,6 +49,7 @@ export interface Settings {
   readonly maxStates: number;
   readonly fingerprintFirst: boolean;
   readonly por: boolean;
+  readonly spill: SpillSettings;
 }
 
 /** `options` with the defaults filled in. */
@@ -59,6 +61,7 @@ export function settingsOf(options: CheckOptions): Settings {
     maxStates: options.maxStates ?? DEFAULTS.maxStates,
     fingerprintFirst: options.fingerprintFirst ?? DEFAULTS.fingerprintFirst,
     por: options.por ?? DEFAULTS.por,
+    spill: { ...SPILL_DEFAULTS, ...options.spill },
   };
 }
 

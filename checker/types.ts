@@ -36,6 +36,12 @@ export interface CheckOptions {
    * witnesses are those of the plain search; the state count is the reduced graph's.
    */
   readonly por?: boolean;
+  /**
+   * The one-thread search's memory budget for its queue and parent links, each, past which
+   * their chunks go to a temp file (`spill.ts`; default 256 MiB each, 1 MiB chunks). The
+   * switch is automatic: nothing changes but where the bytes are.
+   */
+  readonly spill?: { readonly memoryBytes?: number; readonly chunkBytes?: number; readonly dir?: string };
   /** Called about every 65,536 new states. */
   readonly onProgress?: (p: { states: number; queue: number; depth: number }) => void;
 }
@@ -79,6 +85,8 @@ export interface CheckResult<A = unknown> {
   readonly witnesses: readonly WitnessResult[];
   /** Peak bytes of the search's stores per distinct state: the fingerprint table as allocated, parent links and the queue at its longest. */
   readonly bytesPerState: number;
+  /** Bytes the one-thread search wrote to its temp file when its queue or parent links passed their memory budget; absent when nothing spilled. */
+  readonly spilledBytes?: number;
   /** Whether symmetry reduction was asked for (it reduces only where the model has a canonicaliser). */
   readonly symmetry: boolean;
   /** Partial-order reduction, when it was in effect (see {@link ReductionReport}). */
