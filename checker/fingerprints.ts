@@ -201,3 +201,10 @@ function rehashInPlace(t: Int32Array, half: number): void {
   }
   for (let k = 0; k < waiting.length; k += 2) insertWrapping(t, mask, waiting[k]!, waiting[k + 1]!);
 }
+
+/** The slots of a table grown from the default size by `n` adds: the table a search of `n` states ends with (for reports). */
+export function slotsAfter(n: number): number {
+  let slots = 1 << 10;
+  while (n > limitOf(slots)) slots *= 2;
+  return slots;
+}
