@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { check, type CheckOptions, type CheckResult } from '../../checker/index.ts';
-import { fingerprint, FingerprintSet } from '../../checker/fingerprints.ts';
+import { fingerprint, FingerprintSet, slotsAfter } from '../../checker/fingerprints.ts';
 import { ParentLinks, StateQueue } from '../../checker/store.ts';
 import { strideOf, wordState } from '../../checker/words.ts';
 import { checkedModel } from '../../binding/index.ts';
@@ -101,5 +101,17 @@ describe('FingerprintSet probe length', () => {
     expect(set.byteLength).toBe(8 * 65536);
     expect(set.meanProbe()).toBeGreaterThan(1.5);
     expect(set.meanProbe()).toBeLessThan(2.5);
+  });
+});
+
+describe('FingerprintSet growth', () => {
+  it('grows past 0.7 below 2^27 slots and past 0.9 from there: 120,104,990 states fit 1 GiB, 200M fit 2 GiB', () => {
+    expect(Math.log2(slotsAfter(46_976_204))).toBe(26); // 0.7 of 2^26
+    expect(Math.log2(slotsAfter(46_976_205))).toBe(27);
+    expect(Math.log2(slotsAfter(120_104_990))).toBe(27); // 5 pages 1,2,2,3,3,1 (docs/MEASURED.md)
+    expect(Math.log2(slotsAfter(120_795_955))).toBe(27); // 0.9 of 2^27
+    expect(Math.log2(slotsAfter(120_795_956))).toBe(28);
+    expect(Math.log2(slotsAfter(200_000_000))).toBe(28);
+    expect(Math.log2(slotsAfter(350_000_000))).toBe(29);
   });
 });
