@@ -30,7 +30,7 @@ import { parsePanReport } from '../spin/pan-report.ts';
 import { spinAvailable } from '../spin/run.ts';
 import { checkFigures, compiledPagecheck, round, timed } from './whole-process.ts';
 
-/** The big configuration: 6 pages, requests 1,2,2,3,3,1, estimated 330M to 380M states (docs/MEASURED.md, "A big space", says how). */
+/** The big configuration: 6 pages, requests 1,2,2,3,3,1, estimated 330M to 400M states (docs/MEASURED.md, "A big space", says how). */
 export const BIG = { pages: 6, lengths: [1, 2, 2, 3, 3, 1] } as const;
 const LIMIT = 2;
 const FAULTS = ['silent-stub', 'early-free'];
