@@ -25,6 +25,8 @@ export const HEAVY = [
   'test/spin/handwritten-owner.test.ts',
   // Starts worker threads over whole levels: about 35 s of CPU (40 to 110 s of wall on a loaded 2-core machine).
   'test/checker/parallel.test.ts',
+  // The one-thread search with its queue and parent links spilled to disk, against the same search in memory on five pinned configurations: about 5 s of CPU.
+  'test/checker/spill.test.ts',
   // The same for the fingerprint-first path, with 3 workers (parallel.test.ts runs its configurations with 2): about 8 s of CPU.
   'test/checker/parallel-hashed.test.ts',
   // Thousands of pages and 10,000 random configurations: about a minute of CPU.
