@@ -10,15 +10,17 @@
  *
  * The only thing added to the pool is where page ids come from: the log says which pages
  * an allocation took, and under the `any` allocator the pool takes exactly those. The
- * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool`, whose log says
+ * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool` with the host
+ * tier and the draft model, tier-pool.ts, whose log says
  * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (impl's
  * `ServingRadixPool`: the same serving pool, its prefix cache the radix tree).
  */
 import { Ph } from '../spec/index.ts';
 import { hasMechanism } from '../spec/behaviour.ts';
-import { faultActs, ServingPool, STALE_DATA, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
+import { faultActs, STALE_DATA, type PagePool, type ServingPool } from '../impl/index.ts';
 import { LogPicks } from './log-picks.ts';
 import { SlotLedger, type SlotPick } from './slot-ledger.ts';
+import { TierPool, type TierPoolOptions } from './tier-pool.ts';
 
 export { LogPicks } from './log-picks.ts';
 export { finished, sharesFirst, tableOf, takeAction } from './pool-actions.ts';
@@ -39,12 +41,26 @@ export interface LogPool extends ServingPool {
   abortSource(slot: number): boolean;
   /** P's prefill of the request with `serial` reused the slot's freed source pages. */
   reuseSource(slot: number, serial: number): void;
+  /** Per request slot: its load from host memory (tier-pool.ts's `TIER_LOAD`; config `loadback`); absent under `radix`. */
+  readonly load?: Uint8Array;
+  /** Per prefix group: 1 once its host copy was evicted and reused (config `loadback`). */
+  readonly hostReused?: Uint8Array;
+  /** Per page: whose draft KV it holds (config `draft`; empty without it). */
+  readonly draft?: Int32Array;
+  /** How many leading table positions of the slot a load fills, not P (config `loadback`). */
+  loadedCount?(slot: number): number;
+  /** The slot's load lands (the spec's `loadBack`); whether one was posted. */
+  loadBack?(slot: number): boolean;
+  /** Prefix `prefix`'s host copy is evicted and reused (the spec's `evictHost`); whether the spec enables it. */
+  evictHost?(prefix: number | undefined): boolean;
+  /** The slots whose posted load reads prefix `g`'s host copy. */
+  loadsReading?(g: number): number[];
   /** A copy of this state. */
   fork(): LogPool;
 }
 
-/** The logged pool's options: the serving pool's, and whether D's state slots are modelled (config `stateSlots`). */
-export interface LoggedPoolOptions extends ServingPoolOptions {
+/** The logged pool's options: the serving pool's with the host tier and the draft model (tier-pool.ts), and whether D's state slots are modelled (config `stateSlots`). */
+export interface LoggedPoolOptions extends TierPoolOptions {
   /** Config `stateSlots`: a state slot and a metadata row per request (slot-ledger.ts). */
   readonly stateSlots?: boolean;
   /** Config `sourcePages`: P's source pages, which P may free early under fault `source-early-free`. */
@@ -58,7 +74,7 @@ export function ledgerFor(options: LoggedPoolOptions): SlotLedger | undefined {
 }
 
 /** The pool, with the page ids of the next allocation taken from the log when asked. */
-export class LoggedPool extends ServingPool implements LogPool {
+export class LoggedPool extends TierPool implements LogPool {
   /** The pages the next `allocate` takes ({@link LogPool}). */
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
