@@ -24,7 +24,7 @@ export { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 export const VALIDATOR_FAULTS: readonly Fault[] = coveredFaults(VALIDATOR_COVERAGE);
 
 /** Every event kind of the format, in the order a request's life goes through them. */
-export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'load', 'posted', 'done', 'loaded', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'slotFree', 'sourceFree', 'insert', 'evict', 'hostEvict'] as const;
+export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'load', 'done', 'loaded', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'slotFree', 'sourceFree', 'insert', 'evict', 'hostEvict'] as const;
 
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = (typeof EVENT_KINDS)[number];
