@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compile, LOAD, loadOf, prefixLength, tableOf, type Action, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
-import { validate } from '../../conformance/index.ts';
+import { specTrace, validate } from '../../conformance/index.ts';
 import { fastAgreesWithSchema } from './fast-agreement.ts';
 import { config, ev, runLog, summary, why } from './log-lines.ts';
 import { asSource, firstViolation, logOf, runOf } from './spec-log.ts';
@@ -116,6 +116,8 @@ describe('draft-stale: P\'s draft part skips the prefix its cache hit', () => {
   it('buggy: A reads B\'s draft KV in page 0: Isolation at the decode line, naming B', () => {
     const r = run(stale('buggy', ['draft-stale']));
     expect([summary(r), ...r.headline]).toEqual(['violation Isolation 12', "A read the draft KV of page 0, which holds B's draft KV."]);
+    // The spec's own trace of the log (its draft parts as steps of their own) breaks Isolation too.
+    expect(specTrace(r)?.trace.steps.map((x) => x.action.kind).join(' ')).toBe('allocate prefill landDraft handoff decode free allocate prefill landDraft handoff decode');
   });
 });
 
@@ -153,6 +155,7 @@ describe('host-evict-during-load: the host copy is evicted and reused while the 
     for (const variant of ['buggy', 'owner-check']) {
       const r = run(evicting(variant, ['host-evict-during-load']));
       expect([summary(r), ...r.headline]).toEqual(['violation Isolation 10', "A read page 0, which holds another user's KV (the host copy of its prefix, evicted and reused while its load read it)."]);
+      expect(specTrace(r)?.trace.steps.map((x) => x.action.kind).join(' ')).toBe('allocate evictHost prefill loadBack handoff decode');
     }
   });
 
@@ -196,6 +199,7 @@ describe('read-before-load: decode does not wait for its own load', () => {
   it('buggy: A reads B\'s KV still in page 0: Isolation at the decode line, naming B', () => {
     const r = run(early('buggy', ['read-before-load']));
     expect([summary(r), ...r.headline]).toEqual(['violation Isolation 13', "A read page 0, which holds B's data."]);
+    expect(specTrace(r)?.trace.steps.map((x) => x.action.kind).join(' ')).toBe('allocate prefill handoff decode free allocate prefill handoff decode');
   });
 
   it('the ack before the decode conforms, with the caveat that the log shows the ack, not when the copy ran', () => {
