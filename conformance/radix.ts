@@ -2,8 +2,11 @@
  * The radix tree in a log (config `radix`): the states' pool is impl/'s `ServingRadixPool`
  * (the serving pool with a log's `grow`, `retract`, `resume`, releases in several calls and
  * aborts, and the tree of impl/radix-tree.ts, the same `RadixTree` the model-based test's
- * `RadixPool` delegates to), with the log's page ids as `LoggedPool` takes them; and the
- * rule of an `insert` at the handoff.
+ * `RadixPool` delegates to), with the log's page ids as `LoggedPool` takes them and D's
+ * state slots as `LoggedPool` keeps them (config `stateSlots`, slot-ledger.ts: taken at the
+ * allocation, written by P's write, read by the commit and each decode step, returned at
+ * the release); and the rule of an `insert` at the handoff. P's source pages and an early
+ * commit are `LoggedPool`'s only (log-model.ts refuses them with `radix`).
  *
  * What SGLang does at the handoff (`disaggregation/decode.py` commits the request, then
  * `mem_cache/radix_cache.py`'s `cache_unfinished_req`): `insert` puts the prompt's
@@ -24,9 +27,11 @@
  * `_pre_alloc`, with `prefix_len=0`) matches nothing: new pages for its whole table, none
  * of them the tree's. A grown page is the request's own and never a node.
  */
-import type { ServingPoolOptions } from '../impl/index.ts';
+import { Ph } from '../spec/index.ts';
+import type { PagePool } from '../impl/index.ts';
 import { ServingRadixPool } from '../impl/serving-radix-pool.ts';
-import { LogPicks, tableOf, type LogPool } from './pool.ts';
+import { ledgerFor, LogPicks, tableOf, type LoggedPoolOptions, type LogPool } from './pool.ts';
+import type { SlotLedger, SlotPick } from './slot-ledger.ts';
 import { OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
 
 /** The serving pool with the radix tree, with the page ids of the next allocation taken from the log when asked. */
@@ -35,10 +40,10 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
-  /** No state slots under `radix` (log-model.ts refuses the two together). */
-  readonly slots = undefined;
-  /** Unused: no state slots under `radix`. */
-  slotPick = {};
+  /** D's state slots and metadata rows (config `stateSlots`, slot-ledger.ts), as `LoggedPool` keeps them; `undefined` without them. */
+  readonly slots: SlotLedger | undefined;
+  /** The ids the next `allocate` takes ({@link LogPool}). */
+  slotPick: SlotPick = {};
 
   /** None: no P source pages under `radix`. */
   readonly sourceLabel = new Int32Array(0);
@@ -52,11 +57,60 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   reuseSource(): void {}
   private readonly picks: LogPicks;
 
-  constructor(readonly logged: ServingPoolOptions) {
+  constructor(readonly logged: LoggedPoolOptions) {
     super(logged);
     this.wanted = undefined;
     this.twice = -1;
     this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
+    this.slots = ledgerFor(logged);
+  }
+
+  /** Makes this pool's state equal to `other`'s, its slots included. */
+  override copyFrom(other: PagePool): void {
+    super.copyFrom(other);
+    if (other instanceof LoggedRadixPool && other.slots !== undefined) this.slots?.copyFrom(other.slots);
+  }
+
+  /** Admits as the tree does, and takes a state slot and a metadata row (spec/state-slots.ts `takeSlots`). */
+  override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
+    if (!super.allocate(slot, length, prefix, tokens)) return false;
+    this.slots?.take(slot, this.serial(slot), this.slotPick);
+    return true;
+  }
+
+  /** P's write; landed as the request's own, its state and first token land in its slot and row. */
+  override prefill(slot: number): boolean {
+    if (!super.prefill(slot)) return false;
+    if (this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
+    return true;
+  }
+
+  /** P's stub; a silent one lands as a prefill does. */
+  override stub(slot: number): boolean {
+    if (!super.stub(slot)) return false;
+    if (this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
+    return true;
+  }
+
+  /** The commit (and the tree's insert) reads the metadata row and frees it; under `state-slot-reuse` the state slot too. */
+  override handoff(slot: number): boolean {
+    if (!super.handoff(slot)) return false;
+    this.slots?.commit(slot, this.serial(slot));
+    return true;
+  }
+
+  /** The release frees the state slot too. */
+  override free(slot: number): boolean {
+    if (!super.free(slot)) return false;
+    this.slots?.release(slot, this.serial(slot), true);
+    return true;
+  }
+
+  /** A timeout frees the state slot and the metadata row. */
+  override timeout(slot: number): boolean {
+    if (!super.timeout(slot)) return false;
+    this.slots?.release(slot, this.serial(slot), true);
+    return true;
   }
 
   /** Takes the logged pages, or those of the allocation order (as `LoggedPool.takePages`). */
