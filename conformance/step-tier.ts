@@ -12,6 +12,7 @@
  * `Integrity` with `--integrity`.
  */
 import { prefixLabelOf, STALE_DATA } from '../impl/index.ts';
+import type { LogModel } from './events.ts';
 import type { LogPool } from './pool.ts';
 import { OK, pageWords, phaseWords, refused, samePages, type EventContext, type Possible, type StepResult } from './step-context.ts';
 import type { RequestWindow } from './window.ts';
@@ -49,9 +50,9 @@ export function loaded(ctx: EventContext, s: Possible): StepResult {
  * `host-evict-during-load` (without `protect-host`); otherwise `evict_host` skipped it until
  * the load's ack, so those loads have landed by now.
  */
-export function hostEvicted(s: Possible, g: number, prefix: string, window: RequestWindow): StepResult {
+export function hostEvicted(s: Possible, g: number, prefix: string, window: RequestWindow, model: LogModel): StepResult {
   const { pool } = s;
-  if (pool.evictHost === undefined || pool.hostReused === undefined) return refused('hostEvict needs loadback: true in the config event');
+  if (pool.evictHost === undefined || pool.hostReused === undefined || model.loadback !== true) return refused('hostEvict needs loadback: true in the config event');
   if (pool.hostReused[g] === 1) return refused(`the host copy of prefix "${prefix}" was evicted already (the spec keeps one host copy per prefix, and P computes the prefix once it is gone)`);
   if (!pool.evictHost(g)) {
     for (const slot of pool.loadsReading?.(g) ?? []) landLoad(s, slot, window.info(slot)?.index ?? 0);

@@ -147,7 +147,7 @@ class Validator {
     const group = this.groupOf(e.prefix, model, line);
     const refusals: Refusal[] = [];
     const next = this.states.filter((s) => {
-      const r = hostEvicted(s, group, e.prefix, this.window);
+      const r = hostEvicted(s, group, e.prefix, this.window, model);
       if (r.kind === 'refused') refusals.push({ state: refusals.length + 1, why: r.why });
       return r.kind !== 'refused';
     });
