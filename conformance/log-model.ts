@@ -65,13 +65,12 @@ function radixIssue(model: LogModel): { field: string; message: string } | undef
   return undefined;
 }
 
-/** What validate-log cannot hold a log with state slots, P's source pages or an early commit against, by field: a fault of the first two without its switch (as the spec refuses it), and the last two with the radix tree, whose logged pool keeps D's state slots (radix.ts) but neither P's pages nor an early commit. */
+/** What validate-log cannot hold a log with state slots, P's source pages or an early commit against, by field: a fault of the first two without its switch (as the spec refuses it), and an early commit with the radix tree, whose logged pool keeps D's state slots and P's source pages (radix.ts) but not an early commit. */
 function slotsIssue(model: LogModel): { field: string; message: string } | undefined {
   const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'stateSlots' || FAULT_NEEDS[f] === 'sourcePages');
   if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'stateSlots' | 'sourcePages'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
   if (model.radix !== true) return undefined;
   if (model.faults.includes('premature-success')) return { field: 'faults', message: 'premature-success with radix: true: validate-log follows an early commit on the serving pool without the radix tree; check such a configuration with `pagecheck check --radix --faults torn-write,premature-success`' };
-  if (model.sourcePages === true) return { field: 'sourcePages', message: 'sourcePages: true with radix: true: validate-log follows P\'s source pages on the serving pool without the radix tree; check such a configuration with `pagecheck check --source-pages --radix`' };
   return undefined;
 }
 

@@ -73,6 +73,14 @@ export function ledgerFor(options: LoggedPoolOptions): SlotLedger | undefined {
   return new SlotLedger(options.slots, faultActs(options, 'metadata-collision', 'metadata-alloc-checks-holder'), faultActs(options, 'state-slot-reuse', 'slot-freed-with-request'));
 }
 
+/** P frees the source pages of the slot's outstanding write early ({@link LogPool.abortSource}) in a pool whose request is in `phase`, marking `labels` (its `sourceLabel`): whether the spec enables it. */
+export function freeSourcesEarly(o: LoggedPoolOptions, phase: number, labels: Int32Array, slot: number): boolean {
+  if (o.sourcePages !== true || !faultActs(o, 'source-early-free') || !faultActs(o, 'torn-write')) return false;
+  if ((phase !== Ph.allocated && phase !== Ph.timedOut) || labels[slot] !== 0) return false;
+  if (!hasMechanism(o.variant, 'hold-source')) labels[slot] = STALE_DATA;
+  return true;
+}
+
 /** The pool, with the page ids of the next allocation taken from the log when asked. */
 export class LoggedPool extends TierPool implements LogPool {
   /** The pages the next `allocate` takes ({@link LogPool}). */
@@ -120,12 +128,7 @@ export class LoggedPool extends TierPool implements LogPool {
    * fault is off, the write has landed, or P freed them already.
    */
   abortSource(slot: number): boolean {
-    const o = this.logged;
-    if (o.sourcePages !== true || !faultActs(o, 'source-early-free') || !faultActs(o, 'torn-write')) return false;
-    const phase = this.phase(slot);
-    if ((phase !== Ph.allocated && phase !== Ph.timedOut) || this.sourceLabel[slot] !== 0) return false;
-    if (!hasMechanism(o.variant, 'hold-source')) this.sourceLabel[slot] = STALE_DATA;
-    return true;
+    return freeSourcesEarly(this.logged, this.phase(slot), this.sourceLabel, slot);
   }
 
   /** P's next prefill, of the request with `serial`, reused the freed source pages of the slot's write: what is left of the write carries its KV. */

@@ -5,8 +5,9 @@
  * `RadixPool` delegates to), with the log's page ids as `LoggedPool` takes them and D's
  * state slots as `LoggedPool` keeps them (config `stateSlots`, slot-ledger.ts: taken at the
  * allocation, written by P's write, read by the commit and each decode step, returned at
- * the release); and the rule of an `insert` at the handoff. P's source pages and an early
- * commit are `LoggedPool`'s only (log-model.ts refuses them with `radix`).
+ * the release) and P's source pages (config `sourcePages`: a write landing after P freed
+ * them early carries what they hold then); and the rule of an `insert` at the handoff. An
+ * early commit is `LoggedPool`'s only (log-model.ts refuses it with `radix`).
  *
  * What SGLang does at the handoff (`disaggregation/decode.py` commits the request, then
  * `mem_cache/radix_cache.py`'s `cache_unfinished_req`): `insert` puts the prompt's
@@ -30,7 +31,7 @@
 import { Ph } from '../spec/index.ts';
 import type { PagePool } from '../impl/index.ts';
 import { ServingRadixPool } from '../impl/serving-radix-pool.ts';
-import { ledgerFor, LogPicks, tableOf, type LoggedPoolOptions, type LogPool } from './pool.ts';
+import { freeSourcesEarly, ledgerFor, LogPicks, tableOf, type LoggedPoolOptions, type LogPool } from './pool.ts';
 import type { SlotLedger, SlotPick } from './slot-ledger.ts';
 import { OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
 
@@ -45,17 +46,21 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   /** The ids the next `allocate` takes ({@link LogPool}). */
   slotPick: SlotPick = {};
 
-  /** None: no P source pages under `radix`. */
-  readonly sourceLabel = new Int32Array(0);
+  /** Per request slot: 0, or the label the rest of its write carries after P freed its source pages early (as `LoggedPool`'s). */
+  readonly sourceLabel: Int32Array;
+  /** The label the write landing now carries instead of its own, or 0. */
+  private relabel = 0;
+  private readonly picks: LogPicks;
 
-  /** Never enabled: no P source pages under `radix` (log-model.ts refuses the two together). */
-  abortSource(): boolean {
-    return false;
+  /** P frees the source pages of the slot's outstanding write early (fault `source-early-free`, as `LoggedPool.abortSource`); whether the spec enables it. */
+  abortSource(slot: number): boolean {
+    return freeSourcesEarly(this.logged, this.phase(slot), this.sourceLabel, slot);
   }
 
-  /** Nothing: no P source pages under `radix`. */
-  reuseSource(): void {}
-  private readonly picks: LogPicks;
+  /** P's next prefill, of the request with `serial`, reused the freed source pages of the slot's write. */
+  reuseSource(slot: number, serial: number): void {
+    if (this.sourceLabel[slot] !== 0) this.sourceLabel[slot] = serial;
+  }
 
   constructor(readonly logged: LoggedPoolOptions) {
     super(logged);
@@ -63,12 +68,15 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
     this.twice = -1;
     this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
     this.slots = ledgerFor(logged);
+    this.sourceLabel = new Int32Array(logged.slots);
   }
 
   /** Makes this pool's state equal to `other`'s, its slots included. */
   override copyFrom(other: PagePool): void {
     super.copyFrom(other);
-    if (other instanceof LoggedRadixPool && other.slots !== undefined) this.slots?.copyFrom(other.slots);
+    if (!(other instanceof LoggedRadixPool)) return;
+    if (other.slots !== undefined) this.slots?.copyFrom(other.slots);
+    this.sourceLabel.set(other.sourceLabel);
   }
 
   /** Admits as the tree does, and takes a state slot and a metadata row (spec/state-slots.ts `takeSlots`). */
@@ -78,18 +86,30 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
     return true;
   }
 
-  /** P's write; landed as the request's own, its state and first token land in its slot and row. */
+  /** P's write; landed as the request's own, its state and first token land in its slot and row; after an early free of its source pages it carries what they hold then. */
   override prefill(slot: number): boolean {
-    if (!super.prefill(slot)) return false;
-    if (this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
-    return true;
+    return this.landWrite(slot, () => super.prefill(slot));
   }
 
   /** P's stub; a silent one lands as a prefill does. */
   override stub(slot: number): boolean {
-    if (!super.stub(slot)) return false;
+    return this.landWrite(slot, () => super.stub(slot));
+  }
+
+  /** The write `post` lands, relabelled after an early free of its source pages. */
+  private landWrite(slot: number, post: () => boolean): boolean {
+    this.relabel = this.sourceLabel[slot] ?? 0;
+    const accepted = post();
+    this.relabel = 0;
+    if (!accepted) return false;
+    this.sourceLabel[slot] = 0;
     if (this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
     return true;
+  }
+
+  /** A page write, carrying the reused source page's content while a relabelled write lands. */
+  protected override write(p: number, label: number, pos: number, slots: number): void {
+    super.write(p, this.relabel !== 0 ? this.relabel : label, pos, slots);
   }
 
   /** The commit (and the tree's insert) reads the metadata row and frees it; under `state-slot-reuse` the state slot too. */
