@@ -33,7 +33,7 @@ export function describeLogModel(r: ValidationResult): string {
   const m = r.model;
   if (m === undefined) return 'no events';
   const limit = m.prefillTokens === undefined ? `${m.prefillLimit} pages` : `${m.prefillTokens.toLocaleString('en-US')} tokens`;
-  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${limit}, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}${m.radix === true ? ', radix tree' : ''}`;
+  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${limit}, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}${m.radix === true ? ', radix tree' : ''}${m.loadback === true ? ', host-cache load back' : ''}${m.draft === true ? ', draft KV' : ''}`;
 }
 
 /** The outcome as text; `trace` is the spec's printed trace, when there is one. */

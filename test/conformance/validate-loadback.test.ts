@@ -12,6 +12,7 @@ import { specTrace, validate } from '../../conformance/index.ts';
 import { fastAgreesWithSchema } from './fast-agreement.ts';
 import { config, ev, runLog, summary, why } from './log-lines.ts';
 import { asSource, firstViolation, logOf, runOf } from './spec-log.ts';
+import { pagecheck } from '../support/cli.ts';
 
 /** The log of a spec run with the host tier and the draft model: `load` after an allocation that posted one, `loaded` at `loadBack`, `hostEvict` at `evictHost`; a draft part lands with its write (`done`). */
 function tierLog(m: Model, c: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
@@ -246,5 +247,16 @@ describe('loads and draft KV as input', () => {
     const pages = fc.constantFrom(undefined, [0], [0, [2, 3]], [-1], ['x'], 3, [[3, 2]]);
     const line = fc.record({ kind: fc.constantFrom('load', 'loaded', 'hostEvict'), id: fc.constantFrom('A', '', 7), pages, prefix: fc.constantFrom(undefined, 'sys', 3) });
     expect(fastAgreesWithSchema(line, 2000, 40)).toBe(352);
+  });
+});
+
+describe('examples/logs/host-evict-during-load.jsonl through the command line', () => {
+  it('exit 1, Isolation at line 10 under owner-check, and the spec\'s own trace with its eviction and load', async () => {
+    const example = 'examples/logs/host-evict-during-load.jsonl';
+    const r = await pagecheck('validate-log', example);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('model: owner-check, 4 pages, prefill limit 4 pages, faults host-evict-during-load, allocator sorted, host-cache load back');
+    expect(r.out).toContain(`violation of Isolation at ${example}:10`);
+    expect(r.out).toContain('actions: allocate(A) evictHost(A) prefill(A) loadBack(A) handoff(A) decode(A)');
   });
 });
