@@ -79,7 +79,7 @@ function tierIssue(model: LogModel): { field: string; message: string } | undefi
   const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'loadback' || FAULT_NEEDS[f] === 'draft');
   if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'loadback' | 'draft'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
   if (model.loadback === true && (model.radix === true || model.retraction)) return { field: 'loadback', message: `loadback: true with ${model.radix === true ? 'radix' : 'retraction'}: the spec loads a prefix back only without the radix tree and retraction (spec/loadback.ts); check such a configuration with \`pagecheck check --loadback\`` };
-  if (model.draft === true && (model.radix === true || model.retraction)) return { field: 'draft', message: `draft: true with ${model.radix === true ? 'radix' : 'retraction'}: validate-log follows the draft model's KV on the serving pool without the radix tree${model.radix === true ? '' : ', and the spec does not model it with retraction'}; check such a configuration with \`pagecheck check --draft\`` };
+  if (model.draft === true && model.retraction) return { field: 'draft', message: "draft: true with retraction: the spec does not model a retracted request's draft KV (its saved copy holds the target's only); check draft without retraction with `pagecheck check --draft`" };
   return undefined;
 }
 

@@ -29,10 +29,11 @@
  * of them the tree's. A grown page is the request's own and never a node.
  */
 import { Ph } from '../spec/index.ts';
-import type { PagePool } from '../impl/index.ts';
+import { faultActs, type PagePool } from '../impl/index.ts';
 import { ServingRadixPool } from '../impl/serving-radix-pool.ts';
 import { freeSourcesEarly, ledgerFor, LogPicks, tableOf, type LoggedPoolOptions, type LogPool } from './pool.ts';
 import type { SlotLedger, SlotPick } from './slot-ledger.ts';
+import { draftSkipped } from './tier-pool.ts';
 import { OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
 
 /** The serving pool with the radix tree, with the page ids of the next allocation taken from the log when asked. */
@@ -50,6 +51,13 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   readonly sourceLabel: Int32Array;
   /** The label the write landing now carries instead of its own, or 0. */
   private relabel = 0;
+  /** Per page: whose draft KV it holds (config `draft`, as `TierPool`'s); empty without it. */
+  readonly draft: Int32Array;
+  /** Fault `draft-stale` not stopped by `draft-fills-hit`. */
+  private readonly skipsPrefix: boolean;
+  /** While P's write of a slot lands: its slot (-1: none), and whether it is a stub. */
+  private writing = -1;
+  private writingStub = false;
   private readonly picks: LogPicks;
 
   /** P frees the source pages of the slot's outstanding write early (fault `source-early-free`, as `LoggedPool.abortSource`); whether the spec enables it. */
@@ -69,6 +77,8 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
     this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
     this.slots = ledgerFor(logged);
     this.sourceLabel = new Int32Array(logged.slots);
+    this.draft = new Int32Array(logged.draft === true ? this.holder.length : 0);
+    this.skipsPrefix = faultActs(logged, 'draft-stale', 'draft-fills-hit');
   }
 
   /** Makes this pool's state equal to `other`'s, its slots included. */
@@ -77,6 +87,7 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
     if (!(other instanceof LoggedRadixPool)) return;
     if (other.slots !== undefined) this.slots?.copyFrom(other.slots);
     this.sourceLabel.set(other.sourceLabel);
+    this.draft.set(other.draft);
   }
 
   /** Admits as the tree does, and takes a state slot and a metadata row (spec/state-slots.ts `takeSlots`). */
@@ -88,28 +99,35 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
 
   /** P's write; landed as the request's own, its state and first token land in its slot and row; after an early free of its source pages it carries what they hold then. */
   override prefill(slot: number): boolean {
-    return this.landWrite(slot, () => super.prefill(slot));
+    return this.landWrite(slot, false, () => super.prefill(slot));
   }
 
   /** P's stub; a silent one lands as a prefill does. */
   override stub(slot: number): boolean {
-    return this.landWrite(slot, () => super.stub(slot));
+    return this.landWrite(slot, true, () => super.stub(slot));
   }
 
-  /** The write `post` lands, relabelled after an early free of its source pages. */
-  private landWrite(slot: number, post: () => boolean): boolean {
+  /** The write `post` lands, relabelled after an early free of its source pages, its draft part with it (config `draft`). */
+  private landWrite(slot: number, stub: boolean, post: () => boolean): boolean {
     this.relabel = this.sourceLabel[slot] ?? 0;
+    [this.writing, this.writingStub] = [slot, stub];
     const accepted = post();
     this.relabel = 0;
+    this.writing = -1;
     if (!accepted) return false;
     this.sourceLabel[slot] = 0;
     if (this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
     return true;
   }
 
-  /** A page write, carrying the reused source page's content while a relabelled write lands. */
+  /** A page write, carrying the reused source page's content while a relabelled write lands, and its draft KV beside it (as `TierPool.write`). */
   protected override write(p: number, label: number, pos: number, slots: number): void {
-    super.write(p, this.relabel !== 0 ? this.relabel : label, pos, slots);
+    const written = this.relabel !== 0 ? this.relabel : label;
+    super.write(p, written, pos, slots);
+    if (this.draft.length === 0) return;
+    const w = this.writing;
+    const k = w >= 0 && (this.groups[w] ?? -1) >= 0 ? (this.prefixLengths[this.groups[w] ?? 0] ?? 1) : 0;
+    if (!draftSkipped(this.skipsPrefix, w, this.writingStub, pos, k)) this.draft[p] = written;
   }
 
   /** The commit (and the tree's insert) reads the metadata row and frees it; under `state-slot-reuse` the state slot too. */

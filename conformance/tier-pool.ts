@@ -40,6 +40,11 @@ export interface TierPoolOptions extends ServingPoolOptions {
   readonly draft?: boolean;
 }
 
+/** Whether P's write of slot `writing` (-1: none lands) leaves the draft KV at table position `pos` unwritten: under `draft-stale` without `draft-fills-hit` (`skips`), one of its prefix's `prefixLength` positions, unless the write is a stub. */
+export function draftSkipped(skips: boolean, writing: number, stub: boolean, pos: number, prefixLength: number): boolean {
+  return writing >= 0 && skips && !stub && pos < prefixLength;
+}
+
 /** A request slot's load: none, posted (reading the host copy), landed (spec/loadback.ts's `LOAD`). */
 export const TIER_LOAD = { none: 0, posted: 1, landed: 2 } as const;
 
@@ -128,8 +133,7 @@ export class TierPool extends ServingPool {
     if (!this.drafting) return;
     const w = this.writing;
     const k = w >= 0 && (this.groups[w] ?? -1) >= 0 ? (this.prefixLengths[this.groups[w] ?? 0] ?? 1) : 0;
-    if (w >= 0 && this.skipsPrefix && !this.writingStub && pos < k) return;
-    this.draft[p] = label;
+    if (!draftSkipped(this.skipsPrefix, w, this.writingStub, pos, k)) this.draft[p] = label;
   }
 
   /** A decode step waits for the request's own load, unless under `read-before-load` it does not. */

@@ -96,6 +96,44 @@ describe('validate-log on logs of spec runs with loads from host memory and draf
   }, 60_000);
 });
 
+// Draft KV under the radix tree (its logged pool keeps the draft KV too, conformance/radix.ts): the handoff's insert logged, eviction on.
+const radixDraftConfigs = fc
+  .record({
+    pages: fc.integer({ min: 3, max: 4 }),
+    prefillLimit: fc.integer({ min: 1, max: 3 }),
+    lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
+    prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    variant: fc.constantFrom(...VARIANTS),
+    faults: fc.subarray(['draft-stale', 'silent-stub'] as Fault[]),
+  })
+  .map((r): Config => ({ pages: r.pages, prefillLimit: r.prefillLimit, requests: r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === r.lengths.length - 1 || r.prefixed[i] === true ? { prefix: 'sys' } : {}) })), variant: r.variant, faults: r.faults, draft: true, radix: true, eviction: true }));
+
+describe('validate-log on logs of spec runs with draft KV and the radix tree', () => {
+  it('is never a deviation, and finds every violation at the line where the run breaks an invariant', () => {
+    const seen = { violations: 0, draftLeaks: 0, insertsAtHandoff: 0 };
+    fc.assert(
+      fc.property(radixDraftConfigs, fc.array(fc.nat({ max: 63 }), { minLength: 8, maxLength: 32 }), (c, picks) => {
+        const m = compile(c);
+        const { actions, states } = runOf(m, picks);
+        const { lines, lineOf } = tierLog(m, c, actions, states);
+        const r = validate({ files: [], lines: asSource(lines), overrides: {}, window: 8 });
+        seen.insertsAtHandoff += lines.filter((l) => l.includes('"at":"handoff"')).length;
+        expect(r.verdict).not.toBe('deviation');
+        const k = firstViolation(m, states);
+        if (k === 0) {
+          expect(r.verdict).toBe('conforms');
+          return;
+        }
+        expect([r.verdict, r.at?.line]).toEqual(['violation', lineOf[k - 1]]);
+        seen.violations++;
+        if (r.headline.some((h) => h.includes('draft KV'))) seen.draftLeaks++;
+      }),
+      { numRuns: 600, seed: 40 },
+    );
+    expect(seen).toEqual({ violations: 35, draftLeaks: 15, insertsAtHandoff: 856 });
+  }, 60_000);
+});
+
 const run = (text: readonly string[]): ReturnType<typeof runLog> => runLog('tier.jsonl', text);
 const setting = (variant: string, faults: readonly string[], extra: Record<string, unknown> = {}): string => config({ pages: 4, prefillLimit: 4, variant, faults, ...extra });
 
