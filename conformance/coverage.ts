@@ -7,7 +7,7 @@
  */
 import { coverage, type Coverage } from '../spec/coverage.ts';
 
-/** validate-log's coverage. A write's part landings are hidden steps (table.ts) that the pool lands whole, its draft model's part with them; D's state slots are slot-ledger.ts's, P's source pages and the early commit pool.ts's, the host tier's loads and the draft model's KV tier-pool.ts's; aux-torn stays refused (what a log cannot show, in its words below). */
+/** validate-log's coverage. A write's part landings are hidden steps (table.ts) that the pool lands whole, its draft model's part with them; D's state slots are slot-ledger.ts's, P's source pages and the early commit pool.ts's, the host tier's loads and the draft model's KV tier-pool.ts's (under `radix`, radix.ts keeps the slots, the source pages and the draft KV; the early commit and the host tier are refused with it, log-model.ts); aux-torn stays refused (what a log cannot show, in its words below). */
 export const VALIDATOR_COVERAGE: Coverage = coverage('validate-log', {
   variants: ['buggy', 'length-fix', 'owner-check', 'hardened'],
   allocators: ['sorted', 'sglang', 'lifo', 'any'],
