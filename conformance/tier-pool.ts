@@ -118,6 +118,7 @@ export class TierPool extends ServingPool {
     return this.pWrite(slot, true, () => super.stub(slot));
   }
 
+  /** Runs P's write `post` of the slot, so that `write` knows whose write lands (its draft part may skip the prefix). */
   private pWrite(slot: number, stub: boolean, post: () => boolean): boolean {
     [this.writing, this.writingStub] = [slot, stub];
     try {
