@@ -33,6 +33,8 @@ export const ConfigEventSchema = Schema.Struct({
   radix: Schema.optionalWith(Schema.Boolean, { exact: true }),
   stateSlots: Schema.optionalWith(Schema.Boolean, { exact: true }),
   sourcePages: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  loadback: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  draft: Schema.optionalWith(Schema.Boolean, { exact: true }),
   prefixPages: Schema.optionalWith(Schema.Record({ key: Schema.String, value: WholeNumber(1, MAX_LOG_PAGES, 'a prefix length in pages') }), { exact: true }),
 });
 
@@ -69,6 +71,10 @@ export interface LogModel {
   readonly stateSlots?: boolean;
   /** Whether P's source pages are modelled (the `posted` line's `sources`, the `sourceFree` event); off when left out. */
   readonly sourcePages?: boolean;
+  /** Whether D's prefix cache has a host tier that loads a prefix back (the `load`, `loaded` and `hostEvict` events); off when left out. */
+  readonly loadback?: boolean;
+  /** Whether every page holds a draft model's KV beside the target's, which P's write carries and decode reads; off when left out. */
+  readonly draft?: boolean;
   /** Per prefix name, its length in pages where it is more than one (under `radix` a nested name `a/b` extends `a`); every other prefix is one page. */
   readonly prefixPages?: Readonly<Record<string, number>>;
 }

@@ -24,7 +24,7 @@ export { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 export const VALIDATOR_FAULTS: readonly Fault[] = coveredFaults(VALIDATOR_COVERAGE);
 
 /** Every event kind of the format, in the order a request's life goes through them. */
-export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'done', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'slotFree', 'sourceFree', 'insert', 'evict'] as const;
+export const EVENT_KINDS = ['config', 'arrive', 'allocFail', 'allocate', 'posted', 'load', 'done', 'loaded', 'abort', 'refuse', 'abortCommit', 'handoff', 'grow', 'decode', 'fail', 'retract', 'offload', 'resume', 'timeout', 'free', 'slotFree', 'sourceFree', 'insert', 'evict', 'hostEvict'] as const;
 
 /** One of {@link EVENT_KINDS}. */
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -59,9 +59,13 @@ const SCHEMAS = {
   allocFail: Schema.Struct({ kind: Schema.Literal('allocFail'), ...common, tokens: maybeTokens }),
   // `stateSlot`, `metadataRow`: the ids D took for the request (config `stateSlots`).
   allocate: Schema.Struct({ kind: Schema.Literal('allocate'), ...withPages, stateSlot: maybeSlot, metadataRow: maybeSlot }),
+  // D posted a load from host memory into the request's prefix pages (config `loadback`; `init_load_back` → `load_back`): `pages` are those pages.
+  load: paged('load'),
   // `sources`: P's own pages the chunk is read from (config `sourcePages`).
   posted: Schema.Struct({ kind: Schema.Literal('posted'), ...maybePages, sources: Schema.optionalWith(PageList, { exact: true }) }),
   done: plain('done'),
+  // The load from host memory was acknowledged (`loading_check`): it has landed by now.
+  loaded: plain('loaded'),
   abort: plain('abort'),
   refuse: plain('refuse'),
   abortCommit: paged('abortCommit'),
@@ -81,13 +85,24 @@ const SCHEMAS = {
   // `freed`: the duplicates an insert at the handoff freed (cache_unfinished_req, under radix).
   insert: Schema.Struct({ kind: Schema.Literal('insert'), ...maybePages, at: Schema.optionalWith(literal(INSERT_POINTS), { exact: true }), freed: Schema.optionalWith(PageList, { exact: true }) }),
   evict: paged('evict'),
-} as const satisfies Record<Exclude<EventKind, 'config'>, Schema.Schema.AnyNoContext>;
+} as const satisfies Record<Exclude<EventKind, 'config' | 'hostEvict'>, Schema.Schema.AnyNoContext>;
 
-/** A decoded request event (every kind but `config`), page ranges not yet expanded. */
+/** Host memory ran short and `evict_host` freed the host copy of prefix `prefix` (config `loadback`): about a prefix, not a request, so without `id`. */
+export const HostEvictSchema = Schema.Struct({
+  kind: Schema.Literal('hostEvict'),
+  t: Schema.optionalWith(Time, { exact: true }),
+  side: Schema.optionalWith(literal(['P', 'D'] as const), { exact: true }),
+  prefix: Schema.String,
+});
+
+/** A decoded `hostEvict` event. */
+export type HostEvictEvent = typeof HostEvictSchema.Type;
+
+/** A decoded request event (every kind but `config` and `hostEvict`), page ranges not yet expanded. */
 export type RequestEvent = { [K in keyof typeof SCHEMAS]: (typeof SCHEMAS)[K]['Type'] }[keyof typeof SCHEMAS];
 
 /** Any decoded event. */
-export type LogEvent = ConfigEvent | RequestEvent;
+export type LogEvent = ConfigEvent | HostEvictEvent | RequestEvent;
 
 const Envelope = Schema.Struct({ kind: literal(EVENT_KINDS) });
 const options = { errors: 'first', onExcessProperty: 'ignore' } as const;
@@ -109,8 +124,17 @@ export function decodeLine(text: string): Either.Either<LogEvent, LineIssue> {
   // The kind picks the decoder; the envelope's schema only words the error for a bad kind.
   const kind = (json as { kind?: unknown }).kind;
   if (kind === 'config') return decodeConfigEvent(json);
+  if (kind === 'hostEvict') return decodeHostEvict(json);
   const fast = fastDecode(json as Record<string, unknown>);
   return fast !== undefined ? Either.right(fast) : decodeBySchema(json);
+}
+
+const decodeHostEvictEither = Schema.decodeUnknownEither(HostEvictSchema, options);
+
+/** Decodes a `hostEvict` object: the event, or the field that is wrong. */
+function decodeHostEvict(json: object): Either.Either<HostEvictEvent, LineIssue> {
+  const r = decodeHostEvictEither(json);
+  return Either.isLeft(r) ? Either.left(firstIssue(r.left)) : Either.right(r.right);
 }
 
 /** Decodes a request event's object by its kind's schema alone, without the fast path (fast-decode.ts is held to this). */

@@ -44,9 +44,11 @@ export function resolveModel(config: ConfigEvent | undefined, overrides: Partial
     radix: overrides.radix ?? config?.radix ?? false,
     ...(config?.stateSlots === true ? { stateSlots: true } : {}),
     ...(config?.sourcePages === true ? { sourcePages: true } : {}),
+    ...(config?.loadback === true ? { loadback: true } : {}),
+    ...(config?.draft === true ? { draft: true } : {}),
     ...(config?.prefixPages === undefined ? {} : { prefixPages: config.prefixPages }),
   };
-  const radix = radixIssue(model) ?? slotsIssue(model);
+  const radix = radixIssue(model) ?? slotsIssue(model) ?? tierIssue(model);
   if (radix !== undefined) throw new LogInputError(where, radix.field, radix.message);
   return model;
 }
@@ -63,24 +65,36 @@ function radixIssue(model: LogModel): { field: string; message: string } | undef
   return undefined;
 }
 
-/** What validate-log cannot hold a log with state slots, P's source pages or an early commit against, by field: a fault of the first two without its switch (as the spec refuses it), and any of them with the radix tree, whose logged pool has none. */
+/** What validate-log cannot hold a log with state slots, P's source pages or an early commit against, by field: a fault of the first two without its switch (as the spec refuses it), and an early commit with the radix tree, whose logged pool keeps D's state slots and P's source pages (radix.ts) but not an early commit. */
 function slotsIssue(model: LogModel): { field: string; message: string } | undefined {
   const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'stateSlots' || FAULT_NEEDS[f] === 'sourcePages');
   if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'stateSlots' | 'sourcePages'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
   if (model.radix !== true) return undefined;
-  if (model.stateSlots === true) return { field: 'stateSlots', message: 'stateSlots: true with radix: true: validate-log follows the state slots on the serving pool without the radix tree; check such a configuration with `pagecheck check --state-slots --radix`' };
   if (model.faults.includes('premature-success')) return { field: 'faults', message: 'premature-success with radix: true: validate-log follows an early commit on the serving pool without the radix tree; check such a configuration with `pagecheck check --radix --faults torn-write,premature-success`' };
-  if (model.sourcePages === true) return { field: 'sourcePages', message: 'sourcePages: true with radix: true: validate-log follows P\'s source pages on the serving pool without the radix tree; check such a configuration with `pagecheck check --source-pages --radix`' };
+  return undefined;
+}
+
+/** What validate-log cannot hold a log with the host tier or the draft model against, by field: a fault of theirs without its switch, and the configurations the spec does not model (loadback with radix or retraction, where it is inert; draft with retraction). */
+function tierIssue(model: LogModel): { field: string; message: string } | undefined {
+  const orphan = model.faults.find((f) => FAULT_NEEDS[f] === 'loadback' || FAULT_NEEDS[f] === 'draft');
+  if (orphan !== undefined && model[FAULT_NEEDS[orphan] as 'loadback' | 'draft'] !== true) return { field: 'faults', message: `fault ${orphan} needs ${FAULT_NEEDS[orphan]}: true in the config event` };
+  if (model.loadback === true && (model.radix === true || model.retraction)) return { field: 'loadback', message: `loadback: true with ${model.radix === true ? 'radix' : 'retraction'}: the spec loads a prefix back only without the radix tree and retraction (spec/loadback.ts); check such a configuration with \`pagecheck check --loadback\`` };
+  if (model.draft === true && model.retraction) return { field: 'draft', message: "draft: true with retraction: the spec does not model a retracted request's draft KV (its saved copy holds the target's only); check draft without retraction with `pagecheck check --draft`" };
   return undefined;
 }
 
 /** What a verdict on this model does not cover, in words (empty when it covers every interleaving the spec has). */
 export function caveatsOf(model: LogModel): string[] {
-  if (!model.faults.includes('torn-write')) return [];
+  const load = model.faults.includes('read-before-load') || model.faults.includes('host-evict-during-load') ? [LOAD_LATE] : [];
+  if (!model.faults.includes('torn-write')) return load;
   const torn = 'torn-write: each write is taken to land whole, at any moment between allocate and done; without an owner check a write\'s parts are its content alone, and landing them all at once reaches every verdict that landing them apart can';
-  if (!model.faults.includes('premature-success')) return [torn];
-  return [torn, PREMATURE];
+  if (!model.faults.includes('premature-success')) return [torn, ...load];
+  return [torn, PREMATURE, ...load];
 }
+
+/** What a log cannot show of a load from host memory (faults `read-before-load`, `host-evict-during-load`): when its copy ran; the latest the log allows is kept. */
+const LOAD_LATE =
+  'loadback: a load from host memory is taken to land at its loaded line (or at the decode that waits for it), so a decode or a hostEvict before that line comes before the copy; a log shows when D acknowledged the load (loading_check), not when its copy ran, and the latest landing the log allows reaches every verdict earlier ones can';
 
 /** What a log cannot show of a write committed before it landed (fault `premature-success`): when each part landed; the worst case is kept instead. */
 const PREMATURE =

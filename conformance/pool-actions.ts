@@ -50,11 +50,12 @@ export function takeAction(pool: PagePool, kind: ActionKind, slot: number, lengt
       // Taken by a `sourceFree` line only (step-write.ts), never as a hidden step.
       return (pool as Partial<LogPool>).abortSource?.(slot) === true;
     case 'landDraft':
-      // Never reached: the draft model's KV is not a switch validate-log follows (conformance/coverage.ts).
-    case 'loadBack':
-    case 'evictHost':
-      // Never reached: the host cache's load back is not a switch validate-log follows (conformance/coverage.ts).
+      // The pool lands a write's draft part with its target part (tier-pool.ts): never a step of its own.
       return false;
+    case 'loadBack':
+      return (pool as Partial<LogPool>).loadBack?.(slot) === true;
+    case 'evictHost':
+      return (pool as Partial<LogPool>).evictHost?.(group >= 0 ? group : undefined) === true;
     default:
       return unreachable(kind);
   }

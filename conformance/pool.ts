@@ -10,15 +10,17 @@
  *
  * The only thing added to the pool is where page ids come from: the log says which pages
  * an allocation took, and under the `any` allocator the pool takes exactly those. The
- * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool`, whose log says
+ * steps work with {@link LogPool}: this file's `LoggedPool` (`ServingPool` with the host
+ * tier and the draft model, tier-pool.ts, whose log says
  * what each later decode step read), or under `radix` radix.ts's `LoggedRadixPool` (impl's
  * `ServingRadixPool`: the same serving pool, its prefix cache the radix tree).
  */
 import { Ph } from '../spec/index.ts';
 import { hasMechanism } from '../spec/behaviour.ts';
-import { faultActs, ServingPool, STALE_DATA, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
+import { faultActs, STALE_DATA, type PagePool, type ServingPool } from '../impl/index.ts';
 import { LogPicks } from './log-picks.ts';
 import { SlotLedger, type SlotPick } from './slot-ledger.ts';
+import { TierPool, type TierPoolOptions } from './tier-pool.ts';
 
 export { LogPicks } from './log-picks.ts';
 export { finished, sharesFirst, tableOf, takeAction } from './pool-actions.ts';
@@ -39,12 +41,26 @@ export interface LogPool extends ServingPool {
   abortSource(slot: number): boolean;
   /** P's prefill of the request with `serial` reused the slot's freed source pages. */
   reuseSource(slot: number, serial: number): void;
+  /** Per request slot: its load from host memory (tier-pool.ts's `TIER_LOAD`; config `loadback`); absent under `radix`. */
+  readonly load?: Uint8Array;
+  /** Per prefix group: 1 once its host copy was evicted and reused (config `loadback`). */
+  readonly hostReused?: Uint8Array;
+  /** Per page: whose draft KV it holds (config `draft`; empty without it). */
+  readonly draft?: Int32Array;
+  /** How many leading table positions of the slot a load fills, not P (config `loadback`). */
+  loadedCount?(slot: number): number;
+  /** The slot's load lands (the spec's `loadBack`); whether one was posted. */
+  loadBack?(slot: number): boolean;
+  /** Prefix `prefix`'s host copy is evicted and reused (the spec's `evictHost`); whether the spec enables it. */
+  evictHost?(prefix: number | undefined): boolean;
+  /** The slots whose posted load reads prefix `g`'s host copy. */
+  loadsReading?(g: number): number[];
   /** A copy of this state. */
   fork(): LogPool;
 }
 
-/** The logged pool's options: the serving pool's, and whether D's state slots are modelled (config `stateSlots`). */
-export interface LoggedPoolOptions extends ServingPoolOptions {
+/** The logged pool's options: the serving pool's with the host tier and the draft model (tier-pool.ts), and whether D's state slots are modelled (config `stateSlots`). */
+export interface LoggedPoolOptions extends TierPoolOptions {
   /** Config `stateSlots`: a state slot and a metadata row per request (slot-ledger.ts). */
   readonly stateSlots?: boolean;
   /** Config `sourcePages`: P's source pages, which P may free early under fault `source-early-free`. */
@@ -57,8 +73,16 @@ export function ledgerFor(options: LoggedPoolOptions): SlotLedger | undefined {
   return new SlotLedger(options.slots, faultActs(options, 'metadata-collision', 'metadata-alloc-checks-holder'), faultActs(options, 'state-slot-reuse', 'slot-freed-with-request'));
 }
 
+/** P frees the source pages of the slot's outstanding write early ({@link LogPool.abortSource}) in a pool whose request is in `phase`, marking `labels` (its `sourceLabel`): whether the spec enables it. */
+export function freeSourcesEarly(o: LoggedPoolOptions, phase: number, labels: Int32Array, slot: number): boolean {
+  if (o.sourcePages !== true || !faultActs(o, 'source-early-free') || !faultActs(o, 'torn-write')) return false;
+  if ((phase !== Ph.allocated && phase !== Ph.timedOut) || labels[slot] !== 0) return false;
+  if (!hasMechanism(o.variant, 'hold-source')) labels[slot] = STALE_DATA;
+  return true;
+}
+
 /** The pool, with the page ids of the next allocation taken from the log when asked. */
-export class LoggedPool extends ServingPool implements LogPool {
+export class LoggedPool extends TierPool implements LogPool {
   /** The pages the next `allocate` takes ({@link LogPool}). */
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
@@ -104,12 +128,7 @@ export class LoggedPool extends ServingPool implements LogPool {
    * fault is off, the write has landed, or P freed them already.
    */
   abortSource(slot: number): boolean {
-    const o = this.logged;
-    if (o.sourcePages !== true || !faultActs(o, 'source-early-free') || !faultActs(o, 'torn-write')) return false;
-    const phase = this.phase(slot);
-    if ((phase !== Ph.allocated && phase !== Ph.timedOut) || this.sourceLabel[slot] !== 0) return false;
-    if (!hasMechanism(o.variant, 'hold-source')) this.sourceLabel[slot] = STALE_DATA;
-    return true;
+    return freeSourcesEarly(this.logged, this.phase(slot), this.sourceLabel, slot);
   }
 
   /** P's next prefill, of the request with `serial`, reused the freed source pages of the slot's write: what is left of the write carries its KV. */

@@ -22,6 +22,8 @@ export function samePossible(a: Possible, b: Possible): boolean {
   if (a.pending.length !== b.pending.length || !a.pending.every((h, i) => h.slot === b.pending[i]?.slot)) return false;
   for (let s = 0; s < p.options.slots; s++) if (!eq(tableOf(p, s), tableOf(q, s))) return false;
   if (!eq(p.sourceLabel, q.sourceLabel)) return false;
+  // The host tier's loads and copies, and the draft KV (tier-pool.ts): absent under radix.
+  if (!eq(p.load ?? [], q.load ?? []) || !eq(p.hostReused ?? [], q.hostReused ?? []) || !eq(p.draft ?? [], q.draft ?? [])) return false;
   return p.slots === undefined || q.slots === undefined || p.slots.same(q.slots);
 }
 

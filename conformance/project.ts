@@ -76,7 +76,7 @@ export function projectViolation(r: ValidationResult): Projection | undefined {
   const config = { kind: 'config', pages: pages.length, prefillLimit: under, variant: model.variant, faults: model.faults, allocator: 'any' };
   const lines: SourceLine[] = [{ file: r.at?.file ?? '', line: 0, text: JSON.stringify(config) }];
   for (const { line, e } of events) {
-    if (e.kind === 'config' || !kept(e.id)) continue;
+    if (e.kind === 'config' || e.kind === 'hostEvict' || !kept(e.id)) continue;
     const out: Record<string, unknown> = { ...e };
     delete out['pages'];
     if (e.kind === 'arrive') {

@@ -2,8 +2,12 @@
  * The radix tree in a log (config `radix`): the states' pool is impl/'s `ServingRadixPool`
  * (the serving pool with a log's `grow`, `retract`, `resume`, releases in several calls and
  * aborts, and the tree of impl/radix-tree.ts, the same `RadixTree` the model-based test's
- * `RadixPool` delegates to), with the log's page ids as `LoggedPool` takes them; and the
- * rule of an `insert` at the handoff.
+ * `RadixPool` delegates to), with the log's page ids as `LoggedPool` takes them and D's
+ * state slots as `LoggedPool` keeps them (config `stateSlots`, slot-ledger.ts: taken at the
+ * allocation, written by P's write, read by the commit and each decode step, returned at
+ * the release) and P's source pages (config `sourcePages`: a write landing after P freed
+ * them early carries what they hold then); and the rule of an `insert` at the handoff. An
+ * early commit is `LoggedPool`'s only (log-model.ts refuses it with `radix`).
  *
  * What SGLang does at the handoff (`disaggregation/decode.py` commits the request, then
  * `mem_cache/radix_cache.py`'s `cache_unfinished_req`): `insert` puts the prompt's
@@ -24,9 +28,12 @@
  * `_pre_alloc`, with `prefix_len=0`) matches nothing: new pages for its whole table, none
  * of them the tree's. A grown page is the request's own and never a node.
  */
-import type { ServingPoolOptions } from '../impl/index.ts';
+import { Ph } from '../spec/index.ts';
+import { faultActs, type PagePool } from '../impl/index.ts';
 import { ServingRadixPool } from '../impl/serving-radix-pool.ts';
-import { LogPicks, tableOf, type LogPool } from './pool.ts';
+import { freeSourcesEarly, ledgerFor, LogPicks, tableOf, type LoggedPoolOptions, type LogPool } from './pool.ts';
+import type { SlotLedger, SlotPick } from './slot-ledger.ts';
+import { draftSkipped } from './tier-pool.ts';
 import { OK, pageWords, refused, type EventContext, type StepResult } from './step-context.ts';
 
 /** The serving pool with the radix tree, with the page ids of the next allocation taken from the log when asked. */
@@ -35,28 +42,113 @@ export class LoggedRadixPool extends ServingRadixPool implements LogPool {
   wanted: readonly number[] | undefined;
   /** A page the last logged allocation named twice, or -1. */
   twice: number;
-  /** No state slots under `radix` (log-model.ts refuses the two together). */
-  readonly slots = undefined;
-  /** Unused: no state slots under `radix`. */
-  slotPick = {};
+  /** D's state slots and metadata rows (config `stateSlots`, slot-ledger.ts), as `LoggedPool` keeps them; `undefined` without them. */
+  readonly slots: SlotLedger | undefined;
+  /** The ids the next `allocate` takes ({@link LogPool}). */
+  slotPick: SlotPick = {};
 
-  /** None: no P source pages under `radix`. */
-  readonly sourceLabel = new Int32Array(0);
-
-  /** Never enabled: no P source pages under `radix` (log-model.ts refuses the two together). */
-  abortSource(): boolean {
-    return false;
-  }
-
-  /** Nothing: no P source pages under `radix`. */
-  reuseSource(): void {}
+  /** Per request slot: 0, or the label the rest of its write carries after P freed its source pages early (as `LoggedPool`'s). */
+  readonly sourceLabel: Int32Array;
+  /** The label the write landing now carries instead of its own, or 0. */
+  private relabel = 0;
+  /** Per page: whose draft KV it holds (config `draft`, as `TierPool`'s); empty without it. */
+  readonly draft: Int32Array;
+  /** Fault `draft-stale` not stopped by `draft-fills-hit`. */
+  private readonly skipsPrefix: boolean;
+  /** While P's write of a slot lands: its slot (-1: none), and whether it is a stub. */
+  private writing = -1;
+  private writingStub = false;
   private readonly picks: LogPicks;
 
-  constructor(readonly logged: ServingPoolOptions) {
+  /** P frees the source pages of the slot's outstanding write early (fault `source-early-free`, as `LoggedPool.abortSource`); whether the spec enables it. */
+  abortSource(slot: number): boolean {
+    return freeSourcesEarly(this.logged, this.phase(slot), this.sourceLabel, slot);
+  }
+
+  /** P's next prefill, of the request with `serial`, reused the freed source pages of the slot's write. */
+  reuseSource(slot: number, serial: number): void {
+    if (this.sourceLabel[slot] !== 0) this.sourceLabel[slot] = serial;
+  }
+
+  constructor(readonly logged: LoggedPoolOptions) {
     super(logged);
     this.wanted = undefined;
     this.twice = -1;
     this.picks = new LogPicks(this.behaviour.doubleFree, this.holder.length);
+    this.slots = ledgerFor(logged);
+    this.sourceLabel = new Int32Array(logged.slots);
+    this.draft = new Int32Array(logged.draft === true ? this.holder.length : 0);
+    this.skipsPrefix = faultActs(logged, 'draft-stale', 'draft-fills-hit');
+  }
+
+  /** Makes this pool's state equal to `other`'s, its slots included. */
+  override copyFrom(other: PagePool): void {
+    super.copyFrom(other);
+    if (!(other instanceof LoggedRadixPool)) return;
+    if (other.slots !== undefined) this.slots?.copyFrom(other.slots);
+    this.sourceLabel.set(other.sourceLabel);
+    this.draft.set(other.draft);
+  }
+
+  /** Admits as the tree does, and takes a state slot and a metadata row (spec/state-slots.ts `takeSlots`). */
+  override allocate(slot: number, length: number, prefix?: number, tokens?: number): boolean {
+    if (!super.allocate(slot, length, prefix, tokens)) return false;
+    this.slots?.take(slot, this.serial(slot), this.slotPick);
+    return true;
+  }
+
+  /** P's write; landed as the request's own, its state and first token land in its slot and row; after an early free of its source pages it carries what they hold then. */
+  override prefill(slot: number): boolean {
+    return this.landWrite(slot, false, () => super.prefill(slot));
+  }
+
+  /** P's stub; a silent one lands as a prefill does. */
+  override stub(slot: number): boolean {
+    return this.landWrite(slot, true, () => super.stub(slot));
+  }
+
+  /** The write `post` lands, relabelled after an early free of its source pages, its draft part with it (config `draft`). */
+  private landWrite(slot: number, stub: boolean, post: () => boolean): boolean {
+    this.relabel = this.sourceLabel[slot] ?? 0;
+    [this.writing, this.writingStub] = [slot, stub];
+    const accepted = post();
+    this.relabel = 0;
+    this.writing = -1;
+    if (!accepted) return false;
+    this.sourceLabel[slot] = 0;
+    if (this.phase(slot) === Ph.written) this.slots?.land(slot, this.serial(slot));
+    return true;
+  }
+
+  /** A page write, carrying the reused source page's content while a relabelled write lands, and its draft KV beside it (as `TierPool.write`). */
+  protected override write(p: number, label: number, pos: number, slots: number): void {
+    const written = this.relabel !== 0 ? this.relabel : label;
+    super.write(p, written, pos, slots);
+    if (this.draft.length === 0) return;
+    const w = this.writing;
+    const k = w >= 0 && (this.groups[w] ?? -1) >= 0 ? (this.prefixLengths[this.groups[w] ?? 0] ?? 1) : 0;
+    if (!draftSkipped(this.skipsPrefix, w, this.writingStub, pos, k)) this.draft[p] = written;
+  }
+
+  /** The commit (and the tree's insert) reads the metadata row and frees it; under `state-slot-reuse` the state slot too. */
+  override handoff(slot: number): boolean {
+    if (!super.handoff(slot)) return false;
+    this.slots?.commit(slot, this.serial(slot));
+    return true;
+  }
+
+  /** The release frees the state slot too. */
+  override free(slot: number): boolean {
+    if (!super.free(slot)) return false;
+    this.slots?.release(slot, this.serial(slot), true);
+    return true;
+  }
+
+  /** A timeout frees the state slot and the metadata row. */
+  override timeout(slot: number): boolean {
+    if (!super.timeout(slot)) return false;
+    this.slots?.release(slot, this.serial(slot), true);
+    return true;
   }
 
   /** Takes the logged pages, or those of the allocation order (as `LoggedPool.takePages`). */

@@ -16,7 +16,7 @@ export function specTrace(r: ValidationResult): { m: Model; trace: Trace } | und
   const ids = r.spec.requests.map((q) => q.id);
   const named = ids.every((id) => /^[A-Za-z][A-Za-z0-9_]{0,15}$/.test(id)) && new Set(ids).size === ids.length;
   const requests = r.spec.requests.map((q) => ({ length: q.length, ...(q.prefix === undefined ? {} : { prefix: q.prefix }), ...(named ? { name: q.id } : {}) }));
-  const decoded = decodeConfig({ pages: model.pages, prefillLimit: model.prefillLimit, requests, variant: model.variant, faults: model.faults, ...(model.eviction ? { eviction: true } : {}), ...(model.radix === true ? { radix: true } : {}), ...(model.stateSlots === true ? { stateSlots: true } : {}), ...(model.sourcePages === true ? { sourcePages: true } : {}), ...(model.prefixPages === undefined ? {} : { prefixPages: { ...model.prefixPages } }) });
+  const decoded = decodeConfig({ pages: model.pages, prefillLimit: model.prefillLimit, requests, variant: model.variant, faults: model.faults, ...(model.eviction ? { eviction: true } : {}), ...(model.radix === true ? { radix: true } : {}), ...(model.stateSlots === true ? { stateSlots: true } : {}), ...(model.sourcePages === true ? { sourcePages: true } : {}), ...(model.loadback === true ? { loadback: true } : {}), ...(model.draft === true ? { draft: true } : {}), ...(model.prefixPages === undefined ? {} : { prefixPages: { ...model.prefixPages } }) });
   if (Either.isLeft(decoded)) return undefined;
   const m = compile(decoded.right);
   const built = run(m, r.spec.actions);
@@ -33,7 +33,7 @@ export function describeLogModel(r: ValidationResult): string {
   const m = r.model;
   if (m === undefined) return 'no events';
   const limit = m.prefillTokens === undefined ? `${m.prefillLimit} pages` : `${m.prefillTokens.toLocaleString('en-US')} tokens`;
-  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${limit}, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}${m.radix === true ? ', radix tree' : ''}`;
+  return `${m.variant}, ${m.pages.toLocaleString('en-US')} pages${m.pageSize === undefined ? '' : ` of ${m.pageSize} tokens`}, prefill limit ${limit}, faults ${m.faults.length === 0 ? 'none' : m.faults.join(',')}, allocator ${m.allocator}${m.radix === true ? ', radix tree' : ''}${m.loadback === true ? ', host-cache load back' : ''}${m.draft === true ? ', draft KV' : ''}`;
 }
 
 /** The outcome as text; `trace` is the spec's printed trace, when there is one. */

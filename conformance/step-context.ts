@@ -4,7 +4,7 @@
  * same in every state, the outcome, and the words a refusal uses. The event kinds' own
  * rules are in the step-*.ts files; step.ts dispatches to them.
  */
-import { PHASES, type Action, type ActionKind } from '../spec/index.ts';
+import { PHASES, Ph, type Action, type ActionKind } from '../spec/index.ts';
 import type { LogModel, RequestEvent } from './events.ts';
 import { takeAction, type LogPool } from './pool.ts';
 import type { PageRuns } from './pages.ts';
@@ -59,6 +59,9 @@ export interface EventContext {
   readonly integrity: boolean;
 }
 
+// Read once: a namespace re-export is a getter call on every access.
+const WRITTEN = Ph.written;
+
 /** Phase names by code, read once: a namespace re-export is a getter call on every access. */
 export const PHASE_NAMES: readonly string[] = [...PHASES];
 
@@ -97,6 +100,8 @@ export function land(ctx: { readonly window: RequestWindow }, s: Possible, h: Pe
     if (!takeAction(s.pool, kind, h.slot, info?.length ?? 0, info?.group ?? -1)) continue;
     s.pending = s.pending.filter((x) => x !== h);
     s.path?.push({ kind, r: info?.index ?? 0 });
+    // With a draft model the spec lands an own write's draft part as a step of its own (landDraft); the pool landed it with the write.
+    if ((s.pool.draft?.length ?? 0) > 0 && s.pool.phase(h.slot) === WRITTEN) s.path?.push({ kind: 'landDraft', r: info?.index ?? 0 });
     return true;
   }
   return false;

@@ -9,6 +9,7 @@ import { Ph, READ_UNHELD } from '../spec/index.ts';
 import { tableOf, type LogPool } from './pool.ts';
 import { OK, pageWords, phaseWords, refused, samePages, type EventContext, type StepResult } from './step-context.ts';
 import { stateAtDecode } from './step-slots.ts';
+import { loadedStale } from './step-tier.ts';
 
 // Read once: a namespace re-export is a getter call on every access.
 const DECODED = Ph.decoded;
@@ -59,7 +60,8 @@ function staleWords(ctx: EventContext, pool: LogPool): string {
   const row = pool.pageTable(ctx.slot);
   const stale: number[] = [];
   for (let i = 0; i < (pool.lengths[ctx.slot] ?? 0); i++) if ((pool.data[row[i] ?? 0] ?? 0) === STALE_DATA) stale.push(row[i] ?? 0);
-  return `${ctx.info.id} read ${stale.length === 1 ? 'page' : 'pages'} ${pageWords(stale).slice(1, -1)}, which ${stale.length === 1 ? 'holds' : 'hold'} another user's KV (P's source pages, reused before the write landed).`;
+  const why = loadedStale(pool, ctx.slot, ctx.info.group) ? 'the host copy of its prefix, evicted and reused while its load read it' : "P's source pages, reused before the write landed";
+  return `${ctx.info.id} read ${stale.length === 1 ? 'page' : 'pages'} ${pageWords(stale).slice(1, -1)}, which ${stale.length === 1 ? 'holds' : 'hold'} another user's KV (${why}).`;
 }
 
 /**

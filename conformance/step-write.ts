@@ -23,7 +23,8 @@ function overLong(ctx: EventContext): boolean {
  * pages of a `posted` event, which the spec does not see.
  */
 function writeRange(pool: LogPool, ctx: EventContext): readonly [number, number] | undefined {
-  const own = pool.sharedCount(ctx.slot);
+  // P's write starts past the shared prefix pages, and past those a load from host memory fills (config loadback).
+  const own = pool.sharedCount(ctx.slot) + (pool.loadedCount?.(ctx.slot) ?? 0);
   if (!overLong(ctx)) return [own, ctx.info.length];
   if (!stubsSilently(ctx.model.variant, ctx.model.faults)) return undefined;
   return [own, own + 1];

@@ -17,6 +17,7 @@ import { insertedAtHandoff } from './radix.ts';
 import { afterDecode, decodeAgain } from './step-read.ts';
 import { afterCommit, slotFreed, stateAtDecode } from './step-slots.ts';
 import { afterRelease, heldByOthers, openRelease, secondRelease } from './step-release.ts';
+import { draftAtDecode, landLoad, loaded, loadPosted } from './step-tier.ts';
 import { abortWrite, posted, settleDropped, sourceReleased } from './step-write.ts';
 import type { EventRule } from './table.ts';
 
@@ -29,7 +30,9 @@ function take(ctx: EventContext, s: Possible, kind: ActionKind): boolean {
   if (takeAction(pool, kind, slot, info.length, info.group, info.tokens)) return true;
   // The request's own write lands lazily: before its next event that needs it.
   const h = ownPending(s, slot);
-  return h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h) && takeAction(pool, kind, slot, info.length, info.group, info.tokens);
+  if (h !== undefined && !h.kinds.includes(kind) && land(ctx, s, h) && takeAction(pool, kind, slot, info.length, info.group, info.tokens)) return true;
+  // Its load from host memory lands lazily too (config loadback): before the decode that waits for it.
+  return kind === 'decode' && landLoad(s, slot, info.index) && takeAction(pool, kind, slot, info.length, info.group, info.tokens);
 }
 
 /** After an accepted action: the logged pages against the table, for the kinds whose line names pages. */
@@ -49,6 +52,7 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
   if (kind === 'allocate') return allocate(ctx, s);
   // P's release of its source pages is `abortSource` only while the write is outstanding (step-write.ts).
   if (kind === 'abortSource') return sourceReleased(ctx, s);
+  if (kind === 'loadBack') return loaded(ctx, s);
   if (kind === 'allocFail') return allocFail(ctx, s);
   const { pool } = s;
   const { slot } = ctx;
@@ -79,8 +83,24 @@ function action(ctx: EventContext, s: Possible, rule: Extract<EventRule, { role:
   if (named.kind !== 'ok') return named;
   if (kind === 'handoff') return afterCommit(ctx, pool);
   if (kind !== 'decode') return named;
+  return readsAtDecode(ctx, pool, phase);
+}
+
+/** What a decode read: its pages (step-read.ts), their draft KV (step-tier.ts), its state slot (step-slots.ts); an `Isolation` breach before an `Integrity` one. */
+function readsAtDecode(ctx: EventContext, pool: Possible['pool'], phase: string): StepResult {
   const read = afterDecode(ctx, pool);
-  return read.kind !== 'ok' || phase !== 'decoded' ? read : stateAtDecode(ctx, pool);
+  if (phase !== 'decoded' || (read.kind === 'violation' && read.invariant !== 'Integrity')) return read;
+  const draft = draftAtDecode(ctx, pool);
+  if (draft.kind === 'violation' && (read.kind === 'ok' || draft.invariant === 'Isolation')) return draft;
+  return read.kind !== 'ok' ? read : stateAtDecode(ctx, pool);
+}
+
+/** An observation: the state checked, nothing changed (a `posted` line's reused sources aside). */
+function observe(ctx: EventContext, s: Possible, needs: Extract<EventRule, { role: 'observe' }>['needs']): StepResult {
+  if (needs === 'decoded') return decodeAgain(ctx, s.pool);
+  if (needs === 'inserted') return insertedAtHandoff(ctx, s.pool);
+  if (needs === 'state-released') return slotFreed(ctx, s.pool);
+  return needs === 'load-posted' ? loadPosted(ctx, s) : posted(ctx, s);
 }
 
 /** Applies the event to one state, in place. */
@@ -102,7 +122,7 @@ export function applyEvent(ctx: EventContext, s: Possible): StepResult {
     case 'drop':
       return abortWrite(ctx, s);
     case 'observe':
-      return rule.needs === 'decoded' ? decodeAgain(ctx, s.pool) : rule.needs === 'inserted' ? insertedAtHandoff(ctx, s.pool) : rule.needs === 'state-released' ? slotFreed(ctx, s.pool) : posted(ctx, s);
+      return observe(ctx, s, rule.needs);
     case 'unmodelled':
       return refused(rule.why);
     case 'config':

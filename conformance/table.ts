@@ -34,7 +34,7 @@ export type EventRule =
   /** A hidden step of the request, opened earlier, will never happen: P gave it up. */
   | { readonly role: 'drop' }
   /** Checks the state (the pages the request is about to be written, or read again, the radix tree's insert at its handoff, or its state slot released) and changes nothing. */
-  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' | 'inserted' | 'state-released' }
+  | { readonly role: 'observe'; readonly needs: 'write-pending' | 'decoded' | 'inserted' | 'state-released' | 'load-posted' }
   /** An event the spec has no action for yet. */
   | { readonly role: 'unmodelled'; readonly why: string };
 
@@ -48,6 +48,14 @@ export const WRITE_KINDS: readonly ActionKind[] = ['prefill', 'stub'];
  */
 export const PART_KINDS: readonly ActionKind[] = ['landData', 'landTag'];
 
+/**
+ * The draft model's part of a write (config `draft`): a hidden step of the write, opened by
+ * the same `allocate`, never taken: the pool lands it with the write's target part (one
+ * transfer carries both, `_init_kv_manager`, and D's commit waits for both), and only a
+ * request that still holds its pages can be written either way (tier-pool.ts).
+ */
+export const DRAFT_KINDS: readonly ActionKind[] = ['landDraft'];
+
 /** Every event kind and what it is. */
 export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   config: { role: 'config' },
@@ -55,11 +63,15 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   // The allocator refused the request's pages; under sglang the attempt merged its release list.
   allocFail: { role: 'action', action: 'allocFail' },
   // D's allocation opens P's write: it may land any time after D sent the page ids.
-  allocate: { role: 'action', action: 'allocate', opens: [...WRITE_KINDS, ...PART_KINDS] },
+  allocate: { role: 'action', action: 'allocate', opens: [...WRITE_KINDS, ...PART_KINDS, ...DRAFT_KINDS] },
   // P posted (a part of) its write: the pages it names must be pages the write will land in.
   posted: { role: 'observe', needs: 'write-pending' },
-  // P's completion: the write has landed by now.
+  // D posted the load from host memory the allocation started (config loadback): the spec's allocate posted it; the pages it names must be the prefix's.
+  load: { role: 'observe', needs: 'load-posted' },
+  // P's completion: the write (its draft part with it, config draft) has landed by now.
   done: { role: 'close' },
+  // The load from host memory was acknowledged (loading_check): the spec's loadBack, taken here unless a decode that waited for it took it earlier.
+  loaded: { role: 'action', action: 'loadBack' },
   // P aborted the transfer: nothing more of the write will land.
   abort: { role: 'drop' },
   // P refused the over-long request and told D: `stub` without the silent stub (which ends a timed-out request).
@@ -88,6 +100,8 @@ export const EVENT_TABLE: Readonly<Record<EventKind, EventRule>> = {
   insert: { role: 'action', action: 'insert' },
   // The prefix cache made room for the request's allocation (config `eviction`).
   evict: { role: 'action', action: 'evict' },
+  // Host memory evicted a prefix's host copy (config loadback, evict_host): validate.ts applies it to every state, about a prefix, not a request (step-load.ts).
+  hostEvict: { role: 'action', action: 'evictHost' },
 };
 
 /**

@@ -15,7 +15,7 @@
  */
 import { Either } from 'effect';
 import { LIMITS, PHASES } from '../spec/index.ts';
-import { decodeLine, type ConfigEvent, type LogModel, type RequestEvent } from './events.ts';
+import { decodeLine, type ConfigEvent, type HostEvictEvent, type LogModel, type RequestEvent } from './events.ts';
 import { mergedLines, type SourceLine } from './lines.ts';
 import { caveatsOf, resolveModel, sameConfig } from './log-model.ts';
 import { PageRuns } from './pages.ts';
@@ -25,6 +25,7 @@ import { LoggedRadixPool } from './radix.ts';
 import { finishedEverywhere, samePossible, variants } from './possible-set.ts';
 import { applyEvent, type EventContext, type Possible, type StepResult } from './step.ts';
 import { takeReleaseCall } from './step-release.ts';
+import { hostEvicted } from './step-tier.ts';
 import { DECODE_AGAIN, EVENT_TABLE, INSERT_AT_HANDOFF, INSERT_AT_HANDOFF_RADIX, type EventRule } from './table.ts';
 import { LogInputError, type Refusal, type ValidateOptions, type ValidationResult } from './validate-result.ts';
 import { RequestWindow } from './window.ts';
@@ -71,6 +72,7 @@ class Validator {
     const model = this.model ?? this.start(line);
     const seq = this.events;
     if (event.kind === 'arrive') return this.arrive(event, { ...line, seq }, model);
+    if (event.kind === 'hostEvict') return this.hostEvict(event, line, model);
     return this.step(event, { ...line, seq }, model);
   }
 
@@ -101,12 +103,12 @@ class Validator {
   /** At the first request event: the model, and the one initial state. */
   private start(line: SourceLine): LogModel {
     const model = resolveModel(this.config, this.options.overrides, line);
-    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction, radix, stateSlots, sourcePages } = model;
+    const { pages, prefillLimit, prefillTokens, variant, faults, allocator, pageSize, lengthRule, eviction, tableGrowth, retraction, radix, stateSlots, sourcePages, loadback, draft } = model;
     // Under `any` the log names the pages and the pool takes them; otherwise the pool's own order decides, and the log must agree.
     const order = allocator === 'any' ? {} : { allocator, ...(pageSize === undefined ? {} : { pageSize }) };
     const limit = prefillTokens === undefined ? {} : { prefillTokens };
     const shape = prefixShape(model, this.window, this.prefixes, line);
-    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, stateSlots: stateSlots === true, sourcePages: sourcePages === true, ...order };
+    const options = { pages, prefillLimit, ...limit, variant, faults, slots: this.options.window, maxLength: pages, prefixes: this.prefixes, ...shape, lengthRule, eviction, tableGrowth, retraction, stateSlots: stateSlots === true, sourcePages: sourcePages === true, loadback: loadback === true, draft: draft === true, ...order };
     // Under radix the logged pool's prefix cache is the tree (radix.ts), with the same grow, retract and resume.
     const pool = radix === true ? new LoggedRadixPool(options) : new LoggedPool(options);
     this.states = [{ pool, pending: [], path: pages <= LIMITS.maxPages ? [] : undefined }];
@@ -137,6 +139,20 @@ class Validator {
     // The spec's own trace needs every arrival, and only a log within the spec's bounds has one.
     if (this.window.arrived <= SPEC_TRACE_ARRIVALS) this.arrivals.push(e.prefix === undefined ? { id: e.id, length } : { id: e.id, length, prefix: e.prefix });
     else for (const s of this.states) s.path = undefined;
+    return undefined;
+  }
+
+  /** A `hostEvict` line: about a prefix, not a request, applied to every state (step-tier.ts); a deviation when none accepts it. */
+  private hostEvict(e: HostEvictEvent, line: SourceLine, model: LogModel): Next {
+    const group = this.groupOf(e.prefix, model, line);
+    const refusals: Refusal[] = [];
+    const next = this.states.filter((s) => {
+      const r = hostEvicted(s, group, e.prefix, this.window, model);
+      if (r.kind === 'refused') refusals.push({ state: refusals.length + 1, why: r.why });
+      return r.kind !== 'refused';
+    });
+    if (next.length === 0) return this.result({ verdict: 'deviation', at: line, headline: [`no state the system may be in accepts this event (${refusals.length === 1 ? 'one state' : `${refusals.length} states`})`], refusals });
+    this.states = next;
     return undefined;
   }
 

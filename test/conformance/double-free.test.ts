@@ -104,7 +104,7 @@ describe('validate-log with double-free', () => {
     const r = await pagecheck('validate-log', EXAMPLE, '--faults', 'double-free,auto-truncate');
     expect(r.code).toBe(2);
     // The flag is at fault, not a line of the log (issue 28).
-    expect(r.err).toBe('pagecheck: --faults: validate-log does not check logs with auto-truncate yet; it checks silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write, offload-after-free, resume-stale, source-early-free, premature-success, state-slot-reuse, metadata-collision (or none)\n');
+    expect(r.err).toBe('pagecheck: --faults: validate-log does not check logs with auto-truncate yet; it checks silent-stub, early-free, stale-free, prefix-poison, double-free, lock-underflow, torn-write, offload-after-free, resume-stale, source-early-free, premature-success, draft-stale, state-slot-reuse, metadata-collision, host-evict-during-load, read-before-load (or none)\n');
     const torn = await pagecheck('validate-log', EXAMPLE, '--faults', 'double-free,torn-write');
     expect([torn.code, torn.out]).toEqual([1, expect.stringContaining('violation of NoDuplicateFree at examples/logs/double-free.jsonl:8')]);
   });

@@ -82,6 +82,47 @@ describe('validate-log on logs of spec runs with state slots', () => {
   }, 60_000);
 });
 
+// Under the radix tree (its logged pool, conformance/radix.ts): prompts with a prefix, the handoff's insert logged, eviction on.
+const radixSlotConfigs = fc
+  .record({
+    pages: fc.integer({ min: 3, max: 4 }),
+    prefillLimit: fc.integer({ min: 1, max: 3 }),
+    lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
+    prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    variant: fc.constantFrom(...VARIANTS),
+    faults: fc.subarray(SLOT_FAULTS.filter((f) => f !== 'early-free')),
+  })
+  .map((r): Config => ({ pages: r.pages, prefillLimit: r.prefillLimit, requests: r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === 0 || r.prefixed[i] === true ? { prefix: 'sys' } : {}) })), variant: r.variant, faults: r.faults, stateSlots: true, radix: true, eviction: true }));
+
+describe('validate-log on logs of spec runs with state slots and the radix tree', () => {
+  it('is never a deviation, and finds a violation exactly at the line where the run breaks an invariant', () => {
+    const seen = { violations: 0, slotLeaks: 0, slotFrees: 0, insertsAtHandoff: 0 };
+    fc.assert(
+      fc.property(radixSlotConfigs, fc.array(fc.nat({ max: 63 }), { minLength: 8, maxLength: 30 }), (c, picks) => {
+        const m = compile(c);
+        const { actions, states } = runOf(m, picks);
+        const { lines, lineOf } = slotLog(m, c, actions, states);
+        const r = validate({ files: [], lines: asSource(lines), overrides: {}, window: 8 });
+        seen.slotFrees += lines.filter((l) => l.includes('"slotFree"')).length;
+        seen.insertsAtHandoff += lines.filter((l) => l.includes('"at":"handoff"')).length;
+        expect(r.verdict).not.toBe('deviation');
+        const k = firstViolation(m, states);
+        if (k === 0) {
+          expect(r.verdict).toBe('conforms');
+          return;
+        }
+        // A handoff's line is followed by its insert's (`at: "handoff"`): the commit's read of its row is at the handoff's.
+        const main = (lineOf[k - 1] ?? 0) - (actions[k - 1]?.kind === 'handoff' ? 1 : 0);
+        expect([r.verdict, r.at?.line]).toEqual(['violation', main]);
+        seen.violations++;
+        if (r.headline.some((h) => h.includes('state slot') || h.includes('metadata row'))) seen.slotLeaks++;
+      }),
+      { numRuns: 1000, seed: 40 },
+    );
+    expect(seen).toEqual({ violations: 58, slotLeaks: 27, slotFrees: 2259, insertsAtHandoff: 1549 });
+  }, 60_000);
+});
+
 const run = (text: readonly string[]): ReturnType<typeof runLog> => runLog('slots.jsonl', text);
 const setting = (variant: string, faults: readonly string[], extra: Record<string, unknown> = {}): string => config({ pages: 4, prefillLimit: 4, stateSlots: true, variant, faults, ...extra });
 
@@ -181,8 +222,9 @@ describe('state slots as input', () => {
     expect(fast).toBe(157);
   });
 
-  it('a slot fault without stateSlots, and stateSlots with radix, are exit 2 naming the field', () => {
+  it('a slot fault without stateSlots is exit 2 naming the field; stateSlots with radix is read (radix.ts keeps the ledger too)', () => {
     expect(() => run([config({ pages: 4, prefillLimit: 4, faults: ['state-slot-reuse'] }), ev('arrive', 'A', { length: 1 })])).toThrow('faults: fault state-slot-reuse needs stateSlots: true');
-    expect(() => run([setting('buggy', [], { radix: true, eviction: true }), ev('arrive', 'A', { length: 1 })])).toThrow('stateSlots: stateSlots: true with radix: true');
+    const radix = run([...reuse('buggy', ['state-slot-reuse']).map((l, i) => (i === 0 ? setting('buggy', ['state-slot-reuse'], { radix: true, eviction: true }) : l)), ev('decode', 'A', { pages: [0, 1], step: 0 })]);
+    expect([summary(radix), ...radix.headline]).toEqual(['violation Isolation 10', "A read state slot 0, which holds B's state."]);
   });
 });

@@ -79,3 +79,53 @@ describe('validate-log on logs of torn spec runs with source pages and early com
     expect([spec, found, early, sourceFrees, earlyCommits]).toEqual([23, 25, 0, 140, 50]);
   }, 60_000);
 });
+
+// Under the radix tree (its logged pool keeps P's source pages too, conformance/radix.ts): prompts with a prefix, the handoff's insert logged; no early commit (refused with radix).
+const radixTornConfigs = fc
+  .record({
+    pages: fc.integer({ min: 3, max: 4 }),
+    prefillLimit: fc.integer({ min: 1, max: 3 }),
+    lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
+    prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    variant: fc.constantFrom('buggy' as const, 'length-fix' as const),
+    faults: fc.subarray(['source-early-free', 'silent-stub'] as Fault[]),
+  })
+  .map(
+    (r): Config => ({
+      pages: r.pages,
+      prefillLimit: r.prefillLimit,
+      requests: r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === 0 || r.prefixed[i] === true ? { prefix: 'sys' } : {}) })),
+      variant: r.variant,
+      faults: ['torn-write', ...r.faults],
+      sourcePages: true,
+      radix: true,
+      eviction: true,
+    }),
+  );
+
+describe('validate-log on logs of torn spec runs with source pages and the radix tree', () => {
+  it('is never a deviation, and finds a violation no later than the run breaks an invariant', () => {
+    const seen = { spec: 0, found: 0, early: 0, sourceFrees: 0, insertsAtHandoff: 0, staleSources: 0 };
+    fc.assert(
+      fc.property(radixTornConfigs, fc.array(fc.nat({ max: 63 }), { minLength: 8, maxLength: 30 }), (c, picks) => {
+        const m = compile(c);
+        const { actions, states } = runOf(m, picks);
+        const { lines, lineOf } = tornLog(m, c, actions, states);
+        const r = validate({ files: [], lines: asSource(lines), overrides: {}, window: 8 });
+        expect(r.verdict).not.toBe('deviation');
+        if (r.verdict === 'violation') seen.found++;
+        seen.sourceFrees += lines.filter((l) => l.includes('"sourceFree"')).length;
+        seen.insertsAtHandoff += lines.filter((l) => l.includes('"at":"handoff"')).length;
+        const k = firstViolation(m, states);
+        if (k === 0) return;
+        seen.spec++;
+        expect(r.verdict).toBe('violation');
+        expect(r.at?.line ?? 0).toBeLessThanOrEqual(lineOf[k - 1] ?? 0);
+        if ((r.at?.line ?? 0) < (lineOf[k - 1] ?? 0)) seen.early++;
+        if (r.headline.some((h) => h.includes("P's source pages"))) seen.staleSources++;
+      }),
+      { numRuns: 1000, seed: 40 },
+    );
+    expect(seen).toEqual({ spec: 290, found: 290, early: 0, sourceFrees: 425, insertsAtHandoff: 1179, staleSources: 250 });
+  }, 60_000);
+});
