@@ -95,10 +95,21 @@ const everyOwnSlot = (m: Model, s: State, r: number, test: (i: number, p: number
  * encoding this is not a formula but the sorts themselves.
  */
 export function typeOK(m: Model, s: State): boolean {
+  return typeOKPages(m, s) && typeOKRequests(m, s);
+}
+
+/** TypeOK's part over the pages' bytes alone: holders, contents and tags within the labels. */
+export function typeOKPages(m: Model, s: State): boolean {
   const top = labels(m);
   for (let p = 0; p < m.pages; p++) {
     if (holderOf(m, s, p) > top || dataOf(m, s, p) > top || tagOf(m, s, p) > (m.ownerCheck ? top : 0)) return false;
   }
+  return true;
+}
+
+/** TypeOK's part over the requests' bytes alone (phase, flags, read set, table): a universe checks it once for all the pages' choices. */
+export function typeOKRequests(m: Model, s: State): boolean {
+  const top = labels(m);
   return everyRequest(m, (r) => {
     const phase = phaseOf(m, s, r);
     const flags = flagsOf(m, s, r);
