@@ -190,7 +190,8 @@ export function checkUniverse(m: Model, drop?: number): UniverseResult {
   };
   const pages = (p: number): void => {
     if (p === m.pages) return leaf();
-    for (const [holder, data, tag] of perPage) {
+    for (let k = 0; k < perPage.length; k++) {
+      const [holder, data, tag] = perPage[k]!;
       s[m.holderAt + p] = holder;
       s[m.dataAt + p] = data;
       setTag(m, s, p, tag);
