@@ -11,8 +11,8 @@ describe('prove on a spec whose hardened has lost a torn-write mechanism fails',
     // The first in a child bundled with the mutant (its spec, and so the encoding it compiles, lose the mechanism): prefill
     // and timeout searched bounded first and the other obligations only proved (pinned.ts); its encoding checked apart, at
     // the kinds whose encoding reads the mechanism (prefill and stub post a write that lands or not, timeout leaves the
-    // request landed or landing, the landings) and handoff, which it does not touch: the other kinds' relations are
-    // hardened's, which cli.test.ts checks whole (with every fault). The second's encoding check alone, at prefill, the part
+    // request landed or landing), the landings where such a write's parts land, and handoff, which it does not touch: the
+    // other kinds' relations are hardened's, which cli.test.ts checks whole (with every fault). The second's encoding check alone, at prefill, the part
     // landings and handoff: past a disagreement `prove`'s obligations prove the encoding, which no mutant of spec/ changes
     // (mutants.test.ts runs a disagreeing `prove` end to end).
     const faults: Fault[] = ['early-free', 'torn-write'];
