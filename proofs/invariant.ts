@@ -95,11 +95,23 @@ const everyOwnSlot = (m: Model, s: State, r: number, test: (i: number, p: number
  * encoding this is not a formula but the sorts themselves.
  */
 export function typeOK(m: Model, s: State): boolean {
+  return typeOKPages(m, s) && typeOKRequests(m, s);
+}
+
+/** TypeOK's part over the pages' bytes alone: holders, contents and tags within the labels. */
+export function typeOKPages(m: Model, s: State): boolean {
   const top = labels(m);
   for (let p = 0; p < m.pages; p++) {
     if (holderOf(m, s, p) > top || dataOf(m, s, p) > top || tagOf(m, s, p) > (m.ownerCheck ? top : 0)) return false;
   }
-  return everyRequest(m, (r) => {
+  return true;
+}
+
+/** TypeOK's part over the requests' bytes alone (phase, flags, read set, table): a universe checks it once for all the pages' choices. */
+export function typeOKRequests(m: Model, s: State): boolean {
+  const top = labels(m);
+  // a plain loop, no closure: a universe asks this of every step's post-state, tens of millions of times
+  for (let r = 0; r < m.n; r++) {
     const phase = phaseOf(m, s, r);
     const flags = flagsOf(m, s, r);
     if (phase >= PHASES.length) return false;
@@ -108,12 +120,13 @@ export function typeOK(m: Model, s: State): boolean {
     if ((flags & ~(HIT | INSERTED | READ_UNHELD)) !== 0) return false;
     if ((m.group[r] ?? -1) < 0 && (flags & (HIT | INSERTED)) !== 0) return false;
     if (top < 32 && observedOf(m, s, r) >>> top !== 0) return false;
+    const empty = phase === Ph.new || tableIsDead(m, phase);
     for (let i = 0; i < (m.len[r] ?? 0); i++) {
       const p = tablePage(m, s, r, i);
-      if (phase === Ph.new || tableIsDead(m, phase) ? p !== NO_PAGE : p >= m.pages) return false;
+      if (empty ? p !== NO_PAGE : p >= m.pages) return false;
     }
-    return true;
-  });
+  }
+  return true;
 }
 
 /** The owner check's strengthening: one conjunct. */

@@ -158,9 +158,9 @@ export async function proveApart(options: Omit<ProveOptions, 'step'>, stepFrom?:
   return (await runChild({ kind: 'prove', options, ...(stepFrom === undefined ? {} : { stepFrom }) })) as ProofReport;
 }
 
-/** `checkConformance(z3, …)` in a process of its own. */
-export async function conformanceApart(request: Omit<Extract<ApartRequest, { kind: 'conformance' }>, 'kind'>): Promise<ConformanceReport> {
-  return (await runChild({ kind: 'conformance', ...request })) as ConformanceReport;
+/** `checkConformance(z3, …)` in a process of its own (`child`: a mutant's bundle of the child, mutants.ts, whose spec and encoding are the mutant's). */
+export async function conformanceApart(request: Omit<Extract<ApartRequest, { kind: 'conformance' }>, 'kind'>, child?: string): Promise<ConformanceReport> {
+  return (await runChild({ kind: 'conformance', ...request }, child)) as ConformanceReport;
 }
 
 /** `pagecheck …args` in a process of its own, from the repository's root: its exit code, standard output and standard error. */
