@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildSync } from 'esbuild';
-import { afterAll, describe, expect, it } from 'vitest';
-import { check, checkParallel, type CheckOptions, type CheckResult, type ModelFactory } from '../../checker/index.ts';
+import { describe, expect, it } from 'vitest';
+import { check, checkParallel, type CheckOptions, type CheckResult } from '../../checker/index.ts';
 import { actionLabel, compile, configFrom, FAULTS, incidentConfig, VARIANTS, withFaultSwitches, type Action, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
-import { specFactory } from '../../cli/commands/check.ts';
+import { bundledFactory } from './bundled-factory.ts';
 
 /**
  * Every configuration whose counts are pinned in test/checker and test/spin, with the options they are pinned under.
@@ -63,17 +58,8 @@ const PINNED: readonly { name: string; config: Config; options: CheckOptions }[]
   },
 ];
 
-/**
- * The module a worker builds its model from (`specFactory`'s, binding/checked-model.ts),
- * bundled once for the file: from the sources each of this file's 40-odd workers loaded the
- * spec under tsx module by module, 0.1 to 0.17 s of CPU a worker more than from the bundle
- * (issue 28). The configuration still reaches the worker through `specFactory`.
- */
-const bundleDir = mkdtempSync(join(tmpdir(), 'pagecheck-parallel-'));
-afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
-const BUNDLE = join(bundleDir, 'checked-model.mjs');
-buildSync({ entryPoints: [fileURLToPath(new URL('../../binding/checked-model.ts', import.meta.url))], bundle: true, platform: 'node', format: 'esm', outfile: BUNDLE, logLevel: 'warning' });
-const factoryOf = (config: Config): ModelFactory => ({ ...specFactory(config), module: pathToFileURL(BUNDLE).href });
+/** The workers' factory: `specFactory`'s, its module bundled once for the file (bundled-factory.ts). */
+const factoryOf = bundledFactory();
 
 /** Everything a result says, traces as labels, that must not depend on the number of workers. */
 const summary = (m: Model, r: CheckResult<Action>) => ({
