@@ -18,6 +18,8 @@ function summary(m: Model, r: CheckResult<Action>): string {
 /** What one comparison found: the difference (undefined when none) and the states of each search. */
 export interface Agreement {
   readonly difference: string | undefined;
+  /** The plain search's verdict. */
+  readonly verdict: CheckResult<Action>['verdict'];
   readonly plain: number;
   readonly reduced: number;
   /** Violations found, and those the reduced search met deeper than the shortest trace (which the plain search found again). */
@@ -41,5 +43,5 @@ export function agreement(config: Config, options: CheckOptions = {}): Agreement
   if (difference === undefined && whole && reduced > plain.distinctStates) difference = `${JSON.stringify(config)}: the reduced search stored ${reduced} states, the plain one ${plain.distinctStates}`;
   const depth = new Map(plain.violations.map((v) => [v.invariant, v.depth]));
   const deeper = (por.reduction?.violations ?? []).filter((v) => v.depth > (depth.get(v.invariant) ?? v.depth)).length;
-  return { difference, plain: plain.distinctStates, reduced, violations: por.reduction?.violations.length ?? 0, deeper };
+  return { difference, verdict: plain.verdict, plain: plain.distinctStates, reduced, violations: por.reduction?.violations.length ?? 0, deeper };
 }

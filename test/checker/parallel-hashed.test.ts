@@ -3,7 +3,10 @@ import { check, checkParallel, type Checkable, type CheckOptions, type CheckResu
 import { actionLabel, compile, configFrom, type Action, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { inFastFamily } from '../../binding/successors.ts';
-import { specFactory } from '../../cli/commands/check.ts';
+import { bundledFactory } from './bundled-factory.ts';
+
+/** The workers' factory: `specFactory`'s, its module bundled once for the file. */
+const factoryOf = bundledFactory();
 
 const requests = (lengths: readonly number[]) => lengths.map((length) => ({ length }));
 
@@ -93,7 +96,7 @@ describe('the parallel search with fingerprint-first successors gives what the o
       expect(one.distinctStates, c.name).toBe(c.states);
       for (const workers of [3]) {
         // parallelFrom 0: every level goes to the workers, however small.
-        const n = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers, parallelFrom: 0 }));
+        const n = summary(m, await checkParallel(checkedModel(m), factoryOf(c.config), { ...c.options, workers, parallelFrom: 0 }));
         expect(n, `${c.name}, ${workers} workers`).toEqual(one);
       }
     }
@@ -108,7 +111,7 @@ describe('the parallel search with fingerprint-first successors gives what the o
     const m = compile(c.config);
     const { model, calls } = counted(checkedModel(m));
     // parallelFrom infinity: the main thread does every level with this model.
-    const r = await checkParallel(model, specFactory(c.config), { ...c.options, workers: 2, parallelFrom: Number.POSITIVE_INFINITY });
+    const r = await checkParallel(model, factoryOf(c.config), { ...c.options, workers: 2, parallelFrom: Number.POSITIVE_INFINITY });
     expect(summary(m, r)).toEqual(summary(m, check(checkedModel(m), c.options)));
     expect(calls.plain).toBe(0);
     // Every state is expanded once; the initial state is not written from a parent, every other stored state is, at least once.

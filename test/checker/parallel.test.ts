@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { check, checkParallel, type CheckOptions, type CheckResult } from '../../checker/index.ts';
 import { actionLabel, compile, configFrom, FAULTS, incidentConfig, VARIANTS, withFaultSwitches, type Action, type Config, type Model } from '../../spec/index.ts';
 import { checkedModel } from '../../binding/index.ts';
-import { specFactory } from '../../cli/commands/check.ts';
+import { bundledFactory } from './bundled-factory.ts';
 
 /**
  * Every configuration whose counts are pinned in test/checker and test/spin, with the options they are pinned under.
@@ -58,6 +58,9 @@ const PINNED: readonly { name: string; config: Config; options: CheckOptions }[]
   },
 ];
 
+/** The workers' factory: `specFactory`'s, its module bundled once for the file (bundled-factory.ts). */
+const factoryOf = bundledFactory();
+
 /** Everything a result says, traces as labels, that must not depend on the number of workers. */
 const summary = (m: Model, r: CheckResult<Action>) => ({
   verdict: r.verdict,
@@ -84,7 +87,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
       const m = compile(c.config);
       const one = single(c, m);
       // parallelFrom 0: every level goes to the two threads, however small.
-      const two = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0 }));
+      const two = summary(m, await checkParallel(checkedModel(m), factoryOf(c.config), { ...c.options, workers: 2, parallelFrom: 0 }));
       expect(two, c.name).toEqual(one);
     }
     expect(PINNED.filter((c) => c.name.includes('every fault')).map((c) => singles.get(c.name)?.distinctStates)).toEqual([7_848, 42_156]);
@@ -96,7 +99,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
       const m = compile(c.config);
       const one = single(c, m);
       for (const workers of [1, 3]) {
-        const n = summary(m, await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers, parallelFrom: 0 }));
+        const n = summary(m, await checkParallel(checkedModel(m), factoryOf(c.config), { ...c.options, workers, parallelFrom: 0 }));
         expect(n, `${c.name}, ${workers} workers`).toEqual(one);
       }
     }
@@ -105,7 +108,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
   it('the same when the table fills within a level and the threads wait for it to grow', async () => {
     const c = PINNED.at(-1)!;
     const m = compile(c.config);
-    const grown = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: 0, growAhead: false });
+    const grown = await checkParallel(checkedModel(m), factoryOf(c.config), { ...c.options, workers: 2, parallelFrom: 0, growAhead: false });
     expect(summary(m, grown)).toEqual(single(c, m));
     expect(grown.distinctStates).toBe(175_194);
   }, 120_000);
@@ -113,7 +116,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
   it('the main thread alone (a level below parallelFrom) gives the same as well', async () => {
     const c = PINNED.at(-1)!;
     const m = compile(c.config);
-    const alone = await checkParallel(checkedModel(m), specFactory(c.config), { ...c.options, workers: 2, parallelFrom: Number.POSITIVE_INFINITY });
+    const alone = await checkParallel(checkedModel(m), factoryOf(c.config), { ...c.options, workers: 2, parallelFrom: Number.POSITIVE_INFINITY });
     expect(summary(m, alone)).toEqual(single(c, m));
   }, 300_000);
 
@@ -123,7 +126,7 @@ describe('--workers N gives what --workers 1 gives, on every pinned configuratio
       const m = compile(c.config);
       const options = { ...c.options, por: true };
       const one = check(checkedModel(m), options);
-      const two = await checkParallel(checkedModel(m), specFactory(c.config), { ...options, workers: 2, parallelFrom: 0 });
+      const two = await checkParallel(checkedModel(m), factoryOf(c.config), { ...options, workers: 2, parallelFrom: 0 });
       expect([summary(m, two), two.reduction], c.name).toEqual([summary(m, one), one.reduction]);
     }
   }, 300_000);

@@ -9,11 +9,21 @@ import { runMbt } from '../../impl/index.ts';
 import { noStats, runScaleMbt, type ScaleConfig, type ScaleStats } from '../../scale/mbt.ts';
 import { SCALE_MUTANTS } from './mutants.ts';
 
+/*
+ * The random passes below end some runs after the last of SCALE_MUTANTS that their runs
+ * catch first fails (issue 28; a seed's runs are the same whatever the count): owner-check
+ * seed 1 catches owner-check-first-32-pages at run 25 (serial-wraps-at-255 at 10, the others
+ * by 2), so 32 runs, not 40; buggy and length-fix seed 2 catch free-hint-not-lowered at 21,
+ * high-slot-keeps-refused at 18 (length-fix) and serial-wraps-at-255 at 7, so 25, not 30;
+ * every fault seed 3 catches owner-check-first-32-pages, read-count-in-a-byte and
+ * reuse-keeps-reads at 13, so 16, not 20. The life and tree passes catch every mutant by
+ * runs 8 and 9 of their 20 and 10, and keep their counts, which pin what the runs reached.
+ */
 describe('model-based test at scale: the pool refines the reference model', () => {
-  it('owner-check, random faults and orders: 40 runs of up to 1,500 steps, Isolation holds, every size reached', () => {
+  it('owner-check, random faults and orders: 32 runs of up to 1,500 steps, Isolation holds, every size reached', () => {
     const stats = noStats();
     // Whole pages of one token: at 64 tokens per page a stubbed one-page prompt has a stale tail that the owner check misses (test/spec/slots.test.ts).
-    const result = runScaleMbt({ variant: 'owner-check', runs: 40, seed: 1, isolation: true, stats, allocation: { pageSizes: [1] } });
+    const result = runScaleMbt({ variant: 'owner-check', runs: 32, seed: 1, isolation: true, stats, allocation: { pageSizes: [1] } });
     expect(result.failure?.message).toBeUndefined();
     expect(result.verdict).toBe('pass');
     expect(stats.maxPages).toBe(4_096);
@@ -28,16 +38,16 @@ describe('model-based test at scale: the pool refines the reference model', () =
     for (const order of ['sorted', 'sglang', 'lifo'] as const) expect(stats.byAllocator[order], order).toBeGreaterThan(500);
   }, 60_000);
 
-  it.each(['buggy', 'length-fix'] as const)('%s, random faults and orders: 30 runs, the pool refines the reference, leaks and all', (variant) => {
+  it.each(['buggy', 'length-fix'] as const)('%s, random faults and orders: 25 runs, the pool refines the reference, leaks and all', (variant) => {
     const stats = noStats();
-    const result = runScaleMbt({ variant, runs: 30, seed: 2, stats });
+    const result = runScaleMbt({ variant, runs: 25, seed: 2, stats });
     expect(result.failure?.message).toBeUndefined();
     expect(stats.leaks).toBeGreaterThan(0);
     expect(stats.maxAdmissions).toBeGreaterThan(255);
   }, 60_000);
 
   it('owner-check with every fault: Isolation holds at scale', () => {
-    const result = runScaleMbt({ variant: 'owner-check', faults: REFERENCE_FAULTS, runs: 20, seed: 3, isolation: true, allocation: { doubleFree: true } });
+    const result = runScaleMbt({ variant: 'owner-check', faults: REFERENCE_FAULTS, runs: 16, seed: 3, isolation: true, allocation: { doubleFree: true } });
     expect(result.failure?.message).toBeUndefined();
   });
 

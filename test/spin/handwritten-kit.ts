@@ -8,27 +8,52 @@
 import { check } from '../../checker/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { compile, configFrom, Integrity, Isolation, type Config, type Fault, type Mechanism, type Variant } from '../../spec/index.ts';
-import { buildPanFromFile, runPan } from '../../spin/run.ts';
+import { buildPanFromFile, runPan, type PanBuild } from '../../spin/run.ts';
 
-/** SPIN's stored states of the hand-written `model` under `defines`, and pagecheck's distinct states of `config`, both over the whole space. */
-export function bothCounts(model: string, config: Config, defines: Readonly<Record<string, number>>): { spin: number; mine: number } {
-  const mine = check(checkedModel(compile(config)), { symmetry: false, por: false, continueAfterViolation: true });
+/**
+ * The verifiers a test file has compiled, by model and defines: gcc is most of a SPIN
+ * test's CPU (0.5 to 1 s a build at -O0), and a file that asks one configuration several
+ * questions (its count, then its verdict, its shortest counterexample) builds it once.
+ * The file disposes of them after its tests (`afterAll(() => cache.dispose())`).
+ */
+export class PanCache {
+  private readonly builds = new Map<string, PanBuild>();
+
+  /** The compiled verifier of `model` under `defines` (as the functions below build it), built on first use. */
+  build(model: string, config: Config, defines: Readonly<Record<string, number>>): PanBuild {
+    const key = `${model} ${JSON.stringify(Object.entries(defines).sort(([a], [b]) => a.localeCompare(b)))}`;
+    let b = this.builds.get(key);
+    if (b === undefined) this.builds.set(key, (b = buildPanFromFile(model, config, { ...defines }, { optimize: false, keepGhosts: true })));
+    return b;
+  }
+
+  /** Removes every build's directory. */
+  dispose(): void {
+    for (const b of this.builds.values()) b.dispose();
+    this.builds.clear();
+  }
+}
+
+/** A build of `model` under `defines`: the cache's, kept, or one of its own, disposed of by `use`'s caller after use. */
+function withBuild<T>(model: string, config: Config, defines: Readonly<Record<string, number>>, cache: PanCache | undefined, use: (b: PanBuild) => T): T {
+  if (cache !== undefined) return use(cache.build(model, config, defines));
   const build = buildPanFromFile(model, config, { ...defines }, { optimize: false, keepGhosts: true });
   try {
-    return { spin: runPan(build, { hashBits: 20, continueAfterViolation: true }).pan.statesStored, mine: mine.distinctStates };
+    return use(build);
   } finally {
     build.dispose();
   }
 }
 
-/** SPIN's verdict on the hand-written `model` under `defines` (its assertions on), and pagecheck's on `config`. */
-export function bothVerdicts(model: string, config: Config, defines: Readonly<Record<string, number>>): { spin: string; mine: string } {
-  const build = buildPanFromFile(model, config, { ...defines }, { optimize: false, keepGhosts: true });
-  try {
-    return { spin: runPan(build, { hashBits: 20 }).verdict, mine: check(checkedModel(compile(config))).verdict };
-  } finally {
-    build.dispose();
-  }
+/** SPIN's stored states of the hand-written `model` under `defines`, and pagecheck's distinct states of `config`, both over the whole space (the build from `cache` when given). */
+export function bothCounts(model: string, config: Config, defines: Readonly<Record<string, number>>, cache?: PanCache): { spin: number; mine: number } {
+  const mine = check(checkedModel(compile(config)), { symmetry: false, por: false, continueAfterViolation: true });
+  return withBuild(model, config, defines, cache, (build) => ({ spin: runPan(build, { hashBits: 20, continueAfterViolation: true }).pan.statesStored, mine: mine.distinctStates }));
+}
+
+/** SPIN's verdict on the hand-written `model` under `defines` (its assertions on), and pagecheck's on `config` (the build from `cache` when given). */
+export function bothVerdicts(model: string, config: Config, defines: Readonly<Record<string, number>>, cache?: PanCache): { spin: string; mine: string } {
+  return withBuild(model, config, defines, cache, (build) => ({ spin: runPan(build, { hashBits: 20 }).verdict, mine: check(checkedModel(compile(config))).verdict }));
 }
 
 /** Both tools on one configuration, with one build of `model`: their whole-space state counts (as {@link bothCounts}) and their verdicts, pagecheck checking `Isolation` and `Integrity`, the two that a model asserting "its own data, for its position" states (its default search leaves `Integrity` out). */

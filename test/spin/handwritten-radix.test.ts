@@ -20,12 +20,12 @@
  * under buggy and hardened, verdicts and shortest counterexamples (7 and 12 steps) included.
  */
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { check } from '../../checker/index.ts';
 import { checkedModel } from '../../binding/index.ts';
 import { compile, configFrom, Integrity, Isolation, type Config, type Fault, type Mechanism, type Variant } from '../../spec/index.ts';
-import { buildPanFromFile, runPan, spinAvailable } from '../../spin/run.ts';
-import { bothCounts, bothVerdicts } from './handwritten-kit.ts';
+import { runPan, spinAvailable } from '../../spin/run.ts';
+import { bothCounts, bothVerdicts, PanCache } from './handwritten-kit.ts';
 
 const MODEL = fileURLToPath(new URL('../../spin/handwritten/radix.pml', import.meta.url));
 
@@ -135,16 +135,21 @@ const definesOf = (c: Case): Record<string, number> => {
   return defines;
 };
 
+/** One build per case and defines: the verdicts and shortest counterexamples below ask 8 of the counted cases' builds again (30 builds, 21 distinct). */
+const builds = new PanCache();
+
 describe.skipIf(!spinAvailable())('SPIN on the hand-written radix-tree model agrees with pagecheck (--radix --eviction)', () => {
+  afterAll(() => builds.dispose());
+
   for (const c of CASES) {
     it(`${c.name}: ${c.states} states`, () => {
-      expect(bothCounts(MODEL, configOf(c), definesOf(c))).toEqual({ spin: c.states, mine: c.states });
+      expect(bothCounts(MODEL, configOf(c), definesOf(c), builds)).toEqual({ spin: c.states, mine: c.states });
     }, 60_000);
   }
 
   it('and the model is not vacuous: without lock-underflow neither finds a violation', () => {
     const plain = caseNamed('buggy, 3 pages, A 2:sys, B 2:sys, C 2');
-    expect(bothVerdicts(MODEL, configOf(plain), definesOf(plain))).toEqual({ spin: 'holds', mine: 'holds' });
+    expect(bothVerdicts(MODEL, configOf(plain), definesOf(plain), builds)).toEqual({ spin: 'holds', mine: 'holds' });
   }, 60_000);
 
   it('with lock-underflow both find the node evicted while a request still reads it, in 7 steps (pagecheck: ExclusiveHold; SPIN: the eviction\'s assertion), under buggy, owner-check and hardened without unlock-once; hardened holds', () => {
@@ -190,13 +195,8 @@ function caseNamed(name: string): Case {
 
 /** SPIN's verdict on case `c` with its assertions on (and `extra` defines), and the length of its shortest counterexample (breadth first). */
 function spinShortest(c: Case, extra: Readonly<Record<string, number>>): [string, number | null] {
-  const build = buildPanFromFile(MODEL, configOf(c), { ...definesOf(c), ...extra }, { optimize: false, keepGhosts: true });
-  try {
-    const s = runPan(build, { hashBits: 20 });
-    return [s.verdict, s.traceLength];
-  } finally {
-    build.dispose();
-  }
+  const s = runPan(builds.build(MODEL, configOf(c), { ...definesOf(c), ...extra }), { hashBits: 20 });
+  return [s.verdict, s.traceLength];
 }
 
 /** pagecheck's verdict on case `c` (its default invariants, or `invariants`), and the depth of its first (shortest) violation. */
