@@ -84,8 +84,25 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
     .exhaustive();
 }
 
+/**
+ * The list per model, built once: a model is never changed after `compile`, and the
+ * model-based tests, the scale reference and the simulator ask for it at every step, where
+ * building it again was half of their CPU.
+ */
+const listed = new WeakMap<Model, readonly Action[]>();
+
 /** Every action the model can ever take, in the deterministic order of exploration: kind-major, then request. */
 export function allActions(m: Model): readonly Action[] {
+  let out = listed.get(m);
+  if (out === undefined) {
+    out = Object.freeze(listActions(m));
+    listed.set(m, out);
+  }
+  return out;
+}
+
+/** {@link allActions}'s list, built. */
+function listActions(m: Model): Action[] {
   const kinds = ACTION_KINDS.filter((k) =>
     kindPresent(k, { earlyFree: m.fault['early-free'], prefixes: m.groups > 0, eviction: m.eviction, tornWrite: m.fault['torn-write'], ownerCheck: m.ownerCheck, tableGrowth: m.tableGrowth, retraction: m.retraction, offloadAfterFree: m.fault['offload-after-free'], sourceEarlyFree: m.fault['source-early-free'] && m.sourcePages, auxTorn: m.fault['aux-torn'], draft: m.config.draft === true, loadback: m.layout.fields.load !== undefined }),
   );
