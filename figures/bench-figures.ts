@@ -198,5 +198,26 @@ const validateLog = bench(
       .join('; '),
 );
 
+/** A big space: one thread, queue and links spilled, beside SPIN's hash compaction on the same model. */
+const bigSpace = bench('bench-big-space', (r) => {
+  const p = 'bigSpace.pagecheck';
+  const s = 'bigSpace.spin';
+  const load = (k: string): string => fixed(num(r, `bigSpace.loadAverage.${k}.0`), 1);
+  return [
+    `\`check ${String(at(r, 'bigSpace.config'))}\`: pagecheck finds **${int(num(r, `${p}.distinctStates`))} states** (verdict ${String(at(r, `${p}.verdict`))}); ` +
+      `SPIN with hash compaction stores ${int(num(r, `${s}.statesStored`))}: it merged **${int(num(r, 'bigSpace.statesLostBySpinHashCompaction'))}** states with others, so its search was not exhaustive. ` +
+      `Load average ${load('before')} before, ${load('after')} after (other work): CPU seconds are the figures to compare.`,
+    '',
+    table(
+      ['', 'pagecheck (one thread, BFS, spilled)', `SPIN (\`${String(at(r, `${s}.cflags`))}\`, \`${String(at(r, `${s}.panArgs`))}\`, depth-first)`, 'ratio'],
+      [
+        ['bytes per state (peak RSS)', `**${fixed(num(r, `${p}.bytesPerStateRss`), 1)}** (table ${fixed(num(r, `${p}.tableBytesPerState`), 1)}, at load ${fixed(num(r, `${p}.tableLoad`), 2)})`, fixed(num(r, `${s}.bytesPerStateRss`), 1), `**${fixed(num(r, 'bigSpace.ratios.bytesPerStateRss'), 2)}**`],
+        ['peak RSS', `${int(num(r, `${p}.peakRssMb`))} MB`, `${int(num(r, `${s}.peakRssMb`))} MB`, fixed(num(r, 'bigSpace.ratios.peakRss'), 2)],
+        ['CPU', `${fixed(num(r, `${p}.cpuSeconds`), 0)} s (${int(num(r, `${p}.statesPerCpuSecond`))} states per CPU s)`, `${fixed(num(r, `${s}.cpuSeconds`), 0)} s (${int(num(r, `${s}.statesPerCpuSecond`))} per CPU s)`, fixed(num(r, 'bigSpace.ratios.cpuSeconds'), 2)],
+      ],
+    ),
+  ].join('\n');
+});
+
 /** Every figure of docs/MEASURED.md. */
-export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, handwrittenOwner, parallel, por, spin, pool, validateLog];
+export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, handwrittenOwner, parallel, por, bigSpace, spin, pool, validateLog];
