@@ -219,5 +219,35 @@ const bigSpace = bench('bench-big-space', (r) => {
   ].join('\n');
 });
 
-/** Every figure of docs/MEASURED.md. */
-export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, handwrittenOwner, parallel, por, bigSpace, spin, pool, validateLog];
+/** The areas npm run mutation samples, in its order (bench/mutation/options.ts AREAS). */
+const MUTATION_AREAS = ['spec', 'binding', 'checker', 'impl', 'conformance'] as const;
+
+/** An area's score as the run printed it: killed (on reload included) over mutants. */
+const score = (r: Json, a: string): string => (at(r, `mutation.areas.${a}.score`) === null ? `stopped (${String(at(r, `mutation.areas.${a}.error`))})` : `${fixed(num(r, `mutation.areas.${a}.score`), 1).replace(/\.0$/, '')}%`);
+
+/** The mutation score per area, inline in the README's line on docs/TESTING.md. */
+const mutationInline: Figure = {
+  name: 'mutation-scores',
+  file: 'README.md',
+  render: async () => {
+    const r = results();
+    return MUTATION_AREAS.map((a) => `${a} ${score(r, a)}`).join(', ');
+  },
+};
+
+/** The mutation score per area with its sample, seed and survivors, in docs/TESTING.md. */
+const mutationTable: Figure = {
+  name: 'mutation-table',
+  file: 'docs/TESTING.md',
+  render: async () => {
+    const r = results();
+    const rows = MUTATION_AREAS.map((a) => {
+      const p = `mutation.areas.${a}`;
+      return [a, `${num(r, `${p}.sample`)} lines, seed ${num(r, `${p}.seed`)}`, String(num(r, `${p}.mutants`)), String(num(r, `${p}.killed`)), String(num(r, `${p}.survived`)), String(num(r, `${p}.noCoverage`)), `**${score(r, a)}**`];
+    });
+    return table(['area', 'sample', 'mutants', 'killed', 'survived', 'no coverage', 'score'], rows);
+  },
+};
+
+/** Every figure read from bench/results.json: docs/MEASURED.md's, and the mutation scores of the README and docs/TESTING.md. */
+export const BENCH_FIGURES: readonly Figure[] = [startup, handwritten, handwrittenOwner, parallel, por, bigSpace, spin, pool, validateLog, mutationInline, mutationTable];
