@@ -4,7 +4,8 @@
  * enabled action at each step, written one event per action as docs/LOG-FORMAT.md says,
  * with the line of each action's main event.
  */
-import { DEFAULT_INVARIANTS, enabled, initial, PHASES, phaseOf, step, tableOf, type Action, type Config, type Model, type State } from '../../spec/index.ts';
+import fc from 'fast-check';
+import { DEFAULT_INVARIANTS, enabled, initial, PHASES, phaseOf, step, tableOf, type Action, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
 import type { SourceLine } from '../../conformance/index.ts';
 
 /** A spec run: the k-th enabled action at each step. */
@@ -94,3 +95,39 @@ export function firstViolation(m: Model, states: readonly State[], invariants = 
   return 0;
 }
 
+
+/** What a family of {@link radixConfigs} varies: its variants, the faults drawn from and those always on, the feature under test, and which request always has the prefix. */
+export interface RadixFamily {
+  /** The variants drawn from. */
+  readonly variants: readonly Variant[];
+  /** Faults drawn as a subset. */
+  readonly faults: readonly Fault[];
+  /** Faults always on, before the drawn ones. */
+  readonly always?: readonly Fault[];
+  /** The feature under test (`stateSlots`, `sourcePages`, `draft`, ...). */
+  readonly features: Partial<Config>;
+  /** Whether the last request, rather than the first, always has the prefix. */
+  readonly lastPrefixed?: boolean;
+}
+
+/**
+ * Small configurations under the radix tree for validate-log's spec-run properties: 3 or 4
+ * pages, 2 or 3 requests of 2 or 3 pages named A, B, C with prefix `sys` on one always and
+ * on the others when drawn, eviction on, and the family's feature.
+ */
+export function radixConfigs(f: RadixFamily): fc.Arbitrary<Config> {
+  return fc
+    .record({
+      pages: fc.integer({ min: 3, max: 4 }),
+      prefillLimit: fc.integer({ min: 1, max: 3 }),
+      lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
+      prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+      variant: fc.constantFrom(...f.variants),
+      faults: fc.subarray([...f.faults]),
+    })
+    .map((r): Config => {
+      const anchor = f.lastPrefixed === true ? r.lengths.length - 1 : 0;
+      const requests = r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === anchor || r.prefixed[i] === true ? { prefix: 'sys' } : {}) }));
+      return { pages: r.pages, prefillLimit: r.prefillLimit, requests, variant: r.variant, faults: [...(f.always ?? []), ...r.faults], ...f.features, radix: true, eviction: true };
+    });
+}

@@ -11,7 +11,7 @@ import { compile, LOAD, loadOf, prefixLength, tableOf, type Action, type Config,
 import { specTrace, validate } from '../../conformance/index.ts';
 import { fastAgreesWithSchema } from './fast-agreement.ts';
 import { config, ev, runLog, summary, why } from './log-lines.ts';
-import { asSource, firstViolation, logOf, runOf } from './spec-log.ts';
+import { asSource, firstViolation, logOf, runOf, radixConfigs } from './spec-log.ts';
 import { pagecheck } from '../support/cli.ts';
 
 /** The log of a spec run with the host tier and the draft model: `load` after an allocation that posted one, `loaded` at `loadBack`, `hostEvict` at `evictHost`; a draft part lands with its write (`done`). */
@@ -97,16 +97,7 @@ describe('validate-log on logs of spec runs with loads from host memory and draf
 });
 
 // Draft KV under the radix tree (its logged pool keeps the draft KV too, conformance/radix.ts): the handoff's insert logged, eviction on.
-const radixDraftConfigs = fc
-  .record({
-    pages: fc.integer({ min: 3, max: 4 }),
-    prefillLimit: fc.integer({ min: 1, max: 3 }),
-    lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
-    prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-    variant: fc.constantFrom(...VARIANTS),
-    faults: fc.subarray(['draft-stale', 'silent-stub'] as Fault[]),
-  })
-  .map((r): Config => ({ pages: r.pages, prefillLimit: r.prefillLimit, requests: r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === r.lengths.length - 1 || r.prefixed[i] === true ? { prefix: 'sys' } : {}) })), variant: r.variant, faults: r.faults, draft: true, radix: true, eviction: true }));
+const radixDraftConfigs = radixConfigs({ variants: VARIANTS, faults: ['draft-stale', 'silent-stub'], features: { draft: true }, lastPrefixed: true });
 
 describe('validate-log on logs of spec runs with draft KV and the radix tree', () => {
   it('is never a deviation, and finds every violation at the line where the run breaks an invariant', () => {

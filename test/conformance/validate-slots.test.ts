@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { fastAgreesWithSchema } from './fast-agreement.ts';
 import { compile, poolOf, type Action, type Config, type Fault, type Model, type State, type Variant } from '../../spec/index.ts';
 import { config, ev, runLog, summary } from './log-lines.ts';
-import { asSource, firstViolation, logOf, runOf } from './spec-log.ts';
+import { asSource, firstViolation, logOf, runOf, radixConfigs } from './spec-log.ts';
 import { validate } from '../../conformance/index.ts';
 
 /** The log of a spec run with the slots: each `allocate` names its ids, and a `slotFree` follows the action that returned the request's state slot. */
@@ -83,16 +83,7 @@ describe('validate-log on logs of spec runs with state slots', () => {
 });
 
 // Under the radix tree (its logged pool, conformance/radix.ts): prompts with a prefix, the handoff's insert logged, eviction on.
-const radixSlotConfigs = fc
-  .record({
-    pages: fc.integer({ min: 3, max: 4 }),
-    prefillLimit: fc.integer({ min: 1, max: 3 }),
-    lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
-    prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-    variant: fc.constantFrom(...VARIANTS),
-    faults: fc.subarray(SLOT_FAULTS.filter((f) => f !== 'early-free')),
-  })
-  .map((r): Config => ({ pages: r.pages, prefillLimit: r.prefillLimit, requests: r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === 0 || r.prefixed[i] === true ? { prefix: 'sys' } : {}) })), variant: r.variant, faults: r.faults, stateSlots: true, radix: true, eviction: true }));
+const radixSlotConfigs = radixConfigs({ variants: VARIANTS, faults: SLOT_FAULTS.filter((f) => f !== 'early-free'), features: { stateSlots: true } });
 
 describe('validate-log on logs of spec runs with state slots and the radix tree', () => {
   it('is never a deviation, and finds a violation exactly at the line where the run breaks an invariant', () => {

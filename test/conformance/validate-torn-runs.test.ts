@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compile, partsInFlight, phaseOf, Ph, type Action, type Config, type Fault, type Model, type State } from '../../spec/index.ts';
 import { validate } from '../../conformance/index.ts';
-import { asSource, firstViolation, logOf, runOf } from './spec-log.ts';
+import { asSource, firstViolation, logOf, runOf, radixConfigs } from './spec-log.ts';
 
 /** The log of a torn run: a write's posting is `posted`, its last part's landing `done`, P's early free of its source pages `sourceFree`. */
 function tornLog(m: Model, c: Config, actions: readonly Action[], states: readonly State[]): { lines: string[]; lineOf: number[] } {
@@ -81,27 +81,7 @@ describe('validate-log on logs of torn spec runs with source pages and early com
 });
 
 // Under the radix tree (its logged pool keeps P's source pages too, conformance/radix.ts): prompts with a prefix, the handoff's insert logged; no early commit (refused with radix).
-const radixTornConfigs = fc
-  .record({
-    pages: fc.integer({ min: 3, max: 4 }),
-    prefillLimit: fc.integer({ min: 1, max: 3 }),
-    lengths: fc.array(fc.integer({ min: 2, max: 3 }), { minLength: 2, maxLength: 3 }),
-    prefixed: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-    variant: fc.constantFrom('buggy' as const, 'length-fix' as const),
-    faults: fc.subarray(['source-early-free', 'silent-stub'] as Fault[]),
-  })
-  .map(
-    (r): Config => ({
-      pages: r.pages,
-      prefillLimit: r.prefillLimit,
-      requests: r.lengths.map((length, i) => ({ length, name: 'ABC'[i]!, ...(i === 0 || r.prefixed[i] === true ? { prefix: 'sys' } : {}) })),
-      variant: r.variant,
-      faults: ['torn-write', ...r.faults],
-      sourcePages: true,
-      radix: true,
-      eviction: true,
-    }),
-  );
+const radixTornConfigs = radixConfigs({ variants: ['buggy', 'length-fix'], faults: ['source-early-free', 'silent-stub'], always: ['torn-write'], features: { sourcePages: true } });
 
 describe('validate-log on logs of torn spec runs with source pages and the radix tree', () => {
   it('is never a deviation, and finds a violation no later than the run breaks an invariant', () => {
