@@ -1,5 +1,5 @@
 /** The spec's actions taken on a logged pool, by kind, and what the steps read of a slot's table and phase. */
-import { HIT, INSERTED, Ph, type ActionKind } from '../spec/index.ts';
+import { Ph, type ActionKind } from '../spec/index.ts';
 import { ServingPool, type PagePool } from '../impl/index.ts';
 import type { LogPool } from './pool.ts';
 
@@ -67,11 +67,6 @@ const { freed: FREED, released: RELEASED, landed: LANDED } = Ph;
 /** Marks a switch as exhaustive. */
 function unreachable(x: never): never {
   throw new Error(`unreachable: ${String(x)}`);
-}
-
-/** Whether the slot's first page is a shared prefix page. */
-export function sharesFirst(pool: PagePool, slot: number): boolean {
-  return ((pool.flags[slot] ?? 0) & (HIT | INSERTED)) !== 0;
 }
 
 /** The slot's page table, in order. */

@@ -23,7 +23,7 @@ import { SlotLedger, type SlotPick } from './slot-ledger.ts';
 import { TierPool, type TierPoolOptions } from './tier-pool.ts';
 
 export { LogPicks } from './log-picks.ts';
-export { finished, sharesFirst, tableOf, takeAction } from './pool-actions.ts';
+export { finished, tableOf, takeAction } from './pool-actions.ts';
 
 /** What the validator needs of one state's pool: the serving pool's actions, and the page ids of the next allocation taken from the log when asked. */
 export interface LogPool extends ServingPool {

@@ -56,3 +56,14 @@ describe('takeAction on the actions the pool never takes', () => {
     expect([takeAction(p, 'prefill', 0, 2, -1), takeAction(p, 'prefill', 0, 2, -1)]).toEqual([true, false]);
   });
 });
+
+describe('a config event after the first request event', () => {
+  it('is refused as input at its line: the model was already taken from the flags', () => {
+    // npm run mutation's seed-40 sample: the check (conformance/validate.ts) was reached by no test of test/conformance.
+    const lines = [ev('arrive', 'A', { length: 1 }), config({ pages: 4, prefillLimit: 4, variant: 'buggy' })];
+    const flags = (text: readonly string[]): unknown => validate({ files: [], lines: text.map((t, i): SourceLine => ({ file: 'd.jsonl', line: i + 1, text: t })), overrides: { pages: 4, prefillLimit: 4 }, window: 8 });
+    expect(() => flags(lines)).toThrow('d.jsonl:2: a config event after the first request event: it must come first');
+    // First, it is the log's model like any other.
+    expect(summary(flags([lines[1]!, lines[0]!]) as ReturnType<typeof runLog>)).toBe('conforms - -');
+  });
+});

@@ -84,3 +84,26 @@ describe('resume-stale: the resume loads nothing', () => {
     expect(summary(run([setting('owner-check', ['resume-stale']), ...text.slice(1, -1), ev('fail', 'A')]))).toBe('conforms - -');
   });
 });
+
+describe('a resume under the any allocator', () => {
+  // npm run mutation's seed-40 sample: the resume's pages taken from the log under `any` (conformance/step-allocate.ts) were reached by no test.
+  const anyStory = (resume: string): string[] => [
+    config({ pages: 4, prefillLimit: 4, retraction: true, variant: 'buggy', faults: [], allocator: 'any' }),
+    ev('arrive', 'A', { length: 2 }),
+    ev('allocate', 'A', { pages: [1, 0] }),
+    ev('done', 'A'),
+    ev('handoff', 'A'),
+    ev('retract', 'A', { pages: [1, 0] }),
+    resume,
+  ];
+
+  it('takes the pages the line names, in its order, and the decode reads them', () => {
+    expect(summary(run([...anyStory(ev('resume', 'A', { pages: [3, 2] })), ev('decode', 'A', { pages: [3, 2], step: 0 })]))).toBe('conforms - -');
+  });
+
+  it('is a deviation when the line names no pages', () => {
+    const r = run(anyStory(ev('resume', 'A')));
+    expect(summary(r)).toBe('deviation - 7');
+    expect(why(r)).toContain('resume(A) must name its pages under the any allocator');
+  });
+});

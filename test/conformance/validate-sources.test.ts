@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { resultJson } from '../../conformance/report.ts';
 import { fastAgreesWithSchema } from './fast-agreement.ts';
 import { config, ev, runLog, summary } from './log-lines.ts';
 
@@ -39,10 +40,25 @@ describe('source-early-free: P frees its source pages while the transfer still r
     expect(r.story.map((l) => l.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
+  it('--json names the file, the line and the line\'s own text', () => {
+    // npm run mutation's seed-40 sample: the report's event field made always null was caught by no test of test/conformance.
+    const text = story(FAULTS);
+    expect(resultJson(run(text), ['sources.jsonl'])).toMatchObject({ verdict: 'violation', invariant: 'Isolation', file: 'sources.jsonl', line: 11, event: text[10] });
+  });
+
   it('without a logged reuse the write carries another user\'s KV (the spec\'s stale label): Isolation all the same', () => {
     const r = run(story(FAULTS, false));
     expect(summary(r)).toBe('violation Isolation 10');
     expect(r.headline).toEqual(["A read pages 0, 1, which hold another user's KV (P's source pages, reused before the write landed)."]);
+  });
+
+  it('a second sourceFree of A after B reused the page is no second early release: the leak still names B', () => {
+    // npm run mutation's seed-40 sample: freeSourcesEarly taking a release again (its "already freed" test made false) relabelled A's write as another user's.
+    const text = story(FAULTS);
+    const again = [...text.slice(0, 8), ev('sourceFree', 'A', { pages: [10, 11] }), ...text.slice(8)];
+    const r = run(again);
+    expect(summary(r)).toBe('violation Isolation 12');
+    expect(r.headline).toEqual(["A read pages 0, 1, which hold B's data."]);
   });
 
   it('the release after P\'s done conforms: the write had landed', () => {
