@@ -87,7 +87,9 @@ export function kindPresent(k: ActionKind, on: KindSwitches): boolean {
 /**
  * The list per model, built once: a model is never changed after `compile`, and the
  * model-based tests, the scale reference and the simulator ask for it at every step, where
- * building it again was half of their CPU.
+ * building it again was half of their CPU. Not frozen: V8 iterates a frozen array more
+ * slowly, which cost the successor agreement tests 8% (39.2 against 36.4 CPU s); the
+ * readonly type keeps callers from changing it.
  */
 const listed = new WeakMap<Model, readonly Action[]>();
 
@@ -95,7 +97,7 @@ const listed = new WeakMap<Model, readonly Action[]>();
 export function allActions(m: Model): readonly Action[] {
   let out = listed.get(m);
   if (out === undefined) {
-    out = Object.freeze(listActions(m));
+    out = listActions(m);
     listed.set(m, out);
   }
   return out;
