@@ -65,5 +65,7 @@ describe('a config event after the first request event', () => {
     expect(() => flags(lines)).toThrow('d.jsonl:2: a config event after the first request event: it must come first');
     // First, it is the log's model like any other.
     expect(summary(flags([lines[1]!, lines[0]!]) as ReturnType<typeof runLog>)).toBe('conforms - -');
+    // A config event repeated later (a second log file's, or a restart's) that agrees with the first is fine, after request events too.
+    expect(summary(flags([lines[1]!, lines[0]!, lines[1]!]) as ReturnType<typeof runLog>)).toBe('conforms - -');
   });
 });
