@@ -41,7 +41,7 @@ export interface LogPool extends ServingPool {
   abortSource(slot: number): boolean;
   /** P's prefill of the request with `serial` reused the slot's freed source pages. */
   reuseSource(slot: number, serial: number): void;
-  /** Per request slot: its load from host memory (tier-pool.ts's `TIER_LOAD`; config `loadback`); absent under `radix`. */
+  /** Per request slot: its load from host memory (a code of the spec's `LOAD`; config `loadback`); absent under `radix`. */
   readonly load?: Uint8Array;
   /** Per prefix group: 1 once its host copy was evicted and reused (config `loadback`). */
   readonly hostReused?: Uint8Array;

@@ -11,12 +11,12 @@
  * KV: another request's is `Isolation` at the decode's line (fault `draft-stale`), none
  * `Integrity` with `--integrity`.
  */
+import { LOAD } from '../spec/index.ts';
 import { prefixLabelOf, STALE_DATA } from '../impl/index.ts';
 import type { LogModel } from './events.ts';
 import type { LogPool } from './pool.ts';
 import { OK, pageWords, phaseWords, refused, samePages, type EventContext, type Possible, type StepResult } from './step-context.ts';
 import type { RequestWindow } from './window.ts';
-import { TIER_LOAD } from './tier-pool.ts';
 
 /** Lands the slot's posted load in place (the spec's `loadBack`); whether one was posted. */
 export function landLoad(s: Possible, slot: number, index: number): boolean {
@@ -30,7 +30,7 @@ export function loadPosted(ctx: EventContext, s: Possible): StepResult {
   const { pool } = s;
   const name = ctx.info.id;
   if (pool.load === undefined || ctx.model.loadback !== true) return refused('load needs loadback: true in the config event');
-  if ((pool.load[ctx.slot] ?? 0) === TIER_LOAD.none) return refused(`D loads nothing from host memory for ${name}: ${pool.phase(ctx.slot) === 0 ? `${name} has no pages yet` : "its prefix hit D's cache, or has none, or its host copy was evicted"}`);
+  if ((pool.load[ctx.slot] ?? 0) === LOAD.none) return refused(`D loads nothing from host memory for ${name}: ${pool.phase(ctx.slot) === 0 ? `${name} has no pages yet` : "its prefix hit D's cache, or has none, or its host copy was evicted"}`);
   const k = pool.loadedCount?.(ctx.slot) ?? 0;
   if (ctx.pages === undefined || samePages(pool, ctx.slot, ctx.pages, 0, k)) return OK;
   return refused(`${name}'s load from host memory fills its prefix pages ${pageWords([...pool.pageTable(ctx.slot).slice(0, k)])}; the log says ${ctx.pages.words()}`);
@@ -38,9 +38,9 @@ export function loadPosted(ctx: EventContext, s: Possible): StepResult {
 
 /** A `loaded` line: the request's load was acknowledged, so it has landed by now (here, unless a decode that waited for it landed it). */
 export function loaded(ctx: EventContext, s: Possible): StepResult {
-  const state = s.pool.load?.[ctx.slot] ?? TIER_LOAD.none;
-  if (state === TIER_LOAD.landed) return OK;
-  if (state === TIER_LOAD.posted && landLoad(s, ctx.slot, ctx.info.index)) return OK;
+  const state = s.pool.load?.[ctx.slot] ?? LOAD.none;
+  if (state === LOAD.landed) return OK;
+  if (state === LOAD.posted && landLoad(s, ctx.slot, ctx.info.index)) return OK;
   return refused(`no load from host memory of ${ctx.info.id} is outstanding: ${phaseWords(s.pool, ctx.slot, ctx.info.id)}`);
 }
 
@@ -98,5 +98,5 @@ export function draftAtDecode(ctx: EventContext, pool: LogPool): StepResult {
 
 /** Whether the slot's stale pages came from a host copy evicted and reused under its load (fault `host-evict-during-load`). */
 export function loadedStale(pool: LogPool, slot: number, group: number): boolean {
-  return group >= 0 && pool.load?.[slot] === TIER_LOAD.landed && pool.hostReused?.[group] === 1;
+  return group >= 0 && pool.load?.[slot] === LOAD.landed && pool.hostReused?.[group] === 1;
 }

@@ -29,7 +29,7 @@
  *   D's commit waits for both), skipping the prefix's positions under `draft-stale`
  *   without `draft-fills-hit` (a stub's one page never).
  */
-import { HIT, isLive } from '../spec/index.ts';
+import { HIT, isLive, LOAD } from '../spec/index.ts';
 import { faultActs, NO_PAGE, prefixLabelOf, ServingPool, STALE_DATA, type PagePool, type ServingPoolOptions } from '../impl/index.ts';
 
 /** The serving pool's options, and whether the host tier and the draft model are modelled. */
@@ -45,12 +45,9 @@ export function draftSkipped(skips: boolean, writing: number, stub: boolean, pos
   return writing >= 0 && skips && !stub && pos < prefixLength;
 }
 
-/** A request slot's load: none, posted (reading the host copy), landed (spec/loadback.ts's `LOAD`). */
-export const TIER_LOAD = { none: 0, posted: 1, landed: 2 } as const;
-
 /** The serving pool with the host tier's loads and the draft model's KV. */
 export class TierPool extends ServingPool {
-  /** Per request slot: its load, a {@link TIER_LOAD} code. */
+  /** Per request slot: its load, a code of the spec's {@link LOAD} (none, posted and reading the host copy, landed). */
   readonly load: Uint8Array;
   /** Per prefix group: 1 once its host copy was evicted and its slot reused for another user's KV. */
   readonly hostReused: Uint8Array;
@@ -94,13 +91,13 @@ export class TierPool extends ServingPool {
     if (!super.allocate(slot, length, prefix, tokens)) return false;
     const g = this.groups[slot] ?? -1;
     const hit = ((this.flags[slot] ?? 0) & HIT) !== 0;
-    this.load[slot] = this.loading && g >= 0 && !hit && this.hostReused[g] === 0 ? TIER_LOAD.posted : TIER_LOAD.none;
+    this.load[slot] = this.loading && g >= 0 && !hit && this.hostReused[g] === 0 ? LOAD.posted : LOAD.none;
     return true;
   }
 
   /** How many leading table positions of the slot a load fills (its prefix's, once it posted one), not P. */
   loadedCount(slot: number): number {
-    return this.load[slot] === TIER_LOAD.none ? 0 : (this.prefixLengths[this.groups[slot] ?? 0] ?? 1);
+    return this.load[slot] === LOAD.none ? 0 : (this.prefixLengths[this.groups[slot] ?? 0] ?? 1);
   }
 
   /** P's write starts past the positions the load fills. */
@@ -139,14 +136,14 @@ export class TierPool extends ServingPool {
 
   /** A decode step waits for the request's own load, unless under `read-before-load` it does not. */
   override decode(slot: number): boolean {
-    if (this.load[this.slotIndex(slot)] === TIER_LOAD.posted && !this.readsEarly) return false;
+    if (this.load[this.slotIndex(slot)] === LOAD.posted && !this.readsEarly) return false;
     return super.decode(slot);
   }
 
   /** The slot's load lands, with what the host copy holds now, into its prefix's pages while it holds them; false when no load is posted. */
   loadBack(slot: number): boolean {
     const s = this.slotIndex(slot);
-    if (this.load[s] !== TIER_LOAD.posted) return false;
+    if (this.load[s] !== LOAD.posted) return false;
     const g = this.groups[s] ?? 0;
     const base = s * this.options.maxLength;
     // A request that let go of its pages drops its load: SGLang keeps loading nodes locked until the ack.
@@ -159,7 +156,7 @@ export class TierPool extends ServingPool {
       // D tags what it asked to load, whatever the host slot held.
       if (this.behaviour.ownerCheck) this.tag[p] = own;
     }
-    this.load[s] = TIER_LOAD.landed;
+    this.load[s] = LOAD.landed;
     return true;
   }
 
@@ -174,7 +171,7 @@ export class TierPool extends ServingPool {
   /** The slots whose posted load reads prefix `g`'s host copy. */
   loadsReading(g: number): number[] {
     const out: number[] = [];
-    for (let s = 0; s < this.load.length; s++) if (this.groups[s] === g && this.load[s] === TIER_LOAD.posted) out.push(s);
+    for (let s = 0; s < this.load.length; s++) if (this.groups[s] === g && this.load[s] === LOAD.posted) out.push(s);
     return out;
   }
 }
