@@ -36,7 +36,15 @@ const SERVE = (r: string): string[] => [`allocate(${r})`, `prefill(${r})`, `hand
 const CACHED = [...SERVE('A'), 'insert(A)', 'free(A)'];
 
 const MEANINGS: Readonly<Record<string, Meaning>> = {
-  DecodeSucceeds: { config: config('buggy', [], 2, 2, ['2']), labels: SERVE('A') },
+  DecodeSucceeds: {
+    config: config('buggy', [], 2, 2, ['2']),
+    labels: SERVE('A'),
+    // A request refused, then released, and one failed loudly by the owner check: phases past `decoded`, none of them a decode that succeeded
+    never: [
+      { config: config('length-fix', [], 2, 1, ['2']), labels: ['allocate(A)', 'stub(A)', 'free(A)'] },
+      { config: config('owner-check', ['silent-stub'], 2, 1, ['2']), labels: ['allocate(A)', 'stub(A)', 'handoff(A)', 'decode(A)'] },
+    ],
+  },
   PageReused: {
     config: config('buggy', [], 2, 2, ['2', '2']),
     labels: [...SERVE('A'), 'free(A)', 'allocate(B)'],
