@@ -51,12 +51,37 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
     // B on pages A was refused before writing: a page reused, but no data in it
     never: [{ config: config('length-fix', [], 2, 1, ['2', '2']), labels: ['allocate(A)', 'stub(A)', 'free(A)', 'allocate(B)'] }],
   },
-  OverLongStubbed: { config: config('buggy', ['silent-stub'], 3, 1, ['1', '2']), labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'stub(B)'] },
-  OverLongRefused: { config: config('length-fix', [], 3, 1, ['1', '2']), labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'stub(B)'] },
-  PromptTruncated: { config: config('buggy', ['auto-truncate'], 3, 1, ['1', '2']), labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'prefill(B)'] },
+  OverLongStubbed: {
+    config: config('buggy', ['silent-stub'], 3, 1, ['1', '2']),
+    labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'stub(B)'],
+    // the over-long request timed out before P stubbed it: past `written` in the phase order, never stubbed
+    never: [{ config: config('buggy', ['silent-stub', 'early-free'], 3, 1, ['1', '2']), labels: ['allocate(B)', 'timeout(B)'] }],
+  },
+  OverLongRefused: {
+    config: config('length-fix', [], 3, 1, ['1', '2']),
+    labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'stub(B)'],
+    // a request served and freed: later phases than `refused`, none a refusal
+    never: [{ config: config('length-fix', [], 3, 1, ['1', '2']), labels: [...SERVE('A'), 'free(A)'] }],
+  },
+  PromptTruncated: {
+    config: config('buggy', ['auto-truncate'], 3, 1, ['1', '2']),
+    labels: ['allocate(A)', 'prefill(A)', 'allocate(B)', 'prefill(B)'],
+    // the over-long request timed out before P wrote it: never truncated
+    never: [{ config: config('buggy', ['auto-truncate', 'early-free'], 3, 1, ['1', '2']), labels: ['allocate(B)', 'timeout(B)'] }],
+  },
   FailsLoudly: { config: config('owner-check', ['silent-stub'], 3, 2, ['2', '3']), labels: [...SERVE('A'), 'free(A)', 'allocate(B)', 'stub(B)', 'handoff(B)', 'decode(B)'] },
-  LateWriteLands: { config: config('buggy', ['early-free'], 2, 2, ['2']), labels: ['allocate(A)', 'timeout(A)', 'prefill(A)'] },
-  DoubleRelease: { config: config('buggy', ['stale-free'], 2, 2, ['2']), labels: [...SERVE('A'), 'free(A)', 'free(A)'] },
+  LateWriteLands: {
+    config: config('buggy', ['early-free'], 2, 2, ['2']),
+    labels: ['allocate(A)', 'timeout(A)', 'prefill(A)'],
+    // a request served and released twice: a later phase than `landed`, and no late write
+    never: [{ config: config('buggy', ['early-free', 'stale-free'], 2, 2, ['2']), labels: [...SERVE('A'), 'free(A)', 'free(A)'] }],
+  },
+  DoubleRelease: {
+    config: config('buggy', ['stale-free'], 2, 2, ['2']),
+    labels: [...SERVE('A'), 'free(A)', 'free(A)'],
+    // a request between two decode steps: a later phase than `released`, never released
+    never: [{ config: config('buggy', ['stale-free'], 2, 2, ['2'], { decodeSteps: 2 }), labels: SERVE('A') }],
+  },
   HandedOutTwice: {
     config: config('buggy', ['double-free'], 4, 4, ['2', '1', '1']),
     labels: [...SERVE('A'), 'free(A)', 'free(A)', 'allocate(B)', 'allocate(C)'],
