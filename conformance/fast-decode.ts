@@ -43,16 +43,14 @@ const MAX_LENGTH = MAX_LOG_PAGES;
 /** Whether `x` is a whole number in `[min, max]`. */
 const whole = (x: unknown, min: number, max: number): x is number => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max;
 
-/** A page list as the schema reads it, copied; `undefined` when any item is not. */
+/** A page list as the schema reads it; `undefined` when any item is not. The list itself, not a copy: it is JSON.parse's fresh array, which nothing else holds, and copying it cost an array per range on every line. */
 function pageList(x: unknown): Array<number | [number, number]> | undefined {
   if (!Array.isArray(x)) return undefined;
-  const out: Array<number | [number, number]> = [];
   for (const item of x) {
-    if (whole(item, 0, MAX_ID)) out.push(item);
-    else if (Array.isArray(item) && item.length === 2 && whole(item[0], 0, MAX_ID) && whole(item[1], 0, MAX_ID)) out.push([item[0], item[1]]);
-    else return undefined;
+    if (whole(item, 0, MAX_ID)) continue;
+    if (!(Array.isArray(item) && item.length === 2 && whole(item[0], 0, MAX_ID) && whole(item[1], 0, MAX_ID))) return undefined;
   }
-  return out;
+  return x as Array<number | [number, number]>;
 }
 
 /** One extra field's value as the schema reads it, or `undefined` when it is not one. */

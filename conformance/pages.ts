@@ -7,14 +7,14 @@ import { MAX_LOG_PAGES, type LineIssue } from './schema-parts.ts';
 
 /** Page ids in table order, as runs. */
 export class PageRuns {
-  /** First id of each run. */
-  readonly starts: Int32Array;
+  /** First id of each run (plain arrays: two typed arrays per logged list cost more to make than they saved). */
+  readonly starts: readonly number[];
   /** Last id of each run (inclusive). */
-  readonly ends: Int32Array;
+  readonly ends: readonly number[];
   /** Number of page ids. */
   readonly count: number;
 
-  private constructor(starts: Int32Array, ends: Int32Array, count: number) {
+  private constructor(starts: readonly number[], ends: readonly number[], count: number) {
     this.starts = starts;
     this.ends = ends;
     this.count = count;
@@ -22,17 +22,19 @@ export class PageRuns {
 
   /** The runs of a decoded list, or the item that is wrong (a range that runs backwards, a list too long). */
   static from(list: ReadonlyArray<number | readonly [number, number]>): PageRuns | LineIssue {
-    const starts = new Int32Array(list.length);
-    const ends = new Int32Array(list.length);
+    const starts: number[] = [];
+    const ends: number[] = [];
     let count = 0;
     for (let i = 0; i < list.length; i++) {
       const item = list[i] ?? 0;
-      const [from, to] = typeof item === 'number' ? [item, item] : item;
+      // Read without destructuring a fresh pair: this runs per item of every logged list.
+      const from = typeof item === 'number' ? item : item[0];
+      const to = typeof item === 'number' ? item : item[1];
       if (to < from) return { field: `pages[${i}]`, message: `expected a range [from, to] with from <= to, got ${JSON.stringify(item)}` };
       count += to - from + 1;
       if (count > MAX_LOG_PAGES) return { field: `pages[${i}]`, message: `the list names more than ${MAX_LOG_PAGES} pages` };
-      starts[i] = from;
-      ends[i] = to;
+      starts.push(from);
+      ends.push(to);
     }
     return new PageRuns(starts, ends, count);
   }

@@ -54,15 +54,18 @@ export class PoolFreeing extends PoolContents {
       this.releaseBatch(this.freeList, [[from, to]], own);
       return;
     }
+    // Read once: this loop runs per page of every release.
+    const { tables, holder, freeSet } = this;
+    const checksHolder = this.behaviour.releaseChecksHolder;
     for (let i = from; i < to; i++) {
-      const p = this.tables[i] ?? 0;
-      const h = this.holder[p] ?? 0;
+      const p = tables[i] ?? 0;
+      const h = holder[p] ?? 0;
       if (h === 0) continue;
-      if (this.behaviour.releaseChecksHolder && h !== own) continue;
+      if (checksHolder && h !== own) continue;
       // A stale release can hit a page the prefix cache holds now: the entry is gone.
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
-      this.holder[p] = 0;
-      this.freeSet.add(p);
+      holder[p] = 0;
+      freeSet.add(p);
     }
   }
 
@@ -72,16 +75,21 @@ export class PoolFreeing extends PoolContents {
    * free list is a multiset (`double-free`), where it is then listed twice.
    */
   private releaseBatch(list: FreeList, runs: readonly (readonly [number, number])[], own: number, freed?: Set<number>): void {
-    const batch = this.batch;
+    // Read once: this loop runs per page of every release.
+    const { batch, tables, holder } = this;
+    const { firstPage, releaseChecksHolder } = this.behaviour;
     let n = 0;
     for (const [from, to] of runs) for (let i = from; i < to; i++) {
-      const p = this.tables[i] ?? NO_PAGE;
-      if (p < this.behaviour.firstPage || freed?.has(p) === true) continue;
-      freed?.add(p);
-      const h = this.holder[p] ?? 0;
-      if (this.behaviour.releaseChecksHolder && h !== own) continue;
+      const p = tables[i] ?? NO_PAGE;
+      if (p < firstPage) continue;
+      if (freed !== undefined) {
+        if (freed.has(p)) continue;
+        freed.add(p);
+      }
+      const h = holder[p] ?? 0;
+      if (releaseChecksHolder && h !== own) continue;
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
-      this.holder[p] = 0;
+      holder[p] = 0;
       batch[n++] = p;
     }
     this.putBatch(list, n);
@@ -90,12 +98,16 @@ export class PoolFreeing extends PoolContents {
   /** Puts `batch[0 .. n)` back, as one call of `free`: sorted, deduplicated, already listed pages left out unless `double-free`. */
   private putBatch(list: FreeList, n: number): void {
     const batch = this.batch;
-    batch.subarray(0, n).sort();
+    // A table is mostly ascending already (the sorted orders hand out the lowest ids): sort only when it is not.
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) sorted = (batch[i - 1] ?? 0) <= (batch[i] ?? 0);
+    if (!sorted) batch.subarray(0, n).sort();
     let kept = 0;
+    const doubleFree = this.behaviour.doubleFree;
     for (let i = 0; i < n; i++) {
       const p = batch[i] ?? 0;
       if (i > 0 && p === batch[i - 1]) continue;
-      if (!this.behaviour.doubleFree && list.listed(p) + list.released(p) > 0) continue;
+      if (!doubleFree && list.listed(p) + list.released(p) > 0) continue;
       batch[kept++] = p;
     }
     list.put(batch, kept);

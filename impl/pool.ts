@@ -66,12 +66,13 @@ export class PagePool extends PoolFreeing {
     const serial = this.lastSerial === MAX_SERIAL ? 1 : this.lastSerial + 1;
     this.lastSerial = serial;
     const clearTags = this.behaviour.ownerCheck;
+    const { tables, holder } = this;
     for (let i = base + shared; i < base + length; i++) {
-      const p = this.tables[i] ?? 0;
+      const p = tables[i] ?? 0;
       // Only a double free can hand out a page the prefix cache holds: as in the spec, the last taker holds it and the entry is gone.
-      const h = this.holder[p] ?? 0;
+      const h = holder[p] ?? 0;
       if (h < 0) this.prefixPages[groupOfLabel(h)] = NO_PAGE;
-      this.holder[p] = serial;
+      holder[p] = serial;
       if (clearTags) this.clearTag(p);
     }
     // The hit locks the cached page while the request is live; with lock-underflow it locks another node.
