@@ -186,6 +186,17 @@ export class FastFamily {
   }
 }
 
+/**
+ * The first request after `r` among those of `rs` (bit `r` for request `r`), or `n` when
+ * there is none: the emitted fingerprint functions' loop (`fast-emit.ts`). Over 31
+ * requests a mask cannot hold them, and every request is next in turn.
+ */
+export function nextIn(rs: number, r: number, n: number): number {
+  if (n > 31) return r + 1;
+  const rest = rs & (-1 << (r + 1));
+  return rest === 0 ? n : 31 - Math.clz32(rest & -rest);
+}
+
 /** Whether the table at `at` (`l` slots) has an empty slot: never in the family's reachable states, where a live table is whole. */
 export function hasEmptySlot(s: State, at: number, l: number): boolean {
   for (let i = 0; i < l; i++) if (s[at + i] === 0xff) return true;

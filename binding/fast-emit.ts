@@ -152,10 +152,12 @@ function emitAction(target: Target, a: FastAction, kind: number, exported: boole
   const declared = locals.map(([name, be]) => `const ${name} = ${be};`);
   const [phase, guard, ...rest] = inner;
   const body = [phase!, guard!, ...declared, ...rest];
-  const params = { slice: 'f: FastFamily, s: State, sink: Sink', print: 'f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink', apply: 'f: FastFamily, s: State, r: number, t: State' }[target];
+  const params = { slice: 'f: FastFamily, s: State, sink: Sink', print: 'f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink', apply: 'f: FastFamily, s: State, r: number, t: State' }[target];
   const head = target === 'print' ? ['const { lo, hi } = z;'] : [];
   const skip = a.model === undefined ? [] : [...(target === 'apply' ? [] : [`if (!(${a.model})) return;`]), `const base = f.base[${kind}]!;`];
-  const loop = target === 'apply' ? [...skip, ...body] : [...skip, ...(a.readsFree === true ? ['let scanned = false;'] : []), 'for (let r = 0; r < n; r++) {', ...body.map((x) => `  ${x}`), '}'];
+  // Fingerprints: only the requests the dispatcher found in one of the action's phases (`rs`, see `maskedDispatch`).
+  const requests = target === 'print' ? 'for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {' : 'for (let r = 0; r < n; r++) {';
+  const loop = target === 'apply' ? [...skip, ...body] : [...skip, ...(a.readsFree === true ? ['let scanned = false;'] : []), requests, ...body.map((x) => `  ${x}`), '}'];
   const text = [...head, ...loop].join('\n');
   const family = FAMILY_LOCALS.filter((name) => names(text, name));
   const destructure = family.length > 0 ? [`const { ${family.join(', ')} } = f;`] : [];
@@ -176,7 +178,7 @@ function importsOf(text: string, target: Target, faults: boolean): string[] {
   const out: string[] = [];
   if (target === 'print') out.push("import type { FingerprintSink } from '../checker/model.ts';", "import type { Zobrist } from '../checker/zobrist.ts';");
   if (names(text, 'byHash')) out.push("import { byHash } from './hash-whole.ts';");
-  const helpers = ['hasEmptySlot', 'namesPageTwice', 'bySpec', 'notEnabled'].filter((h) => names(text, h));
+  const helpers = ['hasEmptySlot', 'namesPageTwice', 'bySpec', 'notEnabled', 'nextIn'].filter((h) => names(text, h));
   out.push(`import { ${['FastFamily', ...helpers].map((h) => (h === 'FastFamily' ? 'type FastFamily' : h)).join(', ')} } from './family.ts';`);
   // The spec's own transition, for a case the description leaves to it, under another name than the emitted function's.
   const spec = FAST_ACTIONS.filter((a) => text.includes(`${a.kind}BySpec(`));
@@ -204,9 +206,37 @@ function emitFile(what: string, target: Target, actions: readonly Indexed[], exp
   return [...header(what), ...importsOf(body.join('\n'), target, faults), ...sink, ...body, ''].join('\n');
 }
 
+/** The phases an action's guard lets through (its late form's too), as bits: `1 << Ph[phase]`. */
+const phaseMask = (a: FastAction): number => (a.late === undefined ? a.phases : [...a.phases, lateFromOf(a)]).reduce((m, p) => m | (1 << Ph[p]), 0);
+
+/**
+ * The dispatcher's body: the phases present in `s` as bits, then each action called only
+ * where one of its phases is present. An action no request can pass the phase test of
+ * (its guard's first) has no successor; most calls were such (owner-check: 3 successors
+ * a state of 9 kinds), each a loop over every request.
+ */
+function dispatch(args: string): string[] {
+  const head = ['  const { n, phaseAt } = f;', '  let present = 0;', '  for (let r = 0; r < n; r++) present |= 1 << s[phaseAt + r]!;'];
+  return [...head, ...FAST_ACTIONS.map((a) => `  if ((present & 0x${phaseMask(a).toString(16)}) !== 0) ${a.kind}(${args});`)];
+}
+
+/**
+ * The fingerprint dispatcher's body: per action, the requests in one of its phases as
+ * bits (`rs`), made without a branch; then each action called with its requests, where it
+ * has any. The phase tests of the actions' loops, one per action and request, were the
+ * branches the processor mispredicted most. Over 31 requests every action is called with
+ * every request (`nextIn`).
+ */
+function maskedDispatch(args: string): string[] {
+  const ms = FAST_ACTIONS.map((_, k) => `m${k}`);
+  const head = ['  const { n, phaseAt } = f;', ...ms.map((m) => `  let ${m} = n > 31 ? -1 : 0;`), '  for (let r = 0; r < n && n <= 31; r++) {', '    const p = s[phaseAt + r]!;'];
+  const bits = FAST_ACTIONS.map((a, k) => `    m${k} |= ((0x${phaseMask(a).toString(16)} >>> p) & 1) << r;`);
+  return [...head, ...bits, '  }', ...FAST_ACTIONS.map((a, k) => `  if (m${k} !== 0) ${a.kind}(${args.replace('s, ', `s, m${k}, `)});`)];
+}
+
 /** The six emitted files, by path relative to the repository's root. */
 export function emitFastFamily(): Record<string, string> {
-  const calls = (args: string): string[] => FAST_ACTIONS.map((a) => `  ${a.kind}(${args});`);
+  const calls = dispatch;
   const cases = FAST_ACTIONS.map((a, kind) => `    case ${kind}:\n      return ${a.kind}(f, s, r, out);`);
   const faults = (target: Target, what: string): Record<string, string> => ({ [`binding/${FILES[target]}-faults.ts`]: emitFile(`${what} The kinds only some models have (faults \`early-free\`, \`torn-write\`).`, target, indexed(false), [], true) });
   return {
@@ -220,7 +250,7 @@ export function emitFastFamily(): Record<string, string> {
     'binding/fast-fingerprints.ts': emitFile("Every successor of a state of the fast family as its action and fingerprint: each written byte's old numbers out, the new ones in.", 'print', indexed(true), [
       '/** Every successor of `s` as its action and fingerprint (`s`\'s is `(h1, h2)`), in action order, each quiet one said so. */',
       'export function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {',
-      ...calls('f, s, h1, h2, z, sink'),
+      ...maskedDispatch('f, s, h1, h2, z, sink'),
       '}',
     ], false),
     ...faults('print', "Successors of the fast family as their actions and fingerprints: each written byte's old numbers out, the new ones in."),

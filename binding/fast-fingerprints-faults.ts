@@ -7,16 +7,16 @@
 import type { FingerprintSink } from '../checker/model.ts';
 import type { Zobrist } from '../checker/zobrist.ts';
 import { byHash } from './hash-whole.ts';
-import { type FastFamily, namesPageTwice } from './family.ts';
+import { type FastFamily, namesPageTwice, nextIn } from './family.ts';
 import { Ph, type State } from '../spec/state.ts';
 
 /** timeout: (fault early-free) D gives up on the transfer and frees the table's pages while P's write is in flight; the request is timed out, its table kept for the late write (posted already: landing, or under revoke-writer landed). */
-export function timeout(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+export function timeout(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
   const { lo, hi } = z;
   if (!(f.earlyFree)) return;
   const base = f.base[6]!;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated && phase !== Ph.writing) continue;
     const l = len[r]!;
@@ -50,12 +50,12 @@ export function timeout(f: FastFamily, s: State, h1: number, h2: number, z: Zobr
 }
 
 /** landData: (fault torn-write) the content part of the write's next page lands, by page id, whoever holds the page now. Quiet but from phase `landing`. */
-export function landData(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+export function landData(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, dataAt, dataPosAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   const { lo, hi } = z;
   if (!(f.tornWrite)) return;
   const base = f.base[7]!;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.writing && phase !== Ph.landing) continue;
     const l = len[r]!;
@@ -86,12 +86,12 @@ export function landData(f: FastFamily, s: State, h1: number, h2: number, z: Zob
 }
 
 /** landTag: (fault torn-write, owner check) the tag part of the write's next page lands, by page id, whoever holds the page now. Quiet but from phase `landing`. */
-export function landTag(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+export function landTag(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, tagAt, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   const { lo, hi } = z;
   if (!(f.tornWrite && f.ownerCheck)) return;
   const base = f.base[8]!;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.writing && phase !== Ph.landing) continue;
     const l = len[r]!;

@@ -7,16 +7,16 @@
 import type { FingerprintSink } from '../checker/model.ts';
 import type { Zobrist } from '../checker/zobrist.ts';
 import { byHash } from './hash-whole.ts';
-import { type FastFamily, hasEmptySlot, namesPageTwice } from './family.ts';
+import { type FastFamily, hasEmptySlot, namesPageTwice, nextIn } from './family.ts';
 import { BYTE_LABEL, BYTE_MISPLACED, BYTE_READ, Ph, READ_UNHELD, type State } from '../spec/state.ts';
 import { timeout, landData, landTag } from './fast-fingerprints-faults.ts';
 
 /** allocate: a new request takes the lowest free pages as its table, if there are enough (under the owner check, their tags cleared). */
-function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+function allocate(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, tagAt, ownerCheck, len, tableAt, free } = f;
   const { lo, hi } = z;
   let scanned = false;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.new) continue;
     const l = len[r]!;
@@ -41,10 +41,10 @@ function allocate(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, s
 }
 
 /** prefill: P writes the request's own data into every page of its table, for its position (under the owner check, stamped with its label); under torn-write the write is only posted. A late write under revoke-writer lands nowhere. Quiet but from phase `timedOut`. */
-function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+function prefill(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   const { lo, hi } = z;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
     const l = len[r]!;
@@ -92,10 +92,10 @@ function prefill(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
 }
 
 /** stub: an over-long request is refused, or (silent stub) written as one dummy page at position 0 (under the owner check, stamped with its label; under torn-write, posted; late under revoke-writer, nowhere). Quiet but from phase `timedOut`. */
-function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+function stub(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, dataAt, dataPosAt, tagAt, ownerCheck, dataPartsAt, tagPartsAt, len, tableAt, overLong } = f;
   const { lo, hi } = z;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.allocated && phase !== Ph.timedOut) continue;
     const l = len[r]!;
@@ -147,10 +147,10 @@ function stub(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
 }
 
 /** handoff: a written request goes to decode. Quiet. */
-function handoff(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+function handoff(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt } = f;
   const { lo, hi } = z;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.written) continue;
     let x = h1;
@@ -164,10 +164,10 @@ function handoff(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, si
 }
 
 /** decode: one step reads every page of the table: read records (the worse kept), read set, unheld reads, steps, phase; under the owner check, a foreign tag fails it instead. */
-function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+function decode(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, dataAt, dataPosAt, tagAt, ownerCheck, flagsAt, stepsAt, observedAt, len, tableAt, readAt, sev, sevAt } = f;
   const { lo, hi } = z;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.handedOff) continue;
     const l = len[r]!;
@@ -218,10 +218,10 @@ function decode(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sin
 }
 
 /** free: the table's pages are held by nobody (under release-checks-holder, those the request still holds); the request is freed, or under stale-free a finished one released again. */
-function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
+function free(f: FastFamily, s: State, rs: number, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
   const { n, phaseAt, holderAt, len, tableAt } = f;
   const { lo, hi } = z;
-  for (let r = 0; r < n; r++) {
+  for (let r = nextIn(rs, -1, n); r < n; r = nextIn(rs, r, n)) {
     const phase = s[phaseAt + r]!;
     if (phase !== Ph.decoded && phase !== Ph.refused && phase !== Ph.failed && phase !== Ph.freed && phase !== Ph.landed) continue;
     const l = len[r]!;
@@ -254,13 +254,35 @@ function free(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink:
 
 /** Every successor of `s` as its action and fingerprint (`s`'s is `(h1, h2)`), in action order, each quiet one said so. */
 export function fingerprints(f: FastFamily, s: State, h1: number, h2: number, z: Zobrist, sink: FingerprintSink): void {
-  allocate(f, s, h1, h2, z, sink);
-  prefill(f, s, h1, h2, z, sink);
-  stub(f, s, h1, h2, z, sink);
-  handoff(f, s, h1, h2, z, sink);
-  decode(f, s, h1, h2, z, sink);
-  free(f, s, h1, h2, z, sink);
-  timeout(f, s, h1, h2, z, sink);
-  landData(f, s, h1, h2, z, sink);
-  landTag(f, s, h1, h2, z, sink);
+  const { n, phaseAt } = f;
+  let m0 = n > 31 ? -1 : 0;
+  let m1 = n > 31 ? -1 : 0;
+  let m2 = n > 31 ? -1 : 0;
+  let m3 = n > 31 ? -1 : 0;
+  let m4 = n > 31 ? -1 : 0;
+  let m5 = n > 31 ? -1 : 0;
+  let m6 = n > 31 ? -1 : 0;
+  let m7 = n > 31 ? -1 : 0;
+  let m8 = n > 31 ? -1 : 0;
+  for (let r = 0; r < n && n <= 31; r++) {
+    const p = s[phaseAt + r]!;
+    m0 |= ((0x1 >>> p) & 1) << r;
+    m1 |= ((0x102 >>> p) & 1) << r;
+    m2 |= ((0x102 >>> p) & 1) << r;
+    m3 |= ((0x4 >>> p) & 1) << r;
+    m4 |= ((0x8 >>> p) & 1) << r;
+    m5 |= ((0x2f0 >>> p) & 1) << r;
+    m6 |= ((0x802 >>> p) & 1) << r;
+    m7 |= ((0x1800 >>> p) & 1) << r;
+    m8 |= ((0x1800 >>> p) & 1) << r;
+  }
+  if (m0 !== 0) allocate(f, s, m0, h1, h2, z, sink);
+  if (m1 !== 0) prefill(f, s, m1, h1, h2, z, sink);
+  if (m2 !== 0) stub(f, s, m2, h1, h2, z, sink);
+  if (m3 !== 0) handoff(f, s, m3, h1, h2, z, sink);
+  if (m4 !== 0) decode(f, s, m4, h1, h2, z, sink);
+  if (m5 !== 0) free(f, s, m5, h1, h2, z, sink);
+  if (m6 !== 0) timeout(f, s, m6, h1, h2, z, sink);
+  if (m7 !== 0) landData(f, s, m7, h1, h2, z, sink);
+  if (m8 !== 0) landTag(f, s, m8, h1, h2, z, sink);
 }

@@ -218,13 +218,16 @@ function free(f: FastFamily, s: State, sink: Sink): void {
 
 /** Every successor of `s`, in action order (kind-major, then request). */
 export function successors(f: FastFamily, s: State, sink: Sink): void {
-  allocate(f, s, sink);
-  prefill(f, s, sink);
-  stub(f, s, sink);
-  handoff(f, s, sink);
-  decode(f, s, sink);
-  free(f, s, sink);
-  timeout(f, s, sink);
-  landData(f, s, sink);
-  landTag(f, s, sink);
+  const { n, phaseAt } = f;
+  let present = 0;
+  for (let r = 0; r < n; r++) present |= 1 << s[phaseAt + r]!;
+  if ((present & 0x1) !== 0) allocate(f, s, sink);
+  if ((present & 0x102) !== 0) prefill(f, s, sink);
+  if ((present & 0x102) !== 0) stub(f, s, sink);
+  if ((present & 0x4) !== 0) handoff(f, s, sink);
+  if ((present & 0x8) !== 0) decode(f, s, sink);
+  if ((present & 0x2f0) !== 0) free(f, s, sink);
+  if ((present & 0x802) !== 0) timeout(f, s, sink);
+  if ((present & 0x1800) !== 0) landData(f, s, sink);
+  if ((present & 0x1800) !== 0) landTag(f, s, sink);
 }

@@ -179,25 +179,25 @@ function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
   const { holderAt, phaseAt, flagsAt } = m;
   const len = Int32Array.from(m.len);
   const tableAt = Int32Array.from(m.tableAt);
-  const readAt = Int32Array.from(m.readAt);
   // Pages as bits of one integer; a larger pool takes the general pass.
   if (pages > 30) return general;
+  const { offsets, foreign } = foreignReads(m);
+  const cells = offsets.length;
+  // Per holder byte, 1 for a request (1 .. n); per phase byte, 1 for a live one.
+  const heldBy = Uint8Array.from({ length: 256 }, (_, h) => (h >= 1 && h <= n ? 1 : 0));
+  const live = Uint8Array.from({ length: 256 }, (_, p) => (isLive(p) ? 1 : 0));
+  // Lookups and sums where the tests were branches: which records are read and which pages held varies from state to state, and mispredicted branches were most of this pass's time.
   return (s) => {
     // Isolation: a read of another request's content (no prefixes here: any label but nobody and its own).
-    for (let r = 0; r < n; r++) {
-      const at = readAt[r]!;
-      for (let i = 0, l = len[r]!; i < l; i++) {
-        const rec = s[at + i]!;
-        const label = rec & BYTE_LABEL;
-        if ((rec & BYTE_READ) !== 0 && label !== 0 && label !== r + 1) return false;
-      }
-      if ((s[flagsAt + r]! & READ_UNHELD) !== 0) return false;
-    }
+    let bad = 0;
+    for (let c = 0; c < cells; c++) bad |= foreign[(c << 8) | s[offsets[c]!]!]!;
+    for (let r = 0; r < n; r++) bad |= s[flagsAt + r]! & READ_UNHELD;
+    if (bad !== 0) return false;
     // Every live table whole, each page held by its request and in no other slot of a live table.
     let seen = 0;
     let inTables = 0;
     for (let r = 0; r < n; r++) {
-      if (!isLive(s[phaseAt + r]!)) continue;
+      if (live[s[phaseAt + r]!] === 0) continue;
       const at = tableAt[r]!;
       for (let i = 0, l = len[r]!; i < l; i++) {
         const p = s[at + i]!;
@@ -205,19 +205,32 @@ function plainConjunction(m: Model, general: FastPredicate): FastPredicate {
         if (p >= pages) return p === 0xff ? false : general(s);
         if (s[holderAt + p] !== r + 1 || ((seen >>> p) & 1) !== 0) return false;
         seen |= 1 << p;
-        inTables++;
+      }
+      inTables += len[r]!;
+    }
+    // The pages some request holds are exactly those in live tables (those are held and distinct: equal counts say it); with the free and cached ones they make the pool: none held below the first page, and as many held from it on as in the tables.
+    let below = 0;
+    for (let p = 0; p < first; p++) below += heldBy[s[holderAt + p]!]!;
+    let held = 0;
+    for (let p = first; p < pages; p++) held += heldBy[s[holderAt + p]!]!;
+    return below === 0 && held === inTables;
+  };
+}
+
+/** Per (request, position) of the read records: its offset, and per record byte 1 when it is a read of another request's content. */
+function foreignReads(m: Model): { readonly offsets: Int32Array; readonly foreign: Uint8Array } {
+  const cells: number[] = [];
+  const foreign: number[] = [];
+  for (let r = 0; r < m.n; r++) {
+    for (let i = 0; i < m.len[r]!; i++) {
+      cells.push(m.readAt[r]! + i);
+      for (let rec = 0; rec < 256; rec++) {
+        const label = rec & BYTE_LABEL;
+        foreign.push((rec & BYTE_READ) !== 0 && label !== 0 && label !== r + 1 ? 1 : 0);
       }
     }
-    // The pages some request holds are exactly those in live tables (those are held and distinct: equal counts say it); with the free and cached ones they make the pool.
-    let held = 0;
-    let rest = 0;
-    for (let p = 0; p < pages; p++) {
-      const h = s[holderAt + p]!;
-      if (h >= 1 && h <= n) held++;
-      else if (p >= first) rest++;
-    }
-    return held === inTables && inTables + rest === pages - first;
-  };
+  }
+  return { offsets: Int32Array.from(cells), foreign: Uint8Array.from(foreign) };
 }
 
 /** The fast form of `p` for model `m`, or `undefined` when the spec's own form is used as it is. */
