@@ -99,6 +99,16 @@ describe('validate-log --follow', () => {
     expect(r.headline).toEqual([`stopped while following ${file}: the 5 events read so far conform`]);
   });
 
+  it('stopped while the reader waits between looks: the wait ends at once, not at the end of the poll', async () => {
+    // npm run mutation's seed-40 sample: the pause listening for another event than 'abort' waited out its poll. A poll of 10 minutes makes that the test's timeout.
+    const file = join(dir, 'long-poll.jsonl');
+    writeFileSync(file, `${MERGED.slice(0, 3).join('\n')}\n`);
+    const stop = new AbortController();
+    let first = true;
+    const r = await validateFollow({ file, overrides: {}, window: 8, pollMs: 600_000, signal: stop.signal, onCaughtUp: () => void (first && ((first = false), setTimeout(() => stop.abort(), 20))) });
+    expect([r.verdict, r.events]).toEqual(['incomplete', 3]);
+  }, 30_000);
+
   it('a followed file that shrinks is an error naming what happened', async () => {
     const file = join(dir, 'shrinks.jsonl');
     writeFileSync(file, `${MERGED.slice(0, 6).join('\n')}\n`);
