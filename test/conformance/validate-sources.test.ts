@@ -78,6 +78,8 @@ describe('source-early-free: P frees its source pages while the transfer still r
     ];
     const r = run(text);
     expect([summary(r), ...r.headline]).toEqual(['violation Isolation 11', "B read pages 0, 1, which hold another user's KV (P's source pages, reused before the write landed)."]);
+    // A second release before B's done says A's write has landed by then, so B's own write covers it: conforms (freeSourcesEarly taking the second release as early again left A's write pending past B's).
+    expect(summary(run([...text.slice(0, 8), ev('sourceFree', 'A', { pages: [10, 11] }), ...text.slice(8)]))).toBe('conforms - -');
   });
 
   it('the release after P\'s done conforms: the write had landed', () => {
