@@ -16,15 +16,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Either } from 'effect';
 import { HEAVY_ONLY, mutateOf, parseOptions, type Area } from './mutation/options.ts';
+import { noteOf } from './mutation/notes.ts';
 import { runArea, type AreaScore, type Survivor } from './mutation/stryker.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url));
 const SURVIVORS = fileURLToPath(new URL('./mutation/survivors.json', import.meta.url));
 const NOTES = fileURLToPath(new URL('./mutation/notes.json', import.meta.url));
-
-/** A survivor's key in notes.json: `file:line mutator replacement` (columns move more than lines). */
-export const keyOf = (s: Survivor): string => `${s.at.split(':').slice(0, 2).join(':')} ${s.mutator} ${s.replacement}`;
 
 /** The JSON object in `path`, or an empty one. */
 function readObject(path: string): Record<string, unknown> {
@@ -44,8 +42,8 @@ function survivorsOf(found: readonly Survivor[], ran: readonly Area[]): Record<s
   const areas: Record<string, unknown> = typeof before === 'object' && before !== null && !Array.isArray(before) ? { ...before } : {};
   for (const area of ran) {
     areas[area] = found.filter((s) => s.area === area).map((s) => {
-      const note = notes[keyOf(s)];
-      return typeof note === 'string' ? { ...s, note } : s;
+      const note = noteOf(notes, s);
+      return note === undefined ? s : { ...s, note };
     });
   }
   return { areas };
@@ -53,8 +51,8 @@ function survivorsOf(found: readonly Survivor[], ran: readonly Area[]): Record<s
 
 /** The table printed at the end. */
 function table(scores: Readonly<Record<string, AreaScore>>): string {
-  const head = ['area', 'lines', 'mutants', 'killed', 'on reload', 'survived', 'timeout', 'no-coverage', 'score', 'wall s'];
-  const rows = Object.entries(scores).map(([area, s]) => [area, s.lines.length, s.mutants, s.killed, s.killedOnReload, s.survived, s.timeout, s.noCoverage, s.error ?? (s.score === null ? '-' : `${s.score}%`), s.wallSeconds].map(String));
+  const head = ['area', 'lines', 'mutants', 'killed', 'on reload', 'survived', 'timeout', 'no-coverage', 'score', 'wall s', 'recheck s'];
+  const rows = Object.entries(scores).map(([area, s]) => [area, s.lines.length, s.mutants, s.killed, s.killedOnReload, s.survived, s.timeout, s.noCoverage, s.error ?? (s.score === null ? '-' : `${s.score}%`), s.wallSeconds, s.recheckSeconds ?? '-'].map(String));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n');
 }

@@ -35,6 +35,8 @@ export interface FollowOptions extends Omit<ValidateOptions, 'files' | 'lines'> 
   readonly signal?: AbortSignal;
   /** Called whenever the reader has caught up with the writer (for the progress line and Ctrl-C's summary). */
   readonly onCaughtUp?: (events: number) => void;
+  /** Opens the log ({@link openLog} when absent): a seam for tests, which cannot make a real read fail after a successful open (EIO). */
+  readonly open?: (file: string) => Promise<OpenLog>;
 }
 
 /** Resolves after `ms`, or at once when `signal` is aborted. */
@@ -52,7 +54,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** An open log: how to read its next bytes, whether it is a regular file, and how to let it go. */
-interface OpenLog {
+export interface OpenLog {
   /** Reads into `buffer` at `position` (a regular file) or wherever the stream is (`null`); the bytes read, 0 at the end. */
   readonly read: (buffer: Buffer, position: number | null) => Promise<number>;
   /** Whether it is a regular file, which may grow after an end. */
@@ -100,8 +102,8 @@ async function replaced(file: string, ino: number, position: number): Promise<st
  * The lines of the log as they are written. `onIdle` is called each time the reader has
  * caught up; the generator ends when a pipe's writer closes it, or when `signal` aborts.
  */
-export async function* followLines(file: string, pollMs: number, signal?: AbortSignal, onIdle?: () => void): AsyncGenerator<SourceLine> {
-  const log = await openLog(file);
+export async function* followLines(file: string, pollMs: number, signal?: AbortSignal, onIdle?: () => void, opener: (file: string) => Promise<OpenLog> = openLog): AsyncGenerator<SourceLine> {
+  const log = await opener(file);
   const { regular, ino } = log;
   const buffer = Buffer.alloc(CHUNK);
   const decoder = new StringDecoder('utf8');
@@ -151,7 +153,7 @@ export async function* followLines(file: string, pollMs: number, signal?: AbortS
 export async function validateFollow(options: FollowOptions): Promise<ValidationResult> {
   const v = lineValidator({ ...options, files: [options.file] });
   const idle = (): void => options.onCaughtUp?.(v.events);
-  for await (const line of followLines(options.file, options.pollMs ?? FOLLOW_POLL_MS, options.signal, idle)) {
+  for await (const line of followLines(options.file, options.pollMs ?? FOLLOW_POLL_MS, options.signal, idle, options.open)) {
     const verdict = v.line(line);
     if (verdict !== undefined) return verdict;
   }

@@ -1,11 +1,14 @@
 /**
- * Static mutants, run again where a failure to load counts. A static mutant changes code
- * that runs when a module loads (a table built at the top of a file, a function called
- * there). Stryker runs it with every test, but its vitest runner counts only failed
- * *tests*: a test file that fails to load has none, so the mutant is reported as
- * surviving though the tests reject it (stop 38's notes.json shows two such). Here each
- * static survivor is written into a copy of the sources and the area's tests are run in
- * a fresh vitest process: any failure, a file that cannot load included, kills it.
+ * Survivors, run again in a clean copy of the sources. Stryker's verdict on a mutant can
+ * miss a kill in two ways. A static mutant changes code that runs when a module loads (a
+ * table built at the top of a file): Stryker's vitest runner counts only failed *tests*,
+ * and a test file that fails to load has none (stop 38's notes.json shows two such). And
+ * a test that reads the sources as text cannot run on Stryker's instrumented copy at all:
+ * test/binding/fast-emit.test.ts's freshness test is skipped there ({@link INSTRUMENTED_ENV}),
+ * so the emitter's mutants, which change only the emitted text, survive. Here each survivor
+ * (static or not) is written, alone and uninstrumented, into a copy of the sources, and the
+ * area's fast-tier tests run in a fresh vitest process: any failure, a file that cannot load
+ * included, kills it. The file keeps the name of the static mutants it was written for.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -19,7 +22,10 @@ export interface Position {
   readonly column: number;
 }
 
-/** A mutant to run again: where it is and what Stryker put there. */
+/** Set only in Stryker's own run (bench/mutation/stryker.ts): the sources are instrumented, so a test that reads them as text skips itself. The re-run here leaves it unset. */
+export const INSTRUMENTED_ENV = 'PAGECHECK_MUTATION_INSTRUMENTED';
+
+/** A mutant to run again (static or not; the name is the file's first use): where it is and what Stryker put there. */
 export interface StaticMutant {
   /** The file, relative to the repository's root. */
   readonly file: string;
@@ -63,7 +69,7 @@ function copyOf(root: string): string {
   return dir;
 }
 
-/** Runs the area's tests (Stryker's own vitest configuration) in `dir`; ends at the first failure, or at `boundSeconds`; a Ctrl-C stops it and removes the copy. */
+/** Runs the area's tests (Stryker's own vitest configuration, fast tier) in `dir`, uninstrumented, so every test runs; ends at the first failure, or at `boundSeconds`; a Ctrl-C stops it and removes the copy. */
 function runTests(dir: string, area: Area, boundSeconds: number): Promise<Recheck> {
   const vitest = join(dir, 'node_modules', 'vitest', 'vitest.mjs');
   return new Promise((done) => {
@@ -71,7 +77,7 @@ function runTests(dir: string, area: Area, boundSeconds: number): Promise<Rechec
       cwd: dir,
       detached: true,
       stdio: 'ignore',
-      env: { ...process.env, PAGECHECK_MUTATION_AREA: area },
+      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== INSTRUMENTED_ENV)), PAGECHECK_MUTATION_AREA: area },
     });
     let over = false;
     // The whole group: vitest's workers with it (detached, so a Ctrl-C here must pass it on).
@@ -91,7 +97,7 @@ function runTests(dir: string, area: Area, boundSeconds: number): Promise<Rechec
   });
 }
 
-/** Each mutant run again against the area's tests in a copy of the sources, one after the other; the copy is removed at the end. */
+/** Each mutant run again against the area's tests in a copy of the sources, one after the other (one vitest process each); the copy is removed at the end. */
 export async function recheckStatic(root: string, area: Area, mutants: readonly StaticMutant[], boundSeconds: number): Promise<Recheck[]> {
   if (mutants.length === 0) return [];
   const dir = copyOf(root);

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Area } from './options.ts';
-import { recheckStatic } from './static-recheck.ts';
+import { INSTRUMENTED_ENV, recheckStatic } from './static-recheck.ts';
 
 const STRYKER = join(dirname(createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json')), 'bin', 'stryker.js');
 
@@ -38,11 +38,15 @@ export interface AreaScore {
   readonly noCoverage: number;
   /** Mutants that did not compile or broke the run: left out of the score, as Stryker does. */
   readonly invalid: number;
-  /** Static mutants Stryker reported as surviving that a fresh run of the area's tests killed (static-recheck.ts); counted in `killed`. */
+  /** Mutants Stryker reported as surviving (or uncovered) that a fresh, uninstrumented run of the area's tests killed (static-recheck.ts); counted in `killed`. */
   readonly killedOnReload: number;
   /** Stryker's score: (killed + timeout) / (killed + timeout + survived + noCoverage), in percent; null with no valid mutant. */
   readonly score: number | null;
   readonly wallSeconds: number;
+  /** Survivors run again in a clean copy (static-recheck.ts), one vitest process each. */
+  readonly rechecked?: number;
+  /** The wall seconds those re-runs took (part of `wallSeconds`). */
+  readonly recheckSeconds?: number;
   /** Set when Stryker failed or was stopped at the bound: then the counts are empty. */
   readonly error?: string;
 }
@@ -61,17 +65,19 @@ function slice(source: string, start: { line: number; column: number }, end: { l
   return [first, ...lines.slice(start.line, end.line - 1), last].join('\n');
 }
 
-/** The status a static survivor gets when a fresh run of the area's tests kills it (not one of Stryker's). */
+/** The status a survivor gets when a fresh, uninstrumented run of the area's tests kills it (not one of Stryker's). */
 export const KILLED_ON_RELOAD = 'KilledOnReload';
 
 /**
- * Runs each static mutant Stryker reported as surviving (or uncovered) again in a fresh
- * process (static-recheck.ts), and marks those a test or a failed load kills
- * {@link KILLED_ON_RELOAD} (`Timeout` past the bound) in `report`.
+ * Runs each mutant Stryker reported as surviving (or uncovered), static or not, again in a
+ * fresh process on a clean copy of the sources (static-recheck.ts), and marks those a test
+ * or a failed load kills {@link KILLED_ON_RELOAD} (`Timeout` past the bound) in `report`.
+ * It costs one run of the area's fast-tier tests per survivor (stopped at the first
+ * failure); returns how many survivors it ran.
  */
-export async function recheckReport(root: string, area: Area, report: Report, boundSeconds: number): Promise<void> {
+export async function recheckReport(root: string, area: Area, report: Report, boundSeconds: number): Promise<number> {
   const again = Object.entries(report.files).flatMap(([file, f]) =>
-    f.mutants.filter((m) => m.static === true && (m.status === 'Survived' || m.status === 'NoCoverage')).map((m) => ({ file, m })),
+    f.mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').map((m) => ({ file, m })),
   );
   const outcomes = await recheckStatic(root, area, again.map(({ file, m }) => ({ file, start: m.location.start, end: m.location.end, replacement: m.replacement ?? '' })), boundSeconds);
   again.forEach(({ m }, i) => {
@@ -79,6 +85,7 @@ export async function recheckReport(root: string, area: Area, report: Report, bo
     if (o === 'killed') m.status = KILLED_ON_RELOAD;
     else if (o === 'timeout') m.status = 'Timeout';
   });
+  return again.length;
 }
 
 /** Counts and survivors of a report; {@link KILLED_ON_RELOAD} counts as killed. */
@@ -115,7 +122,7 @@ export async function runArea(root: string, area: Area, mutate: readonly string[
   const started = performance.now();
   try {
     const stopped = await new Promise<string | undefined>((done) => {
-      const child = spawn(process.execPath, [STRYKER, 'run', config], { cwd: root, detached: true, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PAGECHECK_MUTATION_AREA: area } });
+      const child = spawn(process.execPath, [STRYKER, 'run', config], { cwd: root, detached: true, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, PAGECHECK_MUTATION_AREA: area, [INSTRUMENTED_ENV]: '1' } });
       let over = false;
       // The whole group: Stryker's test-runner children with it (detached, so a Ctrl-C here must pass it on).
       const stop = (): void => void (child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'));
@@ -134,8 +141,11 @@ export async function runArea(root: string, area: Area, mutate: readonly string[
       return { score: { ...empty, error: stopped ?? 'stryker wrote no report' }, survivors: [] };
     }
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
-    await recheckReport(root, area, report, boundSeconds);
-    return scoreOf(area, report, mutate, Math.round((performance.now() - started) / 100) / 10);
+    const recheckStarted = performance.now();
+    const rechecked = await recheckReport(root, area, report, boundSeconds);
+    const recheckSeconds = Math.round((performance.now() - recheckStarted) / 100) / 10;
+    const { score, survivors } = scoreOf(area, report, mutate, Math.round((performance.now() - started) / 100) / 10);
+    return { score: { ...score, rechecked, recheckSeconds }, survivors };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

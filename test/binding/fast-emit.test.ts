@@ -6,8 +6,8 @@ import { emitFastFamily, isQuiet } from '../../binding/fast-emit.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-// Under npm run mutation (bench/mutation/vitest.config.ts sets the area) Stryker has instrumented the sources: the committed text differs from what they emit whatever the mutant, and the dry run would fail. There the emitted files' mutants are left to the behaviour tests (agreement, successors).
-const INSTRUMENTED = process.env['PAGECHECK_MUTATION_AREA'] !== undefined;
+// In Stryker's own run (bench/mutation/stryker.ts sets PAGECHECK_MUTATION_INSTRUMENTED) the sources are instrumented: the committed text differs from what they emit whatever the mutant, and the dry run would fail. npm run mutation's re-run of each survivor in a clean copy (bench/mutation/static-recheck.ts) leaves it unset, so this test kills the emitter's mutants there.
+const INSTRUMENTED = process.env['PAGECHECK_MUTATION_INSTRUMENTED'] !== undefined;
 
 describe('the fast family, emitted from its one description (binding/fast-actions.ts)', () => {
   it.skipIf(INSTRUMENTED)('the committed files are what the description emits now (run `npm run generate` when this fails)', () => {

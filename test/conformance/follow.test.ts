@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledCli, type BundledCli } from '../support/bundled-cli.ts';
 import { EXIT_INTERRUPTED } from '../../cli/interrupt.ts';
-import { validate, validateFollow, type ValidationResult } from '../../conformance/index.ts';
+import { LogReadError, validate, validateFollow, type OpenLog, type ValidationResult } from '../../conformance/index.ts';
 
 const REPO = join(import.meta.dirname, '../..');
 
@@ -99,6 +99,16 @@ describe('validate-log --follow', () => {
     expect(r.headline).toEqual([`stopped while following ${file}: the 5 events read so far conform`]);
   });
 
+  it('stopped while the reader waits between looks: the wait ends at once, not at the end of the poll', async () => {
+    // npm run mutation's seed-40 sample: the pause listening for another event than 'abort' waited out its poll. A poll of 10 minutes makes that the test's timeout.
+    const file = join(dir, 'long-poll.jsonl');
+    writeFileSync(file, `${MERGED.slice(0, 3).join('\n')}\n`);
+    const stop = new AbortController();
+    let first = true;
+    const r = await validateFollow({ file, overrides: {}, window: 8, pollMs: 600_000, signal: stop.signal, onCaughtUp: () => void (first && ((first = false), setTimeout(() => stop.abort(), 20))) });
+    expect([r.verdict, r.events]).toEqual(['incomplete', 3]);
+  }, 30_000);
+
   it('a followed file that shrinks is an error naming what happened', async () => {
     const file = join(dir, 'shrinks.jsonl');
     writeFileSync(file, `${MERGED.slice(0, 6).join('\n')}\n`);
@@ -107,6 +117,22 @@ describe('validate-log --follow', () => {
       if (!truncated) (truncated = true), truncateSync(file, 10);
     });
     await expect(result).rejects.toThrow(/^log .*shrinks\.jsonl cannot be followed any further: it shrank from \d+ to 10 bytes \(the log was truncated\)$/);
+  });
+
+  it('a read that fails after the log opened is an error naming the log and the code (EIO), or the error when it has none; the log is closed', async () => {
+    // npm run mutation's seed-40 sample: this message (follow.ts, the read's catch) emptied, or its code replaced by the error's text, was reached by no test.
+    const failing = (error: Error): { open: (file: string) => Promise<OpenLog>; closed: () => boolean } => {
+      let closed = false;
+      const log: OpenLog = { read: () => Promise.reject(error), regular: true, ino: 1, close: async () => void (closed = true) };
+      return { open: async () => log, closed: () => closed };
+    };
+    const eio = failing(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }));
+    const r = validateFollow({ file: 'F.jsonl', overrides: {}, window: 8, pollMs: 5, open: eio.open });
+    await expect(r).rejects.toThrow(LogReadError);
+    await expect(r).rejects.toThrow(/^cannot read log F\.jsonl: EIO$/);
+    expect(eio.closed()).toBe(true);
+    const bare = failing(new Error('disk gone'));
+    await expect(validateFollow({ file: 'F.jsonl', overrides: {}, window: 8, pollMs: 5, open: bare.open })).rejects.toThrow(/^cannot read log F\.jsonl: Error: disk gone$/);
   });
 });
 

@@ -107,3 +107,13 @@ describe('a resume under the any allocator', () => {
     expect(why(r)).toContain('resume(A) must name its pages under the any allocator');
   });
 });
+
+describe('a resume onto pages another request holds', () => {
+  // npm run mutation's seed-40 sample: the resume's check of the logged pages (conformance/step-allocate.ts resume, heldPages) was reached by no test.
+  it('A resumes on 0 1, which B holds: ExclusiveHold at the resume line, naming B; a page past the pool is a deviation', () => {
+    const r = run([...story('buggy', []), ev('resume', 'A', { pages: [0, 1] })]);
+    expect([summary(r), ...r.headline]).toEqual(['violation ExclusiveHold 10', 'resume(A) took page 0, which B still holds.', 'resume(A) took page 1, which B still holds.']);
+    const past = run([...story('buggy', []), ev('resume', 'A', { pages: [2, 7] })]);
+    expect([summary(past), why(past)]).toEqual(['deviation - 10', expect.stringContaining('page 7 is not in the pool of 4 pages (ids 0 to 3)')]);
+  });
+});

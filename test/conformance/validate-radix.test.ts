@@ -70,6 +70,11 @@ describe('validate-log under radix: logs of spec runs', () => {
     expect([page.verdict, page.at?.line, page.refusals[0]?.why]).toEqual(['deviation', 11, "insert(B) at the handoff: the tree holds B's first page and its table is [0, 3]; the log says [2, 3]"]);
     const freed = check(lines.map((l, i) => (i === 10 ? l.replace('"freed":[2]', '"freed":[]') : l)));
     expect([freed.verdict, freed.at?.line, freed.refusals[0]?.why]).toEqual(['deviation', 11, 'insert(B) at the handoff frees the duplicates [2] (its own pages where the tree already held one); the log says []']);
+    // npm run mutation's seed-40 sample: as many duplicates as the spec's but another page, and an insert that names none (conformance/radix.ts insertedAtHandoff).
+    const other = check(lines.map((l, i) => (i === 10 ? l.replace('"freed":[2]', '"freed":[3]') : l)));
+    expect([other.verdict, other.at?.line, other.refusals[0]?.why]).toEqual(['deviation', 11, 'insert(B) at the handoff frees the duplicates [2] (its own pages where the tree already held one); the log says [3]']);
+    const unnamed = check(lines.map((l, i) => (i === 10 ? l.replace(',"freed":[2]', '') : l)));
+    expect([unnamed.verdict, unnamed.events]).toEqual(['conforms', 15]);
     // Before its handoff the request has nothing inserted.
     const early = check([...lines.slice(0, 5), '{"kind":"insert","at":"handoff","pages":[0],"id":"A"}']);
     expect([early.verdict, early.at?.line, early.refusals[0]?.why]).toEqual(['deviation', 6, "insert(A) at the handoff comes before A's handoff: cache_unfinished_req runs once the request is committed"]);

@@ -61,6 +61,27 @@ describe('source-early-free: P frees its source pages while the transfer still r
     expect(r.headline).toEqual(["A read pages 0, 1, which hold B's data."]);
   });
 
+  it('an early release while A is timed out counts too: A\'s late write lands another user\'s KV in B\'s pages, Isolation at B\'s decode', () => {
+    // npm run mutation's seed-40 sample: freeSourcesEarly refusing a timed-out request (its phase test made true or inverted) was reached by no test; it lets the log conform.
+    const text = [
+      config({ pages: 2, prefillLimit: 2, sourcePages: true, variant: 'buggy', faults: [...FAULTS, 'early-free', 'silent-stub'] }),
+      ev('arrive', 'A', { length: 2 }),
+      ev('allocate', 'A', { pages: [0, 1] }),
+      ev('posted', 'A', { pages: [0, 1], sources: [10, 11] }),
+      ev('timeout', 'A'),
+      ev('sourceFree', 'A', { pages: [10, 11] }),
+      ev('arrive', 'B', { length: 2 }),
+      ev('allocate', 'B', { pages: [0, 1] }),
+      ev('done', 'B'),
+      ev('handoff', 'B'),
+      ev('decode', 'B', { pages: [0, 1] }),
+    ];
+    const r = run(text);
+    expect([summary(r), ...r.headline]).toEqual(['violation Isolation 11', "B read pages 0, 1, which hold another user's KV (P's source pages, reused before the write landed)."]);
+    // A second release before B's done says A's write has landed by then, so B's own write covers it: conforms (freeSourcesEarly taking the second release as early again left A's write pending past B's).
+    expect(summary(run([...text.slice(0, 8), ev('sourceFree', 'A', { pages: [10, 11] }), ...text.slice(8)]))).toBe('conforms - -');
+  });
+
   it('the release after P\'s done conforms: the write had landed', () => {
     const text = story(FAULTS);
     const after = [...text.slice(0, 4), text[8]!, text[4]!, ...text.slice(5, 8), ...text.slice(9)];
