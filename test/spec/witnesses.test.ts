@@ -120,7 +120,13 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   },
   TornPage: { config: config('owner-check', ['torn-write'], 2, 2, ['2']), labels: ['allocate(A)', 'prefill(A)', 'landData(A)'] },
   // the last step leaves it decoded: no longer between two
-  BetweenSteps: { config: config('buggy', [], 2, 2, ['2'], { decodeSteps: 2 }), labels: [...SERVE('A')], past: ['decode(A)'] },
+  BetweenSteps: {
+    config: config('buggy', [], 2, 2, ['2'], { decodeSteps: 2 }),
+    labels: [...SERVE('A')],
+    past: ['decode(A)'],
+    // retracted at its handoff, before any step: a later phase than `decoding`, never between two steps
+    never: [{ config: config('buggy', [], 2, 2, ['2'], { decodeSteps: 2, retraction: true }), labels: ['allocate(A)', 'prefill(A)', 'handoff(A)', 'retract(A)'] }],
+  },
   // the grown page dies with the table at the release; a request whose token still fits its table never grows (B: 2 tokens in pages of 4)
   TableGrew: {
     config: config('buggy', [], 3, 2, ['2'], { decodeSteps: 2, tableGrowth: true }),
