@@ -184,10 +184,9 @@ class Validator {
     // A further call of a release already taken (step-release.ts): a fact of the log, the same in every state.
     if (e.kind === 'free' && takeReleaseCall(info, pages)) return undefined;
     if (rule.role === 'action' && UNTRACED.has(rule.action)) for (const s of this.states) s.path = undefined;
-    const integrity = this.options.integrity === true;
-    // The common line names neither: a literal of one shape, not spreads of empty objects (a million a log).
-    const plain = freed === undefined && sources === undefined;
-    const ctx: EventContext = plain ? { event: e, rule, slot, info, pages, model, window: this.window, integrity } : { event: e, rule, slot, info, pages, ...(freed === undefined ? {} : { freed }), ...(sources === undefined ? {} : { sources }), model, window: this.window, integrity };
+    const base: EventContext = { event: e, rule, slot, info, pages, model, window: this.window, integrity: this.options.integrity === true };
+    // The common line names neither: the literal as it is, not spreads of empty objects (a million a log).
+    const ctx: EventContext = freed === undefined && sources === undefined ? base : { ...base, ...(freed === undefined ? {} : { freed }), ...(sources === undefined ? {} : { sources }) };
     return this.applyToAll(ctx, line);
   }
 
